@@ -1,0 +1,18 @@
+/** Bad input from the user: one line on stderr, exit code 2, no stack trace. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** A claim the demo printed did not hold when checked: what was expected, what happened, exit code 1. */
+export class CheckFailed extends Error {
+  override readonly name = 'CheckFailed';
+  /** Where the run's partitions were left for inspection. */
+  keptAt: string | undefined;
+  constructor(
+    readonly claim: string,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    super(`check failed: ${claim}\n  expected: ${expected}\n  actual:   ${actual}`);
+  }
+}

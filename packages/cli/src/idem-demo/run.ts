@@ -1,0 +1,314 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { NUM_BATCHES_TO_RETAIN, type ProducerId, ProducerState } from '@klog/core';
+import {
+  appendIdempotent,
+  buildProducerBatch,
+  type IdempotentAppend,
+  Partition,
+  type RecordInput,
+  rebuildProducerState,
+} from '@klog/storage';
+import { check } from '../check.js';
+import { CheckFailed } from '../errors.js';
+import { formatWindow, padEnd, padStart, range, windowRanges } from '../format.js';
+import type { Style } from '../style.js';
+import { fillBatches } from './fill.js';
+import type { IdemDemoOptions } from './options.js';
+import { deliveryRecord, orderRecords } from './payload.js';
+
+/** The segment.bytes of the narrowing edge (section 7b): small, to force a roll per batch. */
+export const NARROW_SEGMENT_BYTES = 256;
+const NARROW_BATCHES = 8;
+const EPOCH = 0;
+
+type Out = (line: string) => void;
+
+/** Everything one run shares: the partition, its producer state, and how to print. */
+interface Demo {
+  readonly opts: IdemDemoOptions;
+  readonly dataDir: string;
+  readonly out: Out;
+  readonly style: Style;
+  partition: Partition;
+  state: ProducerState;
+}
+
+function verdictName(result: IdempotentAppend): string {
+  switch (result.kind) {
+    case 'Append':
+      return 'APPEND';
+    case 'Duplicate':
+      return 'DUPLICATE';
+    case 'OutOfOrderSequence':
+      return 'OUT_OF_ORDER_SEQUENCE_NUMBER';
+    case 'InvalidProducerEpoch':
+      return 'INVALID_PRODUCER_EPOCH';
+  }
+}
+
+function paint(style: Style, result: IdempotentAppend, text = verdictName(result)): string {
+  if (result.kind === 'Append') return style.green(text);
+  if (result.kind === 'Duplicate') return style.yellow(text);
+  return style.red(text);
+}
+
+/** Size and SHA-256 of every file in the partition: the same before and after means not a byte was written. */
+function fingerprint(dir: string): string[] {
+  return readdirSync(dir)
+    .sort()
+    .map((name) => {
+      const bytes = readFileSync(join(dir, name));
+      return `${name} ${bytes.length} ${createHash('sha256').update(bytes).digest('hex')}`;
+    });
+}
+
+function entryOf(demo: Demo, pid = demo.opts.pid) {
+  return demo.state.get(pid as ProducerId);
+}
+
+function section(demo: Demo, title: string): void {
+  demo.out(demo.style.bold(`== ${title} ==`));
+}
+
+/** Send a batch that must not be written: check the verdict, the log end offset and the bytes on disk. */
+function sendRejectedOrDuplicate(demo: Demo, first: number, records: RecordInput[], claim: string): IdempotentAppend {
+  const leo = demo.partition.logEndOffset;
+  const before = fingerprint(demo.partition.dir);
+  const result = appendIdempotent(demo.partition, demo.state, demo.opts.pid, EPOCH, first, records, demo.opts.nowMs);
+  check(`${claim}: the log end offset did not move`, leo, demo.partition.logEndOffset);
+  check(`${claim}: no byte of the segment files changed`, before, fingerprint(demo.partition.dir));
+  return result;
+}
+
+function deliveryMeanings(demo: Demo): void {
+  section(demo, 'การส่งมีสามความหมาย');
+  demo.out('  at most once    ส่งแล้วอาจหาย แต่ไม่มีทางได้ซ้ำ');
+  demo.out('  at least once   ไม่มีทางหาย แต่อาจได้ซ้ำ');
+  demo.out('  exactly once    แต่ละข้อความถูกประมวลผลหนึ่งครั้งพอดี');
+  demo.out('สองข้อแรกเป็นคำมั่นเรื่อง "การส่ง" ข้อที่สามเป็นคำมั่นเรื่อง "การประมวลผล"');
+  demo.out('ไม่มีใครส่งข้อความบนสายให้ถึงครั้งเดียวได้จริง ที่ทำได้คือทำให้รับซ้ำแล้วผลเท่ากับรับครั้งเดียว');
+  demo.out('');
+}
+
+function fillWindow(demo: Demo): void {
+  const { pid, firstSeq, lastSeq } = demo.opts;
+  section(demo, `เติมหน้าต่างกันซ้ำ: จำ ${NUM_BATCHES_TO_RETAIN} batch ต่อ producer ต่อ partition`);
+  demo.out(`partition ${demo.partition.topic}-${demo.partition.partition} · producer id ${pid} · epoch ${EPOCH}`);
+  const batches = [...fillBatches(firstSeq), [firstSeq, lastSeq] as const];
+  const seqWidth = Math.max(8, ...batches.map(([a, b]) => range(a, b).length));
+  demo.out(`  ${padEnd('seq', seqWidth)}  ${padEnd('คำตัดสิน', 9)}  ${padStart('base_offset', 11)}  หน้าต่างหลัง append`);
+  for (const [first, last] of batches) {
+    const expectedBase = demo.partition.logEndOffset;
+    const result = appendIdempotent(demo.partition, demo.state, pid, EPOCH, first, orderRecords(first, last), demo.opts.nowMs);
+    check(`batch ${range(first, last)} is appended`, 'Append', result.kind);
+    if (result.kind !== 'Append') return;
+    check(`batch ${range(first, last)} starts at the log end offset`, expectedBase, result.firstOffset);
+    const verdict = paint(demo.style, result, padEnd(verdictName(result), 9));
+    demo.out(`  ${padEnd(range(first, last), seqWidth)}  ${verdict}  ${padStart(String(result.firstOffset), 11)}  ${formatWindow(entryOf(demo))}`);
+  }
+  check('the window holds at most five batches', true, (entryOf(demo)?.batches.length ?? 0) <= NUM_BATCHES_TO_RETAIN);
+  check('the log end offset is the number of records written', lastSeq + 1, demo.partition.logEndOffset);
+  demo.out(`log end offset ${demo.partition.logEndOffset}`);
+  demo.out('');
+}
+
+function lostAck(demo: Demo): void {
+  const { firstSeq, lastSeq } = demo.opts;
+  section(demo, `ack หายระหว่างทาง: producer ส่ง ${range(firstSeq, lastSeq)} ซ้ำ`);
+  if (!demo.opts.resend) {
+    demo.out('ข้ามขั้นนี้ (ไม่ได้ใส่ --resend จึงไม่มีการส่งซ้ำ)');
+    demo.out('');
+    return;
+  }
+  const segment = demo.partition.log.activeSegment;
+  const result = sendRejectedOrDuplicate(demo, firstSeq, orderRecords(firstSeq, lastSeq), 'a resend');
+  check('the resend is a duplicate carrying the original offsets', { kind: 'Duplicate', firstOffset: firstSeq, lastOffset: lastSeq, timestamp: demo.opts.nowMs }, result);
+  if (result.kind !== 'Duplicate') return;
+  demo.out(`คำตัดสิน         ${paint(demo.style, result)} · offset เดิม ${range(result.firstOffset, result.lastOffset)} · timestamp เดิม ${result.timestamp}`);
+  demo.out(`base_offset      ${result.firstOffset}`);
+  demo.out(`log end offset   ${demo.partition.logEndOffset} (เท่าเดิม)`);
+  demo.out(`segment          ${segment.path.slice(demo.partition.dir.length + 1)} ยาว ${segment.size} byte เท่าเดิม ไม่มี byte ไหนเปลี่ยน`);
+  demo.out('ของซ้ำถือเป็นความสำเร็จ: broker ตอบด้วย offset ของการเขียนครั้งแรก');
+  demo.out('และไม่เขียนอะไรเพิ่มเลย เพราะมันตัดสินก่อนแล้วค่อยเขียน');
+  demo.out('');
+}
+
+function gap(demo: Demo): void {
+  const expected = demo.opts.lastSeq + 1;
+  const sent = expected + 3;
+  section(demo, `seq กระโดด: ส่ง ${sent} ทั้งที่ broker รอ ${expected}`);
+  const result = sendRejectedOrDuplicate(demo, sent, orderRecords(sent, sent), 'a gap');
+  check('a gap is out of order, naming what was expected', { kind: 'OutOfOrderSequence', expected, got: sent }, result);
+  demo.out(`คำตัดสิน         ${paint(demo.style, result)} · รอ ${expected} ได้ ${sent}`);
+  demo.out(`log end offset   ${demo.partition.logEndOffset} (เท่าเดิม)`);
+  demo.out(`seq ${range(expected, sent - 1)} ไม่เคยมาถึง แปลว่ามีการเขียนที่หายไป ไม่ใช่ของซ้ำ`);
+  demo.out('broker ปฏิเสธให้เห็นชัด การหายแบบเงียบ ๆ จึงกลายเป็นข้อผิดพลาดที่ producer รู้ตัว');
+  demo.out('ซึ่งอาจมีค่ากว่าการกันซ้ำเสียอีก');
+  demo.out('');
+}
+
+function overflow(demo: Demo): void {
+  const { pid, firstSeq, lastSeq, nowMs } = demo.opts;
+  section(demo, 'หน้าต่างล้น: batch ที่ถูกดันออกไปแล้วถูกลืม');
+  const singles = Array.from({ length: NUM_BATCHES_TO_RETAIN }, (_, i) => lastSeq + 1 + i);
+  for (const seq of singles) {
+    const result = appendIdempotent(demo.partition, demo.state, pid, EPOCH, seq, orderRecords(seq, seq), nowMs);
+    check(`single-record batch ${range(seq, seq)} is appended`, 'Append', result.kind);
+  }
+  const expectedWindow = singles.map((s) => range(s, s));
+  check('the window now holds only the five single-record batches', expectedWindow, windowRanges(entryOf(demo)));
+  demo.out(`append ทีละ record: ${expectedWindow.join(' ')} → APPEND ทั้ง ${singles.length}`);
+  demo.out(`หน้าต่างตอนนี้   ${formatWindow(entryOf(demo))}`);
+  const expected = lastSeq + 1 + NUM_BATCHES_TO_RETAIN;
+  const result = sendRejectedOrDuplicate(demo, firstSeq, orderRecords(firstSeq, lastSeq), 'a resend of an evicted batch');
+  check('a resend of an evicted batch is out of order', { kind: 'OutOfOrderSequence', expected, got: firstSeq }, result);
+  demo.out(`ส่ง ${range(firstSeq, lastSeq)} อีกรอบ → ${paint(demo.style, result)} · รอ ${expected} ได้ ${firstSeq}`);
+  demo.out(`batch ${range(firstSeq, lastSeq)} ไม่ได้เปลี่ยน ที่เปลี่ยนคือสิ่งที่ broker ยังจำได้`);
+  demo.out(`${NUM_BATCHES_TO_RETAIN} ตัวนี้คือ ${NUM_BATCHES_TO_RETAIN} ตัวเดียวกับเพดานของ max.in.flight.requests.per.connection`);
+  demo.out(`ถ้าปล่อยให้ค้างบนสายเกิน ${NUM_BATCHES_TO_RETAIN} batch ตัวแรกอาจหลุดหน้าต่างก่อน ack ของมันจะกลับมา`);
+  demo.out('');
+}
+
+function restart(demo: Demo): void {
+  const { pid, nowMs } = demo.opts;
+  section(demo, 'restart broker: เปิด partition ใหม่ แล้วสร้างสถานะจาก segment ที่ active');
+  const before = windowRanges(entryOf(demo));
+  const leo = demo.partition.logEndOffset;
+  demo.partition.close();
+  demo.partition = Partition.open(demo.dataDir, demo.partition.topic, demo.partition.partition);
+  demo.state = rebuildProducerState(demo.partition.log);
+  check('reopening from disk finds the same log end offset', leo, demo.partition.logEndOffset);
+  check('the rebuild finds exactly the one producer', [pid], demo.state.producerIds());
+  check('the rebuilt window equals the window before the restart', before, windowRanges(entryOf(demo)));
+  demo.out(`ปิด partition แล้วเปิดจาก disk · log end offset ${demo.partition.logEndOffset}`);
+  demo.out(`producer id ที่พบ     [${demo.state.producerIds().join(' ')}]`);
+  demo.out(`หน้าต่างที่สร้างได้    ${formatWindow(entryOf(demo))} ตรงกับก่อน restart`);
+  const last = leo - 1;
+  const result = sendRejectedOrDuplicate(demo, last, orderRecords(last, last), 'a resend after the restart');
+  check('a resend after the restart is still a duplicate', { kind: 'Duplicate', firstOffset: last, lastOffset: last, timestamp: nowMs }, result);
+  demo.out(`ส่ง ${range(last, last)} ซ้ำหลัง restart → ${paint(demo.style, result)} · offset เดิม ${range(last, last)}`);
+  demo.out('สถานะทั้งหมดมาจากหัว batch ขนาด 61 byte ไม่มีการถอดรหัส record แม้แต่ตัวเดียว');
+  demo.out('');
+}
+
+function newProcess(demo: Demo): void {
+  const { pid, firstSeq, lastSeq, nowMs } = demo.opts;
+  const newPid = pid + 1;
+  const payload = orderRecords(firstSeq, lastSeq);
+  const leo = demo.partition.logEndOffset;
+  const result = appendIdempotent(demo.partition, demo.state, newPid, EPOCH, 0, payload, nowMs);
+  check('the same payload from a new producer id is appended', { kind: 'Append', firstOffset: leo, lastOffset: leo + payload.length - 1 }, result);
+  if (result.kind !== 'Append') return;
+  const original = demo.partition.log.readBatches(firstSeq, 1).find((b) => b.baseOffset === firstSeq);
+  const copy = demo.partition.log.readBatches(result.firstOffset, 1)[0];
+  const values = (b: typeof copy) => (b?.records ?? []).map((r) => Buffer.from(r.value ?? []).toString('hex'));
+  check('the log now holds the same records twice', values(original), values(copy));
+  demo.out('ก. process ที่เริ่มใหม่ได้ producer id ใหม่ และนับ seq ใหม่จาก 0');
+  demo.out(`   payload เดิมของ ${range(firstSeq, lastSeq)} ส่งด้วย pid ${newPid} seq ${range(0, payload.length - 1)} → ${paint(demo.style, result)} · base_offset ${result.firstOffset}`);
+  demo.out(`   record ชุดเดียวกันจึงอยู่ใน log สองที่: offset ${range(firstSeq, lastSeq)} และ ${range(result.firstOffset, result.lastOffset)}`);
+  demo.out('   การกันซ้ำผูกอยู่กับ session ของ producer ไม่ได้ผูกกับเนื้อของข้อความ');
+}
+
+/** How many segments the roll rule makes of these batch sizes, computed apart from the log. */
+function segmentsByRollRule(sizes: number[], segmentBytes: number): number {
+  let segments = 1;
+  let used = 0;
+  for (const size of sizes) {
+    if (used > 0 && used + size > segmentBytes) {
+      segments++;
+      used = 0;
+    }
+    used += size;
+  }
+  return segments;
+}
+
+function narrowing(demo: Demo): void {
+  const { pid, nowMs } = demo.opts;
+  const config = { segmentBytes: NARROW_SEGMENT_BYTES };
+  let narrow = Partition.open(demo.dataDir, 'narrow', 0, config);
+  const state = new ProducerState();
+  const sizes: number[] = [];
+  for (let seq = 0; seq < NARROW_BATCHES; seq++) {
+    const records = deliveryRecord(seq);
+    sizes.push(buildProducerBatch(records, 0, nowMs, { producerId: pid, producerEpoch: EPOCH, baseSequence: seq }).length);
+    const result = appendIdempotent(narrow, state, pid, EPOCH, seq, records, nowMs);
+    check(`narrow-0 batch ${range(seq, seq)} is appended`, 'Append', result.kind);
+  }
+  const segments = narrow.log.segments.length;
+  check('the segment count follows the roll rule and the real batch sizes', segmentsByRollRule(sizes, NARROW_SEGMENT_BYTES), segments);
+  check('the segment files on disk are the segments of the log', segments, readdirSync(narrow.dir).filter((n) => n.endsWith('.log')).length);
+  const before = windowRanges(state.get(pid as ProducerId));
+  check('before the restart the window holds the last five batches', [3, 4, 5, 6, 7].map((s) => range(s, s)), before);
+  narrow.close();
+  narrow = Partition.open(demo.dataDir, 'narrow', 0, config);
+  const rebuilt = rebuildProducerState(narrow.log);
+  const after = windowRanges(rebuilt.get(pid as ProducerId));
+  const inActive = [...narrow.log.activeSegment.headers()].length;
+  check('after the restart the window holds only what the active segment holds', inActive, after.length);
+  check('the window really narrowed', true, after.length < before.length);
+  narrow.close();
+  const size = sizes.every((s) => s === sizes[0]) ? `${sizes[0]} byte` : `${Math.min(...sizes)}-${Math.max(...sizes)} byte`;
+  demo.out('ข. การสร้างสถานะเห็นแค่ segment ที่ active');
+  demo.out(`   partition narrow-0 · segment.bytes = ${NARROW_SEGMENT_BYTES} · batch ละ 1 record ยาว ${size}`);
+  demo.out(`   append ${NARROW_BATCHES} batch (seq ${range(0, NARROW_BATCHES - 1)}) → ${segments} segment`);
+  demo.out(`   หน้าต่างก่อน restart  [${before.join(' ')}]`);
+  demo.out(`   หน้าต่างหลัง restart  [${after.join(' ')}]`);
+  demo.out(`   จาก ${before.length} เหลือ ${after.length}: batch ที่ roll ไปอยู่ segment เก่าแล้ว หลุดจากการกันซ้ำหลัง restart`);
+  demo.out('   ทั้งที่ก่อน restart มันยังถูกกันอยู่');
+}
+
+function edges(demo: Demo): void {
+  section(demo, 'ขอบของการกันซ้ำ');
+  newProcess(demo);
+  narrowing(demo);
+  demo.out('ค. exactly-once เป็นสมบัติของผลลัพธ์ ไม่ใช่ของการส่ง');
+  demo.out('   ปลายทางต้องกันซ้ำเองเป็น การตัดบัตรหรือการส่ง SMS จึงอยู่นอกความคุ้มครองของกลไกนี้');
+  demo.out('');
+}
+
+function transactions(demo: Demo): void {
+  const leo = demo.partition.logEndOffset;
+  const hw = demo.partition.highWatermark;
+  check('LEO >= HW holds on the partition', true, leo >= hw);
+  section(demo, 'transaction: วาดให้ดู ไม่ได้สร้าง');
+  demo.out('idempotence ยังไม่ใช่ exactly-once · transaction ต้องมี coordinator, topic ภายใน __transaction_state');
+  demo.out('และ control record ใน partition ของผู้ใช้ (ABORT = 0, COMMIT = 1) ซึ่งต้องอาศัย replication ของบทที่ 8');
+  demo.out('เมื่อมี transaction จะมีเส้นสามเส้นเรียงกันเสมอ: LEO >= HW >= LSO');
+  demo.out('  LEO  offset ที่ record ถัดไปจะได้');
+  demo.out('  HW   เส้น committed · read_uncommitted อ่านได้ถึงตรงนี้');
+  demo.out('  LSO  offset แรกของ transaction ที่ยังเปิดอยู่ · read_committed อ่านได้ถึงตรงนี้');
+  demo.out(`kaen-log สร้างสองเส้นแรก (orders-0 ตอนนี้: LEO ${leo} · HW ${hw}) ส่วน LSO มีแค่ชื่อ`);
+}
+
+/**
+ * The chapter's whole run, every step done for real on partitions under a fresh
+ * directory and checked as it goes. Output goes to `out`, one line at a time.
+ */
+export function runIdemDemo(opts: IdemDemoOptions, out: Out, style: Style): void {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'klog-idem-demo-'));
+  mkdirSync(dataDir, { recursive: true });
+  const demo: Demo = { opts, dataDir, out, style, partition: Partition.open(dataDir, 'orders', 0), state: new ProducerState() };
+  let failed = false;
+  try {
+    deliveryMeanings(demo);
+    fillWindow(demo);
+    lostAck(demo);
+    gap(demo);
+    overflow(demo);
+    restart(demo);
+    edges(demo);
+    transactions(demo);
+  } catch (error) {
+    failed = true;
+    // Keep what a failed check left on disk, so it can be looked at.
+    if (error instanceof CheckFailed) error.keptAt = dataDir;
+    throw error;
+  } finally {
+    demo.partition.close();
+    if (opts.dataDir === undefined && !failed) rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,19 @@
+export { BatchMetadata } from './batch-metadata.js';
+export { type FencedVerdict, type InvalidProducerEpoch, judgeWithFencing } from './epoch-fencing.js';
+export {
+  InvalidNumberError,
+  MAX_PRODUCER_EPOCH,
+  MAX_SEQUENCE,
+  type ProducerEpoch,
+  type ProducerId,
+  type Sequence,
+  toOffset,
+  toProducerEpoch,
+  toProducerId,
+  toSequence,
+  toTimestamp,
+} from './numbers.js';
+export { ProducerState } from './producer-state.js';
+export { NO_PRODUCER_EPOCH, NUM_BATCHES_TO_RETAIN, ProducerStateEntry } from './producer-state-entry.js';
+export { decrementSequence, incrementSequence, inSequence } from './sequence.js';
+export { type Append, type Duplicate, judge, type OutOfOrderSequence, type Verdict } from './verdict.js';

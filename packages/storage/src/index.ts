@@ -1,0 +1,45 @@
+export { appendRecords } from './append.js';
+export { buildPlainBatch, buildProducerBatch, type ProducerFields, rewriteBatch } from './batch-builder.js';
+export { type CompactionOptions, type CompactionReport, compact } from './compaction.js';
+export { crc32c } from './crc32c.js';
+export { DecodeError, StorageError } from './errors.js';
+export {
+  appendIdempotent,
+  type IdempotentAppend,
+  type IdempotentAppendOptions,
+} from './idempotent-append.js';
+export { DEFAULT_LOG_CONFIG, type FlushPolicy, Log, type LogAppendInfo, type LogConfig } from './log.js';
+export { Partition } from './partition.js';
+export { rebuildProducerState } from './producer-state-rebuild.js';
+export type { Record, RecordHeader, RecordInput } from './record.js';
+export {
+  batchSize,
+  CONTROL_FLAG,
+  computeBatchCrc,
+  DEFAULT_MAX_BATCH_BYTES,
+  type DecodeOptions,
+  decodeBatchHeader,
+  decodeRecordBatch,
+  encodeRecordBatch,
+  LOG_OVERHEAD,
+  lastOffsetOf,
+  MAGIC_V2,
+  NO_PRODUCER_EPOCH,
+  NO_PRODUCER_ID,
+  NO_SEQUENCE,
+  RECORD_BATCH_OVERHEAD,
+  type RecordBatch,
+  type RecordBatchFields,
+  type RecordBatchHeader,
+  TIMESTAMP_TYPE_MASK,
+  TRANSACTIONAL_FLAG,
+} from './record-batch.js';
+export { type RecoveryReport, recoverSegment } from './recovery.js';
+export {
+  type BatchPosition,
+  LogSegment,
+  parseSegmentFileName,
+  SEGMENT_SUFFIX,
+  segmentFileName,
+} from './segment.js';
+export { MAX_TOPIC_NAME_LENGTH, validatePartitionNumber, validateTopicName } from './topic.js';

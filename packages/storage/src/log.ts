@@ -1,0 +1,330 @@
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { DecodeError, StorageError } from './errors.js';
+import {
+  batchSize,
+  computeBatchCrc,
+  decodeBatchHeader,
+  decodeRecordBatch,
+  lastOffsetOf,
+  type RecordBatch,
+} from './record-batch.js';
+import { type RecoveryReport, recoverSegment } from './recovery.js';
+import { LogSegment, parseSegmentFileName } from './segment.js';
+import { writeInt64 } from './varint.js';
+
+/**
+ * When appended data is forced to disk, like Kafka's `flush.messages`:
+ * - `'every-append'`: fsync after each batch; an acknowledged append survives a crash of the machine.
+ * - `{ everyMessages: n }`: fsync once n records have been appended since the last fsync.
+ * - `'os'` (the default, as in Kafka): leave it to the OS page cache; survives a `kill -9`
+ *   of the process, not a power cut.
+ */
+export type FlushPolicy = 'every-append' | 'os' | { readonly everyMessages: number };
+
+export interface LogConfig {
+  /** Roll a new segment when the next batch would take the active one past this size (Kafka's `segment.bytes`). */
+  readonly segmentBytes: number;
+  readonly flush: FlushPolicy;
+  /** The largest batch accepted (Kafka's `message.max.bytes`). */
+  readonly maxBatchBytes: number;
+}
+
+/** Kafka's defaults: `segment.bytes` = 1 GiB, `message.max.bytes` = 1048588, flush left to the OS. */
+export const DEFAULT_LOG_CONFIG: LogConfig = Object.freeze({
+  segmentBytes: 1024 * 1024 * 1024,
+  flush: 'os',
+  maxBatchBytes: 1_048_588,
+});
+
+/** Where an appended batch went. */
+export interface LogAppendInfo {
+  readonly firstOffset: number;
+  readonly lastOffset: number;
+  readonly segmentBaseOffset: number;
+  readonly position: number;
+  readonly size: number;
+  readonly rolled: boolean;
+}
+
+function validateConfig(config: LogConfig): LogConfig {
+  if (!Number.isSafeInteger(config.segmentBytes) || config.segmentBytes < 61) {
+    throw new StorageError(`segment.bytes must be an integer >= 61, got ${config.segmentBytes}`);
+  }
+  if (!Number.isSafeInteger(config.maxBatchBytes) || config.maxBatchBytes < 61) {
+    throw new StorageError(`max batch bytes must be an integer >= 61, got ${config.maxBatchBytes}`);
+  }
+  const flush = config.flush;
+  if (typeof flush === 'object' && (!Number.isSafeInteger(flush.everyMessages) || flush.everyMessages < 1)) {
+    throw new StorageError(`flush every N messages needs N >= 1, got ${flush.everyMessages}`);
+  }
+  return config;
+}
+
+/** fsync a directory so that a file created or renamed in it survives a crash. */
+export function fsyncDirectory(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * A compaction writes the cleaned log next to the partition as `<dir>.cleaned`, then
+ * swaps directories. Finish or undo a swap a crash interrupted, so that a log is
+ * always either wholly before or wholly after a clean.
+ */
+function completeInterruptedSwap(dir: string): void {
+  const cleaned = `${dir}.cleaned`;
+  const old = `${dir}.old`;
+  if (!existsSync(dir) && existsSync(cleaned)) renameSync(cleaned, dir);
+  if (existsSync(cleaned)) rmSync(cleaned, { recursive: true, force: true });
+  if (existsSync(old) && existsSync(dir)) rmSync(old, { recursive: true, force: true });
+}
+
+/**
+ * A partition's log: ordered segments, the last of which is active and takes
+ * appends (Kafka's `UnifiedLog` over `LocalLog`). The log end offset is the offset
+ * the next record will get.
+ */
+export class Log {
+  readonly #segments: LogSegment[];
+  #logEndOffset: number;
+  #unflushedMessages = 0;
+  #closed = false;
+
+  private constructor(
+    readonly dir: string,
+    readonly config: LogConfig,
+    segments: LogSegment[],
+    logEndOffset: number,
+    /** What opening had to repair in the active segment, if anything. */
+    readonly recovery: RecoveryReport | undefined,
+  ) {
+    this.#segments = segments;
+    this.#logEndOffset = logEndOffset;
+  }
+
+  /** Open the log in `dir` (created if missing), finding its segments and log end offset on disk. */
+  static open(dir: string, config: Partial<LogConfig> = {}): Log {
+    const full = validateConfig({ ...DEFAULT_LOG_CONFIG, ...config });
+    completeInterruptedSwap(dir);
+    mkdirSync(dir, { recursive: true });
+    const found = readdirSync(dir)
+      .map((name) => ({ name, base: parseSegmentFileName(name) }))
+      .filter((s): s is { name: string; base: number } => s.base !== undefined)
+      .sort((a, b) => a.base - b.base);
+    const segments = found.map((s) => LogSegment.open(join(dir, s.name), s.base));
+    if (segments.length === 0) {
+      segments.push(LogSegment.create(dir, 0));
+      fsyncDirectory(dir);
+    }
+    const active = segments.at(-1)!;
+    const recovery = recoverSegment(active, full.maxBatchBytes);
+    // An empty active segment was rolled at the log end offset, so its base offset is the LEO.
+    const logEndOffset = recovery.nextOffset ?? active.baseOffset;
+    return new Log(dir, full, segments, logEndOffset, recovery.truncatedBytes > 0 ? recovery : undefined);
+  }
+
+  get segments(): readonly LogSegment[] {
+    return this.#segments;
+  }
+
+  get activeSegment(): LogSegment {
+    return this.#segments.at(-1)!;
+  }
+
+  get logStartOffset(): number {
+    return this.#segments[0]!.baseOffset;
+  }
+
+  get logEndOffset(): number {
+    return this.#logEndOffset;
+  }
+
+  /** Total bytes on disk over all segments. */
+  get size(): number {
+    return this.#segments.reduce((sum, s) => sum + s.size, 0);
+  }
+
+  /**
+   * Append one encoded batch. The log gives it its offsets: the base offset field
+   * (outside the CRC) is set to the log end offset.
+   */
+  appendBatch(batch: Buffer): LogAppendInfo {
+    return this.#write(batch, this.#logEndOffset);
+  }
+
+  /**
+   * Append a batch keeping the base offset it carries, which must be at or past the
+   * log end offset. Compaction uses it: a cleaned log keeps every record's offset,
+   * with gaps where records were removed.
+   */
+  appendBatchKeepingOffsets(batch: Buffer): LogAppendInfo {
+    const header = decodeBatchHeader(batch, 0, { maxBatchBytes: this.config.maxBatchBytes });
+    if (header.baseOffset < this.#logEndOffset) {
+      throw new StorageError(
+        `batch at offset ${header.baseOffset} is below the log end offset ${this.#logEndOffset}`,
+      );
+    }
+    return this.#write(batch, header.baseOffset);
+  }
+
+  // #region append-batch
+  /**
+   * Write a batch at `baseOffset`. It is checked first, length, magic and CRC, so
+   * bytes that are not a batch never reach the file; then the segment may roll.
+   */
+  #write(batch: Buffer, baseOffset: number): LogAppendInfo {
+    this.#checkOpen();
+    writeInt64(new DataView(batch.buffer, batch.byteOffset, 8), 0, baseOffset);
+    const header = decodeBatchHeader(batch, 0, { maxBatchBytes: this.config.maxBatchBytes });
+    if (batchSize(header) !== batch.length) {
+      throw new DecodeError(
+        'batchLength',
+        8,
+        `says ${batchSize(header)} bytes but the buffer holds ${batch.length}`,
+      );
+    }
+    if (computeBatchCrc(batch, 0, header) !== header.crc) {
+      throw new DecodeError('crc', 17, 'the batch does not match its CRC-32C');
+    }
+    const rolled = this.#maybeRoll(batch.length);
+    const segment = this.activeSegment;
+    const position = segment.size;
+    const lastOffset = lastOffsetOf(header);
+    segment.append(batch, lastOffset);
+    this.#logEndOffset = lastOffset + 1;
+    this.#maybeFlush(header.recordsCount);
+    return {
+      firstOffset: baseOffset,
+      lastOffset,
+      segmentBaseOffset: segment.baseOffset,
+      position,
+      size: batch.length,
+      rolled,
+    };
+  }
+  // #endregion append-batch
+
+  // #region maybe-roll
+  /** Kafka's roll rule on size: a new segment when this batch would take the active one past `segment.bytes`. */
+  #maybeRoll(nextBatchBytes: number): boolean {
+    const active = this.activeSegment;
+    if (active.size === 0 || active.size + nextBatchBytes <= this.config.segmentBytes) return false;
+    active.flush();
+    this.#segments.push(LogSegment.create(this.dir, this.#logEndOffset));
+    fsyncDirectory(this.dir);
+    return true;
+  }
+  // #endregion maybe-roll
+
+  #maybeFlush(records: number): void {
+    const flush = this.config.flush;
+    if (flush === 'os') return;
+    this.#unflushedMessages += records;
+    if (flush === 'every-append' || this.#unflushedMessages >= flush.everyMessages) this.flush();
+  }
+
+  /** fsync the active segment. */
+  flush(): void {
+    this.#checkOpen();
+    this.activeSegment.flush();
+    this.#unflushedMessages = 0;
+  }
+
+  /** The segment that holds `offset`, or undefined if the offset is outside the log. */
+  segmentFor(offset: number): LogSegment | undefined {
+    if (offset < this.logStartOffset || offset >= this.#logEndOffset) return undefined;
+    let lo = 0;
+    let hi = this.#segments.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (this.#segments[mid]!.baseOffset <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return this.#segments[lo];
+  }
+
+  /**
+   * Raw bytes of whole batches from the one holding `offset`, up to `maxBytes`
+   * (at least one batch, as Kafka's fetch returns one oversized batch rather than
+   * none). Empty when `offset` is the log end offset.
+   */
+  read(offset: number, maxBytes = 1024 * 1024): Buffer {
+    this.#checkOpen();
+    if (offset === this.#logEndOffset) return Buffer.alloc(0);
+    const first = this.segmentFor(offset);
+    if (first === undefined) {
+      throw new StorageError(
+        `offset ${offset} is outside the log [${this.logStartOffset}, ${this.#logEndOffset})`,
+      );
+    }
+    const parts: Buffer[] = [];
+    let total = 0;
+    for (let i = this.#segments.indexOf(first); i < this.#segments.length; i++) {
+      const segment = this.#segments[i]!;
+      const start = segment === first ? segment.positionOf(offset) : 0;
+      if (start === undefined) continue;
+      for (const { position, header } of segment.headers(
+        { maxBatchBytes: this.config.maxBatchBytes },
+        start,
+      )) {
+        const size = batchSize(header);
+        if (total > 0 && total + size > maxBytes) return Buffer.concat(parts, total);
+        parts.push(segment.read(position, size));
+        total += size;
+      }
+    }
+    return Buffer.concat(parts, total);
+  }
+
+  /** Decoded batches from the one holding `offset`, up to `maxBytes`. */
+  readBatches(offset: number, maxBytes = 1024 * 1024): RecordBatch[] {
+    const bytes = this.read(offset, maxBytes);
+    const batches: RecordBatch[] = [];
+    for (let pos = 0; pos < bytes.length; ) {
+      const batch = decodeRecordBatch(bytes, pos, { maxBatchBytes: this.config.maxBatchBytes });
+      batches.push(batch);
+      pos += batchSize(batch);
+    }
+    return batches;
+  }
+
+  /** Every batch of every segment, in offset order, decoded and CRC-checked. */
+  *batches(): Generator<{ segment: LogSegment; position: number; batch: RecordBatch }> {
+    this.#checkOpen();
+    for (const segment of this.#segments) {
+      for (const { position, header } of segment.batches({ maxBatchBytes: this.config.maxBatchBytes })) {
+        yield { segment, position, batch: header };
+      }
+    }
+  }
+
+  get isOpen(): boolean {
+    return !this.#closed;
+  }
+
+  /** Flush and close every segment. The log can be opened again from its directory. */
+  close(): void {
+    if (this.#closed) return;
+    this.activeSegment.flush();
+    for (const segment of this.#segments) segment.close();
+    this.#closed = true;
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new StorageError(`log ${this.dir} is closed`);
+  }
+}

@@ -1,0 +1,289 @@
+import { crc32c } from './crc32c.js';
+import { DecodeError } from './errors.js';
+import { type Record, readRecord, recordBodySize, writeRecord } from './record.js';
+import { type Cursor, readInt64, sizeOfVarint, writeInt64 } from './varint.js';
+
+/**
+ * RecordBatch v2, byte for byte as Kafka writes it in a `.log` segment
+ * (`DefaultRecordBatch`). All header fields are big-endian:
+ *
+ *   offset  field                 type
+ *        0  baseOffset            i64
+ *        8  batchLength           i32   bytes after this field
+ *       12  partitionLeaderEpoch  i32
+ *       16  magic                 i8    = 2
+ *       17  crc                   u32   CRC-32C of attributes … end of batch
+ *       21  attributes            i16
+ *       23  lastOffsetDelta       i32
+ *       27  baseTimestamp         i64
+ *       35  maxTimestamp          i64
+ *       43  producerId            i64   -1 = no producer
+ *       51  producerEpoch         i16   -1 = no producer
+ *       53  baseSequence          i32   -1 = no producer
+ *       57  recordsCount          i32
+ *       61  records …
+ */
+export const RECORD_BATCH_OVERHEAD = 61;
+/** baseOffset + batchLength: the bytes not counted in batchLength. */
+export const LOG_OVERHEAD = 12;
+export const MAGIC_V2 = 2;
+export const NO_PRODUCER_ID = -1;
+export const NO_PRODUCER_EPOCH = -1;
+export const NO_SEQUENCE = -1;
+/** A batch the decoder accepts by default: Kafka's default `message.max.bytes` is about 1 MiB; allow headroom. */
+export const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
+
+const CRC_OFFSET = 17;
+const ATTRIBUTES_OFFSET = 21;
+const COMPRESSION_MASK = 0x07;
+const COMPRESSION_NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
+export const TIMESTAMP_TYPE_MASK = 0x08;
+export const TRANSACTIONAL_FLAG = 0x10;
+export const CONTROL_FLAG = 0x20;
+
+/** The 61-byte header, decoded. `batchLength` counts the bytes after its own field. */
+export interface RecordBatchHeader {
+  readonly baseOffset: number;
+  readonly batchLength: number;
+  readonly partitionLeaderEpoch: number;
+  readonly magic: number;
+  readonly crc: number;
+  readonly attributes: number;
+  readonly lastOffsetDelta: number;
+  readonly baseTimestamp: number;
+  readonly maxTimestamp: number;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly baseSequence: number;
+  readonly recordsCount: number;
+}
+
+export interface RecordBatch extends RecordBatchHeader {
+  readonly records: readonly Record[];
+}
+
+/** Everything needed to encode a batch; `batchLength`, `magic`, `crc` and `recordsCount` are computed. */
+export interface RecordBatchFields {
+  readonly baseOffset: number;
+  readonly partitionLeaderEpoch: number;
+  readonly attributes: number;
+  readonly lastOffsetDelta: number;
+  readonly baseTimestamp: number;
+  readonly maxTimestamp: number;
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly baseSequence: number;
+  readonly records: readonly Record[];
+}
+
+/** Total bytes a batch takes in a segment: LOG_OVERHEAD + batchLength. */
+export function batchSize(header: Pick<RecordBatchHeader, 'batchLength'>): number {
+  return LOG_OVERHEAD + header.batchLength;
+}
+
+/** Offset of the batch's last record: baseOffset + lastOffsetDelta. */
+export function lastOffsetOf(header: Pick<RecordBatchHeader, 'baseOffset' | 'lastOffsetDelta'>): number {
+  return header.baseOffset + header.lastOffsetDelta;
+}
+
+/** Encode a batch into a fresh buffer, CRC-32C included. */
+export function encodeRecordBatch(fields: RecordBatchFields): Buffer {
+  const { records } = fields;
+  const headerKeys: Uint8Array[] = [];
+  const bodies = new Array<number>(records.length);
+  let size = RECORD_BATCH_OVERHEAD;
+  for (let i = 0; i < records.length; i++) {
+    const body = recordBodySize(records[i]!, headerKeys);
+    bodies[i] = body;
+    size += sizeOfVarint(body) + body;
+  }
+  const buf = Buffer.allocUnsafe(size);
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  writeInt64(view, 0, fields.baseOffset);
+  view.setInt32(8, size - LOG_OVERHEAD);
+  view.setInt32(12, fields.partitionLeaderEpoch);
+  view.setInt8(16, MAGIC_V2);
+  view.setInt16(21, fields.attributes);
+  view.setInt32(23, fields.lastOffsetDelta);
+  writeInt64(view, 27, fields.baseTimestamp);
+  writeInt64(view, 35, fields.maxTimestamp);
+  writeInt64(view, 43, fields.producerId);
+  view.setInt16(51, fields.producerEpoch);
+  view.setInt32(53, fields.baseSequence);
+  view.setInt32(57, records.length);
+  let pos = RECORD_BATCH_OVERHEAD;
+  let keyIndex = 0;
+  for (let i = 0; i < records.length; i++) {
+    const record = records[i]!;
+    pos = writeRecord(buf, pos, record, bodies[i]!, headerKeys, keyIndex);
+    keyIndex += record.headers.length;
+  }
+  view.setUint32(CRC_OFFSET, crc32c(buf.subarray(ATTRIBUTES_OFFSET)));
+  return buf;
+}
+
+/** Options for the decoders. `base` is added to byte offsets in errors (e.g. a batch's position in its segment). */
+export interface DecodeOptions {
+  readonly maxBatchBytes?: number;
+  readonly base?: number;
+  /** Skip the CRC check (never when reading data a user will trust; for tools that report it instead). */
+  readonly verifyCrc?: boolean;
+}
+
+function viewOf(bytes: Uint8Array): DataView {
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+/**
+ * Read and check the 61-byte header at `pos`: lengths within bounds, magic 2, a
+ * supported compression, safe integers. The records are not read and the CRC is not
+ * checked, so this needs only the header's bytes: a scan can skip the bodies.
+ */
+export function decodeBatchHeader(
+  bytes: Uint8Array,
+  pos = 0,
+  options: DecodeOptions = {},
+): RecordBatchHeader {
+  const base = options.base ?? 0;
+  const maxBatchBytes = options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES;
+  const available = bytes.length - pos;
+  if (available < LOG_OVERHEAD) {
+    throw new DecodeError(
+      'batchLength',
+      base + pos + 8,
+      `truncated: ${available} bytes left, the length prefix needs 12`,
+    );
+  }
+  const view = viewOf(bytes);
+  const batchLength = view.getInt32(pos + 8);
+  if (batchLength < RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) {
+    throw new DecodeError('batchLength', base + pos + 8, `${batchLength} is below the v2 minimum of 49`);
+  }
+  if (LOG_OVERHEAD + batchLength > maxBatchBytes) {
+    throw new DecodeError(
+      'batchLength',
+      base + pos + 8,
+      `batch of ${LOG_OVERHEAD + batchLength} bytes exceeds the limit of ${maxBatchBytes}`,
+    );
+  }
+  if (available < RECORD_BATCH_OVERHEAD) {
+    throw new DecodeError(
+      'magic',
+      base + pos + 16,
+      `truncated: ${available} bytes left, the header needs 61`,
+    );
+  }
+  const magic = view.getInt8(pos + 16);
+  if (magic !== MAGIC_V2) {
+    throw new DecodeError(
+      'magic',
+      base + pos + 16,
+      `magic ${magic} is not 2 (only RecordBatch v2 is supported)`,
+    );
+  }
+  const attributes = view.getInt16(pos + 21);
+  const compression = attributes & COMPRESSION_MASK;
+  if (compression !== 0) {
+    const name = COMPRESSION_NAMES[compression] ?? `codec ${compression}`;
+    throw new DecodeError('attributes', base + pos + 21, `compression ${name} is not supported`);
+  }
+  const baseOffset = readInt64(view, pos, 'baseOffset', base);
+  if (baseOffset < 0) throw new DecodeError('baseOffset', base + pos, `${baseOffset} is negative`);
+  const lastOffsetDelta = view.getInt32(pos + 23);
+  if (lastOffsetDelta < 0) {
+    throw new DecodeError('lastOffsetDelta', base + pos + 23, `${lastOffsetDelta} is negative`);
+  }
+  const recordsCount = view.getInt32(pos + 57);
+  // Every record takes at least 7 bytes; a larger count is garbage, refused before anything is allocated.
+  if (recordsCount < 0 || recordsCount * 7 > batchLength - (RECORD_BATCH_OVERHEAD - LOG_OVERHEAD)) {
+    throw new DecodeError(
+      'recordsCount',
+      base + pos + 57,
+      `${recordsCount} records cannot fit in ${batchLength + LOG_OVERHEAD} bytes`,
+    );
+  }
+  if (recordsCount > lastOffsetDelta + 1) {
+    throw new DecodeError(
+      'recordsCount',
+      base + pos + 57,
+      `${recordsCount} records exceed lastOffsetDelta + 1 = ${lastOffsetDelta + 1}`,
+    );
+  }
+  const producerId = readInt64(view, pos + 43, 'producerId', base);
+  const producerEpoch = view.getInt16(pos + 51);
+  const baseSequence = view.getInt32(pos + 53);
+  if (producerId < NO_PRODUCER_ID)
+    throw new DecodeError('producerId', base + pos + 43, `${producerId} is below -1`);
+  return {
+    baseOffset,
+    batchLength,
+    partitionLeaderEpoch: view.getInt32(pos + 12),
+    magic,
+    crc: view.getUint32(pos + CRC_OFFSET),
+    attributes,
+    lastOffsetDelta,
+    baseTimestamp: readInt64(view, pos + 27, 'baseTimestamp', base),
+    maxTimestamp: readInt64(view, pos + 35, 'maxTimestamp', base),
+    producerId,
+    producerEpoch,
+    baseSequence,
+    recordsCount,
+  };
+}
+
+/** CRC-32C the batch at `pos` should carry, computed over attributes … end of batch. */
+export function computeBatchCrc(bytes: Uint8Array, pos: number, header: RecordBatchHeader): number {
+  return crc32c(bytes.subarray(pos + ATTRIBUTES_OFFSET, pos + batchSize(header)));
+}
+
+/**
+ * Decode the whole batch at `pos`: header checks, the CRC, then every record, which
+ * must fill the batch exactly. Any failure is a `DecodeError` naming the field and
+ * the byte offset; nothing is returned half-read.
+ */
+export function decodeRecordBatch(bytes: Uint8Array, pos = 0, options: DecodeOptions = {}): RecordBatch {
+  const header = decodeBatchHeader(bytes, pos, options);
+  const base = options.base ?? 0;
+  const end = pos + batchSize(header);
+  if (end > bytes.length) {
+    throw new DecodeError(
+      'batchLength',
+      base + pos + 8,
+      `truncated: batch needs ${batchSize(header)} bytes, ${bytes.length - pos} left`,
+    );
+  }
+  if (options.verifyCrc !== false) {
+    const actual = computeBatchCrc(bytes, pos, header);
+    if (actual !== header.crc) {
+      throw new DecodeError(
+        'crc',
+        base + pos + CRC_OFFSET,
+        `stored 0x${hex(header.crc)} but the bytes give 0x${hex(actual)}`,
+      );
+    }
+  }
+  const records = new Array<Record>(header.recordsCount);
+  const cur: Cursor = { value: 0, pos: pos + RECORD_BATCH_OVERHEAD };
+  try {
+    for (let i = 0; i < header.recordsCount; i++) {
+      records[i] = readRecord(bytes, cur, end, `records[${i}]`);
+    }
+  } catch (error) {
+    if (error instanceof DecodeError && base !== 0) {
+      throw new DecodeError(error.field, base + error.offset, error.reason);
+    }
+    throw error;
+  }
+  if (cur.pos !== end) {
+    throw new DecodeError(
+      'records',
+      base + cur.pos,
+      `${end - cur.pos} bytes left after ${header.recordsCount} records`,
+    );
+  }
+  return { ...header, records };
+}
+
+function hex(n: number): string {
+  return n.toString(16).padStart(8, '0');
+}

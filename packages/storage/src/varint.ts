@@ -1,0 +1,125 @@
+import { DecodeError } from './errors.js';
+
+/**
+ * Zigzag varints as RecordBatch v2 records use them (Kafka's `ByteUtils.writeVarint`
+ * / `writeVarlong`): zigzag maps -1 → 1, 1 → 2, …, then 7 bits per byte, low first,
+ * high bit set while more bytes follow. A varint is at most 5 bytes, a varlong 10;
+ * JS numbers carry varlongs exactly up to 2^53, which the decoder enforces.
+ */
+
+const TWO_32 = 4_294_967_296;
+
+/** Bytes `writeVarint(value)` would take; for values within int32. */
+export function sizeOfVarint(value: number): number {
+  let v = ((value << 1) ^ (value >> 31)) >>> 0;
+  let bytes = 1;
+  while (v >= 0x80) {
+    v >>>= 7;
+    bytes++;
+  }
+  return bytes;
+}
+
+/** Bytes `writeVarlong(value)` would take; for any safe integer. */
+export function sizeOfVarlong(value: number): number {
+  if (value >= -0x40000000 && value < 0x40000000) return sizeOfVarint(value);
+  let v = value >= 0 ? value * 2 : -value * 2 - 1;
+  let bytes = 1;
+  while (v >= 0x80) {
+    v = Math.floor(v / 128);
+    bytes++;
+  }
+  return bytes;
+}
+
+/** Write a zigzag varint (int32) at `pos`; returns the position after it. */
+export function writeVarint(buf: Uint8Array, pos: number, value: number): number {
+  let v = ((value << 1) ^ (value >> 31)) >>> 0;
+  while (v >= 0x80) {
+    buf[pos++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  buf[pos++] = v;
+  return pos;
+}
+
+/** Write a zigzag varlong (any safe integer) at `pos`; returns the position after it. */
+export function writeVarlong(buf: Uint8Array, pos: number, value: number): number {
+  if (value >= -0x40000000 && value < 0x40000000) return writeVarint(buf, pos, value);
+  let v = value >= 0 ? value * 2 : -value * 2 - 1;
+  while (v >= 0x80) {
+    buf[pos++] = (v % 128) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  buf[pos++] = v;
+  return pos;
+}
+
+/** A decoded number and where the next field starts. Reused to keep the decoder allocation-free. */
+export interface Cursor {
+  value: number;
+  pos: number;
+}
+
+/** Read a zigzag varint (int32) at `cur.pos`, not reading at or past `end`. */
+export function readVarint(buf: Uint8Array, cur: Cursor, end: number, field: string): void {
+  const start = cur.pos;
+  let pos = start;
+  let raw = 0;
+  let shift = 0;
+  for (;;) {
+    if (pos >= end) throw new DecodeError(field, start, 'varint runs past the end of its record');
+    const byte = buf[pos++]!;
+    if (shift === 28 && byte > 0x0f) throw new DecodeError(field, start, 'varint does not fit in 32 bits');
+    raw |= (byte & 0x7f) << shift;
+    if (byte < 0x80) break;
+    shift += 7;
+  }
+  raw >>>= 0;
+  cur.value = (raw >>> 1) ^ -(raw & 1);
+  cur.pos = pos;
+}
+
+/** Read a zigzag varlong at `cur.pos`; rejects values a JS number cannot hold exactly. */
+export function readVarlong(buf: Uint8Array, cur: Cursor, end: number, field: string): void {
+  const start = cur.pos;
+  let pos = start;
+  let raw = 0;
+  let scale = 1;
+  for (let i = 0; ; i++) {
+    if (pos >= end) throw new DecodeError(field, start, 'varlong runs past the end of its record');
+    if (i === 10) throw new DecodeError(field, start, 'varlong longer than 10 bytes');
+    const byte = buf[pos++]!;
+    raw += (byte & 0x7f) * scale;
+    if (byte < 0x80) break;
+    scale *= 128;
+  }
+  // raw is the zigzag form; it is exact while below 2^53.
+  if (raw > Number.MAX_SAFE_INTEGER) {
+    throw new DecodeError(field, start, 'varlong is outside the safe integer range');
+  }
+  const half = Math.floor(raw / 2);
+  cur.value = raw % 2 === 0 ? half : -half - 1;
+  cur.pos = pos;
+}
+
+/** Read a big-endian i64 that must be a safe integer (offsets, timestamps, producer ids). */
+export function readInt64(view: DataView, pos: number, field: string, base: number): number {
+  const hi = view.getInt32(pos);
+  const lo = view.getUint32(pos + 4);
+  const value = hi * TWO_32 + lo;
+  if (!Number.isSafeInteger(value)) {
+    throw new DecodeError(
+      field,
+      base + pos,
+      `i64 0x${(hi >>> 0).toString(16)}${lo.toString(16).padStart(8, '0')} is not a safe integer`,
+    );
+  }
+  return value;
+}
+
+/** Write a safe integer as a big-endian i64. */
+export function writeInt64(view: DataView, pos: number, value: number): void {
+  view.setInt32(pos, Math.floor(value / TWO_32));
+  view.setUint32(pos + 4, value >>> 0);
+}

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import type { RecordInput } from '../src/index.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh directory, removed after the test. */
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'klog-storage-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** Name and SHA-256 of every file in `dir`: equal before and after means not a byte changed. */
+export function fingerprint(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of readdirSync(dir).sort()) {
+    out[name] = createHash('sha256')
+      .update(readFileSync(join(dir, name)))
+      .digest('hex');
+  }
+  return out;
+}
+
+export function records(n: number, tag = 'r'): RecordInput[] {
+  return Array.from({ length: n }, (_, i) => ({
+    key: Buffer.from(`${tag}-key-${i}`),
+    value: Buffer.from(`${tag}-value-${i}`),
+  }));
+}
+
+export const NOW = 1_700_000_000_000;
