@@ -22,7 +22,10 @@ if (!existsSync(bin)) {
 let failed = 0;
 for (const { file, args } of manifest.golden) {
   const path = join(root, 'expected', file);
-  const run = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const run = spawnSync(process.execPath, [bin, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   if (run.status !== 0) {
     console.error(`golden: klog ${args.join(' ')} exited ${run.status}\n${run.stderr}`);
     process.exit(1);
@@ -30,7 +33,9 @@ for (const { file, args } of manifest.golden) {
   if (mode === 'bless') {
     const before = existsSync(path) ? readFileSync(path, 'utf8') : undefined;
     writeFileSync(path, run.stdout);
-    console.log(`${before === run.stdout ? 'unchanged' : 'blessed  '} expected/${file} ← klog ${args.join(' ')}`);
+    console.log(
+      `${before === run.stdout ? 'unchanged' : 'blessed  '} expected/${file} ← klog ${args.join(' ')}`,
+    );
   } else {
     const golden = existsSync(path) ? readFileSync(path, 'utf8') : '';
     if (golden === run.stdout) {
@@ -38,15 +43,21 @@ for (const { file, args } of manifest.golden) {
     } else {
       failed++;
       console.error(`DIFFERS   expected/${file} ⇄ klog ${args.join(' ')}`);
-      const diff = spawnSync('diff', ['-u', '--label', `expected/${file}`, '--label', `klog ${args.join(' ')}`, path, '-'], {
-        input: run.stdout,
-        encoding: 'utf8',
-      });
+      const diff = spawnSync(
+        'diff',
+        ['-u', '--label', `expected/${file}`, '--label', `klog ${args.join(' ')}`, path, '-'],
+        {
+          input: run.stdout,
+          encoding: 'utf8',
+        },
+      );
       console.error(diff.stdout);
     }
   }
 }
 if (failed > 0) {
-  console.error(`golden: ${failed} file(s) differ; if the change is meant, run pnpm bless and review the diff`);
+  console.error(
+    `golden: ${failed} file(s) differ; if the change is meant, run pnpm bless and review the diff`,
+  );
   process.exit(1);
 }

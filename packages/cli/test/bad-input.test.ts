@@ -11,7 +11,7 @@ const file = join(scratch, 'a-file');
 writeFileSync(file, 'not a directory');
 const full = join(scratch, 'full');
 mkdirSync(full);
-writeFileSync(join(full, 'data.txt'), 'someone else\'s data');
+writeFileSync(join(full, 'data.txt'), "someone else's data");
 const cases: [string[], RegExp][] = [
   [['--seq', '9..7'], /--seq 9\.\.7: the first sequence is greater than the last/],
   [['--seq', 'x'], /--seq x: expected A\.\.B/],
@@ -55,7 +55,8 @@ describe('help and version', () => {
   it('idem-demo --help documents every option and the fill rule', () => {
     const run = klog(['idem-demo', '--help']);
     expect(run.status).toBe(0);
-    for (const flag of ['--pid', '--seq', '--resend', '--now-ms', '--data-dir']) expect(run.stdout).toContain(flag);
+    for (const flag of ['--pid', '--seq', '--resend', '--now-ms', '--data-dir'])
+      expect(run.stdout).toContain(flag);
     expect(run.stdout).toContain('0..1 2..3 4..5 6..6');
   });
 

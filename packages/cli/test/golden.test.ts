@@ -45,7 +45,10 @@ describe('the chapter facts in the default run', () => {
 
   it('fills the window with 0..1 2..3 4..5 6..6 7..9 at base offsets 0 2 4 6 7, LEO 10', () => {
     const fill = sections[1]!;
-    const rows = [...fill.matchAll(/^ {2}(\d+\.\.\d+)\s+APPEND\s+(\d+)\s+\[/gm)].map((m) => [m[1], Number(m[2])]);
+    const rows = [...fill.matchAll(/^ {2}(\d+\.\.\d+)\s+APPEND\s+(\d+)\s+\[/gm)].map((m) => [
+      m[1],
+      Number(m[2]),
+    ]);
     expect(rows).toEqual([
       ['0..1', 0],
       ['2..3', 2],

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CheckFailed } from '../src/errors.js';
 import { check } from '../src/check.js';
+import { CheckFailed } from '../src/errors.js';
 import { displayWidth, padEnd } from '../src/format.js';
 import { fillBatches } from '../src/idem-demo/fill.js';
 import { colorEnabled } from '../src/style.js';

@@ -1,6 +1,12 @@
 import { Command, Option } from 'commander';
+import {
+  checkDataDir,
+  type IdemDemoOptions,
+  parseNowMs,
+  parsePid,
+  parseSeqRange,
+} from '../idem-demo/options.js';
 import { runIdemDemo } from '../idem-demo/run.js';
-import { checkDataDir, type IdemDemoOptions, parseNowMs, parsePid, parseSeqRange } from '../idem-demo/options.js';
 import type { CommandContext } from '../program.js';
 
 const HELP_AFTER = `
@@ -24,8 +30,18 @@ export function idemDemoCommand(ctx: CommandContext): Command {
     .addOption(new Option('--pid <id>', 'producer id (a new process gets pid + 1)').default('1000'))
     .addOption(new Option('--seq <A..B>', 'sequence range of the batch that is resent').default('7..9'))
     .option('--resend', 'resend A..B as if its ack was lost', false)
-    .addOption(new Option('--now-ms <ms>', 'timestamp for every batch, for output that is the same on every run (default: now)'))
-    .addOption(new Option('--data-dir <dir>', 'keep the partitions in DIR (new or empty) to inspect the segment files afterwards'))
+    .addOption(
+      new Option(
+        '--now-ms <ms>',
+        'timestamp for every batch, for output that is the same on every run (default: now)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--data-dir <dir>',
+        'keep the partitions in DIR (new or empty) to inspect the segment files afterwards',
+      ),
+    )
     .addHelpText('after', HELP_AFTER)
     .action((raw: { pid: string; seq: string; resend: boolean; nowMs?: string; dataDir?: string }) => {
       const seq = parseSeqRange(raw.seq);
@@ -38,6 +54,7 @@ export function idemDemoCommand(ctx: CommandContext): Command {
         dataDir: raw.dataDir === undefined ? undefined : checkDataDir(raw.dataDir),
       };
       runIdemDemo(opts, ctx.out, ctx.style);
-      if (opts.dataDir !== undefined) ctx.err(`klog: the partitions are in ${opts.dataDir} (orders-0, narrow-0)`);
+      if (opts.dataDir !== undefined)
+        ctx.err(`klog: the partitions are in ${opts.dataDir} (orders-0, narrow-0)`);
     });
 }

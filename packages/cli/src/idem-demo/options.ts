@@ -42,7 +42,9 @@ export function parseSeqRange(text: string): { first: number; last: number } {
   const [first, last] = [Number(match[1]), Number(match[2])];
   for (const n of [first, last]) {
     if (!Number.isSafeInteger(n) || n > MAX_SEQUENCE) {
-      throw new UsageError(`--seq ${text}: ${match[first === n ? 1 : 2]} is past the largest sequence number ${MAX_SEQUENCE}`);
+      throw new UsageError(
+        `--seq ${text}: ${match[first === n ? 1 : 2]} is past the largest sequence number ${MAX_SEQUENCE}`,
+      );
     }
   }
   if (first > last) throw new UsageError(`--seq ${text}: the first sequence is greater than the last`);
@@ -50,7 +52,9 @@ export function parseSeqRange(text: string): { first: number; last: number } {
     throw new UsageError(`--seq ${text}: the demo sends 0..A-1 first, so A can be at most ${MAX_FIRST_SEQ}`);
   }
   if (last - first + 1 > MAX_BATCH_RECORDS) {
-    throw new UsageError(`--seq ${text}: a batch of at most ${MAX_BATCH_RECORDS} records, this one has ${last - first + 1}`);
+    throw new UsageError(
+      `--seq ${text}: a batch of at most ${MAX_BATCH_RECORDS} records, this one has ${last - first + 1}`,
+    );
   }
   return { first, last };
 }
@@ -66,7 +70,9 @@ export function checkDataDir(dir: string): string {
   if (!existsSync(dir)) return dir;
   if (!statSync(dir).isDirectory()) throw new UsageError(`--data-dir ${dir}: is a file, not a directory`);
   if (readdirSync(dir).length > 0) {
-    throw new UsageError(`--data-dir ${dir}: is not empty; give a new or empty directory so no data is mixed`);
+    throw new UsageError(
+      `--data-dir ${dir}: is not empty; give a new or empty directory so no data is mixed`,
+    );
   }
   return dir;
 }

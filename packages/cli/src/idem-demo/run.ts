@@ -74,10 +74,23 @@ function section(demo: Demo, title: string): void {
 }
 
 /** Send a batch that must not be written: check the verdict, the log end offset and the bytes on disk. */
-function sendRejectedOrDuplicate(demo: Demo, first: number, records: RecordInput[], claim: string): IdempotentAppend {
+function sendRejectedOrDuplicate(
+  demo: Demo,
+  first: number,
+  records: RecordInput[],
+  claim: string,
+): IdempotentAppend {
   const leo = demo.partition.logEndOffset;
   const before = fingerprint(demo.partition.dir);
-  const result = appendIdempotent(demo.partition, demo.state, demo.opts.pid, EPOCH, first, records, demo.opts.nowMs);
+  const result = appendIdempotent(
+    demo.partition,
+    demo.state,
+    demo.opts.pid,
+    EPOCH,
+    first,
+    records,
+    demo.opts.nowMs,
+  );
   check(`${claim}: the log end offset did not move`, leo, demo.partition.logEndOffset);
   check(`${claim}: no byte of the segment files changed`, before, fingerprint(demo.partition.dir));
   return result;
@@ -96,20 +109,38 @@ function deliveryMeanings(demo: Demo): void {
 function fillWindow(demo: Demo): void {
   const { pid, firstSeq, lastSeq } = demo.opts;
   section(demo, `เติมหน้าต่างกันซ้ำ: จำ ${NUM_BATCHES_TO_RETAIN} batch ต่อ producer ต่อ partition`);
-  demo.out(`partition ${demo.partition.topic}-${demo.partition.partition} · producer id ${pid} · epoch ${EPOCH}`);
+  demo.out(
+    `partition ${demo.partition.topic}-${demo.partition.partition} · producer id ${pid} · epoch ${EPOCH}`,
+  );
   const batches = [...fillBatches(firstSeq), [firstSeq, lastSeq] as const];
   const seqWidth = Math.max(8, ...batches.map(([a, b]) => range(a, b).length));
-  demo.out(`  ${padEnd('seq', seqWidth)}  ${padEnd('คำตัดสิน', 9)}  ${padStart('base_offset', 11)}  หน้าต่างหลัง append`);
+  demo.out(
+    `  ${padEnd('seq', seqWidth)}  ${padEnd('คำตัดสิน', 9)}  ${padStart('base_offset', 11)}  หน้าต่างหลัง append`,
+  );
   for (const [first, last] of batches) {
     const expectedBase = demo.partition.logEndOffset;
-    const result = appendIdempotent(demo.partition, demo.state, pid, EPOCH, first, orderRecords(first, last), demo.opts.nowMs);
+    const result = appendIdempotent(
+      demo.partition,
+      demo.state,
+      pid,
+      EPOCH,
+      first,
+      orderRecords(first, last),
+      demo.opts.nowMs,
+    );
     check(`batch ${range(first, last)} is appended`, 'Append', result.kind);
     if (result.kind !== 'Append') return;
     check(`batch ${range(first, last)} starts at the log end offset`, expectedBase, result.firstOffset);
     const verdict = paint(demo.style, result, padEnd(verdictName(result), 9));
-    demo.out(`  ${padEnd(range(first, last), seqWidth)}  ${verdict}  ${padStart(String(result.firstOffset), 11)}  ${formatWindow(entryOf(demo))}`);
+    demo.out(
+      `  ${padEnd(range(first, last), seqWidth)}  ${verdict}  ${padStart(String(result.firstOffset), 11)}  ${formatWindow(entryOf(demo))}`,
+    );
   }
-  check('the window holds at most five batches', true, (entryOf(demo)?.batches.length ?? 0) <= NUM_BATCHES_TO_RETAIN);
+  check(
+    'the window holds at most five batches',
+    true,
+    (entryOf(demo)?.batches.length ?? 0) <= NUM_BATCHES_TO_RETAIN,
+  );
   check('the log end offset is the number of records written', lastSeq + 1, demo.partition.logEndOffset);
   demo.out(`log end offset ${demo.partition.logEndOffset}`);
   demo.out('');
@@ -125,12 +156,20 @@ function lostAck(demo: Demo): void {
   }
   const segment = demo.partition.log.activeSegment;
   const result = sendRejectedOrDuplicate(demo, firstSeq, orderRecords(firstSeq, lastSeq), 'a resend');
-  check('the resend is a duplicate carrying the original offsets', { kind: 'Duplicate', firstOffset: firstSeq, lastOffset: lastSeq, timestamp: demo.opts.nowMs }, result);
+  check(
+    'the resend is a duplicate carrying the original offsets',
+    { kind: 'Duplicate', firstOffset: firstSeq, lastOffset: lastSeq, timestamp: demo.opts.nowMs },
+    result,
+  );
   if (result.kind !== 'Duplicate') return;
-  demo.out(`คำตัดสิน         ${paint(demo.style, result)} · offset เดิม ${range(result.firstOffset, result.lastOffset)} · timestamp เดิม ${result.timestamp}`);
+  demo.out(
+    `คำตัดสิน         ${paint(demo.style, result)} · offset เดิม ${range(result.firstOffset, result.lastOffset)} · timestamp เดิม ${result.timestamp}`,
+  );
   demo.out(`base_offset      ${result.firstOffset}`);
   demo.out(`log end offset   ${demo.partition.logEndOffset} (เท่าเดิม)`);
-  demo.out(`segment          ${segment.path.slice(demo.partition.dir.length + 1)} ยาว ${segment.size} byte เท่าเดิม ไม่มี byte ไหนเปลี่ยน`);
+  demo.out(
+    `segment          ${segment.path.slice(demo.partition.dir.length + 1)} ยาว ${segment.size} byte เท่าเดิม ไม่มี byte ไหนเปลี่ยน`,
+  );
   demo.out('ของซ้ำถือเป็นความสำเร็จ: broker ตอบด้วย offset ของการเขียนครั้งแรก');
   demo.out('และไม่เขียนอะไรเพิ่มเลย เพราะมันตัดสินก่อนแล้วค่อยเขียน');
   demo.out('');
@@ -141,7 +180,11 @@ function gap(demo: Demo): void {
   const sent = expected + 3;
   section(demo, `seq กระโดด: ส่ง ${sent} ทั้งที่ broker รอ ${expected}`);
   const result = sendRejectedOrDuplicate(demo, sent, orderRecords(sent, sent), 'a gap');
-  check('a gap is out of order, naming what was expected', { kind: 'OutOfOrderSequence', expected, got: sent }, result);
+  check(
+    'a gap is out of order, naming what was expected',
+    { kind: 'OutOfOrderSequence', expected, got: sent },
+    result,
+  );
   demo.out(`คำตัดสิน         ${paint(demo.style, result)} · รอ ${expected} ได้ ${sent}`);
   demo.out(`log end offset   ${demo.partition.logEndOffset} (เท่าเดิม)`);
   demo.out(`seq ${range(expected, sent - 1)} ไม่เคยมาถึง แปลว่ามีการเขียนที่หายไป ไม่ใช่ของซ้ำ`);
@@ -155,19 +198,44 @@ function overflow(demo: Demo): void {
   section(demo, 'หน้าต่างล้น: batch ที่ถูกดันออกไปแล้วถูกลืม');
   const singles = Array.from({ length: NUM_BATCHES_TO_RETAIN }, (_, i) => lastSeq + 1 + i);
   for (const seq of singles) {
-    const result = appendIdempotent(demo.partition, demo.state, pid, EPOCH, seq, orderRecords(seq, seq), nowMs);
+    const result = appendIdempotent(
+      demo.partition,
+      demo.state,
+      pid,
+      EPOCH,
+      seq,
+      orderRecords(seq, seq),
+      nowMs,
+    );
     check(`single-record batch ${range(seq, seq)} is appended`, 'Append', result.kind);
   }
   const expectedWindow = singles.map((s) => range(s, s));
-  check('the window now holds only the five single-record batches', expectedWindow, windowRanges(entryOf(demo)));
+  check(
+    'the window now holds only the five single-record batches',
+    expectedWindow,
+    windowRanges(entryOf(demo)),
+  );
   demo.out(`append ทีละ record: ${expectedWindow.join(' ')} → APPEND ทั้ง ${singles.length}`);
   demo.out(`หน้าต่างตอนนี้   ${formatWindow(entryOf(demo))}`);
   const expected = lastSeq + 1 + NUM_BATCHES_TO_RETAIN;
-  const result = sendRejectedOrDuplicate(demo, firstSeq, orderRecords(firstSeq, lastSeq), 'a resend of an evicted batch');
-  check('a resend of an evicted batch is out of order', { kind: 'OutOfOrderSequence', expected, got: firstSeq }, result);
-  demo.out(`ส่ง ${range(firstSeq, lastSeq)} อีกรอบ → ${paint(demo.style, result)} · รอ ${expected} ได้ ${firstSeq}`);
+  const result = sendRejectedOrDuplicate(
+    demo,
+    firstSeq,
+    orderRecords(firstSeq, lastSeq),
+    'a resend of an evicted batch',
+  );
+  check(
+    'a resend of an evicted batch is out of order',
+    { kind: 'OutOfOrderSequence', expected, got: firstSeq },
+    result,
+  );
+  demo.out(
+    `ส่ง ${range(firstSeq, lastSeq)} อีกรอบ → ${paint(demo.style, result)} · รอ ${expected} ได้ ${firstSeq}`,
+  );
   demo.out(`batch ${range(firstSeq, lastSeq)} ไม่ได้เปลี่ยน ที่เปลี่ยนคือสิ่งที่ broker ยังจำได้`);
-  demo.out(`${NUM_BATCHES_TO_RETAIN} ตัวนี้คือ ${NUM_BATCHES_TO_RETAIN} ตัวเดียวกับเพดานของ max.in.flight.requests.per.connection`);
+  demo.out(
+    `${NUM_BATCHES_TO_RETAIN} ตัวนี้คือ ${NUM_BATCHES_TO_RETAIN} ตัวเดียวกับเพดานของ max.in.flight.requests.per.connection`,
+  );
   demo.out(`ถ้าปล่อยให้ค้างบนสายเกิน ${NUM_BATCHES_TO_RETAIN} batch ตัวแรกอาจหลุดหน้าต่างก่อน ack ของมันจะกลับมา`);
   demo.out('');
 }
@@ -188,8 +256,14 @@ function restart(demo: Demo): void {
   demo.out(`หน้าต่างที่สร้างได้    ${formatWindow(entryOf(demo))} ตรงกับก่อน restart`);
   const last = leo - 1;
   const result = sendRejectedOrDuplicate(demo, last, orderRecords(last, last), 'a resend after the restart');
-  check('a resend after the restart is still a duplicate', { kind: 'Duplicate', firstOffset: last, lastOffset: last, timestamp: nowMs }, result);
-  demo.out(`ส่ง ${range(last, last)} ซ้ำหลัง restart → ${paint(demo.style, result)} · offset เดิม ${range(last, last)}`);
+  check(
+    'a resend after the restart is still a duplicate',
+    { kind: 'Duplicate', firstOffset: last, lastOffset: last, timestamp: nowMs },
+    result,
+  );
+  demo.out(
+    `ส่ง ${range(last, last)} ซ้ำหลัง restart → ${paint(demo.style, result)} · offset เดิม ${range(last, last)}`,
+  );
   demo.out('สถานะทั้งหมดมาจากหัว batch ขนาด 61 byte ไม่มีการถอดรหัส record แม้แต่ตัวเดียว');
   demo.out('');
 }
@@ -200,15 +274,24 @@ function newProcess(demo: Demo): void {
   const payload = orderRecords(firstSeq, lastSeq);
   const leo = demo.partition.logEndOffset;
   const result = appendIdempotent(demo.partition, demo.state, newPid, EPOCH, 0, payload, nowMs);
-  check('the same payload from a new producer id is appended', { kind: 'Append', firstOffset: leo, lastOffset: leo + payload.length - 1 }, result);
+  check(
+    'the same payload from a new producer id is appended',
+    { kind: 'Append', firstOffset: leo, lastOffset: leo + payload.length - 1 },
+    result,
+  );
   if (result.kind !== 'Append') return;
   const original = demo.partition.log.readBatches(firstSeq, 1).find((b) => b.baseOffset === firstSeq);
   const copy = demo.partition.log.readBatches(result.firstOffset, 1)[0];
-  const values = (b: typeof copy) => (b?.records ?? []).map((r) => Buffer.from(r.value ?? []).toString('hex'));
+  const values = (b: typeof copy) =>
+    (b?.records ?? []).map((r) => Buffer.from(r.value ?? []).toString('hex'));
   check('the log now holds the same records twice', values(original), values(copy));
   demo.out('ก. process ที่เริ่มใหม่ได้ producer id ใหม่ และนับ seq ใหม่จาก 0');
-  demo.out(`   payload เดิมของ ${range(firstSeq, lastSeq)} ส่งด้วย pid ${newPid} seq ${range(0, payload.length - 1)} → ${paint(demo.style, result)} · base_offset ${result.firstOffset}`);
-  demo.out(`   record ชุดเดียวกันจึงอยู่ใน log สองที่: offset ${range(firstSeq, lastSeq)} และ ${range(result.firstOffset, result.lastOffset)}`);
+  demo.out(
+    `   payload เดิมของ ${range(firstSeq, lastSeq)} ส่งด้วย pid ${newPid} seq ${range(0, payload.length - 1)} → ${paint(demo.style, result)} · base_offset ${result.firstOffset}`,
+  );
+  demo.out(
+    `   record ชุดเดียวกันจึงอยู่ใน log สองที่: offset ${range(firstSeq, lastSeq)} และ ${range(result.firstOffset, result.lastOffset)}`,
+  );
   demo.out('   การกันซ้ำผูกอยู่กับ session ของ producer ไม่ได้ผูกกับเนื้อของข้อความ');
 }
 
@@ -234,15 +317,30 @@ function narrowing(demo: Demo): void {
   const sizes: number[] = [];
   for (let seq = 0; seq < NARROW_BATCHES; seq++) {
     const records = deliveryRecord(seq);
-    sizes.push(buildProducerBatch(records, 0, nowMs, { producerId: pid, producerEpoch: EPOCH, baseSequence: seq }).length);
+    sizes.push(
+      buildProducerBatch(records, 0, nowMs, { producerId: pid, producerEpoch: EPOCH, baseSequence: seq })
+        .length,
+    );
     const result = appendIdempotent(narrow, state, pid, EPOCH, seq, records, nowMs);
     check(`narrow-0 batch ${range(seq, seq)} is appended`, 'Append', result.kind);
   }
   const segments = narrow.log.segments.length;
-  check('the segment count follows the roll rule and the real batch sizes', segmentsByRollRule(sizes, NARROW_SEGMENT_BYTES), segments);
-  check('the segment files on disk are the segments of the log', segments, readdirSync(narrow.dir).filter((n) => n.endsWith('.log')).length);
+  check(
+    'the segment count follows the roll rule and the real batch sizes',
+    segmentsByRollRule(sizes, NARROW_SEGMENT_BYTES),
+    segments,
+  );
+  check(
+    'the segment files on disk are the segments of the log',
+    segments,
+    readdirSync(narrow.dir).filter((n) => n.endsWith('.log')).length,
+  );
   const before = windowRanges(state.get(pid as ProducerId));
-  check('before the restart the window holds the last five batches', [3, 4, 5, 6, 7].map((s) => range(s, s)), before);
+  check(
+    'before the restart the window holds the last five batches',
+    [3, 4, 5, 6, 7].map((s) => range(s, s)),
+    before,
+  );
   narrow.close();
   narrow = Partition.open(demo.dataDir, 'narrow', 0, config);
   const rebuilt = rebuildProducerState(narrow.log);
@@ -251,13 +349,17 @@ function narrowing(demo: Demo): void {
   check('after the restart the window holds only what the active segment holds', inActive, after.length);
   check('the window really narrowed', true, after.length < before.length);
   narrow.close();
-  const size = sizes.every((s) => s === sizes[0]) ? `${sizes[0]} byte` : `${Math.min(...sizes)}-${Math.max(...sizes)} byte`;
+  const size = sizes.every((s) => s === sizes[0])
+    ? `${sizes[0]} byte`
+    : `${Math.min(...sizes)}-${Math.max(...sizes)} byte`;
   demo.out('ข. การสร้างสถานะเห็นแค่ segment ที่ active');
   demo.out(`   partition narrow-0 · segment.bytes = ${NARROW_SEGMENT_BYTES} · batch ละ 1 record ยาว ${size}`);
   demo.out(`   append ${NARROW_BATCHES} batch (seq ${range(0, NARROW_BATCHES - 1)}) → ${segments} segment`);
   demo.out(`   หน้าต่างก่อน restart  [${before.join(' ')}]`);
   demo.out(`   หน้าต่างหลัง restart  [${after.join(' ')}]`);
-  demo.out(`   จาก ${before.length} เหลือ ${after.length}: batch ที่ roll ไปอยู่ segment เก่าแล้ว หลุดจากการกันซ้ำหลัง restart`);
+  demo.out(
+    `   จาก ${before.length} เหลือ ${after.length}: batch ที่ roll ไปอยู่ segment เก่าแล้ว หลุดจากการกันซ้ำหลัง restart`,
+  );
   demo.out('   ทั้งที่ก่อน restart มันยังถูกกันอยู่');
 }
 
@@ -291,7 +393,14 @@ function transactions(demo: Demo): void {
 export function runIdemDemo(opts: IdemDemoOptions, out: Out, style: Style): void {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'klog-idem-demo-'));
   mkdirSync(dataDir, { recursive: true });
-  const demo: Demo = { opts, dataDir, out, style, partition: Partition.open(dataDir, 'orders', 0), state: new ProducerState() };
+  const demo: Demo = {
+    opts,
+    dataDir,
+    out,
+    style,
+    partition: Partition.open(dataDir, 'orders', 0),
+    state: new ProducerState(),
+  };
   let failed = false;
   try {
     deliveryMeanings(demo);
