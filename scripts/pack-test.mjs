@@ -43,6 +43,9 @@ function expectEqual(what, expected, actual) {
 }
 
 try {
+  // The versions come from changesets: the config must parse and the pending changesets must name real packages.
+  run('npx', ['changeset', 'status'], root);
+  step('ok    changeset status');
   const tgz = {};
   for (const name of packages) {
     const dir = join(root, 'packages', name);
