@@ -32,25 +32,54 @@ export interface ProducerFields {
   readonly baseSequence: number;
 }
 
-/** A batch from an idempotent producer: the three producer fields are written as given. */
+/**
+ * A batch from an idempotent producer: the three producer fields are written as
+ * given. `allocate` gives the buffer (a fresh one unless a `BatchScratch` is passed).
+ */
 export function buildProducerBatch(
   records: readonly RecordInput[],
   baseOffset: number,
   timestamp: number,
   producer: ProducerFields,
+  allocate?: (size: number) => Buffer,
 ): Buffer {
-  return encodeRecordBatch({
-    baseOffset,
-    partitionLeaderEpoch: 0,
-    attributes: 0,
-    lastOffsetDelta: records.length - 1,
-    baseTimestamp: timestamp,
-    maxTimestamp: timestamp,
-    producerId: producer.producerId,
-    producerEpoch: producer.producerEpoch,
-    baseSequence: producer.baseSequence,
-    records: toRecords(records),
-  });
+  return encodeRecordBatch(
+    {
+      baseOffset,
+      partitionLeaderEpoch: 0,
+      attributes: 0,
+      lastOffsetDelta: records.length - 1,
+      baseTimestamp: timestamp,
+      maxTimestamp: timestamp,
+      producerId: producer.producerId,
+      producerEpoch: producer.producerEpoch,
+      baseSequence: producer.baseSequence,
+      records: toRecords(records),
+    },
+    allocate,
+  );
+}
+
+/** Batches up to this size are built in the scratch; a larger one gets its own buffer. */
+const MAX_SCRATCH_BYTES = 1024 * 1024;
+
+/**
+ * One buffer reused to build batch after batch, for a writer that writes each batch
+ * out before it builds the next (the append path: its write is synchronous). It
+ * saves allocating, and first touching, fresh memory for every batch, which costs
+ * more than encoding a batch of small records. A batch built here is only valid
+ * until the next one is: never keep it.
+ */
+export class BatchScratch {
+  #buffer: Buffer = Buffer.alloc(0);
+
+  readonly allocate = (size: number): Buffer => {
+    if (size > MAX_SCRATCH_BYTES) return Buffer.allocUnsafe(size);
+    if (size > this.#buffer.length) {
+      this.#buffer = Buffer.allocUnsafeSlow(Math.min(MAX_SCRATCH_BYTES, Math.max(64 * 1024, size * 2)));
+    }
+    return this.#buffer.subarray(0, size);
+  };
 }
 
 const NO_PRODUCER: ProducerFields = {

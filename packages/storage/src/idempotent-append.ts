@@ -13,7 +13,7 @@ import {
   toProducerId,
   toSequence,
 } from '@klog/core';
-import { buildProducerBatch } from './batch-builder.js';
+import { BatchScratch, buildProducerBatch } from './batch-builder.js';
 import { StorageError } from './errors.js';
 import type { Partition } from './partition.js';
 import type { RecordInput } from './record.js';
@@ -29,6 +29,9 @@ export interface IdempotentAppendOptions {
   /** Apply Kafka's epoch fencing before judging (`judgeWithFencing`); the chapter's broker does not. */
   readonly fencing?: boolean;
 }
+
+/** One build buffer for every append in the process: each batch is written out before the next is built. */
+const scratch = new BatchScratch();
 
 // #region append-idempotent
 // #region append-head fragment
@@ -67,11 +70,9 @@ export function appendIdempotent(
     // #endregion append-head fragment
     case 'Append': {
       const log = partition.log;
-      const batch = buildProducerBatch(records, log.logEndOffset, nowMs, {
-        producerId: pid,
-        producerEpoch: epoch,
-        baseSequence: first,
-      });
+      const producer = { producerId: pid, producerEpoch: epoch, baseSequence: first };
+      // Built in a reused buffer: appendBatch writes it out before another batch is built.
+      const batch = buildProducerBatch(records, log.logEndOffset, nowMs, producer, scratch.allocate);
       const written = log.appendBatch(batch);
       // The window learns of the batch only once it is on the log.
       entry.addBatch(epoch, new BatchMetadata(last, written.lastOffset, records.length - 1, nowMs));

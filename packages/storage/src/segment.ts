@@ -38,8 +38,13 @@ export interface BatchPosition<T> {
   readonly header: T;
 }
 
-/** Bytes read at a time by the header scan: small batches share one read, a large one costs one read. */
-const SCAN_CHUNK = 8 * 1024;
+/** Bytes read at a time by the header scan while batches are small: many headers share one read. */
+const SCAN_CHUNK = 64 * 1024;
+/**
+ * After a batch larger than this, the scan reads only the next header's 61 bytes:
+ * one small read costs less than copying a chunk of record bytes it would skip.
+ */
+const SCAN_HEADER_ONLY_AFTER = 4 * 1024;
 
 export class LogSegment {
   #fd: number;
@@ -103,13 +108,20 @@ export class LogSegment {
   read(position: number, length: number): Buffer {
     this.#checkOpen();
     const buf = Buffer.allocUnsafe(Math.max(0, Math.min(length, this.#size - position)));
+    const done = this.#readInto(buf, position, buf.length);
+    return done === buf.length ? buf : buf.subarray(0, done);
+  }
+
+  /** Read up to `length` bytes at `position` into the start of `buf`; returns how many were read. */
+  #readInto(buf: Buffer, position: number, length: number): number {
+    const want = Math.max(0, Math.min(length, buf.length, this.#size - position));
     let done = 0;
-    while (done < buf.length) {
-      const n = readSync(this.#fd, buf, done, buf.length - done, position + done);
+    while (done < want) {
+      const n = readSync(this.#fd, buf, done, want - done, position + done);
       if (n === 0) break;
       done += n;
     }
-    return done === buf.length ? buf : buf.subarray(0, done);
+    return done;
   }
 
   /**
@@ -119,16 +131,25 @@ export class LogSegment {
    * `from` must be the position of a batch (0, or one this scan or the index gave).
    */
   *headers(options: DecodeOptions = {}, from = 0): Generator<BatchPosition<RecordBatchHeader>> {
-    let chunk: Buffer = Buffer.alloc(0);
+    // One buffer for the whole scan, refilled in place: a header is copied out before the next read.
+    const buffer = Buffer.allocUnsafe(
+      Math.max(RECORD_BATCH_OVERHEAD, Math.min(SCAN_CHUNK, this.#size - from)),
+    );
+    let chunk = buffer.subarray(0, 0);
     let chunkStart = 0;
+    let chunkOptions: DecodeOptions = options;
+    let size = 0;
     let position = from;
     while (position < this.#size) {
       if (position + RECORD_BATCH_OVERHEAD > chunkStart + chunk.length) {
+        this.#checkOpen();
         chunkStart = position;
-        chunk = this.read(position, SCAN_CHUNK);
+        const want = size > SCAN_HEADER_ONLY_AFTER ? RECORD_BATCH_OVERHEAD : SCAN_CHUNK;
+        chunk = buffer.subarray(0, this.#readInto(buffer, position, want));
+        chunkOptions = { ...options, base: chunkStart };
       }
-      const header = decodeBatchHeader(chunk, position - chunkStart, { ...options, base: chunkStart });
-      const size = batchSize(header);
+      const header = decodeBatchHeader(chunk, position - chunkStart, chunkOptions);
+      size = batchSize(header);
       if (position + size > this.#size) {
         throw new DecodeError(
           'batchLength',

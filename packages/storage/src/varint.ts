@@ -5,6 +5,7 @@ import { DecodeError } from './errors.js';
  * / `writeVarlong`): zigzag maps -1 → 1, 1 → 2, …, then 7 bits per byte, low first,
  * high bit set while more bytes follow. A varint is at most 5 bytes, a varlong 10;
  * JS numbers carry varlongs exactly up to 2^53, which the decoder enforces.
+ * The big-endian fixed-width readers of the batch header live here too.
  */
 
 const TWO_32 = 4_294_967_296;
@@ -64,6 +65,13 @@ export interface Cursor {
 /** Read a zigzag varint (int32) at `cur.pos`, not reading at or past `end`. */
 export function readVarint(buf: Uint8Array, cur: Cursor, end: number, field: string): void {
   const start = cur.pos;
+  // Most varints in a record are one byte (small deltas, a short key's length, no headers): skip the loop.
+  if (start < end && buf[start]! < 0x80) {
+    const byte = buf[start]!;
+    cur.value = (byte >>> 1) ^ -(byte & 1);
+    cur.pos = start + 1;
+    return;
+  }
   let pos = start;
   let raw = 0;
   let shift = 0;
@@ -83,6 +91,12 @@ export function readVarint(buf: Uint8Array, cur: Cursor, end: number, field: str
 /** Read a zigzag varlong at `cur.pos`; rejects values a JS number cannot hold exactly. */
 export function readVarlong(buf: Uint8Array, cur: Cursor, end: number, field: string): void {
   const start = cur.pos;
+  if (start < end && buf[start]! < 0x80) {
+    const byte = buf[start]!;
+    cur.value = (byte >>> 1) ^ -(byte & 1);
+    cur.pos = start + 1;
+    return;
+  }
   let pos = start;
   let raw = 0;
   let scale = 1;
@@ -103,10 +117,27 @@ export function readVarlong(buf: Uint8Array, cur: Cursor, end: number, field: st
   cur.pos = pos;
 }
 
+/** Big-endian fixed-width reads from a byte array; the caller has checked the bytes are there. */
+export function readInt32(bytes: Uint8Array, pos: number): number {
+  return (bytes[pos]! << 24) | (bytes[pos + 1]! << 16) | (bytes[pos + 2]! << 8) | bytes[pos + 3]!;
+}
+
+export function readUint32(bytes: Uint8Array, pos: number): number {
+  return readInt32(bytes, pos) >>> 0;
+}
+
+export function readInt16(bytes: Uint8Array, pos: number): number {
+  return ((bytes[pos]! << 24) | (bytes[pos + 1]! << 16)) >> 16;
+}
+
+export function readInt8(bytes: Uint8Array, pos: number): number {
+  return (bytes[pos]! << 24) >> 24;
+}
+
 /** Read a big-endian i64 that must be a safe integer (offsets, timestamps, producer ids). */
-export function readInt64(view: DataView, pos: number, field: string, base: number): number {
-  const hi = view.getInt32(pos);
-  const lo = view.getUint32(pos + 4);
+export function readInt64(bytes: Uint8Array, pos: number, field: string, base: number): number {
+  const hi = readInt32(bytes, pos);
+  const lo = readUint32(bytes, pos + 4);
   const value = hi * TWO_32 + lo;
   if (!Number.isSafeInteger(value)) {
     throw new DecodeError(

@@ -205,3 +205,92 @@ function plain(r: Record) {
     headers: r.headers.map((h) => ({ key: h.key, value: b(h.value) })),
   };
 }
+
+describe('decoder rejections inside a record name the record and its field', () => {
+  const withHeaders: Record[] = [0, 1].map((i) => ({
+    attributes: 0,
+    timestampDelta: i,
+    offsetDelta: i,
+    key: Buffer.from(`k${i}`),
+    value: Buffer.from(`v${i}`),
+    headers: [{ key: 'trace', value: Buffer.from('t') }],
+  }));
+  const fields = {
+    baseOffset: 0,
+    partitionLeaderEpoch: 0,
+    attributes: 0,
+    lastOffsetDelta: 1,
+    baseTimestamp: NOW,
+    maxTimestamp: NOW + 1,
+    producerId: -1,
+    producerEpoch: -1,
+    baseSequence: -1,
+    records: withHeaders,
+  };
+  const good = encodeRecordBatch(fields);
+  // Record 1 starts after record 0: its length varint, then its body.
+  const second = RECORD_BATCH_OVERHEAD + 1 + (good[RECORD_BATCH_OVERHEAD]! >> 1);
+  const resealed = (bytes: Buffer) => {
+    bytes.writeUInt32BE(crc32c(bytes.subarray(21)), 17);
+    return bytes;
+  };
+
+  it('a null header key in the second record', () => {
+    const bad = Buffer.from(good);
+    // Body of record 1: attributes, tsDelta, offsetDelta, key (len + 2), value (len + 2), header count, header key length.
+    const keyLengthAt = second + 1 + 1 + 1 + 1 + 3 + 3 + 1;
+    expect(bad[keyLengthAt]).toBe(10); // zigzag 5: 'trace'
+    bad[keyLengthAt] = 1; // zigzag -1: null
+    const error = decodeError(() => decodeRecordBatch(resealed(bad)));
+    expect(error).toMatchObject({ field: 'records[1].headers[0].key', offset: keyLengthAt });
+    expect(error.reason).toBe('header key is null');
+  });
+
+  it('a header key that is not UTF-8', () => {
+    const bad = Buffer.from(good);
+    const keyAt = second + 1 + 1 + 1 + 1 + 3 + 3 + 1;
+    bad[keyAt + 1] = 0xff;
+    const error = decodeError(() => decodeRecordBatch(resealed(bad)));
+    expect(error).toMatchObject({
+      field: 'records[1].headers[0].key',
+      reason: 'header key is not valid UTF-8',
+    });
+  });
+
+  it('a record whose fields end before its declared length', () => {
+    const bad = Buffer.from(good);
+    bad[second + 1 + 1 + 1 + 1 + 3 + 3] = 0; // header count 1 → 0: the header's bytes are left over
+    const error = decodeError(() => decodeRecordBatch(resealed(bad)));
+    expect(error.field).toBe('records[1]');
+    expect(error.reason).toBe('record declares 18 bytes but its fields end 8 bytes early');
+  });
+
+  it('keys and values are views of the input bytes, not copies', () => {
+    const decoded = decodeRecordBatch(good);
+    const value = decoded.records[1]!.value!;
+    expect(value.buffer).toBe(good.buffer);
+    expect(Buffer.from(value).toString()).toBe('v1');
+  });
+
+  it('property: any flipped byte in the records, CRC resealed, decodes or fails with a DecodeError', () => {
+    fc.assert(
+      fc.property(
+        arbBatchFields.filter((f) => f.records.length > 0),
+        fc.nat(),
+        fc.integer({ min: 1, max: 255 }),
+        (f, at, flip) => {
+          const bytes = Buffer.from(encodeRecordBatch(f));
+          const i = RECORD_BATCH_OVERHEAD + (at % (bytes.length - RECORD_BATCH_OVERHEAD));
+          bytes[i]! ^= flip;
+          try {
+            decodeRecordBatch(resealed(bytes));
+          } catch (error) {
+            expect(error).toBeInstanceOf(DecodeError);
+            expect((error as DecodeError).field).toMatch(/^records/);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
