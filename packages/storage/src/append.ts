@@ -1,6 +1,6 @@
 import { buildPlainBatch } from './batch-builder.js';
 import { StorageError } from './errors.js';
-import type { LogAppendInfo } from './log.js';
+import { appendBuiltBatch, type LogAppendInfo } from './log.js';
 import type { Partition } from './partition.js';
 import type { RecordInput } from './record.js';
 
@@ -12,5 +12,5 @@ export function appendRecords(
 ): LogAppendInfo {
   if (records.length === 0) throw new StorageError('a batch needs at least one record');
   const log = partition.log;
-  return log.appendBatch(buildPlainBatch(records, log.logEndOffset, nowMs));
+  return appendBuiltBatch(log, buildPlainBatch(records, log.logEndOffset, nowMs));
 }

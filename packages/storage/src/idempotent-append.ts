@@ -15,6 +15,7 @@ import {
 } from '@klog/core';
 import { BatchScratch, buildProducerBatch } from './batch-builder.js';
 import { StorageError } from './errors.js';
+import { appendBuiltBatch } from './log.js';
 import type { Partition } from './partition.js';
 import type { RecordInput } from './record.js';
 
@@ -73,7 +74,7 @@ export function appendIdempotent(
       const producer = { producerId: pid, producerEpoch: epoch, baseSequence: first };
       // Built in a reused buffer: appendBatch writes it out before another batch is built.
       const batch = buildProducerBatch(records, log.logEndOffset, nowMs, producer, scratch.allocate);
-      const written = log.appendBatch(batch);
+      const written = appendBuiltBatch(log, batch);
       // The window learns of the batch only once it is on the log.
       entry.addBatch(epoch, new BatchMetadata(last, written.lastOffset, records.length - 1, nowMs));
       state.update(entry);

@@ -93,6 +93,21 @@ function completeInterruptedSwap(dir: string): void {
   if (existsSync(old) && existsSync(dir)) rmSync(old, { recursive: true, force: true });
 }
 
+/** Set by `Log`'s static block, so that only this package can reach the write path below. */
+let writeBuiltBatch: (log: Log, batch: Buffer) => LogAppendInfo;
+
+/**
+ * Append a batch that this package's own builder produced in the same call and that
+ * never left the package: its CRC-32C was computed a moment ago, so computing it again
+ * to check it would only double the cost of the append. Kafka does the same: the
+ * leader validates the CRC of a client's batch (`LogValidator`) but not of batches it
+ * builds itself. Not exported from the package: bytes from outside go through
+ * `Log.appendBatch`, which checks everything.
+ */
+export function appendBuiltBatch(log: Log, batch: Buffer): LogAppendInfo {
+  return writeBuiltBatch(log, batch);
+}
+
 /**
  * A partition's log: ordered segments, the last of which is active and takes
  * appends (Kafka's `UnifiedLog` over `LocalLog`). The log end offset is the offset
@@ -163,7 +178,11 @@ export class Log {
    * (outside the CRC) is set to the log end offset.
    */
   appendBatch(batch: Buffer): LogAppendInfo {
-    return this.#write(batch, this.#logEndOffset);
+    return this.#write(batch, this.#logEndOffset, true);
+  }
+
+  static {
+    writeBuiltBatch = (log, batch) => log.#write(batch, log.#logEndOffset, false);
   }
 
   /**
@@ -178,15 +197,16 @@ export class Log {
         `batch at offset ${header.baseOffset} is below the log end offset ${this.#logEndOffset}`,
       );
     }
-    return this.#write(batch, header.baseOffset);
+    return this.#write(batch, header.baseOffset, true);
   }
 
   // #region append-batch
   /**
-   * Write a batch at `baseOffset`. It is checked first, length, magic and CRC, so
-   * bytes that are not a batch never reach the file; then the segment may roll.
+   * Write a batch at `baseOffset`. It is checked first, length, magic and (for bytes
+   * from outside) the CRC, so bytes that are not a batch never reach the file; then
+   * the segment may roll.
    */
-  #write(batch: Buffer, baseOffset: number): LogAppendInfo {
+  #write(batch: Buffer, baseOffset: number, verifyCrc: boolean): LogAppendInfo {
     this.#checkOpen();
     writeInt64(new DataView(batch.buffer, batch.byteOffset, 8), 0, baseOffset);
     const header = decodeBatchHeader(batch, 0, { maxBatchBytes: this.config.maxBatchBytes });
@@ -197,7 +217,7 @@ export class Log {
         `says ${batchSize(header)} bytes but the buffer holds ${batch.length}`,
       );
     }
-    if (computeBatchCrc(batch, 0, header) !== header.crc) {
+    if (verifyCrc && computeBatchCrc(batch, 0, header) !== header.crc) {
       throw new DecodeError('crc', 17, 'the batch does not match its CRC-32C');
     }
     const rolled = this.#maybeRoll(batch.length);
