@@ -13,7 +13,7 @@ import { cutExcerpt, cutSection } from '../excerpts/source.js';
 import { realDist, realRoot, requireBuiltSite } from './fixture.js';
 
 const haveChromium = existsSync(chromiumPath);
-if (!haveChromium) missingChromium('the browser test of the site is skipped'); // throws when CI is set
+if (!haveChromium) missingChromium('the browser test of the site cannot run'); // throws when CI is set
 
 describe.skipIf(!haveChromium)('chapter 7 in Chromium', () => {
   let server: Server;
