@@ -80,9 +80,11 @@ export function compact(partition: Partition, options: CompactionOptions = {}): 
       recentProducerBatches.set(batch.producerId, recent);
     }
   }
+  // #region compaction-must-keep
   const mustKeep = (batch: RecordBatch) =>
     batch.baseOffset === lastBatchOffset ||
     (batch.producerId >= 0 && (recentProducerBatches.get(batch.producerId) ?? []).includes(batch.baseOffset));
+  // #endregion compaction-must-keep
   const survives = (batch: RecordBatch, record: Record) => {
     const key = keyOf(record);
     if (key === undefined) return true;

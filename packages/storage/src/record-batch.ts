@@ -12,6 +12,7 @@ import {
   writeInt64,
 } from './varint.js';
 
+// #region batch-header-layout
 /**
  * RecordBatch v2, byte for byte as Kafka writes it in a `.log` segment
  * (`DefaultRecordBatch`). All header fields are big-endian:
@@ -39,6 +40,7 @@ export const MAGIC_V2 = 2;
 export const NO_PRODUCER_ID = -1;
 export const NO_PRODUCER_EPOCH = -1;
 export const NO_SEQUENCE = -1;
+// #endregion batch-header-layout
 /** A batch the decoder accepts by default: Kafka's default `message.max.bytes` is about 1 MiB; allow headroom. */
 export const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
 

@@ -1,0 +1,62 @@
+// The lesson site. Content lives in the repository's top-level docs/ (src/content/docs is a
+// symlink to it); every excerpt and run output is pulled from source at build time by the
+// components in src/components, and `pnpm check:excerpts` checks the built HTML against it.
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import starlight from '@astrojs/starlight';
+import { defineConfig } from 'astro/config';
+import rehypeMermaid from 'rehype-mermaid';
+import { chromiumPath, missingChromium } from './excerpts/chromium.js';
+import { rehypeMermaidPlaceholder } from './excerpts/rehype-mermaid-placeholder.js';
+import { remarkExcerptOrigin } from './excerpts/remark-origin.js';
+import { repoRoot } from './excerpts/root.js';
+
+// Diagrams are drawn at build time in the machine's Chromium (Debian's `chromium`), never in
+// the reader's browser and never from a CDN. Without it a developer still gets a site, with a
+// loud placeholder; CI (CI set) refuses to build without it.
+const chromium = existsSync(chromiumPath) ? chromiumPath : undefined;
+if (!chromium) missingChromium('the diagrams cannot be drawn');
+
+export default defineConfig({
+  site: 'http://127.0.0.1',
+  integrations: [
+    starlight({
+      title: 'kaen-log',
+      description: 'kaen-log: log broker แบบ Kafka สำหรับคอร์สเรียนไส้ในของ Kafka เป็นภาษาไทย',
+      locales: { root: { label: 'ไทย', lang: 'th' } },
+      customCss: ['./src/styles/klog.css'],
+      // The lessons' real path is ../../docs (src/content/docs links to it): let Starlight's own
+      // remark/rehype steps (asides, heading links) treat it as docs content.
+      markdown: { processedDirs: ['../../docs'] },
+    }),
+  ],
+  markdown: {
+    remarkPlugins: [[remarkExcerptOrigin, { root: repoRoot }]],
+    rehypePlugins: chromium
+      ? [
+          [
+            rehypeMermaid,
+            {
+              strategy: 'inline-svg',
+              launchOptions: {
+                executablePath: chromium,
+                headless: true,
+                args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu'],
+              },
+              mermaidConfig: {
+                theme: 'neutral',
+                fontFamily: 'system-ui, "Noto Sans Thai", Garuda, Loma, sans-serif',
+              },
+            },
+          ],
+        ]
+      : [rehypeMermaidPlaceholder],
+  },
+  vite: {
+    resolve: {
+      // MDX that lives outside the app (../../docs) must resolve the same Starlight instance.
+      dedupe: ['@astrojs/starlight'],
+      alias: { '@lesson': fileURLToPath(new URL('./src/components/index.ts', import.meta.url)) },
+    },
+  },
+});

@@ -1,0 +1,348 @@
+// The excerpt checker: lesson ⇄ source, byte for byte. It fails closed, naming both places,
+// when a referenced file, region or section is missing; when markers are unclosed, duplicated,
+// mismatched or cut a declaration without saying `fragment`; when a golden file differs from
+// what the CLI prints now (scripts/golden.mjs check); and when a block in the built HTML
+// differs from its source bytes. It lists regions no lesson references.
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTwoFilesPatch } from 'diff';
+import { type BuiltBlock, listPages, pageOf, readPage } from './built.js';
+import { findCut, isParsedSource } from './declarations.js';
+import { parseSections, type Section } from './golden.js';
+import { type Lesson, listLessons, readLesson } from './references.js';
+import { type Region, sha256 } from './regions.js';
+import { type ExcerptError, readRegions, repoPath } from './source.js';
+
+export interface Finding {
+  readonly level: 'error' | 'warning';
+  /** One place ("packages/core/src/verdict.ts:31") or both ("docs/07-idem.mdx:12 ⇄ packages/…:31"). */
+  readonly where: string;
+  readonly message: string;
+  /** A unified diff or a tool's output. */
+  readonly detail?: string;
+}
+
+export interface CheckOptions {
+  /** Repository root. */
+  readonly root: string;
+  /** The built site, relative to root (default apps/docs/dist). */
+  readonly dist?: string;
+  /** Run scripts/golden.mjs check (default true). */
+  readonly golden?: boolean;
+}
+
+export interface CheckResult {
+  readonly findings: readonly Finding[];
+  readonly stats: {
+    readonly lessons: number;
+    readonly references: number;
+    readonly sourceFiles: number;
+    readonly regions: number;
+    readonly pages: number;
+    readonly blocks: number;
+  };
+}
+
+export const DEFAULT_DIST = 'apps/docs/dist';
+
+/** Source files whose regions are checked and listed: every script under packages/<name>/src. */
+export function listSources(root: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(join(root, rel), { withFileTypes: true })) {
+      const child = `${rel}/${entry.name}`;
+      if (entry.isDirectory()) walk(child);
+      else if (isParsedSource(entry.name) && !entry.name.endsWith('.d.ts')) out.push(child);
+    }
+  };
+  if (existsSync(join(root, 'packages'))) {
+    for (const pkg of readdirSync(join(root, 'packages'), { withFileTypes: true })) {
+      if (pkg.isDirectory() && existsSync(join(root, 'packages', pkg.name, 'src')))
+        walk(`packages/${pkg.name}/src`);
+    }
+  }
+  return out.sort();
+}
+
+function unifiedDiff(builtLabel: string, sourceLabel: string, built: string, source: string): string {
+  return createTwoFilesPatch(builtLabel, sourceLabel, built, source, undefined, undefined, { context: 3 })
+    .split('\n')
+    .filter((l) => !l.startsWith('====='))
+    .join('\n')
+    .trimEnd();
+}
+
+/** Index of the first line where two texts differ. */
+function firstDifferingLine(a: string, b: string): number {
+  const x = a.split('\n');
+  const y = b.split('\n');
+  let i = 0;
+  while (i < x.length && i < y.length && x[i] === y[i]) i++;
+  return i;
+}
+
+export function checkExcerpts(options: CheckOptions): CheckResult {
+  const { root } = options;
+  const dist = options.dist ?? DEFAULT_DIST;
+  const findings: Finding[] = [];
+  const error = (where: string, message: string, detail?: string) =>
+    findings.push(
+      detail === undefined ? { level: 'error', where, message } : { level: 'error', where, message, detail },
+    );
+  const warn = (where: string, message: string) => findings.push({ level: 'warning', where, message });
+  const norm = (file: string): string => {
+    try {
+      return repoPath(root, file);
+    } catch {
+      return file;
+    }
+  };
+
+  // 1. Markers in every source file, and in any other file a lesson references.
+  const lessons: Lesson[] = listLessons(root).map((f) => readLesson(root, f));
+  const referencedFiles = new Set<string>();
+  for (const lesson of lessons) {
+    for (const ref of lesson.references) if (ref.kind === 'region') referencedFiles.add(norm(ref.file));
+  }
+  const sourceFiles = new Set(listSources(root));
+  for (const f of referencedFiles) if (existsSync(join(root, f))) sourceFiles.add(f);
+  const regionsByFile = new Map<string, Map<string, Region>>();
+  let regionCount = 0;
+  for (const file of [...sourceFiles].sort()) {
+    const { parsed, source } = readRegions(root, file);
+    for (const p of parsed.problems) error(`${p.file}:${p.line}`, p.message);
+    regionsByFile.set(parsed.file, new Map(parsed.regions));
+    for (const region of parsed.regions.values()) {
+      regionCount++;
+      const cut = findCut(source, region);
+      if (cut && !region.fragment) {
+        error(
+          `${region.file}:${region.beginLine}`,
+          `region "${region.name}" cuts ${cut.what} (lines ${cut.startLine}-${cut.endLine}) in half; mark it "// #region ${region.name} fragment" if that is meant`,
+        );
+      } else if (!cut && region.fragment) {
+        warn(
+          `${region.file}:${region.beginLine}`,
+          `region "${region.name}" is marked fragment but cuts nothing; drop "fragment"`,
+        );
+      }
+    }
+  }
+
+  // 2. Every lesson reference resolves to a region or a section.
+  const sectionsByFile = new Map<string, Map<string, Section> | undefined>();
+  const sectionsOf = (file: string): Map<string, Section> | undefined => {
+    if (!sectionsByFile.has(file)) {
+      if (!existsSync(join(root, file))) sectionsByFile.set(file, undefined);
+      else {
+        const parsed = parseSections(file, readFileSync(join(root, file), 'utf8'));
+        for (const p of parsed.problems) error(`${p.file}:${p.line}`, p.message);
+        sectionsByFile.set(file, new Map(parsed.sections));
+      }
+    }
+    return sectionsByFile.get(file);
+  };
+  const referenced = new Set<string>();
+  let referenceCount = 0;
+  for (const lesson of lessons) {
+    for (const p of lesson.problems) error(`${p.file}:${p.line}`, p.message);
+    for (const ref of lesson.references) {
+      referenceCount++;
+      const at = `${ref.lesson}:${ref.line}`;
+      let file: string;
+      try {
+        file = repoPath(root, ref.file);
+      } catch (e) {
+        error(at, (e as ExcerptError).message);
+        continue;
+      }
+      if (!existsSync(join(root, file))) {
+        error(`${at} ⇄ ${file}`, `references ${file}, which does not exist`);
+        continue;
+      }
+      if (ref.kind === 'region') {
+        const regions = regionsByFile.get(file);
+        const region = regions?.get(ref.name);
+        if (!region) {
+          const known = [...(regions?.keys() ?? [])];
+          error(
+            `${at} ⇄ ${file}`,
+            `no region "${ref.name}" in ${file} (${known.length ? `regions here: ${known.join(', ')}` : 'the file has no regions'})`,
+          );
+          continue;
+        }
+        referenced.add(`${file}#${ref.name}`);
+      } else {
+        const sections = sectionsOf(file);
+        if (!sections?.has(ref.title)) {
+          error(
+            `${at} ⇄ ${file}`,
+            `no section "== ${ref.title} ==" in ${file} (sections here: ${[...(sections?.keys() ?? [])].map((t) => JSON.stringify(t)).join(', ')})`,
+          );
+        }
+      }
+    }
+  }
+
+  // 3. Golden files against the CLI, by the project's own golden script.
+  if (options.golden !== false) {
+    const run = spawnSync(process.execPath, [join(root, 'scripts/golden.mjs'), 'check'], {
+      cwd: root,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    if (run.status !== 0) {
+      error(
+        'expected/',
+        'a golden file differs from what the CLI prints now (if the change is meant: pnpm bless, and review the diff)',
+        `${run.stdout}${run.stderr}`.trim(),
+      );
+    }
+  }
+
+  // 4. The built HTML, block by block, against the bytes of its source now.
+  const pages = listPages(root, dist);
+  let blockCount = 0;
+  if (pages.length === 0) {
+    error(
+      dist,
+      'no built site here: build it first (pnpm check:excerpts builds it; or pnpm --filter @klog/docs build)',
+    );
+  } else {
+    const byLesson = new Map(lessons.map((l) => [l.file, l]));
+    const seenRefs = new Set<string>();
+    const lessonPages = new Set(lessons.map((l) => pageOf(l.file, dist)));
+    for (const lesson of lessons) {
+      const page = pageOf(lesson.file, dist);
+      if (!pages.includes(page)) error(lesson.file, `its page ${page} is not in the built site: rebuild it`);
+    }
+    for (const page of pages) {
+      if (page.endsWith('/index.html') && !lessonPages.has(page)) {
+        warn(page, 'a built page that no file under docs/ makes (left over from an older build?)');
+      }
+    }
+    for (const page of pages) {
+      const built = readPage(root, page);
+      const lesson = lessons.find((l) => pageOf(l.file, dist) === page);
+      if (lesson && built.lang !== 'th')
+        error(page, `<html lang="${built.lang}">: the site's language is Thai (th)`);
+      if (lesson?.chapter !== undefined) {
+        for (const first of built.pasted) {
+          error(
+            `${lesson.file} ⇄ ${page}`,
+            `a code block in chapter ${lesson.chapter} that no source region or golden section produced (code is never pasted: use <Excerpt> or <RunOutput>): ${JSON.stringify(first.slice(0, 80))}`,
+          );
+        }
+      }
+      for (const block of built.blocks) {
+        blockCount++;
+        checkBlock(block, byLesson, seenRefs);
+      }
+    }
+    for (const lesson of lessons) {
+      for (const ref of lesson.references) {
+        const key = `${ref.lesson}:${ref.line}`;
+        if (!seenRefs.has(key)) {
+          error(
+            key,
+            `referenced here but no block for it in the built site (${pageOf(lesson.file, dist)}): rebuild it`,
+          );
+        }
+      }
+    }
+  }
+
+  function checkBlock(block: BuiltBlock, byLesson: Map<string, Lesson>, seenRefs: Set<string>): void {
+    const lessonAt = block.lesson ?? `${block.page} (no data-lesson)`;
+    const [lessonFile, lessonLine] = (block.lesson ?? '').split(':');
+    const ref = byLesson.get(lessonFile ?? '')?.references.find((r) => String(r.line) === lessonLine);
+    if (!block.lesson || !ref) {
+      error(
+        `${lessonAt} ⇄ ${block.src}`,
+        `a block in ${block.page} that no lesson line references now: the site is stale, rebuild it`,
+      );
+      return;
+    }
+    seenRefs.add(block.lesson);
+    const refSrc = ref.kind === 'region' ? `${norm(ref.file)}#${ref.name}` : `${norm(ref.file)}#${ref.title}`;
+    if (refSrc !== block.src) {
+      error(
+        `${block.lesson} ⇄ ${block.src}`,
+        `the lesson now references ${refSrc} here: the site is stale, rebuild it`,
+      );
+      return;
+    }
+    let now: { text: string; sha256: string; lines: string; lineAt: (i: number) => number } | undefined;
+    if (block.kind === 'region') {
+      const region = regionsByFile.get(block.file)?.get(block.name);
+      if (region) {
+        now = {
+          text: region.text,
+          sha256: region.sha256,
+          lines: `${region.beginLine + 1}-${region.endLine - 1}`,
+          lineAt: (i) => region.lineNumbers[Math.min(i, region.lineNumbers.length - 1)] ?? region.beginLine,
+        };
+      }
+    } else {
+      const section = sectionsOf(block.file)?.get(block.name);
+      if (section) {
+        now = {
+          text: section.text,
+          sha256: section.sha256,
+          lines: `${section.firstLine}-${section.lastLine}`,
+          lineAt: (i) => Math.min(section.firstLine + i, section.lastLine),
+        };
+      }
+    }
+    if (!now) return; // already reported as a missing region or section
+    const what = block.kind === 'region' ? `region "${block.name}"` : `section "== ${block.name} =="`;
+    if (block.text !== now.text) {
+      const i = firstDifferingLine(block.text, now.text);
+      error(
+        `${block.lesson} ⇄ ${block.file}:${now.lineAt(i)}`,
+        `the built block differs from the bytes of ${what} (source or golden file changed since the site was built, or the renderer changed the text): rebuild the site and review`,
+        unifiedDiff(
+          `built HTML ${block.page} (${block.lesson})`,
+          `${block.file}:${now.lines}`,
+          block.text,
+          now.text,
+        ),
+      );
+      return;
+    }
+    if (block.sha256 !== sha256(block.text)) {
+      error(
+        `${block.lesson} ⇄ ${block.file}:${now.lines}`,
+        `data-sha256 of the built block (${block.sha256 ?? 'missing'}) is not the hash of its text (${sha256(block.text)})`,
+      );
+    }
+    if (block.lines !== now.lines) {
+      error(
+        `${block.lesson} ⇄ ${block.file}:${now.lines}`,
+        `the built block says lines ${block.lines ?? '?'} but ${what} is now at lines ${now.lines}: rebuild the site`,
+      );
+    }
+  }
+
+  // 5. Regions nothing references: not wrong, but worth knowing.
+  for (const [file, regions] of regionsByFile) {
+    for (const region of regions.values()) {
+      if (!referenced.has(`${file}#${region.name}`)) {
+        warn(`${file}:${region.beginLine}`, `region "${region.name}" is not referenced by any lesson`);
+      }
+    }
+  }
+
+  return {
+    findings,
+    stats: {
+      lessons: lessons.length,
+      references: referenceCount,
+      sourceFiles: regionsByFile.size,
+      regions: regionCount,
+      pages: pages.length,
+      blocks: blockCount,
+    },
+  };
+}

@@ -1,0 +1,5 @@
+// The lesson components, imported by the MDX under docs/ as `@lesson`.
+export { default as Diagram } from './Diagram.astro';
+export { default as Excerpt } from './Excerpt.astro';
+export { default as Quiz } from './Quiz.astro';
+export { default as RunOutput } from './RunOutput.astro';
