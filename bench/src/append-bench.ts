@@ -34,8 +34,9 @@ import { comparison } from './stats.js';
  * both put the same bytes on disk with the same number of writes.
  *
  * klog's append does, per batch: validate the producer fields, judge the batch
- * against the producer's window, encode it (records, CRC-32C), check it again
- * before writing (length, magic, CRC), write it, and update the window.
+ * against the producer's window, encode it (records, CRC-32C), write it, and
+ * update the window. (A batch from outside, through `Log.appendBatch`, is also
+ * checked before the write; one klog built itself a moment ago is not.)
  */
 
 const TOPIC = 'bench';
@@ -167,20 +168,19 @@ function rawWriteTask(ctx: BenchContext, c: AppendCase, batches: readonly Buffer
 }
 
 /**
- * The floor any append that validates could reach: the raw write plus the two
- * CRC-32C passes over the batch that klog cannot drop (computing it while encoding,
- * checking it before the write), with klog's own native crc32c. No encoding, no copy.
+ * The floor any append of valid batches could reach: the raw write plus the one
+ * CRC-32C pass over the batch that the format requires (computed while encoding),
+ * with klog's own native crc32c. No encoding, no copy.
  */
 function floorTask(ctx: BenchContext, c: AppendCase, batches: readonly Buffer[]): TaskSpec {
   const raw = rawWriteTask(ctx, c, batches);
   return {
     ...raw,
-    name: 'raw writeSync + CRC-32C twice',
+    name: 'raw writeSync + CRC-32C',
     fn: () => {
       for (const batch of batches) {
-        const body = batch.subarray(21);
-        const computed = crc32c(body); // what encoding the batch costs in CRC
-        if (crc32c(body) !== computed || computed !== batch.readUInt32BE(17)) throw new Error('bad CRC');
+        // What encoding the batch costs in CRC; compared so the work cannot be optimised away.
+        if (crc32c(batch.subarray(21)) !== batch.readUInt32BE(17)) throw new Error('bad CRC');
       }
       return raw.fn();
     },
@@ -216,12 +216,12 @@ export async function runAppendBench(ctx: BenchContext): Promise<Comparison[]> {
         {
           id: `append-floor-${c.recordsPerBatch}`,
           group: 'append',
-          label: `floor for ${shape}: raw write + CRC-32C computed and checked`,
+          label: `floor for ${shape}: raw write + CRC-32C computed once`,
           ratioUnit: 'of raw write throughput',
           ratioFormat: 'percent',
           subjectPerOp: perOp,
           baselinePerOp: perOp,
-          note: 'the best an append that computes and checks the CRC could reach here',
+          note: 'the best an append that writes valid batches (with their CRC) could reach here',
         },
         await measurePair(floorTask(ctx, c, batches), rawWriteTask(ctx, c, batches), ctx.rounds),
       );

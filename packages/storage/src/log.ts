@@ -98,8 +98,8 @@ let writeBuiltBatch: (log: Log, batch: Buffer) => LogAppendInfo;
 
 /**
  * Append a batch that this package's own builder produced in the same call and that
- * never left the package: its CRC-32C was computed a moment ago, so computing it again
- * to check it would only double the cost of the append. Kafka does the same: the
+ * never left the package: its header and CRC-32C were written a moment ago, so
+ * decoding and checking them again would only add to the cost of every append. Kafka does the same: the
  * leader validates the CRC of a client's batch (`LogValidator`) but not of batches it
  * builds itself. Not exported from the package: bytes from outside go through
  * `Log.appendBatch`, which checks everything.
@@ -182,7 +182,13 @@ export class Log {
   }
 
   static {
-    writeBuiltBatch = (log, batch) => log.#write(batch, log.#logEndOffset, false);
+    // The builder wrote a valid header and CRC moments ago: give the batch its offset and place it.
+    writeBuiltBatch = (log, batch) => {
+      log.#checkOpen();
+      const baseOffset = log.#logEndOffset;
+      writeInt64(new DataView(batch.buffer, batch.byteOffset, 8), 0, baseOffset);
+      return log.#place(batch, baseOffset, batch.readInt32BE(23), batch.readInt32BE(57));
+    };
   }
 
   /**
@@ -220,13 +226,18 @@ export class Log {
     if (verifyCrc && computeBatchCrc(batch, 0, header) !== header.crc) {
       throw new DecodeError('crc', 17, 'the batch does not match its CRC-32C');
     }
+    return this.#place(batch, baseOffset, header.lastOffsetDelta, header.recordsCount);
+  }
+
+  /** Put a checked batch on the active segment (rolling first if it would not fit) and move the log end offset. */
+  #place(batch: Buffer, baseOffset: number, lastOffsetDelta: number, records: number): LogAppendInfo {
     const rolled = this.#maybeRoll(batch.length);
     const segment = this.activeSegment;
     const position = segment.size;
-    const lastOffset = lastOffsetOf(header);
+    const lastOffset = baseOffset + lastOffsetDelta;
     segment.append(batch, lastOffset);
     this.#logEndOffset = lastOffset + 1;
-    this.#maybeFlush(header.recordsCount);
+    this.#maybeFlush(records);
     return {
       firstOffset: baseOffset,
       lastOffset,
