@@ -74,18 +74,9 @@ export interface RecordBatch extends RecordBatchHeader {
 }
 
 /** Everything needed to encode a batch; `batchLength`, `magic`, `crc` and `recordsCount` are computed. */
-export interface RecordBatchFields {
-  readonly baseOffset: number;
-  readonly partitionLeaderEpoch: number;
-  readonly attributes: number;
-  readonly lastOffsetDelta: number;
-  readonly baseTimestamp: number;
-  readonly maxTimestamp: number;
-  readonly producerId: number;
-  readonly producerEpoch: number;
-  readonly baseSequence: number;
+export type RecordBatchFields = Omit<RecordBatchHeader, 'batchLength' | 'magic' | 'crc' | 'recordsCount'> & {
   readonly records: readonly Record[];
-}
+};
 
 /** Total bytes a batch takes in a segment: LOG_OVERHEAD + batchLength. */
 export function batchSize(header: Pick<RecordBatchHeader, 'batchLength'>): number {
