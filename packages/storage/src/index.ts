@@ -3,6 +3,7 @@ export { buildPlainBatch, buildProducerBatch, type ProducerFields, rewriteBatch 
 export { type CompactionOptions, type CompactionReport, compact } from './compaction.js';
 export { crc32c } from './crc32c.js';
 export { DecodeError, StorageError } from './errors.js';
+export { fsyncDirectory } from './fsync.js';
 export {
   appendIdempotent,
   type IdempotentAppend,
@@ -34,12 +35,28 @@ export {
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG,
 } from './record-batch.js';
-export { type RecoveryReport, recoverSegment } from './recovery.js';
+export {
+  checkSegment,
+  describeRecovery,
+  findBatchStart,
+  type RecoveryReport,
+  recoverSegment,
+  type SegmentCheck,
+} from './recovery.js';
 export {
   type BatchPosition,
+  type InspectedBatch,
+  type InspectionEntry,
+  type InspectionStop,
   LogSegment,
   parseSegmentFileName,
   SEGMENT_SUFFIX,
+  type SegmentOpenOptions,
   segmentFileName,
 } from './segment.js';
-export { MAX_TOPIC_NAME_LENGTH, validatePartitionNumber, validateTopicName } from './topic.js';
+export {
+  MAX_TOPIC_NAME_LENGTH,
+  partitionDirName,
+  validatePartitionNumber,
+  validateTopicName,
+} from './topic.js';

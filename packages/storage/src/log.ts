@@ -1,15 +1,7 @@
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DecodeError, StorageError } from './errors.js';
+import { fsyncDirectory } from './fsync.js';
 import {
   batchSize,
   computeBatchCrc,
@@ -22,12 +14,21 @@ import { type RecoveryReport, recoverSegment } from './recovery.js';
 import { LogSegment, parseSegmentFileName } from './segment.js';
 import { writeInt64 } from './varint.js';
 
+export { fsyncDirectory } from './fsync.js';
+
 /**
- * When appended data is forced to disk, like Kafka's `flush.messages`:
- * - `'every-append'`: fsync after each batch; an acknowledged append survives a crash of the machine.
- * - `{ everyMessages: n }`: fsync once n records have been appended since the last fsync.
- * - `'os'` (the default, as in Kafka): leave it to the OS page cache; survives a `kill -9`
- *   of the process, not a power cut.
+ * When appended data is forced to disk (Kafka's `flush.messages`):
+ * - `'os'`, the default, as in Kafka (`flush.messages` = Long.MAX_VALUE): each append
+ *   is a `write` into the OS page cache and the OS writes it back when it chooses. An
+ *   acknowledged append survives a crash of the process (`kill -9`): the page cache
+ *   is the kernel's, not the process's. It may be lost, or torn, by a power cut or a
+ *   kernel crash; Kafka answers that with replication, klog (one node) does not.
+ * - `'every-append'`: fsync after each batch, before the append returns. An
+ *   acknowledged append survives a power cut too, at the cost of one fsync per batch.
+ * - `{ everyMessages: n }`: fsync once n records have been appended since the last
+ *   fsync; what came after the last fsync is as safe as under `'os'`.
+ * Whatever the policy, a segment is fsynced before a roll creates the next one, and on
+ * close; recovery on open cuts a torn last batch (see recovery.ts).
  */
 export type FlushPolicy = 'every-append' | 'os' | { readonly everyMessages: number };
 
@@ -63,21 +64,18 @@ function validateConfig(config: LogConfig): LogConfig {
   if (!Number.isSafeInteger(config.maxBatchBytes) || config.maxBatchBytes < 61) {
     throw new StorageError(`max batch bytes must be an integer >= 61, got ${config.maxBatchBytes}`);
   }
-  const flush = config.flush;
-  if (typeof flush === 'object' && (!Number.isSafeInteger(flush.everyMessages) || flush.everyMessages < 1)) {
-    throw new StorageError(`flush every N messages needs N >= 1, got ${flush.everyMessages}`);
+  const flush: unknown = config.flush;
+  if (typeof flush === 'object' && flush !== null) {
+    const n = (flush as { everyMessages?: unknown }).everyMessages;
+    if (!Number.isSafeInteger(n) || (n as number) < 1) {
+      throw new StorageError(`flush every N messages needs N >= 1, got ${String(n)}`);
+    }
+  } else if (flush !== 'os' && flush !== 'every-append') {
+    throw new StorageError(
+      `flush must be 'os', 'every-append' or { everyMessages: n }, got ${String(flush)}`,
+    );
   }
   return config;
-}
-
-/** fsync a directory so that a file created or renamed in it survives a crash. */
-export function fsyncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**
@@ -124,32 +122,50 @@ export class Log {
     readonly config: LogConfig,
     segments: LogSegment[],
     logEndOffset: number,
-    /** What opening had to repair in the active segment, if anything. */
+    /**
+     * What recovery on open had to cut from the active segment, or undefined when it
+     * was whole: the file, the byte, why, how many bytes, and where they were saved.
+     */
     readonly recovery: RecoveryReport | undefined,
   ) {
     this.#segments = segments;
     this.#logEndOffset = logEndOffset;
   }
 
-  /** Open the log in `dir` (created if missing), finding its segments and log end offset on disk. */
+  /**
+   * Open the log in `dir` (created if missing), finding its segments and log end
+   * offset on disk. The active segment is recovered first (`recoverSegment`): a torn
+   * or corrupt tail is saved next to it and cut, and `recovery` says what was done,
+   * so the log end offset and a producer-state rebuild see only whole batches.
+   */
   static open(dir: string, config: Partial<LogConfig> = {}): Log {
-    const full = validateConfig({ ...DEFAULT_LOG_CONFIG, ...config });
+    // A key given as undefined (from JavaScript) means the default, as a missing one does.
+    const given = Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined));
+    const full = validateConfig({ ...DEFAULT_LOG_CONFIG, ...given });
     completeInterruptedSwap(dir);
     mkdirSync(dir, { recursive: true });
     const found = readdirSync(dir)
       .map((name) => ({ name, base: parseSegmentFileName(name) }))
       .filter((s): s is { name: string; base: number } => s.base !== undefined)
       .sort((a, b) => a.base - b.base);
-    const segments = found.map((s) => LogSegment.open(join(dir, s.name), s.base));
-    if (segments.length === 0) {
-      segments.push(LogSegment.create(dir, 0));
-      fsyncDirectory(dir);
+    const segments: LogSegment[] = [];
+    try {
+      for (const s of found) segments.push(LogSegment.open(join(dir, s.name), s.base));
+      if (segments.length === 0) {
+        segments.push(LogSegment.create(dir, 0));
+        fsyncDirectory(dir);
+      }
+      // Each segment's offsets end before the next one's base offset: a check on baseOffset, which the CRC does not cover.
+      for (let i = 0; i + 1 < segments.length; i++) segments[i]!.nextBaseOffset = segments[i + 1]!.baseOffset;
+      const active = segments.at(-1)!;
+      const recovery = recoverSegment(active, full.maxBatchBytes);
+      // An empty active segment was rolled at the log end offset, so its base offset is the LEO.
+      const logEndOffset = recovery.nextOffset ?? active.baseOffset;
+      return new Log(dir, full, segments, logEndOffset, recovery.kind === 'clean' ? undefined : recovery);
+    } catch (error) {
+      for (const segment of segments) segment.close();
+      throw error;
     }
-    const active = segments.at(-1)!;
-    const recovery = recoverSegment(active, full.maxBatchBytes);
-    // An empty active segment was rolled at the log end offset, so its base offset is the LEO.
-    const logEndOffset = recovery.nextOffset ?? active.baseOffset;
-    return new Log(dir, full, segments, logEndOffset, recovery.truncatedBytes > 0 ? recovery : undefined);
   }
 
   get segments(): readonly LogSegment[] {
@@ -255,6 +271,7 @@ export class Log {
     const active = this.activeSegment;
     if (active.size === 0 || active.size + nextBatchBytes <= this.config.segmentBytes) return false;
     active.flush();
+    active.nextBaseOffset = this.#logEndOffset;
     this.#segments.push(LogSegment.create(this.dir, this.#logEndOffset));
     fsyncDirectory(this.dir);
     return true;
@@ -291,49 +308,66 @@ export class Log {
   /**
    * Raw bytes of whole batches from the one holding `offset`, up to `maxBytes`
    * (at least one batch, as Kafka's fetch returns one oversized batch rather than
-   * none). Empty when `offset` is the log end offset.
+   * none). Empty when `offset` is the log end offset. Every batch is checked (its
+   * CRC, and its offsets against its neighbours) before it is served: a bad batch
+   * ends the read, which returns the batches before it, and a read that starts at
+   * it throws its DecodeError, naming the file and the byte.
    */
   read(offset: number, maxBytes = 1024 * 1024): Buffer {
+    const slices = this.#slices(offset, maxBytes);
+    return Buffer.concat(
+      slices.map((s) => s.bytes),
+      slices.reduce((sum, s) => sum + s.bytes.length, 0),
+    );
+  }
+
+  /** Decoded batches from the one holding `offset`, up to `maxBytes`, checked as `read` checks them. */
+  readBatches(offset: number, maxBytes = 1024 * 1024): RecordBatch[] {
+    const batches: RecordBatch[] = [];
+    for (const { segment, position, bytes } of this.#slices(offset, maxBytes)) {
+      try {
+        batches.push(
+          decodeRecordBatch(bytes, 0, { maxBatchBytes: this.config.maxBatchBytes, base: position }),
+        );
+      } catch (error) {
+        if (!(error instanceof DecodeError)) throw error;
+        if (batches.length > 0) return batches;
+        throw error.inFile(segment.path);
+      }
+    }
+    return batches;
+  }
+
+  #slices(offset: number, maxBytes: number): { segment: LogSegment; position: number; bytes: Buffer }[] {
     this.#checkOpen();
-    if (offset === this.#logEndOffset) return Buffer.alloc(0);
+    if (offset === this.#logEndOffset) return [];
     const first = this.segmentFor(offset);
     if (first === undefined) {
       throw new StorageError(
         `offset ${offset} is outside the log [${this.logStartOffset}, ${this.#logEndOffset})`,
       );
     }
-    const parts: Buffer[] = [];
+    const options = { maxBatchBytes: this.config.maxBatchBytes };
+    const slices: { segment: LogSegment; position: number; bytes: Buffer }[] = [];
     let total = 0;
-    for (let i = this.#segments.indexOf(first); i < this.#segments.length; i++) {
-      const segment = this.#segments[i]!;
-      const start = segment === first ? segment.positionOf(offset) : 0;
-      if (start === undefined) continue;
-      for (const { position, header } of segment.headers(
-        { maxBatchBytes: this.config.maxBatchBytes },
-        start,
-      )) {
-        const size = batchSize(header);
-        if (total > 0 && total + size > maxBytes) return Buffer.concat(parts, total);
-        parts.push(segment.read(position, size));
-        total += size;
+    try {
+      for (let i = this.#segments.indexOf(first); i < this.#segments.length; i++) {
+        const segment = this.#segments[i]!;
+        for (const { position, size } of segment.positionsFrom(segment === first ? offset : 0)) {
+          if (total > 0 && total + size > maxBytes) return slices;
+          slices.push({ segment, position, bytes: segment.readBatchAt(position, options).bytes });
+          total += size;
+        }
       }
+    } catch (error) {
+      // Serve what came before the bad batch; the next read, which starts at it, gets the error.
+      if (error instanceof DecodeError && slices.length > 0) return slices;
+      throw error;
     }
-    return Buffer.concat(parts, total);
+    return slices;
   }
 
-  /** Decoded batches from the one holding `offset`, up to `maxBytes`. */
-  readBatches(offset: number, maxBytes = 1024 * 1024): RecordBatch[] {
-    const bytes = this.read(offset, maxBytes);
-    const batches: RecordBatch[] = [];
-    for (let pos = 0; pos < bytes.length; ) {
-      const batch = decodeRecordBatch(bytes, pos, { maxBatchBytes: this.config.maxBatchBytes });
-      batches.push(batch);
-      pos += batchSize(batch);
-    }
-    return batches;
-  }
-
-  /** Every batch of every segment, in offset order, decoded and CRC-checked. */
+  /** Every batch of every segment, in offset order, decoded and CRC-checked; stops with a DecodeError at a bad one. */
   *batches(): Generator<{ segment: LogSegment; position: number; batch: RecordBatch }> {
     this.#checkOpen();
     for (const segment of this.#segments) {

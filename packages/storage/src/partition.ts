@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { Log, type LogConfig } from './log.js';
-import { validatePartitionNumber, validateTopicName } from './topic.js';
+import type { RecoveryReport } from './recovery.js';
+import { partitionDirName } from './topic.js';
 
 /**
  * One partition of a topic: the directory `<topic>-<partition>` under a data
@@ -18,12 +19,20 @@ export class Partition {
     this.#log = log;
   }
 
-  /** Open (or create) `<dataDir>/<topic>-<partition>`. */
+  /**
+   * Open (or create) `<dataDir>/<topic>-<partition>`. The topic name and partition
+   * number are validated before anything touches the disk; opening recovers the
+   * active segment, and `recovery` says what that had to cut, if anything.
+   */
   static open(dataDir: string, topic: string, partition: number, config: Partial<LogConfig> = {}): Partition {
-    validateTopicName(topic);
-    validatePartitionNumber(partition);
-    const log = Log.open(join(dataDir, `${topic}-${partition}`), config);
+    const name = partitionDirName(topic, partition);
+    const log = Log.open(join(dataDir, name), config);
     return new Partition(dataDir, topic, partition, log);
+  }
+
+  /** What recovery cut from the active segment when the log was opened; undefined when it was whole. */
+  get recovery(): RecoveryReport | undefined {
+    return this.#log.recovery;
   }
 
   get dir(): string {

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { DecodeError, StorageError } from './errors.js';
 import {
   batchSize,
+  computeBatchCrc,
   type DecodeOptions,
   decodeBatchHeader,
   decodeRecordBatch,
@@ -17,6 +18,18 @@ import {
  * back (Kafka's `LogSegment`, without the `.index` / `.timeindex` files: klog keeps
  * a batch index in memory, built on first read). I/O is synchronous on purpose: an
  * append is one `write` that no other append can interleave with.
+ *
+ * What makes the bytes of a segment trustworthy, checked in three places with the
+ * same rules (`inspect` for recovery and `klog dump-log`, the index scan for reads,
+ * `readBatchAt` for each batch served):
+ * - structure: each header decodes (lengths within bounds, magic 2, no compression,
+ *   safe integers) and the batch lies wholly inside the file;
+ * - the CRC-32C over attributes … end of batch;
+ * - what the CRC does not cover. Kafka leaves `baseOffset` and `partitionLeaderEpoch`
+ *   outside the CRC so a leader can stamp them without recomputing it; klog checks
+ *   them against their neighbours instead: offsets only grow (the first batch starts
+ *   at or after the segment's base offset, each batch after the previous one ends,
+ *   the last one before the next segment's base offset) and an epoch is -1 or more.
  */
 
 export const SEGMENT_SUFFIX = '.log';
@@ -38,6 +51,37 @@ export interface BatchPosition<T> {
   readonly header: T;
 }
 
+/** A whole batch found by `LogSegment.inspect`, with what is wrong with it, if anything. */
+export interface InspectedBatch {
+  readonly kind: 'batch';
+  readonly position: number;
+  readonly header: RecordBatchHeader;
+  /** The batch's bytes as stored, `batchSize(header)` of them. */
+  readonly bytes: Buffer;
+  /** CRC-32C of the bytes, attributes … end of batch; `header.crc` is what was stored. */
+  readonly computedCrc: number;
+  readonly crcValid: boolean;
+  /**
+   * Why this whole batch is not to be trusted: its CRC, its offsets out of order, its
+   * epoch. Undefined for a valid batch. Offsets count from the start of the file.
+   */
+  readonly problem: DecodeError | undefined;
+  /**
+   * This batch starts below where the one before it ended. Both baseOffsets lie
+   * outside the CRC and either may be the wrong one, so neither is to be trusted.
+   */
+  readonly previousSuspect: boolean;
+}
+
+/** Where `inspect` could not find a whole batch: the position and why. */
+export interface InspectionStop {
+  readonly kind: 'stop';
+  readonly position: number;
+  readonly error: DecodeError;
+}
+
+export type InspectionEntry = InspectedBatch | InspectionStop;
+
 /** Bytes read at a time by the header scan while batches are small: many headers share one read. */
 const SCAN_CHUNK = 64 * 1024;
 /**
@@ -45,35 +89,71 @@ const SCAN_CHUNK = 64 * 1024;
  * one small read costs less than copying a chunk of record bytes it would skip.
  */
 const SCAN_HEADER_ONLY_AFTER = 4 * 1024;
+const CRC_FIELD = 17;
+const NO_PARTITION_LEADER_EPOCH = -1;
+
+/** Valid batches of a segment, in order, and why the scan stopped early if it did. */
+interface BatchIndex {
+  readonly lastOffsets: number[];
+  readonly positions: number[];
+  /** Where the last indexed batch ends. */
+  end: number;
+  /** Why the batches past `end` cannot be read; undefined when `end` is the end of the file. */
+  error: DecodeError | undefined;
+}
+
+function hex(n: number): string {
+  return `0x${n.toString(16).padStart(8, '0')}`;
+}
+
+export interface SegmentOpenOptions {
+  /** Open for reading only (`klog dump-log`): appends and truncation are refused. */
+  readonly readOnly?: boolean;
+}
 
 export class LogSegment {
   #fd: number;
   #size: number;
-  /** lastOffset and position of each batch, ascending; undefined until first needed. */
-  #index: { lastOffsets: number[]; positions: number[] } | undefined;
+  readonly #readOnly: boolean;
+  #index: BatchIndex | undefined;
+  /**
+   * The base offset of the segment after this one, set by the log for every segment
+   * but the active one: this segment's last offset must be below it.
+   */
+  nextBaseOffset: number | undefined;
 
   private constructor(
     readonly path: string,
     readonly baseOffset: number,
     fd: number,
     size: number,
+    readOnly: boolean,
   ) {
     this.#fd = fd;
     this.#size = size;
+    this.#readOnly = readOnly;
   }
 
   /** Create an empty segment; fails if the file already exists (a roll never overwrites). */
   static create(dir: string, baseOffset: number): LogSegment {
     const path = join(dir, segmentFileName(baseOffset));
     const fd = openSync(path, 'wx+');
-    const segment = new LogSegment(path, baseOffset, fd, 0);
-    segment.#index = { lastOffsets: [], positions: [] };
+    const segment = new LogSegment(path, baseOffset, fd, 0, false);
+    segment.#index = { lastOffsets: [], positions: [], end: 0, error: undefined };
     return segment;
   }
 
-  static open(path: string, baseOffset: number): LogSegment {
-    const fd = openSync(path, 'r+');
-    return new LogSegment(path, baseOffset, fd, fstatSync(fd).size);
+  static open(path: string, baseOffset: number, options: SegmentOpenOptions = {}): LogSegment {
+    const readOnly = options.readOnly === true;
+    const fd = openSync(path, readOnly ? 'r' : 'r+');
+    try {
+      const stat = fstatSync(fd);
+      if (!stat.isFile()) throw new StorageError(`${path} is not a regular file`);
+      return new LogSegment(path, baseOffset, fd, stat.size, readOnly);
+    } catch (error) {
+      closeSync(fd);
+      throw error;
+    }
   }
 
   get size(): number {
@@ -82,7 +162,7 @@ export class LogSegment {
 
   /** Append one batch (already validated) whose last record has offset `lastOffset`. */
   append(batch: Uint8Array, lastOffset: number): void {
-    this.#checkOpen();
+    this.#checkWritable();
     let written = 0;
     try {
       while (written < batch.length) {
@@ -93,8 +173,11 @@ export class LogSegment {
       if (written > 0) ftruncateSync(this.#fd, this.#size);
       throw error;
     }
-    this.#index?.lastOffsets.push(lastOffset);
-    this.#index?.positions.push(this.#size);
+    if (this.#index !== undefined && this.#index.error === undefined) {
+      this.#index.lastOffsets.push(lastOffset);
+      this.#index.positions.push(this.#size);
+      this.#index.end = this.#size + batch.length;
+    }
     this.#size += batch.length;
   }
 
@@ -126,18 +209,18 @@ export class LogSegment {
 
   /**
    * Every batch header in the file, in order, reading only header bytes (the
-   * records are skipped, not read). Stops with a DecodeError, naming the file
-   * position, at a header that does not check out or a batch cut short by the end of the file.
-   * `from` must be the position of a batch (0, or one this scan or the index gave).
+   * records are skipped, not read). Checks structure only: each header decodes and
+   * its batch lies inside the file; stops with a DecodeError naming the file and
+   * byte at the first that does not. `from` must be the position of a batch (0, or
+   * one this scan or the index gave).
    */
   *headers(options: DecodeOptions = {}, from = 0): Generator<BatchPosition<RecordBatchHeader>> {
     // One buffer for the whole scan, refilled in place: a header is copied out before the next read.
-    const buffer = Buffer.allocUnsafe(
-      Math.max(RECORD_BATCH_OVERHEAD, Math.min(SCAN_CHUNK, this.#size - from)),
-    );
+    // Never larger than the file: a header that does not fit is reported truncated, not read past.
+    const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(SCAN_CHUNK, this.#size - from)));
     let chunk = buffer.subarray(0, 0);
     let chunkStart = 0;
-    let chunkOptions: DecodeOptions = options;
+    let chunkOptions: DecodeOptions & { readonly base: number } = { ...options, base: 0 };
     let size = 0;
     let position = from;
     while (position < this.#size) {
@@ -148,31 +231,126 @@ export class LogSegment {
         chunk = buffer.subarray(0, this.#readInto(buffer, position, want));
         chunkOptions = { ...options, base: chunkStart };
       }
-      const header = decodeBatchHeader(chunk, position - chunkStart, chunkOptions);
+      const header = this.#wholeHeader(chunk, position - chunkStart, chunkOptions);
       size = batchSize(header);
-      if (position + size > this.#size) {
-        throw new DecodeError(
-          'batchLength',
-          position + 8,
-          `truncated: batch needs ${size} bytes, the file has ${this.#size - position} left`,
-        );
-      }
       yield { position, header };
       position += size;
     }
   }
 
-  /** Every batch, fully decoded and CRC-checked. */
-  *batches(options: DecodeOptions = {}): Generator<BatchPosition<RecordBatch>> {
-    for (const { position, header } of this.headers(options)) {
+  /**
+   * Every batch in the file checked as recovery and `klog dump-log` need it: whole
+   * batches come with their bytes, their CRC and what is wrong with them, if
+   * anything, and the scan goes on past a bad one as long as its length leads to
+   * the next; it ends with a `stop` entry where no whole batch could be found (a
+   * torn write, or a length field that is garbage). `from` must be a batch position;
+   * `expectFrom` is the offset the first batch must not start below.
+   */
+  *inspect(options: DecodeOptions = {}, from = 0, expectFrom = this.baseOffset): Generator<InspectionEntry> {
+    let position = from;
+    let nextOffset = expectFrom;
+    let previous = from > 0;
+    while (position < this.#size) {
+      let header: RecordBatchHeader;
+      try {
+        header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, { ...options, base: position });
+      } catch (error) {
+        if (!(error instanceof DecodeError)) throw error;
+        yield { kind: 'stop', position, error };
+        return;
+      }
       const bytes = this.read(position, batchSize(header));
-      yield { position, header: decodeRecordBatch(bytes, 0, { ...options, base: position }) };
+      const computedCrc = computeBatchCrc(bytes, 0, header);
+      const crcValid = computedCrc === header.crc;
+      let problem: DecodeError | undefined;
+      let previousSuspect = false;
+      if (!crcValid) {
+        problem = new DecodeError(
+          'crc',
+          position + CRC_FIELD,
+          `stored ${hex(header.crc)} but the bytes give ${hex(computedCrc)}`,
+          this.path,
+        );
+      } else {
+        const misplaced = this.#outOfPlace(header, position, nextOffset);
+        problem = misplaced?.error;
+        previousSuspect = misplaced?.neighbour === true && previous;
+        // A batch whose CRC fails may have any lastOffsetDelta: judge the next one by the last good one.
+        nextOffset = lastOffsetOf(header) + 1;
+      }
+      yield { kind: 'batch', position, header, bytes, computedCrc, crcValid, problem, previousSuspect };
+      previous = true;
+      position += bytes.length;
     }
   }
 
-  /** Position of the first batch whose last offset is >= `offset`, or undefined if none. */
+  /**
+   * The batch at `position` (a position the index gave), its bytes checked against
+   * its CRC. A DecodeError names the file and the byte.
+   */
+  readBatchAt(position: number, options: DecodeOptions = {}): { header: RecordBatchHeader; bytes: Buffer } {
+    const header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, { ...options, base: position });
+    const bytes = this.read(position, batchSize(header));
+    const computed = computeBatchCrc(bytes, 0, header);
+    if (computed !== header.crc) {
+      throw new DecodeError(
+        'crc',
+        position + CRC_FIELD,
+        `stored ${hex(header.crc)} but the bytes give ${hex(computed)}`,
+        this.path,
+      );
+    }
+    return { header, bytes };
+  }
+
+  /**
+   * Position and size of each valid batch from the one holding `offset` (or that
+   * would hold it) to the end of the segment; then throws the DecodeError of the
+   * first batch past them that is not valid, if there is one. Only the index is
+   * consulted: the bytes of each batch are checked by `readBatchAt` when read.
+   */
+  *positionsFrom(offset: number): Generator<{ readonly position: number; readonly size: number }> {
+    const index = this.#batchIndex();
+    const { positions } = index;
+    for (let i = this.#search(index, offset); i < positions.length; i++) {
+      const position = positions[i]!;
+      yield { position, size: (positions[i + 1] ?? index.end) - position };
+    }
+    if (index.error !== undefined) throw index.error;
+  }
+
+  /** Every batch, fully decoded and CRC-checked; a DecodeError names the file and the byte. */
+  *batches(options: DecodeOptions = {}): Generator<BatchPosition<RecordBatch>> {
+    for (const { position } of this.positionsFrom(this.baseOffset)) {
+      const { bytes } = this.readBatchAt(position, options);
+      try {
+        yield { position, header: decodeRecordBatch(bytes, 0, { ...options, base: position }) };
+      } catch (error) {
+        throw error instanceof DecodeError ? error.inFile(this.path) : error;
+      }
+    }
+  }
+
+  /**
+   * Position of the first batch whose last offset is >= `offset`, or undefined if
+   * none. Throws the index's DecodeError when `offset` lies past the valid batches
+   * of a segment that has a bad one: what follows it cannot be found.
+   */
   positionOf(offset: number): number | undefined {
     const index = this.#batchIndex();
+    const i = this.#search(index, offset);
+    if (i < index.positions.length) return index.positions[i];
+    if (index.error !== undefined) throw index.error;
+    return undefined;
+  }
+
+  /** Where the valid batches end (the whole file when nothing is wrong) and why, if it is not the end. */
+  validity(): { readonly end: number; readonly error: DecodeError | undefined } {
+    const index = this.#batchIndex();
+    return { end: index.end, error: index.error };
+  }
+
+  #search(index: BatchIndex, offset: number): number {
     let lo = 0;
     let hi = index.lastOffsets.length;
     while (lo < hi) {
@@ -180,24 +358,110 @@ export class LogSegment {
       if (index.lastOffsets[mid]! < offset) lo = mid + 1;
       else hi = mid;
     }
-    return index.positions[lo];
+    return lo;
   }
 
-  #batchIndex(): { lastOffsets: number[]; positions: number[] } {
-    if (this.#index === undefined) {
-      const index = { lastOffsets: [] as number[], positions: [] as number[] };
+  /**
+   * Built on first need from a header scan: the batches before the first one that
+   * does not check out, and why it does not (the CRC is checked on each read).
+   */
+  #batchIndex(): BatchIndex {
+    if (this.#index !== undefined) return this.#index;
+    const index: BatchIndex = { lastOffsets: [], positions: [], end: 0, error: undefined };
+    let nextOffset = this.baseOffset;
+    try {
       for (const { position, header } of this.headers()) {
+        const misplaced = this.#outOfPlace(header, position, nextOffset);
+        if (misplaced !== undefined) {
+          // Two neighbours that disagree on offsets: either baseOffset may be the wrong one.
+          if (misplaced.neighbour && index.positions.length > 0) {
+            index.lastOffsets.pop();
+            index.end = index.positions.pop()!;
+          }
+          index.error = misplaced.error;
+          break;
+        }
         index.lastOffsets.push(lastOffsetOf(header));
         index.positions.push(position);
+        index.end = position + batchSize(header);
+        nextOffset = lastOffsetOf(header) + 1;
       }
-      this.#index = index;
+    } catch (error) {
+      if (!(error instanceof DecodeError)) throw error;
+      index.error = error;
     }
-    return this.#index;
+    this.#index = index;
+    return index;
+  }
+
+  /** Decode the header at `at` in `bytes` (which start at file position `base`) and check the batch is inside the file. */
+  #wholeHeader(bytes: Uint8Array, at: number, options: DecodeOptions & { readonly base: number }): RecordBatchHeader {
+    const position = options.base + at;
+    let header: RecordBatchHeader;
+    try {
+      header = decodeBatchHeader(bytes, at, options);
+    } catch (error) {
+      throw error instanceof DecodeError ? error.inFile(this.path) : error;
+    }
+    const size = batchSize(header);
+    if (position + size > this.#size) {
+      throw new DecodeError(
+        'batchLength',
+        position + 8,
+        `truncated: batch needs ${size} bytes, the file has ${this.#size - position} left`,
+        this.path,
+      );
+    }
+    return header;
+  }
+
+  /**
+   * What is wrong with a whole batch's fields outside the CRC, given the offset it
+   * must not start below. `neighbour` is set when it disagrees with the batch before it.
+   */
+  #outOfPlace(
+    header: RecordBatchHeader,
+    position: number,
+    nextOffset: number,
+  ): { readonly error: DecodeError; readonly neighbour: boolean } | undefined {
+    if (header.baseOffset < nextOffset) {
+      const first = nextOffset === this.baseOffset;
+      const where = first
+        ? `the segment's base offset ${this.baseOffset}`
+        : `${nextOffset}, where the previous batch ended`;
+      const error = new DecodeError(
+        'baseOffset',
+        position,
+        `${header.baseOffset} is below ${where}`,
+        this.path,
+      );
+      return { error, neighbour: !first };
+    }
+    const last = lastOffsetOf(header);
+    if (this.nextBaseOffset !== undefined && last >= this.nextBaseOffset) {
+      const error = new DecodeError(
+        'baseOffset',
+        position,
+        `the batch ends at offset ${last}, not below the next segment's base offset ${this.nextBaseOffset}`,
+        this.path,
+      );
+      return { error, neighbour: false };
+    }
+    if (header.partitionLeaderEpoch < NO_PARTITION_LEADER_EPOCH) {
+      const error = new DecodeError(
+        'partitionLeaderEpoch',
+        position + 12,
+        `${header.partitionLeaderEpoch} is below -1 (no epoch)`,
+        this.path,
+      );
+      return { error, neighbour: false };
+    }
+    return undefined;
   }
 
   /** Cut the file to `size` bytes (recovery of a torn tail). */
   truncateTo(size: number): void {
-    this.#checkOpen();
+    this.#checkWritable();
     ftruncateSync(this.#fd, size);
     this.#size = size;
     this.#index = undefined;
@@ -215,5 +479,10 @@ export class LogSegment {
 
   #checkOpen(): void {
     if (this.#fd === -1) throw new StorageError(`segment ${this.path} is closed`);
+  }
+
+  #checkWritable(): void {
+    this.#checkOpen();
+    if (this.#readOnly) throw new StorageError(`segment ${this.path} is open for reading only`);
   }
 }

@@ -1,0 +1,327 @@
+import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { DecodeError } from '../src/errors.js';
+import { batchSize, decodeBatchHeader, decodeRecordBatch, encodeRecordBatch } from '../src/record-batch.js';
+import { checkSegment, findBatchStart, recoverSegment } from '../src/recovery.js';
+import { LogSegment } from '../src/segment.js';
+import { batchInputs, type FuzzInput, segmentInputs } from './inputs.js';
+
+/**
+ * The fuzz targets and what each must hold for every input:
+ * - no exception but the typed DecodeError (a RangeError, a TypeError or an
+ *   assertion from deep inside is a bug);
+ * - no allocation past the input: no buffer larger than the input's bytes and no
+ *   array longer than that (a count read from the bytes is checked against what the
+ *   bytes can hold before anything is allocated). The probe below sees every
+ *   `Buffer.alloc*` and every `new Array(n)`, `new Uint8Array(n)`, `new ArrayBuffer(n)`
+ *   made while a target runs;
+ * - no wrong value: bytes whose CRC holds and which no one re-CRC'd decode to a
+ *   batch that encodes back to the very same bytes;
+ * - no hang: every loop moves forward by at least one batch or one field; the time
+ *   of the slowest input is reported, and `pnpm fuzz` fails past a generous bound.
+ */
+
+export class AllocationProbe {
+  /** Largest buffer, in bytes, and longest array, in elements, asked for while on. */
+  bytes = 0;
+  elements = 0;
+  #on = false;
+  #restore: (() => void) | undefined;
+
+  install(): void {
+    if (this.#restore !== undefined) return;
+    const probe = this;
+    const B = Buffer as unknown as Record<string, (size: number, ...rest: unknown[]) => Buffer>;
+    const names = ['alloc', 'allocUnsafe', 'allocUnsafeSlow'] as const;
+    const originals = names.map((name) => B[name]!);
+    names.forEach((name, i) => {
+      const original = originals[i]!;
+      B[name] = function (this: unknown, size: number, ...rest: unknown[]) {
+        if (probe.#on && typeof size === 'number') probe.bytes = Math.max(probe.bytes, size);
+        return original.call(this, size, ...rest);
+      };
+    });
+    const g = globalThis as unknown as Record<string, unknown>;
+    const constructors = ['Array', 'Uint8Array', 'ArrayBuffer'] as const;
+    const saved = constructors.map((name) => g[name]);
+    const watch = (args: unknown[]) => {
+      if (probe.#on && args.length === 1 && typeof args[0] === 'number') {
+        probe.elements = Math.max(probe.elements, args[0]);
+      }
+    };
+    constructors.forEach((name, i) => {
+      g[name] = new Proxy(saved[i] as new (...args: unknown[]) => unknown, {
+        construct(target, args, newTarget) {
+          watch(args);
+          return Reflect.construct(target, args, newTarget);
+        },
+        apply(target, self, args) {
+          watch(args);
+          return Reflect.apply(target, self, args);
+        },
+      });
+    });
+    this.#restore = () => {
+      names.forEach((name, i) => {
+        B[name] = originals[i]!;
+      });
+      constructors.forEach((name, i) => {
+        g[name] = saved[i];
+      });
+    };
+  }
+
+  uninstall(): void {
+    this.#restore?.();
+    this.#restore = undefined;
+  }
+
+  /** Measure what `fn` allocates. */
+  measure<T>(fn: () => T): T {
+    this.#on = true;
+    try {
+      return fn();
+    } finally {
+      this.#on = false;
+    }
+  }
+
+  reset(): void {
+    this.bytes = 0;
+    this.elements = 0;
+  }
+}
+
+/** What one input did: `ok` or the DecodeError's field (record indexes folded), for the figures. */
+type Outcome = string;
+
+function outcomeOf(error: unknown): Outcome {
+  if (error instanceof DecodeError) {
+    if (!Number.isSafeInteger(error.offset) || error.offset < 0) {
+      throw new Error(`DecodeError with a bad offset ${error.offset}: ${error.message}`);
+    }
+    return `DecodeError ${error.field.replace(/\[\d+\]/g, '[]')}`;
+  }
+  throw error;
+}
+
+/** A decoded batch encodes back to exactly the bytes it came from. */
+function expectFaithful(bytes: Uint8Array, context: string): void {
+  const decoded = decodeRecordBatch(bytes);
+  const again = encodeRecordBatch(decoded);
+  if (!again.equals(bytes.subarray(0, batchSize(decoded)))) {
+    throw new Error(`${context}: a batch with a valid CRC decoded to values that encode to other bytes`);
+  }
+}
+
+export interface Target {
+  readonly name: string;
+  readonly inputs: fc.Arbitrary<FuzzInput>;
+  /** Run the input; allocations inside `probe.measure` are checked against the input's size. */
+  run(input: FuzzInput, probe: AllocationProbe, scratch: string): Outcome;
+}
+
+export const batchDecoder: Target = {
+  name: 'batch decoder',
+  inputs: batchInputs,
+  run(input, probe) {
+    const { bytes } = input;
+    try {
+      probe.measure(() => decodeBatchHeader(bytes));
+    } catch (error) {
+      outcomeOf(error);
+    }
+    let outcome: Outcome = 'ok';
+    for (const verifyCrc of [false, true]) {
+      try {
+        const decoded = probe.measure(() => decodeRecordBatch(bytes, 0, { verifyCrc }));
+        if (batchSize(decoded) > bytes.length) throw new Error('decoded a batch longer than its input');
+        if (decoded.records.length !== decoded.recordsCount) throw new Error('records count mismatch');
+        if (verifyCrc) {
+          if (!input.crcFixed) expectFaithful(bytes, 'decodeRecordBatch');
+          // What is decoded encodes to a batch that decodes to the same fields.
+          const again = decodeRecordBatch(encodeRecordBatch(decoded));
+          if (JSON.stringify(plain(again)) !== JSON.stringify(plain(decoded))) {
+            throw new Error('decode ∘ encode ∘ decode differs from decode');
+          }
+        }
+        outcome = 'ok';
+      } catch (error) {
+        outcome = outcomeOf(error);
+      }
+    }
+    return outcome;
+  },
+};
+
+let fileCounter = 0;
+
+function writeSegment(scratch: string, bytes: Uint8Array): string {
+  const path = join(scratch, `${String(fileCounter++).padStart(20, '0')}.log`);
+  writeFileSync(path, bytes, { flag: 'wx' });
+  return path;
+}
+
+export const segmentReader: Target = {
+  name: 'segment reader',
+  inputs: segmentInputs,
+  run(input, probe, scratch) {
+    const path = writeSegment(scratch, input.bytes);
+    const segment = LogSegment.open(path, 0, { readOnly: true });
+    try {
+      return probe.measure(() => {
+        let last = -1;
+        for (const entry of segment.inspect()) {
+          if (entry.position <= last || entry.position >= segment.size)
+            throw new Error('inspect went backwards');
+          last = entry.position;
+          if (entry.kind === 'stop') {
+            outcomeOf(entry.error);
+            continue;
+          }
+          if (entry.position + entry.bytes.length > segment.size) throw new Error('a batch past the end');
+          if (entry.problem !== undefined) {
+            outcomeOf(entry.problem);
+            continue;
+          }
+          if (!input.crcFixed) expectFaithful(entry.bytes, `the batch at ${entry.position}`);
+        }
+        for (const scan of [() => [...segment.headers()], () => [...segment.batches()]]) {
+          try {
+            scan();
+          } catch (error) {
+            outcomeOf(error);
+          }
+        }
+        const check = checkSegment(segment);
+        if (
+          check.validBytes > segment.size ||
+          (check.kind === 'clean') !== (check.validBytes === segment.size)
+        ) {
+          throw new Error(`checkSegment is inconsistent: ${JSON.stringify({ ...check, error: undefined })}`);
+        }
+        const found = findBatchStart(segment, 1);
+        if (found !== undefined && (found < 1 || found >= segment.size))
+          throw new Error('findBatchStart out of range');
+        return check.error === undefined ? 'whole' : `${check.kind} at ${outcomeOf(check.error)}`;
+      });
+    } finally {
+      segment.close();
+      unlinkSync(path);
+    }
+  },
+};
+
+export const recovery: Target = {
+  name: 'recovery',
+  inputs: segmentInputs,
+  run(input, probe, scratch) {
+    const path = writeSegment(scratch, input.bytes);
+    const segment = LogSegment.open(path, 0);
+    try {
+      const report = probe.measure(() => recoverSegment(segment));
+      // Nothing lost: what is left and what was saved are the input, byte for byte.
+      const kept = readFileSync(path);
+      const saved = report.savedTo === undefined ? Buffer.alloc(0) : readFileSync(report.savedTo);
+      if (!Buffer.concat([kept, saved]).equals(input.bytes)) throw new Error('recovery lost bytes');
+      if (kept.length !== report.validBytes) throw new Error('the segment was not cut where the report says');
+      // Nothing let in: what is left is whole and valid, and a second recovery finds nothing to do.
+      if (checkSegment(segment).kind !== 'clean') throw new Error('recovery left an invalid batch');
+      if (report.savedTo !== undefined) unlinkSync(report.savedTo);
+      return report.kind;
+    } finally {
+      segment.close();
+      unlinkSync(path);
+    }
+  },
+};
+
+function plain(value: unknown): unknown {
+  return JSON.parse(
+    JSON.stringify(value, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)),
+  ) as unknown;
+}
+
+export interface Figures {
+  readonly target: string;
+  readonly inputs: number;
+  readonly ms: number;
+  readonly slowestInputMs: number;
+  /** Input bytes: total and largest. */
+  readonly inputBytes: number;
+  readonly largestInput: number;
+  /** The largest buffer asked for, in bytes, and the input it was asked for. */
+  readonly maxAllocBytes: number;
+  readonly maxAllocInput: number;
+  readonly maxArrayLength: number;
+  readonly maxArrayInput: number;
+  readonly outcomes: ReadonlyMap<string, number>;
+  /** fast-check's report of the first failing input, shrunk; undefined when all held. */
+  readonly failure: string | undefined;
+}
+
+export interface FuzzOptions {
+  readonly numRuns: number;
+  readonly seed?: number;
+  readonly onProgress?: (done: number) => void;
+}
+
+/** Run a target on `numRuns` inputs and gather the figures. */
+export function fuzz(target: Target, options: FuzzOptions): Figures {
+  const probe = new AllocationProbe();
+  const scratch = mkdtempSync(join(tmpdir(), 'klog-fuzz-'));
+  const outcomes = new Map<string, number>();
+  let inputs = 0;
+  let inputBytes = 0;
+  let largestInput = 0;
+  let slowest = 0;
+  let maxAlloc = { bytes: 0, input: 0 };
+  let maxArray = { length: 0, input: 0 };
+  const started = performance.now();
+  probe.install();
+  try {
+    const details = fc.check(
+      fc.property(target.inputs, (input) => {
+        probe.reset();
+        const t = performance.now();
+        const outcome = target.run(input, probe, scratch);
+        slowest = Math.max(slowest, performance.now() - t);
+        const size = input.bytes.length;
+        if (probe.bytes > size) {
+          throw new Error(`allocated a buffer of ${probe.bytes} bytes for an input of ${size}`);
+        }
+        if (probe.elements > size) {
+          throw new Error(`allocated an array of ${probe.elements} elements for an input of ${size} bytes`);
+        }
+        if (probe.bytes > maxAlloc.bytes) maxAlloc = { bytes: probe.bytes, input: size };
+        if (probe.elements > maxArray.length) maxArray = { length: probe.elements, input: size };
+        inputs++;
+        inputBytes += size;
+        largestInput = Math.max(largestInput, size);
+        const key = `${input.how}: ${outcome}`;
+        outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        options.onProgress?.(inputs);
+      }),
+      { numRuns: options.numRuns, ...(options.seed === undefined ? {} : { seed: options.seed }) },
+    );
+    return {
+      target: target.name,
+      inputs,
+      ms: performance.now() - started,
+      slowestInputMs: slowest,
+      inputBytes,
+      largestInput,
+      maxAllocBytes: maxAlloc.bytes,
+      maxAllocInput: maxAlloc.input,
+      maxArrayLength: maxArray.length,
+      maxArrayInput: maxArray.input,
+      outcomes,
+      failure: details.failed ? fc.defaultReportMessage(details) : undefined,
+    };
+  } finally {
+    probe.uninstall();
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
