@@ -16,3 +16,8 @@ export class CheckFailed extends Error {
     super(`check failed: ${claim}\n  expected: ${expected}\n  actual:   ${actual}`);
   }
 }
+
+/** `klog dump-log` found data that is not what it should be: what and where, exit code 1. */
+export class CorruptData extends Error {
+  override readonly name = 'CorruptData';
+}

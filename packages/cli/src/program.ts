@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { dumpLogCommand } from './commands/dump-log.js';
 import { idemDemoCommand } from './commands/idem-demo.js';
-import { CheckFailed, UsageError } from './errors.js';
+import { CheckFailed, CorruptData, UsageError } from './errors.js';
 import { colorEnabled, createStyle, type Style } from './style.js';
 
 /** What a command needs from the outside world: where to print, and how. */
@@ -30,7 +31,7 @@ export function buildProgram(ctx: CommandContext): Command {
       // Commander's own errors become one line naming the problem.
       outputError: (text) => ctx.err(`klog: ${text.replace(/^error: /, '').trimEnd()}`),
     });
-  for (const command of [idemDemoCommand(ctx)]) {
+  for (const command of [idemDemoCommand(ctx), dumpLogCommand(ctx)]) {
     program.addCommand(command.copyInheritedSettings(program));
   }
   return program;
@@ -60,6 +61,10 @@ export function main(argv: string[]): number {
     if (error instanceof UsageError) {
       ctx.err(`klog: ${error.message}`);
       return 2;
+    }
+    if (error instanceof CorruptData) {
+      ctx.err(`klog: ${error.message}`);
+      return 1;
     }
     if (error instanceof CheckFailed) {
       ctx.err(`klog: ${error.message}`);

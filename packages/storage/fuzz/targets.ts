@@ -318,7 +318,9 @@ export function fuzz(target: Target, options: FuzzOptions): Figures {
       maxArrayLength: maxArray.length,
       maxArrayInput: maxArray.input,
       outcomes,
-      failure: details.failed ? fc.defaultReportMessage(details) : undefined,
+      failure: details.failed
+        ? `${fc.defaultReportMessage(details)}\n${String(details.errorInstance)}`
+        : undefined,
     };
   } finally {
     probe.uninstall();
