@@ -7,7 +7,6 @@ import {
   computeBatchCrc,
   decodeBatchHeader,
   decodeRecordBatch,
-  lastOffsetOf,
   type RecordBatch,
 } from './record-batch.js';
 import { type RecoveryReport, recoverSegment } from './recovery.js';
@@ -271,7 +270,6 @@ export class Log {
     const active = this.activeSegment;
     if (active.size === 0 || active.size + nextBatchBytes <= this.config.segmentBytes) return false;
     active.flush();
-    active.nextBaseOffset = this.#logEndOffset;
     this.#segments.push(LogSegment.create(this.dir, this.#logEndOffset));
     fsyncDirectory(this.dir);
     return true;

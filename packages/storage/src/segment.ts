@@ -67,8 +67,9 @@ export interface InspectedBatch {
    */
   readonly problem: DecodeError | undefined;
   /**
-   * This batch starts below where the one before it ended. Both baseOffsets lie
-   * outside the CRC and either may be the wrong one, so neither is to be trusted.
+   * This batch starts below where the one before it ended (for a batch whose CRC
+   * fails too: its stored baseOffset does). Both baseOffsets lie outside the CRC and
+   * either may be the wrong one, so neither is to be trusted.
    */
   readonly previousSuspect: boolean;
 }
@@ -117,8 +118,10 @@ export class LogSegment {
   readonly #readOnly: boolean;
   #index: BatchIndex | undefined;
   /**
-   * The base offset of the segment after this one, set by the log for every segment
-   * but the active one: this segment's last offset must be below it.
+   * The base offset of the segment after this one, set by `Log.open` for every
+   * segment but the active one: this segment's last offset must be below it. (A
+   * segment that rolls while the log is open needs none: its index was kept as each
+   * batch was written and checked, and is never rebuilt from the file.)
    */
   nextBaseOffset: number | undefined;
 
@@ -253,7 +256,10 @@ export class LogSegment {
     while (position < this.#size) {
       let header: RecordBatchHeader;
       try {
-        header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, { ...options, base: position });
+        header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, {
+          ...options,
+          base: position,
+        });
       } catch (error) {
         if (!(error instanceof DecodeError)) throw error;
         yield { kind: 'stop', position, error };
@@ -271,6 +277,9 @@ export class LogSegment {
           `stored ${hex(header.crc)} but the bytes give ${hex(computedCrc)}`,
           this.path,
         );
+        // Its baseOffset is outside the CRC either way; if it still disagrees with the batch
+        // before, that one's baseOffset may be the wrong one, and nothing after can vouch for it.
+        previousSuspect = previous && header.baseOffset < nextOffset;
       } else {
         const misplaced = this.#outOfPlace(header, position, nextOffset);
         problem = misplaced?.error;
@@ -289,7 +298,10 @@ export class LogSegment {
    * its CRC. A DecodeError names the file and the byte.
    */
   readBatchAt(position: number, options: DecodeOptions = {}): { header: RecordBatchHeader; bytes: Buffer } {
-    const header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, { ...options, base: position });
+    const header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, {
+      ...options,
+      base: position,
+    });
     const bytes = this.read(position, batchSize(header));
     const computed = computeBatchCrc(bytes, 0, header);
     if (computed !== header.crc) {
@@ -395,7 +407,11 @@ export class LogSegment {
   }
 
   /** Decode the header at `at` in `bytes` (which start at file position `base`) and check the batch is inside the file. */
-  #wholeHeader(bytes: Uint8Array, at: number, options: DecodeOptions & { readonly base: number }): RecordBatchHeader {
+  #wholeHeader(
+    bytes: Uint8Array,
+    at: number,
+    options: DecodeOptions & { readonly base: number },
+  ): RecordBatchHeader {
     const position = options.base + at;
     let header: RecordBatchHeader;
     try {

@@ -211,11 +211,12 @@ describe('random flips, end to end: open recovers, and what it serves is what wa
     const original = p.log.readBatches(0).map(plain);
     p.close();
     const bytes = readFileSync(join(source, 'orders-0', '00000000000000000000.log'));
-    // Any byte but the epoch (klog does not interpret it) and the last batch's baseOffset (nothing follows it).
-    const lastStart = places.at(-1)!.position;
+    // Any byte but the epoch (klog does not interpret it) and baseOffset. baseOffset flips are
+    // covered one at a time above; with several, a raised baseOffset followed by a batch damaged
+    // beyond reading is as good as last, the blind spot above.
     const flippable = Array.from({ length: bytes.length }, (_, i) => i).filter((i) => {
       const batchStart = places.find((b) => i >= b.position && i < b.end)!.position;
-      return !EPOCH_BYTES.includes(i - batchStart) && !(batchStart === lastStart && i - batchStart < 8);
+      return !EPOCH_BYTES.includes(i - batchStart) && i - batchStart >= 8;
     });
     fc.assert(
       fc.property(

@@ -281,6 +281,19 @@ describe('recovery on open: corruption before the tail of the active segment', (
     p.close();
   });
 
+  it('a raised baseOffset followed by a batch whose CRC fails: neither is kept', () => {
+    const bytes = Buffer.from(written.bytes);
+    const first = written.batches[0]!;
+    const second = written.batches[1]!;
+    bytes.writeBigInt64BE(BigInt(first.firstOffset + 256), first.position); // outside the CRC
+    bytes[second.end - 2]! ^= 0x10; // inside the CRC of the next batch
+    const { p, report } = openCorrupt(bytes);
+    expect(report).toMatchObject({ kind: 'corruption', validBytes: 0, batches: 0 });
+    expect(report.error).toMatchObject({ field: 'crc', offset: second.position + 17 });
+    expect(p.logEndOffset).toBe(0);
+    p.close();
+  });
+
   it('a first batch below the segment base offset', () => {
     // An empty first segment, then the same bytes in a segment whose name says it starts at offset 5.
     const { dataDir } = partitionWith(Buffer.alloc(0));
