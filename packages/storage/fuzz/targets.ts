@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { DecodeError } from '../src/errors.js';
-import { batchSize, decodeBatchHeader, decodeRecordBatch, encodeRecordBatch } from '../src/record-batch.js';
+import {
+  batchSize,
+  decodeBatchHeader,
+  decodeRecordBatch,
+  encodeRecordBatch,
+  type RecordBatch,
+} from '../src/record-batch.js';
 import { checkSegment, findBatchStart, recoverSegment } from '../src/recovery.js';
 import { LogSegment } from '../src/segment.js';
 import { batchInputs, type FuzzInput, segmentInputs } from './inputs.js';
@@ -141,11 +147,15 @@ export const batchDecoder: Target = {
         if (decoded.records.length !== decoded.recordsCount) throw new Error('records count mismatch');
         if (verifyCrc) {
           if (!input.crcFixed) expectFaithful(bytes, 'decodeRecordBatch');
-          // What is decoded encodes to a batch that decodes to the same fields.
-          const again = decodeRecordBatch(encodeRecordBatch(decoded));
-          if (JSON.stringify(plain(again)) !== JSON.stringify(plain(decoded))) {
+          // What is decoded encodes to a batch that decodes to the same fields; only the
+          // length and CRC may differ, where the input spelled a varint with more bytes than needed.
+          const reencoded = encodeRecordBatch(decoded);
+          const again = decodeRecordBatch(reencoded);
+          const fieldsOf = ({ batchLength: _l, crc: _c, ...rest }: RecordBatch) =>
+            JSON.stringify(plain(rest));
+          if (fieldsOf(again) !== fieldsOf(decoded))
             throw new Error('decode ∘ encode ∘ decode differs from decode');
-          }
+          if (!encodeRecordBatch(again).equals(reencoded)) throw new Error('encode ∘ decode is not stable');
         }
         outcome = 'ok';
       } catch (error) {
