@@ -39,14 +39,23 @@ export function buildProgram(ctx: CommandContext): Command {
 
 /** Run klog with `argv` (without node and the script); returns the exit code. */
 export function main(argv: string[]): number {
-  const lines: string[] = [];
-  const ctx: CommandContext = {
-    out: (line) => lines.push(line),
-    err: (line) => process.stderr.write(`${line}\n`),
-    style: createStyle(colorEnabled(process.stdout, process.env)),
-  };
+  // Output goes out in chunks as it is made (a long dump shows progress and holds no more than a chunk),
+  // and everything printed so far is flushed before an error line.
+  let pending = '';
   const flush = () => {
-    if (lines.length > 0) process.stdout.write(`${lines.splice(0).join('\n')}\n`);
+    if (pending.length > 0) process.stdout.write(pending);
+    pending = '';
+  };
+  const ctx: CommandContext = {
+    out: (line) => {
+      pending += `${line}\n`;
+      if (pending.length >= 64 * 1024) flush();
+    },
+    err: (line) => {
+      flush();
+      process.stderr.write(`${line}\n`);
+    },
+    style: createStyle(colorEnabled(process.stdout, process.env)),
   };
   try {
     buildProgram(ctx).parse(argv, { from: 'user' });

@@ -2,7 +2,7 @@ import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { NUM_BATCHES_TO_RETAIN } from '@klog/core';
 import { rewriteBatch } from './batch-builder.js';
-import { fsyncDirectory, Log } from './log.js';
+import { fsyncDirectory, Log, swapDirs } from './log.js';
 import type { Partition } from './partition.js';
 import type { Record } from './record.js';
 import type { RecordBatch } from './record-batch.js';
@@ -41,7 +41,7 @@ function keyOf(record: Record): string | undefined {
  * NUM_BATCHES_TO_RETAIN batches even when emptied, and the log's last batch (so the
  * log end offset survives). Everything else emptied is dropped.
  *
- * The cleaned log is written to `<dir>.cleaned`, fsynced, then swapped in by
+ * The cleaned log is written to a sibling directory (`swapDirs`), fsynced, then swapped in by
  * renaming directories; a crash at any point leaves the old log or the new one,
  * never a mix (`Log.open` finishes or undoes an interrupted swap).
  */
@@ -92,7 +92,7 @@ export function compact(partition: Partition, options: CompactionOptions = {}): 
     return !(options.removeTombstones && record.value === null);
   };
 
-  const cleanedDir = `${log.dir}.cleaned`;
+  const { cleaned: cleanedDir, old: oldDir } = swapDirs(log.dir);
   rmSync(cleanedDir, { recursive: true, force: true });
   mkdirSync(cleanedDir);
   const config = log.config;
@@ -126,10 +126,10 @@ export function compact(partition: Partition, options: CompactionOptions = {}): 
     bytesAfter: 0,
   };
   log.close();
-  renameSync(log.dir, `${log.dir}.old`);
+  renameSync(log.dir, oldDir);
   renameSync(cleanedDir, log.dir);
   fsyncDirectory(dirname(log.dir));
-  rmSync(`${log.dir}.old`, { recursive: true, force: true });
+  rmSync(oldDir, { recursive: true, force: true });
   partition.reopen();
   return { ...report, segmentsAfter: partition.log.segments.length, bytesAfter: partition.log.size };
 }

@@ -1,14 +1,9 @@
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { DecodeError, StorageError } from './errors.js';
 import { fsyncDirectory } from './fsync.js';
-import {
-  batchSize,
-  computeBatchCrc,
-  decodeBatchHeader,
-  decodeRecordBatch,
-  type RecordBatch,
-} from './record-batch.js';
+import { batchSize, decodeBatchHeader, decodeRecordBatch, type RecordBatch } from './record-batch.js';
 import { type RecoveryReport, recoverSegment } from './recovery.js';
 import { LogSegment, parseSegmentFileName } from './segment.js';
 import { writeInt64 } from './varint.js';
@@ -78,13 +73,23 @@ function validateConfig(config: LogConfig): LogConfig {
 }
 
 /**
- * A compaction writes the cleaned log next to the partition as `<dir>.cleaned`, then
- * swaps directories. Finish or undo a swap a crash interrupted, so that a log is
- * always either wholly before or wholly after a clean.
+ * Where a compaction of the log in `dir` writes the cleaned log (`cleaned`) and parks
+ * the old one during the swap (`old`): siblings of `dir` named by a hash of its name,
+ * so that they stay within the file system's 255-byte name limit even for a
+ * 249-character topic, and can never be mistaken for a `<topic>-<partition>` directory.
+ */
+export function swapDirs(dir: string): { readonly cleaned: string; readonly old: string } {
+  const id = createHash('sha256').update(basename(dir)).digest('hex').slice(0, 16);
+  return { cleaned: join(dirname(dir), `.${id}.cleaned`), old: join(dirname(dir), `.${id}.old`) };
+}
+
+/**
+ * A compaction writes the cleaned log next to the partition, then swaps directories.
+ * Finish or undo a swap a crash interrupted, so that a log is always either wholly
+ * before or wholly after a clean.
  */
 function completeInterruptedSwap(dir: string): void {
-  const cleaned = `${dir}.cleaned`;
-  const old = `${dir}.old`;
+  const { cleaned, old } = swapDirs(dir);
   if (!existsSync(dir) && existsSync(cleaned)) renameSync(cleaned, dir);
   if (existsSync(cleaned)) rmSync(cleaned, { recursive: true, force: true });
   if (existsSync(old) && existsSync(dir)) rmSync(old, { recursive: true, force: true });
@@ -193,7 +198,7 @@ export class Log {
    * (outside the CRC) is set to the log end offset.
    */
   appendBatch(batch: Buffer): LogAppendInfo {
-    return this.#write(batch, this.#logEndOffset, true);
+    return this.#write(batch, this.#logEndOffset);
   }
 
   static {
@@ -218,28 +223,25 @@ export class Log {
         `batch at offset ${header.baseOffset} is below the log end offset ${this.#logEndOffset}`,
       );
     }
-    return this.#write(batch, header.baseOffset, true);
+    return this.#write(batch, header.baseOffset);
   }
 
   // #region append-batch
   /**
-   * Write a batch at `baseOffset`. It is checked first, length, magic and (for bytes
-   * from outside) the CRC, so bytes that are not a batch never reach the file; then
-   * the segment may roll.
+   * Write a batch from outside at `baseOffset`. It is checked whole first, as
+   * Kafka's `LogValidator` does: length, magic, CRC and every record, so bytes that
+   * are not a batch never reach the file; then the segment may roll.
    */
-  #write(batch: Buffer, baseOffset: number, verifyCrc: boolean): LogAppendInfo {
+  #write(batch: Buffer, baseOffset: number): LogAppendInfo {
     this.#checkOpen();
     writeInt64(new DataView(batch.buffer, batch.byteOffset, 8), 0, baseOffset);
-    const header = decodeBatchHeader(batch, 0, { maxBatchBytes: this.config.maxBatchBytes });
+    const header = decodeRecordBatch(batch, 0, { maxBatchBytes: this.config.maxBatchBytes });
     if (batchSize(header) !== batch.length) {
       throw new DecodeError(
         'batchLength',
         8,
         `says ${batchSize(header)} bytes but the buffer holds ${batch.length}`,
       );
-    }
-    if (verifyCrc && computeBatchCrc(batch, 0, header) !== header.crc) {
-      throw new DecodeError('crc', 17, 'the batch does not match its CRC-32C');
     }
     return this.#place(batch, baseOffset, header.lastOffsetDelta, header.recordsCount);
   }
@@ -270,6 +272,7 @@ export class Log {
     const active = this.activeSegment;
     if (active.size === 0 || active.size + nextBatchBytes <= this.config.segmentBytes) return false;
     active.flush();
+    this.#unflushedMessages = 0;
     this.#segments.push(LogSegment.create(this.dir, this.#logEndOffset));
     fsyncDirectory(this.dir);
     return true;

@@ -19,7 +19,7 @@ import { CONTROL_FLAG, lastOffsetOf } from './record-batch.js';
  */
 export function rebuildProducerState(log: Log): ProducerState {
   const state = new ProducerState();
-  for (const { header } of log.activeSegment.headers()) {
+  for (const { header } of log.activeSegment.headers({ maxBatchBytes: log.config.maxBatchBytes })) {
     // No producer (-1), or a transaction marker: nothing to deduplicate.
     if (header.producerId < 0 || header.baseSequence < 0 || header.attributes & CONTROL_FLAG) continue;
     const pid = toProducerId(header.producerId);

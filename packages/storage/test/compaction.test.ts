@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { ProducerState } from '@klog/core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,6 +13,7 @@ import {
   rebuildProducerState,
   rewriteBatch,
 } from '../src/index.js';
+import { swapDirs } from '../src/log.js';
 import { NOW, tempDir } from './helpers.js';
 
 const kv = (key: string, value: string | null) => ({
@@ -118,12 +120,33 @@ describe('compact', () => {
     const p = Partition.open(dir, 'orders', 0);
     appendRecords(p, [kv('a', '1')], NOW);
     p.close();
-    // A leftover .cleaned next to a whole log: the clean did not finish, the old log stands.
-    mkdirSync(`${p.dir}.cleaned`);
-    writeFileSync(`${p.dir}.cleaned/00000000000000000000.log`, 'garbage');
-    const again = Partition.open(dir, 'orders', 0);
+    const { cleaned, old } = swapDirs(p.dir);
+    // A leftover cleaned log next to a whole log: the clean did not finish, the old log stands.
+    mkdirSync(cleaned);
+    writeFileSync(join(cleaned, '00000000000000000000.log'), 'garbage');
+    let again = Partition.open(dir, 'orders', 0);
     expect(again.logEndOffset).toBe(1);
     expect(readdirSync(dir)).toEqual(['orders-0']);
     again.close();
+
+    // A crash between the two renames: the old log parked, the cleaned one complete. Open finishes the swap.
+    const done = Partition.open(tempDir(), 'orders', 0);
+    appendRecords(done, [kv('b', '2'), kv('c', '3')], NOW);
+    done.close();
+    renameSync(p.dir, old);
+    renameSync(done.dir, p.dir);
+    again = Partition.open(dir, 'orders', 0);
+    expect(again.logEndOffset).toBe(2);
+    expect(readdirSync(dir)).toEqual(['orders-0']);
+    again.close();
+  });
+
+  it('works for the longest topic name Kafka allows', () => {
+    const topic = 't'.repeat(249);
+    const p = Partition.open(tempDir(), topic, 0);
+    appendRecords(p, [kv('a', '1'), kv('a', '2')], NOW);
+    expect(compact(p).recordsAfter).toBe(1);
+    expect(p.logEndOffset).toBe(2);
+    p.close();
   });
 });

@@ -1,7 +1,16 @@
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendRecords, buildPlainBatch, DecodeError, Log, Partition, StorageError } from '../src/index.js';
+import {
+  appendRecords,
+  buildPlainBatch,
+  crc32c,
+  DecodeError,
+  Log,
+  Partition,
+  RECORD_BATCH_OVERHEAD,
+  StorageError,
+} from '../src/index.js';
 import { NOW, records, tempDir } from './helpers.js';
 
 describe('Partition and Log on disk', () => {
@@ -84,6 +93,16 @@ describe('Partition and Log on disk', () => {
     expect(() => p.log.appendBatch(bad)).toThrow(DecodeError);
     expect(p.log.activeSegment.size).toBe(0);
     expect(p.logEndOffset).toBe(0);
+    p.close();
+  });
+
+  it('refuses a batch whose CRC holds but whose records do not, as Kafka validates records on append', () => {
+    const p = Partition.open(tempDir(), 'orders', 0);
+    const bad = buildPlainBatch(records(1), 0, NOW);
+    bad[RECORD_BATCH_OVERHEAD] = 0x7e; // the record's length now runs past the batch
+    bad.writeUInt32BE(crc32c(bad.subarray(21)), 17);
+    expect(() => p.log.appendBatch(bad)).toThrow(/records\[0\]\.length/);
+    expect(p.log.activeSegment.size).toBe(0);
     p.close();
   });
 
