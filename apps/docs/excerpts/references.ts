@@ -37,7 +37,7 @@ export const OUTPUT_TAG = 'RunOutput';
 /** The golden file a <RunOutput> shows when it names none. */
 export const DEFAULT_GOLDEN = 'expected/07-idem.txt';
 
-interface Node {
+export interface Node {
   type: string;
   name?: string | null;
   attributes?: { type: string; name?: string; value?: unknown }[];

@@ -2,16 +2,8 @@
 // `at="docs/07-idem.mdx:123"`, so each rendered block carries its lesson line and the checker
 // can name both places when a built block and its source disagree.
 import { realpathSync } from 'node:fs';
-import { EXCERPT_TAG, OUTPUT_TAG } from './references.js';
+import { EXCERPT_TAG, type Node, OUTPUT_TAG } from './references.js';
 import { ExcerptError, repoPath } from './source.js';
-
-interface Node {
-  type: string;
-  name?: string | null;
-  attributes?: { type: string; name?: string; value?: unknown }[];
-  position?: { start: { line: number } };
-  children?: Node[];
-}
 
 export function remarkExcerptOrigin(options: { root: string }) {
   return (tree: Node, file: { path?: string }) => {

@@ -62,16 +62,23 @@ export interface Cursor {
   pos: number;
 }
 
+/**
+ * The one-byte case of both readers: most varints in a record are one byte (small
+ * deltas, a short key's length, no headers), so they skip the loop. True if it read one.
+ */
+function readOneByte(buf: Uint8Array, cur: Cursor, end: number): boolean {
+  const start = cur.pos;
+  if (start >= end || buf[start]! >= 0x80) return false;
+  const byte = buf[start]!;
+  cur.value = (byte >>> 1) ^ -(byte & 1);
+  cur.pos = start + 1;
+  return true;
+}
+
 /** Read a zigzag varint (int32) at `cur.pos`, not reading at or past `end`. */
 export function readVarint(buf: Uint8Array, cur: Cursor, end: number, field: string): void {
+  if (readOneByte(buf, cur, end)) return;
   const start = cur.pos;
-  // Most varints in a record are one byte (small deltas, a short key's length, no headers): skip the loop.
-  if (start < end && buf[start]! < 0x80) {
-    const byte = buf[start]!;
-    cur.value = (byte >>> 1) ^ -(byte & 1);
-    cur.pos = start + 1;
-    return;
-  }
   let pos = start;
   let raw = 0;
   let shift = 0;
@@ -90,13 +97,8 @@ export function readVarint(buf: Uint8Array, cur: Cursor, end: number, field: str
 
 /** Read a zigzag varlong at `cur.pos`; rejects values a JS number cannot hold exactly. */
 export function readVarlong(buf: Uint8Array, cur: Cursor, end: number, field: string): void {
+  if (readOneByte(buf, cur, end)) return;
   const start = cur.pos;
-  if (start < end && buf[start]! < 0x80) {
-    const byte = buf[start]!;
-    cur.value = (byte >>> 1) ^ -(byte & 1);
-    cur.pos = start + 1;
-    return;
-  }
   let pos = start;
   let raw = 0;
   let scale = 1;
