@@ -1,22 +1,13 @@
 import { closeSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
+import { ProducerState } from '@klog/core';
 import {
-  BatchMetadata,
-  incrementSequence,
-  ProducerState,
-  toProducerEpoch,
-  toProducerId,
-  toSequence,
-} from '@klog/core';
-import {
+  addBatchFromHeader,
   appendIdempotent,
-  CONTROL_FLAG,
   decodeRecordBatch,
   LOG_OVERHEAD,
   type Log,
-  lastOffsetOf,
   Partition,
-  type RecordBatchHeader,
   rebuildProducerState,
 } from '@klog/storage';
 import { type BenchContext, reportComparison } from './context.js';
@@ -87,24 +78,13 @@ function writeSegment(ctx: BenchContext, c: SegmentCase): Segment {
   return { partition, batches, bytes: partition.log.activeSegment.size };
 }
 
-/** The rebuild's window update, done from a fully decoded batch instead of its header alone. */
-function addToState(state: ProducerState, header: RecordBatchHeader): void {
-  if (header.producerId < 0 || header.baseSequence < 0 || header.attributes & CONTROL_FLAG) return;
-  const entry = state.entry(toProducerId(header.producerId));
-  const lastSeq = incrementSequence(toSequence(header.baseSequence), header.lastOffsetDelta);
-  entry.addBatch(
-    toProducerEpoch(header.producerEpoch),
-    new BatchMetadata(lastSeq, lastOffsetOf(header), header.lastOffsetDelta, header.maxTimestamp),
-  );
-}
-
 /** klog's own full decode of a segment: `LogSegment.batches()`, one read per batch, CRC checked. */
 function fullDecode(log: Log): ProducerState {
   const state = new ProducerState();
   let records = 0;
   for (const { header: batch } of log.activeSegment.batches()) {
     records += batch.records.length;
-    addToState(state, batch);
+    addBatchFromHeader(state, batch); // the rebuild's window update, from a fully decoded batch
   }
   if (records === 0) throw new Error('nothing decoded');
   return state;
@@ -131,7 +111,7 @@ function fastFullDecode(segmentPath: string, size: number, buffer: Buffer): Prod
       while (at + LOG_OVERHEAD <= length) {
         const batchBytes = LOG_OVERHEAD + buffer.readInt32BE(at + 8);
         if (at + batchBytes > length) break;
-        addToState(state, decodeRecordBatch(buffer, at));
+        addBatchFromHeader(state, decodeRecordBatch(buffer, at));
         at += batchBytes;
       }
       if (at === 0) throw new Error(`a batch at ${position} is larger than the decode chunk`);

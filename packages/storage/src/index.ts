@@ -11,7 +11,7 @@ export {
 } from './idempotent-append.js';
 export { DEFAULT_LOG_CONFIG, type FlushPolicy, Log, type LogAppendInfo, type LogConfig } from './log.js';
 export { Partition } from './partition.js';
-export { rebuildProducerState } from './producer-state-rebuild.js';
+export { addBatchFromHeader, rebuildProducerState } from './producer-state-rebuild.js';
 export type { Record, RecordHeader, RecordInput } from './record.js';
 export {
   batchSize,

@@ -7,7 +7,7 @@ import {
   toSequence,
 } from '@klog/core';
 import type { Log } from './log.js';
-import { CONTROL_FLAG, lastOffsetOf } from './record-batch.js';
+import { CONTROL_FLAG, lastOffsetOf, type RecordBatchHeader } from './record-batch.js';
 
 // #region rebuild-producer-state
 /**
@@ -20,16 +20,22 @@ import { CONTROL_FLAG, lastOffsetOf } from './record-batch.js';
 export function rebuildProducerState(log: Log): ProducerState {
   const state = new ProducerState();
   for (const { header } of log.activeSegment.headers({ maxBatchBytes: log.config.maxBatchBytes })) {
-    // No producer (-1), or a transaction marker: nothing to deduplicate.
-    if (header.producerId < 0 || header.baseSequence < 0 || header.attributes & CONTROL_FLAG) continue;
-    const pid = toProducerId(header.producerId);
-    const entry = state.entry(pid);
-    const lastSeq = incrementSequence(toSequence(header.baseSequence), header.lastOffsetDelta);
-    entry.addBatch(
-      toProducerEpoch(header.producerEpoch),
-      new BatchMetadata(lastSeq, lastOffsetOf(header), header.lastOffsetDelta, header.maxTimestamp),
-    );
+    addBatchFromHeader(state, header);
   }
   return state;
 }
 // #endregion rebuild-producer-state
+
+// #region add-batch-from-header
+/** Put one batch, known by its header alone, into its producer's window. */
+export function addBatchFromHeader(state: ProducerState, header: RecordBatchHeader): void {
+  // No producer (-1), or a transaction marker: nothing to deduplicate.
+  if (header.producerId < 0 || header.baseSequence < 0 || header.attributes & CONTROL_FLAG) return;
+  const entry = state.entry(toProducerId(header.producerId));
+  const lastSeq = incrementSequence(toSequence(header.baseSequence), header.lastOffsetDelta);
+  entry.addBatch(
+    toProducerEpoch(header.producerEpoch),
+    new BatchMetadata(lastSeq, lastOffsetOf(header), header.lastOffsetDelta, header.maxTimestamp),
+  );
+}
+// #endregion add-batch-from-header
