@@ -36,3 +36,14 @@ export function records(n: number, tag = 'r'): RecordInput[] {
 }
 
 export const NOW = 1_700_000_000_000;
+
+/** The error of class `kind` that `fn` throws; fails the test if it throws nothing or something else. */
+export function thrown<E extends Error>(kind: new (...args: never[]) => E, fn: () => unknown): E {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof kind) return error;
+    throw new Error(`expected a ${kind.name}, got ${String(error)}`);
+  }
+  throw new Error(`expected a ${kind.name}, nothing was thrown`);
+}

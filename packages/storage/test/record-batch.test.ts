@@ -12,17 +12,9 @@ import {
   type Record,
 } from '../src/index.js';
 import { arbBatchFields } from './arbitraries.js';
-import { NOW, records } from './helpers.js';
+import { NOW, records, thrown } from './helpers.js';
 
-function decodeError(fn: () => unknown): DecodeError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof DecodeError) return error;
-    throw new Error(`expected a DecodeError, got ${String(error)}`);
-  }
-  throw new Error('expected a DecodeError, nothing was thrown');
-}
+const decodeError = (fn: () => unknown) => thrown(DecodeError, fn);
 
 describe('RecordBatch v2 layout', () => {
   const batch = buildProducerBatch(records(3), 42, NOW, {

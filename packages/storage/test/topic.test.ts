@@ -10,17 +10,9 @@ import {
   validatePartitionNumber,
   validateTopicName,
 } from '../src/index.js';
-import { tempDir } from './helpers.js';
+import { tempDir, thrown } from './helpers.js';
 
-function refusal(fn: () => unknown): StorageError {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof StorageError) return error;
-    throw new Error(`expected a StorageError, got ${String(error)}`);
-  }
-  throw new Error('expected a StorageError, nothing was thrown');
-}
+const refusal = (fn: () => unknown) => thrown(StorageError, fn);
 
 /** Names that try to leave the data directory, or only look like legal ones. */
 const HOSTILE: readonly string[] = [
