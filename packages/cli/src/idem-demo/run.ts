@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NUM_BATCHES_TO_RETAIN, type ProducerId, ProducerState } from '@klog/core';
@@ -392,7 +392,6 @@ function transactions(demo: Demo): void {
  */
 export function runIdemDemo(opts: IdemDemoOptions, out: Out, style: Style): void {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'klog-idem-demo-'));
-  mkdirSync(dataDir, { recursive: true });
   const demo: Demo = {
     opts,
     dataDir,
