@@ -1,8 +1,6 @@
 import { defineConfig } from 'vitest/config';
+import { twoCoreTests } from '../../vitest.shared.ts';
 
 export default defineConfig({
-  test: {
-    // Property tests and the short fuzz run: generous on a busy 2-core machine.
-    testTimeout: 60_000,
-  },
+  test: { ...twoCoreTests },
 });
