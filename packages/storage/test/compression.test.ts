@@ -10,7 +10,9 @@ import {
   DecodeError,
   decodeRecordBatch,
   decompressRecords,
+  compact,
   Log,
+  Partition,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
 } from '../src/index.js';
@@ -208,4 +210,25 @@ describe('Log.appendBatch takes a compressed batch from a client: records checke
       }
     });
   }
+});
+
+describe('compaction of a log holding compressed batches', () => {
+  it('keeps the latest record per key and writes the cleaned batches uncompressed, readable', async () => {
+    const p = Partition.open(tempDir(), 'keys', 0);
+    try {
+      const value = (k: string, v: number) => ({ key: Buffer.from(k), value: Buffer.from(`${k}=${v}`) });
+      p.log.appendBatch(await kafkaJsBatch('gzip', [value('a', 1), value('b', 1), value('a', 2)]));
+      p.log.appendBatch(await kafkaJsBatch('zstd', [value('b', 2), value('c', 1)]));
+      p.log.appendBatch(await kafkaJsBatch('lz4', [value('a', 3)]));
+      compact(p);
+      const batches = p.log.readBatches(0, 1 << 20);
+      expect(batches.map((b) => b.attributes & 7)).toEqual(batches.map(() => 0));
+      const kept = batches.flatMap((b) =>
+        b.records.map((r) => `${b.baseOffset + r.offsetDelta}:${Buffer.from(r.value!).toString()}`),
+      );
+      expect(kept).toEqual(['3:b=2', '4:c=1', '5:a=3']);
+    } finally {
+      p.close();
+    }
+  });
 });
