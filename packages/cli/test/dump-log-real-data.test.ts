@@ -60,7 +60,9 @@ describe('compressed batches written by KafkaJS with its codec plugins', () => {
     expect(run.status).toBe(1);
     expect(batchLines(run.stdout)).toHaveLength(CODECS.length);
     expect(run.stdout).toContain('| records not shown: the batch fails its CRC-32C');
-    expect(recordLines(run.stdout).filter((l) => l.includes('payload: '))).toHaveLength((CODECS.length - 1) * 4);
+    expect(recordLines(run.stdout).filter((l) => l.includes('payload: '))).toHaveLength(
+      (CODECS.length - 1) * 4,
+    );
   });
 });
 
@@ -71,7 +73,11 @@ describe('a flipped high byte in a 64-bit header field', () => {
   beforeAll(() => {
     const p = Partition.open(dir, 'flip', 0);
     for (let i = 0; i < 3; i++) {
-      const info = appendRecords(p, [{ key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`) }], 1_700_000_000_000);
+      const info = appendRecords(
+        p,
+        [{ key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`) }],
+        1_700_000_000_000,
+      );
       positions.push(info.position);
     }
     p.close();
@@ -95,12 +101,20 @@ describe('a flipped high byte in a 64-bit header field', () => {
       const bad = lines.indexOf(batchLines(run.stdout)[1]!);
       expect(lines[bad]).toContain(shown);
       expect(lines[bad]).toContain('isvalid: false');
-      expect(lines[bad + 1]).toMatch(/^ {2}problem: crc at byte \d+: stored 0x[0-9a-f]{8} but the bytes give/);
-      expect(lines[bad + 2]).toMatch(new RegExp(`^  problem: ${name} at byte ${positions[1]! + at}: i64 0x[0-9a-f]{16} is not a safe integer$`));
+      expect(lines[bad + 1]).toMatch(
+        /^ {2}problem: crc at byte \d+: stored 0x[0-9a-f]{8} but the bytes give/,
+      );
+      expect(lines[bad + 2]).toMatch(
+        new RegExp(
+          `^  problem: ${name} at byte ${positions[1]! + at}: i64 0x[0-9a-f]{16} is not a safe integer$`,
+        ),
+      );
       expect(recordLines(run.stdout).filter((l) => l.includes(' payload: '))).toHaveLength(2);
       expect(lines[bad + 3]).toBe('| records not shown: the batch fails its CRC-32C');
       expect(run.stdout).toContain('key: k2 payload: v2');
-      expect(run.stderr).toMatch(/^klog: dump-log: corrupt data: 2 problems in 1 of 1 file; the first: \S+ crc at byte/);
+      expect(run.stderr).toMatch(
+        /^klog: dump-log: corrupt data: 2 problems in 1 of 1 file; the first: \S+ crc at byte/,
+      );
     });
   }
 
@@ -114,7 +128,9 @@ describe('a flipped high byte in a 64-bit header field', () => {
     const line = batchLines(run.stdout)[1]!;
     expect(field(line, 'baseOffset')).toBe(String(1n - 2n ** 63n));
     expect(field(line, 'isvalid')).toBe('true');
-    expect(run.stdout).toContain(`  problem: baseOffset at byte ${positions[1]}: i64 0x8000000000000001 is not a safe integer`);
+    expect(run.stdout).toContain(
+      `  problem: baseOffset at byte ${positions[1]}: i64 0x8000000000000001 is not a safe integer`,
+    );
     expect(batchLines(run.stdout)).toHaveLength(3);
   });
 });
@@ -126,18 +142,33 @@ describe('a closed pipe ends quietly', () => {
     const p = Partition.open(dir, 'many', 0);
     // Far more output than a pipe holds (64 KiB), so klog is still writing when head has gone.
     for (let i = 0; i < 100; i++) {
-      appendRecords(p, Array.from({ length: 40 }, (_, j) => ({ key: Buffer.from(`k${j}`), value: Buffer.alloc(100, 0x61) })), 1_700_000_000_000);
+      appendRecords(
+        p,
+        Array.from({ length: 40 }, (_, j) => ({ key: Buffer.from(`k${j}`), value: Buffer.alloc(100, 0x61) })),
+        1_700_000_000_000,
+      );
     }
     p.close();
   });
 
   function throughHead(args: string): { status: string; stderr: string; head: string } {
-    const run = spawnSync('bash', ['-c', `"${process.execPath}" "${bin}" ${args} 2>"${scratch}/stderr" | head -2; echo "$\{PIPESTATUS[0]}"`], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const run = spawnSync(
+      'bash',
+      [
+        '-c',
+        `"${process.execPath}" "${bin}" ${args} 2>"${scratch}/stderr" | head -2; echo "$\{PIPESTATUS[0]}"`,
+      ],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     const lines = run.stdout.trimEnd().split('\n');
-    return { status: lines.at(-1)!, head: lines.slice(0, -1).join('\n'), stderr: readFileSync(`${scratch}/stderr`, 'utf8') };
+    return {
+      status: lines.at(-1)!,
+      head: lines.slice(0, -1).join('\n'),
+      stderr: readFileSync(`${scratch}/stderr`, 'utf8'),
+    };
   }
 
   it('klog dump-log … --records | head -2: two lines, no stack trace, exit 141 (as SIGPIPE)', () => {
@@ -162,7 +193,11 @@ describe('a closed pipe ends quietly', () => {
 
   it('every command shares the output path: help, dump-log, idem-demo', async () => {
     const tmp = mkdtempSync(join(scratch, 'tmp-'));
-    for (const args of [['dump-log', '--help'], ['dump-log', `${dir}/many-0`], ['idem-demo', '--now-ms', '1']]) {
+    for (const args of [
+      ['dump-log', '--help'],
+      ['dump-log', `${dir}/many-0`],
+      ['idem-demo', '--now-ms', '1'],
+    ]) {
       const { code, stderr } = await intoClosedPipe(args, { TMPDIR: tmp });
       expect({ args, code, stderr }).toEqual({ args, code: 141, stderr: '' });
     }
@@ -234,7 +269,10 @@ describe("Kafka's flag names", () => {
     const seg = join(dir(), '00000000000000000000.log');
     const run = klog(['dump-log', '--files', `${seg},${seg}`]);
     expect(run.status).toBe(0);
-    expect(run.stdout.split('\n').filter((l) => l.startsWith('Dumping '))).toEqual([`Dumping ${seg}`, `Dumping ${seg}`]);
+    expect(run.stdout.split('\n').filter((l) => l.startsWith('Dumping '))).toEqual([
+      `Dumping ${seg}`,
+      `Dumping ${seg}`,
+    ]);
     expect(klog(['dump-log', '--files', seg]).stdout).toBe(klog(['dump-log', seg]).stdout);
   });
 
@@ -249,7 +287,9 @@ describe("Kafka's flag names", () => {
     const run = klog(['dump-log', dir(), '--deep-iteration']);
     expect(run.status).toBe(0);
     expect(recordLines(run.stdout)).toEqual(
-      [0, 1, 2].map((i) => `| offset: ${i} CreateTime: 1700000000000 keySize: 2 valueSize: 2 sequence: -1 headerKeys: []`),
+      [0, 1, 2].map(
+        (i) => `| offset: ${i} CreateTime: 1700000000000 keySize: 2 valueSize: 2 sequence: -1 headerKeys: []`,
+      ),
     );
   });
 
@@ -261,12 +301,21 @@ describe("Kafka's flag names", () => {
     writeFileSync(join(gap, '00000000000000000000.log'), Buffer.concat([first, later]));
     const run = klog(['dump-log', gap, '--deep-iteration']);
     expect(run.status).toBe(0);
-    expect(run.stderr).toBe(`Non-consecutive offsets in ${gap}/00000000000000000000.log\n  0 is followed by 5\n`);
+    expect(run.stderr).toBe(
+      `Non-consecutive offsets in ${gap}/00000000000000000000.log\n  0 is followed by 5\n`,
+    );
   });
 
   it('--help names them, the codecs, and the exit code of a closed pipe', () => {
     const run = klog(['dump-log', '--help']);
-    for (const text of ['--files', '--print-data-log', '--deep-iteration', 'gzip, snappy, lz4, zstd', '141', 'Ignoring unknown file']) {
+    for (const text of [
+      '--files',
+      '--print-data-log',
+      '--deep-iteration',
+      'gzip, snappy, lz4, zstd',
+      '141',
+      'Ignoring unknown file',
+    ]) {
       expect(run.stdout).toContain(text);
     }
   });

@@ -47,7 +47,18 @@ export async function writeKafkaJsSegment(path: string, codecs: readonly Codec[]
   for (const [b, codec] of codecs.entries()) {
     const records = recordsFor(codec);
     const encoder = await RecordBatch({
-      compression: Types[codec === 'none' ? 'None' : codec === 'gzip' ? 'GZIP' : codec === 'snappy' ? 'Snappy' : codec === 'lz4' ? 'LZ4' : 'ZSTD'],
+      compression:
+        Types[
+          codec === 'none'
+            ? 'None'
+            : codec === 'gzip'
+              ? 'GZIP'
+              : codec === 'snappy'
+                ? 'Snappy'
+                : codec === 'lz4'
+                  ? 'LZ4'
+                  : 'ZSTD'
+        ],
       firstOffset: Long.fromValue(b * 4),
       firstTimestamp: 1_700_000_000_000,
       maxTimestamp: 1_700_000_000_000 + records.length - 1,

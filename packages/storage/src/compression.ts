@@ -118,7 +118,11 @@ function snappy(input: Uint8Array, maxBytes: number): Uint8Array {
   }
   const version = readInt32(input, 8);
   if (version < XERIAL_MIN_COMPATIBLE_VERSION) {
-    fail('snappy', 8, `xerial framing version ${version}, at least ${XERIAL_MIN_COMPATIBLE_VERSION} is required`);
+    fail(
+      'snappy',
+      8,
+      `xerial framing version ${version}, at least ${XERIAL_MIN_COMPATIBLE_VERSION} is required`,
+    );
   }
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -127,13 +131,18 @@ function snappy(input: Uint8Array, maxBytes: number): Uint8Array {
   while (pos + 4 <= input.length) {
     // A second header in the middle: two framed streams written one after the other.
     if (startsWithXerialMagic(input, pos, 4)) {
-      if (pos + XERIAL_HEADER_SIZE > input.length) fail('snappy', pos, 'a concatenated xerial header is cut short');
+      if (pos + XERIAL_HEADER_SIZE > input.length)
+        fail('snappy', pos, 'a concatenated xerial header is cut short');
       pos += XERIAL_HEADER_SIZE;
       continue;
     }
     const size = readInt32(input, pos);
     if (size < 0 || pos + 4 + size > input.length) {
-      fail('snappy', pos, `xerial chunk of ${size} bytes does not fit the ${input.length - pos - 4} bytes left`);
+      fail(
+        'snappy',
+        pos,
+        `xerial chunk of ${size} bytes does not fit the ${input.length - pos - 4} bytes left`,
+      );
     }
     const chunk = rawSnappy(input, pos + 4, pos + 4 + size, maxBytes - total);
     chunks.push(chunk);
@@ -207,7 +216,8 @@ function lz4(input: Uint8Array, maxBytes: number): Uint8Array {
       if (contentChecksum) pos += 4;
       break;
     }
-    if (size > maxBlock) fail('lz4', pos - 4, `block of ${size} bytes exceeds the frame's maximum of ${maxBlock}`);
+    if (size > maxBlock)
+      fail('lz4', pos - 4, `block of ${size} bytes exceeds the frame's maximum of ${maxBlock}`);
     pos += size + (blockChecksum ? 4 : 0);
     if (pos > input.length) fail('lz4', pos - size, 'frame ended prematurely (inside a block)');
     // LZ4 expands at most 255 times (a match length byte stands for 255 bytes at most).
@@ -241,13 +251,14 @@ function zstd(input: Uint8Array, maxBytes: number): Uint8Array {
   while (pos < input.length) {
     need(4, 'a frame magic');
     const magic = readUint32LE(input, pos);
-    if (((magic & ZSTD_SKIPPABLE_MASK) >>> 0) === ZSTD_SKIPPABLE_MAGIC) {
+    if ((magic & ZSTD_SKIPPABLE_MASK) >>> 0 === ZSTD_SKIPPABLE_MAGIC) {
       need(8, 'a skippable frame');
       pos += 8 + readUint32LE(input, pos + 4);
       if (pos > input.length) fail('zstd', input.length, 'a skippable frame is cut short');
       continue;
     }
-    if (magic !== ZSTD_MAGIC) fail('zstd', pos, `magic 0x${magic.toString(16)} is not a zstd frame's (0xfd2fb528)`);
+    if (magic !== ZSTD_MAGIC)
+      fail('zstd', pos, `magic 0x${magic.toString(16)} is not a zstd frame's (0xfd2fb528)`);
     need(6, 'a frame header');
     const fhd = input[pos + 4]!;
     if ((fhd & 0x08) !== 0) fail('zstd', pos + 4, 'a reserved frame header bit is set');
@@ -270,8 +281,10 @@ function zstd(input: Uint8Array, maxBytes: number): Uint8Array {
     else if (fcsSize === 8) contentSize = readUint32LE(input, p) + readUint32LE(input, p + 4) * 2 ** 32;
     p += fcsSize;
     if (singleSegment) window = contentSize!;
-    if (window > ZSTD_MAX_WINDOW) fail('zstd', pos + 5, `window of ${window} bytes exceeds the limit of ${ZSTD_MAX_WINDOW}`);
-    if (contentSize !== undefined && bound + contentSize > maxBytes) tooLarge('zstd', bound + contentSize, maxBytes);
+    if (window > ZSTD_MAX_WINDOW)
+      fail('zstd', pos + 5, `window of ${window} bytes exceeds the limit of ${ZSTD_MAX_WINDOW}`);
+    if (contentSize !== undefined && bound + contentSize > maxBytes)
+      tooLarge('zstd', bound + contentSize, maxBytes);
     const blockMax = Math.min(window, ZSTD_MAX_BLOCK);
     pos = p;
     for (;;) {

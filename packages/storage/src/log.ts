@@ -344,9 +344,7 @@ export class Log {
     const batches: RecordBatch[] = [];
     for (const { segment, position, bytes } of this.#slices(offset, maxBytes)) {
       try {
-        batches.push(
-          decodeRecordBatch(bytes, 0, { base: position }),
-        );
+        batches.push(decodeRecordBatch(bytes, 0, { base: position }));
       } catch (error) {
         if (!(error instanceof DecodeError)) throw error;
         if (batches.length > 0) return batches;

@@ -1,4 +1,13 @@
-import { closeSync, constants, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { DecodeError, StorageError } from './errors.js';
 import {
@@ -316,7 +325,15 @@ export class LogSegment {
         // A batch whose CRC fails may have any lastOffsetDelta: judge the next one by the last good one.
         nextOffset = lastOffsetOf(header) + 1;
       }
-      const fields = { kind: 'batch', position, stored, bytes, computedCrc, crcValid, previousSuspect } as const;
+      const fields = {
+        kind: 'batch',
+        position,
+        stored,
+        bytes,
+        computedCrc,
+        crcValid,
+        previousSuspect,
+      } as const;
       yield header === undefined
         ? { ...fields, header, headerProblem: headerProblem!, problem }
         : { ...fields, header, headerProblem: undefined, problem };

@@ -36,14 +36,18 @@ describe('the batch size limit: a setting for appends, one ceiling for readers',
       ]);
       expect(readdirSync(`${dir}/big-0`).filter((n) => n.includes('dropped'))).toEqual([]);
       // The setting still limits what is accepted.
-      expect(() => again.log.appendBatch(buildPlainBatch([big], 0, NOW))).toThrow(/exceeds the limit of 1048588/);
+      expect(() => again.log.appendBatch(buildPlainBatch([big], 0, NOW))).toThrow(
+        /exceeds the limit of 1048588/,
+      );
     } finally {
       again.close();
     }
   });
 
   it('a setting above the readers’ ceiling is refused: what is accepted must be readable', () => {
-    const error = thrown(StorageError, () => Log.open(tempDir(), { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES + 1 }));
+    const error = thrown(StorageError, () =>
+      Log.open(tempDir(), { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES + 1 }),
+    );
     expect(error.message).toMatch(/max batch bytes must be an integer in 61\.\.67108864/);
     Log.open(tempDir(), { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES }).close();
   });

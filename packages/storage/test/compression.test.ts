@@ -4,13 +4,13 @@ import { gzipSync } from 'node:zlib';
 import { compressFrameSync } from 'lz4-napi';
 import { describe, expect, it } from 'vitest';
 import {
+  compact,
   compressionName,
   crc32c,
   DEFAULT_MAX_BATCH_BYTES,
   DecodeError,
   decodeRecordBatch,
   decompressRecords,
-  compact,
   Log,
   Partition,
   RECORD_BATCH_OVERHEAD,
@@ -18,7 +18,14 @@ import {
 } from '../src/index.js';
 import { xerialRecords } from './fixtures/xerial-snappy/records.mjs';
 import { tempDir, thrown } from './helpers.js';
-import { CODEC_IDS, type Codec, type Entry, KAFKA_JAVA_LZ4, kafkaJsBatch, sampleEntries } from './kafkajs-compressed.js';
+import {
+  CODEC_IDS,
+  type Codec,
+  type Entry,
+  KAFKA_JAVA_LZ4,
+  kafkaJsBatch,
+  sampleEntries,
+} from './kafkajs-compressed.js';
 
 const hex = (b: Uint8Array | null) => (b === null ? null : Buffer.from(b).toString('hex'));
 
@@ -27,9 +34,11 @@ function expectRecords(batch: RecordBatch, entries: readonly Entry[]): void {
   expect(batch.records.map((r) => hex(r.key))).toEqual(entries.map((e) => hex(e.key)));
   expect(batch.records.map((r) => hex(r.value))).toEqual(entries.map((e) => hex(e.value)));
   expect(batch.records.map((r) => r.offsetDelta)).toEqual(entries.map((_, i) => i));
-  expect(batch.records.map((r) => Object.fromEntries(r.headers.map((h) => [h.key, Buffer.from(h.value!).toString()])))).toEqual(
-    entries.map((e) => e.headers ?? {}),
-  );
+  expect(
+    batch.records.map((r) =>
+      Object.fromEntries(r.headers.map((h) => [h.key, Buffer.from(h.value!).toString()])),
+    ),
+  ).toEqual(entries.map((e) => e.headers ?? {}));
 }
 
 /** The compressed records section of a batch. */
@@ -75,6 +84,7 @@ describe('compressed batches written by KafkaJS decode to their records', () => 
     // More than one block: the first is a full 64 KiB one.
     expect(frame.readUInt32LE(7) & 0x7fffffff).toBeLessThanOrEqual(64 * 1024);
     expect(frame.length).toBeGreaterThan(7 + 4 + (frame.readUInt32LE(7) & 0x7fffffff) + 4);
+    expectRecords(decodeRecordBatch(bytes), sampleEntries());
   });
 
   it("snappy in xerial's framing, as Kafka's Java client writes it (snappy-java's SnappyOutputStream)", () => {
@@ -123,7 +133,9 @@ describe('a compressed batch whose records are damaged is refused with a DecodeE
     it(`${name}: cut short`, async () => {
       const bytes = await kafkaJsBatch(codec, sampleEntries(6), options);
       const records = section(bytes);
-      const error = thrown(DecodeError, () => decodeRecordBatch(withSection(bytes, records.subarray(0, records.length - 7))));
+      const error = thrown(DecodeError, () =>
+        decodeRecordBatch(withSection(bytes, records.subarray(0, records.length - 7))),
+      );
       expect(error.field).toMatch(/^records/);
     });
   }
@@ -141,14 +153,18 @@ describe('a compressed batch whose records are damaged is refused with a DecodeE
   });
 
   it('the batch decoder allows DEFAULT_MAX_BATCH_BYTES of decompressed records, whatever the stored limit', async () => {
-    const ok = await kafkaJsBatch('gzip', [{ key: null, value: Buffer.alloc(DEFAULT_MAX_BATCH_BYTES - 1024) }]);
+    const ok = await kafkaJsBatch('gzip', [
+      { key: null, value: Buffer.alloc(DEFAULT_MAX_BATCH_BYTES - 1024) },
+    ]);
     expect(decodeRecordBatch(ok, 0, { maxBatchBytes: 1024 * 1024 }).records[0]!.value).toHaveLength(
       DEFAULT_MAX_BATCH_BYTES - 1024,
     );
     const bomb = await kafkaJsBatch('gzip', [{ key: null, value: Buffer.alloc(DEFAULT_MAX_BATCH_BYTES) }]);
     expect(bomb.length).toBeLessThan(100 * 1024);
     const error = thrown(DecodeError, () => decodeRecordBatch(bomb));
-    expect(error.reason).toBe(`gzip: decompresses to more than the limit of ${DEFAULT_MAX_BATCH_BYTES} bytes`);
+    expect(error.reason).toBe(
+      `gzip: decompresses to more than the limit of ${DEFAULT_MAX_BATCH_BYTES} bytes`,
+    );
   });
 
   it('a record count the decompressed bytes cannot hold', async () => {
@@ -181,7 +197,9 @@ describe('a compressed batch whose records are damaged is refused with a DecodeE
   it('gzip: concatenated members are one stream, as GZIPInputStream reads them', () => {
     const a = gzipSync('first ');
     const b = gzipSync('second');
-    expect(Buffer.from(decompressRecords('gzip', Buffer.concat([a, b]), 100)).toString()).toBe('first second');
+    expect(Buffer.from(decompressRecords('gzip', Buffer.concat([a, b]), 100)).toString()).toBe(
+      'first second',
+    );
   });
 });
 

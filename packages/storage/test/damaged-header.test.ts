@@ -19,7 +19,11 @@ import { NOW, records, tempDir } from './helpers.js';
 function segmentOfThree(): { path: string; positions: number[] } {
   const dir = tempDir();
   const batches = [0, 2, 4].map((offset, i) =>
-    buildProducerBatch(records(2, `b${i}`), offset, NOW, { producerId: 7, producerEpoch: 0, baseSequence: offset }),
+    buildProducerBatch(records(2, `b${i}`), offset, NOW, {
+      producerId: 7,
+      producerEpoch: 0,
+      baseSequence: offset,
+    }),
   );
   const path = join(dir, segmentFileName(0));
   writeFileSync(path, Buffer.concat(batches));

@@ -88,7 +88,13 @@ export async function kafkaJsBatch(
     producerEpoch: options.producerId === undefined ? -1 : 0,
     firstSequence: options.baseSequence ?? (options.producerId === undefined ? -1 : 0),
     records: entries.map((e, i) =>
-      KafkaJsRecord({ offsetDelta: i, timestampDelta: i, key: e.key, value: e.value, headers: e.headers ?? {} }),
+      KafkaJsRecord({
+        offsetDelta: i,
+        timestampDelta: i,
+        key: e.key,
+        value: e.value,
+        headers: e.headers ?? {},
+      }),
     ),
   });
   return encoder.buffer as Buffer;

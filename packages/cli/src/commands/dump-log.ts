@@ -1,6 +1,6 @@
 import { basename } from 'node:path';
-import { Command } from 'commander';
 import { DEFAULT_MAX_BATCH_BYTES } from '@klog/storage';
+import { Command } from 'commander';
 import { dumpLog, type RecordsShown } from '../dump-log/dump.js';
 import { planDump } from '../dump-log/segment-files.js';
 import { CorruptData, UsageError } from '../errors.js';
@@ -56,9 +56,17 @@ export function dumpLogCommand(ctx: CommandContext): Command {
   return new Command('dump-log')
     .description('print the batches of a segment file or a partition directory, as kafka-dump-log.sh does')
     .argument('[path...]', 'a segment file (<20-digit offset>.log) or a partition directory')
-    .option('--records', 'print every record too, with key and value (kafka-dump-log --print-data-log)', false)
+    .option(
+      '--records',
+      'print every record too, with key and value (kafka-dump-log --print-data-log)',
+      false,
+    )
     .option('--print-data-log', "Kafka's name for --records", false)
-    .option('--deep-iteration', 'print a line per record, without key and value (kafka-dump-log --deep-iteration)', false)
+    .option(
+      '--deep-iteration',
+      'print a line per record, without key and value (kafka-dump-log --deep-iteration)',
+      false,
+    )
     .option(
       '--files <file1,file2,...>',
       "Kafka's way to give the paths: comma-separated, may be repeated",

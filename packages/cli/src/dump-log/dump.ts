@@ -123,7 +123,8 @@ function printBatch(
       out(style.red('  problem: so the baseOffset of the batch before may be the wrong one'));
   }
   // A field no number holds, in a batch whose CRC fails too: the CRC is the first problem, this the second.
-  if (entry.headerProblem !== undefined && entry.headerProblem !== entry.problem) problem(entry.headerProblem);
+  if (entry.headerProblem !== undefined && entry.headerProblem !== entry.problem)
+    problem(entry.headerProblem);
   const shown = options.records !== 'none';
   // Records that cannot be read leave no gap to report: the next batch starts the count again.
   if (!entry.crcValid || entry.header === undefined) gaps.last = undefined;
@@ -132,7 +133,8 @@ function printBatch(
     return;
   }
   if (entry.header === undefined) {
-    if (shown) out(style.red("| records not shown: the batch's header holds values the format does not allow"));
+    if (shown)
+      out(style.red("| records not shown: the batch's header holds values the format does not allow"));
     return;
   }
   try {

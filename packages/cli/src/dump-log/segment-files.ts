@@ -81,7 +81,9 @@ function partitionDirsIn(path: string, names: readonly string[]): string[] {
     .filter((name) => {
       try {
         const dir = join(path, name);
-        return statSync(dir).isDirectory() && readdirSync(dir).some((n) => parseSegmentFileName(n) !== undefined);
+        return (
+          statSync(dir).isDirectory() && readdirSync(dir).some((n) => parseSegmentFileName(n) !== undefined)
+        );
       } catch {
         return false;
       }
@@ -114,12 +116,17 @@ function planDirectory(path: string, files: DumpItem[], dropped: string[], ignor
     try {
       info = statSync(file);
     } catch (error) {
-      files.push({ kind: 'not-a-file', path: file, type: `unreadable (${(error as NodeJS.ErrnoException).code})` });
+      files.push({
+        kind: 'not-a-file',
+        path: file,
+        type: `unreadable (${(error as NodeJS.ErrnoException).code})`,
+      });
       return;
     }
     // A FIFO would block the reader forever, a device could be anything: neither is opened.
     if (!info.isFile()) files.push({ kind: 'not-a-file', path: file, type: typeOf(info) });
-    else files.push({ kind: 'segment', path: file, baseOffset: s.base, nextBaseOffset: segments[i + 1]?.base });
+    else
+      files.push({ kind: 'segment', path: file, baseOffset: s.base, nextBaseOffset: segments[i + 1]?.base });
   });
   const segmentNames = new Set(segments.map((s) => s.name));
   for (const name of [...names].sort()) {
