@@ -79,24 +79,36 @@ function onTerminal(fd: number): boolean {
 }
 
 export function buildProgram(ctx: CommandContext, output = createOutput()): Command {
+  // Commander's own errors (an unknown option or command, a missing argument) become one line, like every
+  // other error klog prints: the message, its "did you mean" if there is one, and where the usage is.
+  // Its output goes through klog's output path like everything else.
+  const errorsAsOneLine = (usage: string) => ({
+    writeOut: (text: string) => output.out(text),
+    writeErr: (text: string) => output.err(text),
+    // Commander's own width when not on a terminal is 80.
+    getOutHelpWidth: () => (onTerminal(1) ? process.stdout.columns : 80),
+    getErrHelpWidth: () => (onTerminal(2) ? process.stderr.columns : 80),
+    getOutHasColors: () => onTerminal(1) && process.stdout.hasColors(),
+    getErrHasColors: () => onTerminal(2) && process.stderr.hasColors(),
+    outputError: (text: string) => {
+      const message = text
+        .replace(/^error: /, '')
+        .trim()
+        .replace(/\s*\n\s*/g, ' ');
+      ctx.err(`klog: ${message} (see ${usage})`);
+    },
+  });
   const program = new Command('klog')
     .description("kaen-log: the log broker of a Thai course on Kafka's internals")
     .version(version(), '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({
-      writeOut: (text) => output.out(text),
-      writeErr: (text) => output.err(text),
-      // Commander's own width when not on a terminal is 80.
-      getOutHelpWidth: () => (onTerminal(1) ? process.stdout.columns : 80),
-      getErrHelpWidth: () => (onTerminal(2) ? process.stderr.columns : 80),
-      getOutHasColors: () => onTerminal(1) && process.stdout.hasColors(),
-      getErrHasColors: () => onTerminal(2) && process.stderr.hasColors(),
-      // Commander's own errors become one line naming the problem.
-      outputError: (text) => ctx.err(`klog: ${text.replace(/^error: /, '').trimEnd()}`),
-    });
+    .configureOutput(errorsAsOneLine('klog --help'));
   for (const command of [idemDemoCommand(ctx), dumpLogCommand(ctx)]) {
-    program.addCommand(command.copyInheritedSettings(program));
+    program.addCommand(
+      command
+        .copyInheritedSettings(program)
+        .configureOutput(errorsAsOneLine(`klog ${command.name()} --help`)),
+    );
   }
   return program;
 }
