@@ -76,7 +76,9 @@ export function dumpLogCommand(ctx: CommandContext): Command {
     .addHelpText('after', HELP_AFTER)
     .action((args: string[], flags: DumpLogFlags) => {
       const paths = [...args, ...flags.files];
-      if (paths.length === 0) throw new UsageError("missing required argument 'path' (or --files)");
+      if (paths.length === 0) {
+        throw new UsageError("missing required argument 'path' (see klog dump-log --help)");
+      }
       const plan = planDump(paths);
       const findings = dumpLog(plan, { records: recordsShown(flags) }, ctx.out, ctx.err, ctx.style);
       if (findings.length > 0) {
