@@ -40,42 +40,39 @@ Example:
   klog dump-log /tmp/klog-data/orders-0 --records`;
 
 interface DumpLogFlags {
-  readonly records: boolean;
-  readonly printDataLog: boolean;
-  readonly deepIteration: boolean;
-  readonly files: readonly string[];
+  readonly records?: boolean;
+  readonly printDataLog?: boolean;
+  readonly deepIteration?: boolean;
+  readonly files?: readonly string[];
 }
 
 /** Kafka's --print-data-log implies --deep-iteration; klog's --records is the first. */
 function recordsShown(flags: DumpLogFlags): RecordsShown {
-  if (flags.records || flags.printDataLog) return 'data';
-  return flags.deepIteration ? 'metadata' : 'none';
+  if (flags.records === true || flags.printDataLog === true) return 'data';
+  return flags.deepIteration === true ? 'metadata' : 'none';
 }
 
 export function dumpLogCommand(ctx: CommandContext): Command {
   return new Command('dump-log')
     .description('print the batches of a segment file or a partition directory, as kafka-dump-log.sh does')
     .argument('[path...]', 'a segment file (<20-digit offset>.log) or a partition directory')
-    .option(
-      '--records',
-      'print every record too, with key and value (kafka-dump-log --print-data-log)',
-      false,
-    )
-    .option('--print-data-log', "Kafka's name for --records", false)
+    .option('--records', 'print every record too, with key and value (kafka-dump-log --print-data-log)')
+    .option('--print-data-log', "Kafka's name for --records")
     .option(
       '--deep-iteration',
       'print a line per record, without key and value (kafka-dump-log --deep-iteration)',
-      false,
     )
     .option(
       '--files <file1,file2,...>',
       "Kafka's way to give the paths: comma-separated, may be repeated",
-      (value: string, previous: string[]) => [...previous, ...value.split(',').filter((p) => p !== '')],
-      [] as string[],
+      (value: string, previous: string[] | undefined) => [
+        ...(previous ?? []),
+        ...value.split(',').filter((p) => p !== ''),
+      ],
     )
     .addHelpText('after', HELP_AFTER)
     .action((args: string[], flags: DumpLogFlags) => {
-      const paths = [...args, ...flags.files];
+      const paths = [...args, ...(flags.files ?? [])];
       if (paths.length === 0) {
         throw new UsageError("missing required argument 'path' (see klog dump-log --help)");
       }
