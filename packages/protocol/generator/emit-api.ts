@@ -4,7 +4,7 @@
  * writer. And `src/apis/index.ts`, the list of them all.
  */
 import type { ApiDef, FieldDef, MessageDef } from './definition.js';
-import { GENERATED_NOTE, readName, versionFilePath, writeName } from './emit-version.js';
+import { GENERATED_NOTE, readName, readResponseName, versionFilePath, writeName, writeRequestName } from './emit-version.js';
 import { camel, kebab } from './names.js';
 import { alwaysTagged, fieldNote, servedFields, tsType } from './types.js';
 import { formatRange, versionsOf } from './version-range.js';
@@ -64,7 +64,8 @@ export function emitApiFile(api: ApiDef, definitionPath: string): string {
   const versions = versionsOf(api.serve);
   const base = kebab(api.name);
   const imports = versions.map(
-    (v) => `import { ${readName(api, v)}, ${writeName(api, v)} } from './${base}-v${v}.js';`,
+    (v) =>
+      `import { ${readName(api, v)}, ${readResponseName(api, v)}, ${writeName(api, v)}, ${writeRequestName(api, v)} } from './${base}-v${v}.js';`,
   );
   const flexibleFrom = api.flexible.max < api.flexible.min ? -1 : api.flexible.min;
   const kafka = api.kafka;
@@ -100,6 +101,20 @@ export function emitApiFile(api: ApiDef, definitionPath: string): string {
     ...versions.flatMap((v) => [`      case ${v}:`, `        ${writeName(api, v)}(w, m);`, '        return;']),
     '      default:',
     `        throw new RangeError(\`${api.name} version \${version} is not one klog writes\`);`,
+    '    }',
+    '  },',
+    `  writeRequest(version: number, w: Writer, m: ${api.request.name}): void {`,
+    '    switch (version) {',
+    ...versions.flatMap((v) => [`      case ${v}:`, `        ${writeRequestName(api, v)}(w, m);`, '        return;']),
+    '      default:',
+    `        throw new RangeError(\`${api.name} version \${version} is not one klog writes\`);`,
+    '    }',
+    '  },',
+    `  readResponse(version: number, r: Reader): ${api.response.name} {`,
+    '    switch (version) {',
+    ...versions.flatMap((v) => [`      case ${v}:`, `        return ${readResponseName(api, v)}(r);`]),
+    '      default:',
+    `        throw new RangeError(\`${api.name} version \${version} is not one klog reads\`);`,
     '    }',
     '  },',
     '};',

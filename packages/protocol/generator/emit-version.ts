@@ -289,6 +289,23 @@ export function writeName(api: ApiDef, version: number): string {
   return `write${api.name}ResponseV${version}`;
 }
 
+/** The client's direction, for klog's own tools (`klog topics`) and tests. */
+export function writeRequestName(api: ApiDef, version: number): string {
+  return `write${api.name}RequestV${version}`;
+}
+
+export function readResponseName(api: ApiDef, version: number): string {
+  return `read${api.name}ResponseV${version}`;
+}
+
+function readFunction(name: string, type: string, body: string[]): string[] {
+  return [`export function ${name}(${body.some((l) => /\br\./.test(l)) ? 'r' : '_r'}: Reader): ${type} {`, ...body, '}'];
+}
+
+function writeFunction(name: string, type: string, body: string[]): string[] {
+  return [`export function ${name}(w: Writer, ${body.every((l) => !/\bm\./.test(l)) ? '_m' : 'm'}: ${type}): void {`, ...body, '}'];
+}
+
 export function emitVersionFile(api: ApiDef, version: number, definitionPath: string): string {
   const requestCtx: Ctx = {
     api,
@@ -302,34 +319,37 @@ export function emitVersionFile(api: ApiDef, version: number, definitionPath: st
     '',
     ...schemaText(api, api.response, 'Response', version),
   ];
-  const readBody = readStructBody(requestCtx, api.request.fields, '', '  ');
-  const writeBody = writeStruct(responseCtx, api.response.fields, 'm', '', '  ', 1);
-  const needsEncodeError = writeBody.some((l) => l.includes('ProtocolEncodeError'));
-  const needsWriterClass = writeBody.some((l) => l.includes('new Writer()'));
+  const request = `${api.name}Request`;
+  const response = `${api.name}Response`;
+  const readRequest = readStructBody(requestCtx, api.request.fields, '', '  ');
+  const writeResponse = writeStruct(responseCtx, api.response.fields, 'm', '', '  ', 1);
+  const writeRequest = writeStruct(requestCtx, api.request.fields, 'm', '', '  ', 1);
+  const readResponse = readStructBody(responseCtx, api.response.fields, '', '  ');
+  const writers = [...writeResponse, ...writeRequest];
   const imports = [
-    needsEncodeError ? "import { ProtocolEncodeError } from '../../errors.js';" : undefined,
+    writers.some((l) => l.includes('ProtocolEncodeError')) ? "import { ProtocolEncodeError } from '../../errors.js';" : undefined,
     "import type { Reader } from '../../wire/reader.js';",
-    needsWriterClass
+    writers.some((l) => l.includes('new Writer()'))
       ? "import { Writer } from '../../wire/writer.js';"
       : "import type { Writer } from '../../wire/writer.js';",
-    `import type { ${api.name}Request, ${api.name}Response } from './${fileBase(api)}.js';`,
+    `import type { ${request}, ${response} } from './${fileBase(api)}.js';`,
   ].filter((l) => l !== undefined);
-  const unusedMessage = writeBody.every((l) => !/\bm\./.test(l));
   return [
-    `// ${api.name} (key ${api.key}), version ${version}: the request klog reads and the response it writes.`,
+    `// ${api.name} (key ${api.key}), version ${version}: the request klog reads and the response it writes, and the`,
+    "// other way round for klog's own tools.",
     `// ${GENERATED_NOTE} ${definitionPath}; do not edit.`,
     '/*',
     ...schema.map((l) => (l === '' ? '' : `  ${l}`)),
     '*/',
     ...imports,
     '',
-    `export function ${readName(api, version)}(${readBody.some((l) => /\br\./.test(l)) ? 'r' : '_r'}: Reader): ${api.name}Request {`,
-    ...readBody,
-    '}',
+    ...readFunction(readName(api, version), request, readRequest),
     '',
-    `export function ${writeName(api, version)}(w: Writer, ${unusedMessage ? '_m' : 'm'}: ${api.name}Response): void {`,
-    ...writeBody,
-    '}',
+    ...writeFunction(writeName(api, version), response, writeResponse),
+    '',
+    ...writeFunction(writeRequestName(api, version), request, writeRequest),
+    '',
+    ...readFunction(readResponseName(api, version), response, readResponse),
     '',
   ].join('\n');
 }

@@ -1,5 +1,6 @@
 export { apiKeyName } from './api-keys.js';
 export type { ApiCodec } from './apis/api-codec.js';
+export { decodeResponse, encodeRequest } from './client.js';
 export * from './apis/index.js';
 export { ErrorCode, type ErrorName, errorName, isErrorName } from './error-codes.js';
 export { ProtocolDecodeError, ProtocolEncodeError } from './errors.js';

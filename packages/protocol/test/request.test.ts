@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { Writer } from '../src/wire/writer.js';
-import { parseRequest, ProtocolDecodeError } from '../src/index.js';
+import {
+  CreateTopics,
+  concatBytes,
+  decodeResponse,
+  encodeRequest,
+  encodeResponse,
+  FrameDecoder,
+  Metadata,
+  parseRequest,
+  ProtocolDecodeError,
+} from '../src/index.js';
 
 function request(apiKey: number, version: number, correlationId: number, headerTags: boolean, body: (w: Writer) => void) {
   const w = new Writer();
@@ -38,5 +48,29 @@ describe('parseRequest: what a frame is, as Kafka decides it', () => {
     expect(() => parseRequest(request(3, 1, 1, false, (w) => w.int32(3, 'topics')))).toThrow(
       'topics at byte 13: 3 elements of at least 2 bytes cannot fit in the 0 bytes left',
     );
+  });
+});
+
+describe('the client side, for klog’s own tools', () => {
+  it('encodeRequest frames a request parseRequest reads back; decodeResponse reads what encodeResponse wrote', () => {
+    const frame = encodeRequest(CreateTopics, 5, 31, 'klog-topics', {
+      topics: [{ name: 'orders', numPartitions: 3, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 5000,
+      validateOnly: false,
+    });
+    const d = new FrameDecoder();
+    d.push(frame);
+    const parsed = parseRequest(d.next()!);
+    expect(parsed).toMatchObject({ kind: 'request', header: { apiKey: 19, apiVersion: 5, correlationId: 31, clientId: 'klog-topics', headerVersion: 2 } });
+    const response = encodeResponse(Metadata, 9, 8, {
+      throttleTimeMs: 0,
+      brokers: [],
+      clusterId: 'c',
+      controllerId: 0,
+      topics: [],
+      clusterAuthorizedOperations: -2147483648,
+    });
+    const all = concatBytes(response.chunks);
+    expect(decodeResponse(Metadata, 9, all.subarray(4))).toMatchObject({ correlationId: 8, body: { clusterId: 'c', controllerId: 0 } });
   });
 });

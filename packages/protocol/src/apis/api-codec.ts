@@ -3,7 +3,7 @@ import type { Writer } from '../wire/writer.js';
 
 /**
  * One API's codecs from the broker's side: a request reader and a response writer per version klog serves
- * (`minVersion`..`maxVersion`), and the facts a connection needs before the body: which versions are
+ * (`minVersion`..`maxVersion`) — and the client's side too, for klog's own tools — and the facts a connection needs before the body: which versions are
  * flexible (they take request header v2 and, but for ApiVersions, response header v1).
  */
 export interface ApiCodec<Req, Res> {
@@ -20,4 +20,8 @@ export interface ApiCodec<Req, Res> {
   readRequest(version: number, r: Reader): Req;
   /** Writes the response body of `version`; throws ProtocolEncodeError on a value the version cannot carry. */
   writeResponse(version: number, w: Writer, m: Res): void;
+  /** The client's side, for klog's own tools: writes a request body of `version`. */
+  writeRequest(version: number, w: Writer, m: Req): void;
+  /** The client's side: reads a response body of `version`. */
+  readResponse(version: number, r: Reader): Res;
 }

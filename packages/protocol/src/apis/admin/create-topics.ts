@@ -3,14 +3,14 @@
 import type { ApiCodec } from '../api-codec.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
-import { readCreateTopicsRequestV0, writeCreateTopicsResponseV0 } from './create-topics-v0.js';
-import { readCreateTopicsRequestV1, writeCreateTopicsResponseV1 } from './create-topics-v1.js';
-import { readCreateTopicsRequestV2, writeCreateTopicsResponseV2 } from './create-topics-v2.js';
-import { readCreateTopicsRequestV3, writeCreateTopicsResponseV3 } from './create-topics-v3.js';
-import { readCreateTopicsRequestV4, writeCreateTopicsResponseV4 } from './create-topics-v4.js';
-import { readCreateTopicsRequestV5, writeCreateTopicsResponseV5 } from './create-topics-v5.js';
-import { readCreateTopicsRequestV6, writeCreateTopicsResponseV6 } from './create-topics-v6.js';
-import { readCreateTopicsRequestV7, writeCreateTopicsResponseV7 } from './create-topics-v7.js';
+import { readCreateTopicsRequestV0, readCreateTopicsResponseV0, writeCreateTopicsResponseV0, writeCreateTopicsRequestV0 } from './create-topics-v0.js';
+import { readCreateTopicsRequestV1, readCreateTopicsResponseV1, writeCreateTopicsResponseV1, writeCreateTopicsRequestV1 } from './create-topics-v1.js';
+import { readCreateTopicsRequestV2, readCreateTopicsResponseV2, writeCreateTopicsResponseV2, writeCreateTopicsRequestV2 } from './create-topics-v2.js';
+import { readCreateTopicsRequestV3, readCreateTopicsResponseV3, writeCreateTopicsResponseV3, writeCreateTopicsRequestV3 } from './create-topics-v3.js';
+import { readCreateTopicsRequestV4, readCreateTopicsResponseV4, writeCreateTopicsResponseV4, writeCreateTopicsRequestV4 } from './create-topics-v4.js';
+import { readCreateTopicsRequestV5, readCreateTopicsResponseV5, writeCreateTopicsResponseV5, writeCreateTopicsRequestV5 } from './create-topics-v5.js';
+import { readCreateTopicsRequestV6, readCreateTopicsResponseV6, writeCreateTopicsResponseV6, writeCreateTopicsRequestV6 } from './create-topics-v6.js';
+import { readCreateTopicsRequestV7, readCreateTopicsResponseV7, writeCreateTopicsResponseV7, writeCreateTopicsRequestV7 } from './create-topics-v7.js';
 
 /** CreateTopicsRequest as klog reads it, versions 0-7; a field its version lacks holds its default. */
 export interface CreateTopicsRequest {
@@ -151,6 +151,58 @@ export const CreateTopics: ApiCodec<CreateTopicsRequest, CreateTopicsResponse> =
         return;
       default:
         throw new RangeError(`CreateTopics version ${version} is not one klog writes`);
+    }
+  },
+  writeRequest(version: number, w: Writer, m: CreateTopicsRequest): void {
+    switch (version) {
+      case 0:
+        writeCreateTopicsRequestV0(w, m);
+        return;
+      case 1:
+        writeCreateTopicsRequestV1(w, m);
+        return;
+      case 2:
+        writeCreateTopicsRequestV2(w, m);
+        return;
+      case 3:
+        writeCreateTopicsRequestV3(w, m);
+        return;
+      case 4:
+        writeCreateTopicsRequestV4(w, m);
+        return;
+      case 5:
+        writeCreateTopicsRequestV5(w, m);
+        return;
+      case 6:
+        writeCreateTopicsRequestV6(w, m);
+        return;
+      case 7:
+        writeCreateTopicsRequestV7(w, m);
+        return;
+      default:
+        throw new RangeError(`CreateTopics version ${version} is not one klog writes`);
+    }
+  },
+  readResponse(version: number, r: Reader): CreateTopicsResponse {
+    switch (version) {
+      case 0:
+        return readCreateTopicsResponseV0(r);
+      case 1:
+        return readCreateTopicsResponseV1(r);
+      case 2:
+        return readCreateTopicsResponseV2(r);
+      case 3:
+        return readCreateTopicsResponseV3(r);
+      case 4:
+        return readCreateTopicsResponseV4(r);
+      case 5:
+        return readCreateTopicsResponseV5(r);
+      case 6:
+        return readCreateTopicsResponseV6(r);
+      case 7:
+        return readCreateTopicsResponseV7(r);
+      default:
+        throw new RangeError(`CreateTopics version ${version} is not one klog reads`);
     }
   },
 };

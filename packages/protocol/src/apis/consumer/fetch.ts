@@ -3,15 +3,15 @@
 import type { ApiCodec } from '../api-codec.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
-import { readFetchRequestV4, writeFetchResponseV4 } from './fetch-v4.js';
-import { readFetchRequestV5, writeFetchResponseV5 } from './fetch-v5.js';
-import { readFetchRequestV6, writeFetchResponseV6 } from './fetch-v6.js';
-import { readFetchRequestV7, writeFetchResponseV7 } from './fetch-v7.js';
-import { readFetchRequestV8, writeFetchResponseV8 } from './fetch-v8.js';
-import { readFetchRequestV9, writeFetchResponseV9 } from './fetch-v9.js';
-import { readFetchRequestV10, writeFetchResponseV10 } from './fetch-v10.js';
-import { readFetchRequestV11, writeFetchResponseV11 } from './fetch-v11.js';
-import { readFetchRequestV12, writeFetchResponseV12 } from './fetch-v12.js';
+import { readFetchRequestV4, readFetchResponseV4, writeFetchResponseV4, writeFetchRequestV4 } from './fetch-v4.js';
+import { readFetchRequestV5, readFetchResponseV5, writeFetchResponseV5, writeFetchRequestV5 } from './fetch-v5.js';
+import { readFetchRequestV6, readFetchResponseV6, writeFetchResponseV6, writeFetchRequestV6 } from './fetch-v6.js';
+import { readFetchRequestV7, readFetchResponseV7, writeFetchResponseV7, writeFetchRequestV7 } from './fetch-v7.js';
+import { readFetchRequestV8, readFetchResponseV8, writeFetchResponseV8, writeFetchRequestV8 } from './fetch-v8.js';
+import { readFetchRequestV9, readFetchResponseV9, writeFetchResponseV9, writeFetchRequestV9 } from './fetch-v9.js';
+import { readFetchRequestV10, readFetchResponseV10, writeFetchResponseV10, writeFetchRequestV10 } from './fetch-v10.js';
+import { readFetchRequestV11, readFetchResponseV11, writeFetchResponseV11, writeFetchRequestV11 } from './fetch-v11.js';
+import { readFetchRequestV12, readFetchResponseV12, writeFetchResponseV12, writeFetchRequestV12 } from './fetch-v12.js';
 
 /** FetchRequest as klog reads it, versions 4-12; a field its version lacks holds its default. */
 export interface FetchRequest {
@@ -207,6 +207,63 @@ export const Fetch: ApiCodec<FetchRequest, FetchResponse> = {
         return;
       default:
         throw new RangeError(`Fetch version ${version} is not one klog writes`);
+    }
+  },
+  writeRequest(version: number, w: Writer, m: FetchRequest): void {
+    switch (version) {
+      case 4:
+        writeFetchRequestV4(w, m);
+        return;
+      case 5:
+        writeFetchRequestV5(w, m);
+        return;
+      case 6:
+        writeFetchRequestV6(w, m);
+        return;
+      case 7:
+        writeFetchRequestV7(w, m);
+        return;
+      case 8:
+        writeFetchRequestV8(w, m);
+        return;
+      case 9:
+        writeFetchRequestV9(w, m);
+        return;
+      case 10:
+        writeFetchRequestV10(w, m);
+        return;
+      case 11:
+        writeFetchRequestV11(w, m);
+        return;
+      case 12:
+        writeFetchRequestV12(w, m);
+        return;
+      default:
+        throw new RangeError(`Fetch version ${version} is not one klog writes`);
+    }
+  },
+  readResponse(version: number, r: Reader): FetchResponse {
+    switch (version) {
+      case 4:
+        return readFetchResponseV4(r);
+      case 5:
+        return readFetchResponseV5(r);
+      case 6:
+        return readFetchResponseV6(r);
+      case 7:
+        return readFetchResponseV7(r);
+      case 8:
+        return readFetchResponseV8(r);
+      case 9:
+        return readFetchResponseV9(r);
+      case 10:
+        return readFetchResponseV10(r);
+      case 11:
+        return readFetchResponseV11(r);
+      case 12:
+        return readFetchResponseV12(r);
+      default:
+        throw new RangeError(`Fetch version ${version} is not one klog reads`);
     }
   },
 };

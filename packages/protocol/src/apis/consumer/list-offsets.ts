@@ -3,12 +3,12 @@
 import type { ApiCodec } from '../api-codec.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
-import { readListOffsetsRequestV0, writeListOffsetsResponseV0 } from './list-offsets-v0.js';
-import { readListOffsetsRequestV1, writeListOffsetsResponseV1 } from './list-offsets-v1.js';
-import { readListOffsetsRequestV2, writeListOffsetsResponseV2 } from './list-offsets-v2.js';
-import { readListOffsetsRequestV3, writeListOffsetsResponseV3 } from './list-offsets-v3.js';
-import { readListOffsetsRequestV4, writeListOffsetsResponseV4 } from './list-offsets-v4.js';
-import { readListOffsetsRequestV5, writeListOffsetsResponseV5 } from './list-offsets-v5.js';
+import { readListOffsetsRequestV0, readListOffsetsResponseV0, writeListOffsetsResponseV0, writeListOffsetsRequestV0 } from './list-offsets-v0.js';
+import { readListOffsetsRequestV1, readListOffsetsResponseV1, writeListOffsetsResponseV1, writeListOffsetsRequestV1 } from './list-offsets-v1.js';
+import { readListOffsetsRequestV2, readListOffsetsResponseV2, writeListOffsetsResponseV2, writeListOffsetsRequestV2 } from './list-offsets-v2.js';
+import { readListOffsetsRequestV3, readListOffsetsResponseV3, writeListOffsetsResponseV3, writeListOffsetsRequestV3 } from './list-offsets-v3.js';
+import { readListOffsetsRequestV4, readListOffsetsResponseV4, writeListOffsetsResponseV4, writeListOffsetsRequestV4 } from './list-offsets-v4.js';
+import { readListOffsetsRequestV5, readListOffsetsResponseV5, writeListOffsetsResponseV5, writeListOffsetsRequestV5 } from './list-offsets-v5.js';
 
 /** ListOffsetsRequest as klog reads it, versions 0-5; a field its version lacks holds its default. */
 export interface ListOffsetsRequest {
@@ -120,6 +120,48 @@ export const ListOffsets: ApiCodec<ListOffsetsRequest, ListOffsetsResponse> = {
         return;
       default:
         throw new RangeError(`ListOffsets version ${version} is not one klog writes`);
+    }
+  },
+  writeRequest(version: number, w: Writer, m: ListOffsetsRequest): void {
+    switch (version) {
+      case 0:
+        writeListOffsetsRequestV0(w, m);
+        return;
+      case 1:
+        writeListOffsetsRequestV1(w, m);
+        return;
+      case 2:
+        writeListOffsetsRequestV2(w, m);
+        return;
+      case 3:
+        writeListOffsetsRequestV3(w, m);
+        return;
+      case 4:
+        writeListOffsetsRequestV4(w, m);
+        return;
+      case 5:
+        writeListOffsetsRequestV5(w, m);
+        return;
+      default:
+        throw new RangeError(`ListOffsets version ${version} is not one klog writes`);
+    }
+  },
+  readResponse(version: number, r: Reader): ListOffsetsResponse {
+    switch (version) {
+      case 0:
+        return readListOffsetsResponseV0(r);
+      case 1:
+        return readListOffsetsResponseV1(r);
+      case 2:
+        return readListOffsetsResponseV2(r);
+      case 3:
+        return readListOffsetsResponseV3(r);
+      case 4:
+        return readListOffsetsResponseV4(r);
+      case 5:
+        return readListOffsetsResponseV5(r);
+      default:
+        throw new RangeError(`ListOffsets version ${version} is not one klog reads`);
     }
   },
 };

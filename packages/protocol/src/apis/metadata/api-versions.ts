@@ -3,10 +3,10 @@
 import type { ApiCodec } from '../api-codec.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
-import { readApiVersionsRequestV0, writeApiVersionsResponseV0 } from './api-versions-v0.js';
-import { readApiVersionsRequestV1, writeApiVersionsResponseV1 } from './api-versions-v1.js';
-import { readApiVersionsRequestV2, writeApiVersionsResponseV2 } from './api-versions-v2.js';
-import { readApiVersionsRequestV3, writeApiVersionsResponseV3 } from './api-versions-v3.js';
+import { readApiVersionsRequestV0, readApiVersionsResponseV0, writeApiVersionsResponseV0, writeApiVersionsRequestV0 } from './api-versions-v0.js';
+import { readApiVersionsRequestV1, readApiVersionsResponseV1, writeApiVersionsResponseV1, writeApiVersionsRequestV1 } from './api-versions-v1.js';
+import { readApiVersionsRequestV2, readApiVersionsResponseV2, writeApiVersionsResponseV2, writeApiVersionsRequestV2 } from './api-versions-v2.js';
+import { readApiVersionsRequestV3, readApiVersionsResponseV3, writeApiVersionsResponseV3, writeApiVersionsRequestV3 } from './api-versions-v3.js';
 
 /** ApiVersionsRequest as klog reads it, versions 0-3; a field its version lacks holds its default. */
 export interface ApiVersionsRequest {
@@ -101,6 +101,38 @@ export const ApiVersions: ApiCodec<ApiVersionsRequest, ApiVersionsResponse> = {
         return;
       default:
         throw new RangeError(`ApiVersions version ${version} is not one klog writes`);
+    }
+  },
+  writeRequest(version: number, w: Writer, m: ApiVersionsRequest): void {
+    switch (version) {
+      case 0:
+        writeApiVersionsRequestV0(w, m);
+        return;
+      case 1:
+        writeApiVersionsRequestV1(w, m);
+        return;
+      case 2:
+        writeApiVersionsRequestV2(w, m);
+        return;
+      case 3:
+        writeApiVersionsRequestV3(w, m);
+        return;
+      default:
+        throw new RangeError(`ApiVersions version ${version} is not one klog writes`);
+    }
+  },
+  readResponse(version: number, r: Reader): ApiVersionsResponse {
+    switch (version) {
+      case 0:
+        return readApiVersionsResponseV0(r);
+      case 1:
+        return readApiVersionsResponseV1(r);
+      case 2:
+        return readApiVersionsResponseV2(r);
+      case 3:
+        return readApiVersionsResponseV3(r);
+      default:
+        throw new RangeError(`ApiVersions version ${version} is not one klog reads`);
     }
   },
 };

@@ -3,16 +3,16 @@
 import type { ApiCodec } from '../api-codec.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
-import { readMetadataRequestV0, writeMetadataResponseV0 } from './metadata-v0.js';
-import { readMetadataRequestV1, writeMetadataResponseV1 } from './metadata-v1.js';
-import { readMetadataRequestV2, writeMetadataResponseV2 } from './metadata-v2.js';
-import { readMetadataRequestV3, writeMetadataResponseV3 } from './metadata-v3.js';
-import { readMetadataRequestV4, writeMetadataResponseV4 } from './metadata-v4.js';
-import { readMetadataRequestV5, writeMetadataResponseV5 } from './metadata-v5.js';
-import { readMetadataRequestV6, writeMetadataResponseV6 } from './metadata-v6.js';
-import { readMetadataRequestV7, writeMetadataResponseV7 } from './metadata-v7.js';
-import { readMetadataRequestV8, writeMetadataResponseV8 } from './metadata-v8.js';
-import { readMetadataRequestV9, writeMetadataResponseV9 } from './metadata-v9.js';
+import { readMetadataRequestV0, readMetadataResponseV0, writeMetadataResponseV0, writeMetadataRequestV0 } from './metadata-v0.js';
+import { readMetadataRequestV1, readMetadataResponseV1, writeMetadataResponseV1, writeMetadataRequestV1 } from './metadata-v1.js';
+import { readMetadataRequestV2, readMetadataResponseV2, writeMetadataResponseV2, writeMetadataRequestV2 } from './metadata-v2.js';
+import { readMetadataRequestV3, readMetadataResponseV3, writeMetadataResponseV3, writeMetadataRequestV3 } from './metadata-v3.js';
+import { readMetadataRequestV4, readMetadataResponseV4, writeMetadataResponseV4, writeMetadataRequestV4 } from './metadata-v4.js';
+import { readMetadataRequestV5, readMetadataResponseV5, writeMetadataResponseV5, writeMetadataRequestV5 } from './metadata-v5.js';
+import { readMetadataRequestV6, readMetadataResponseV6, writeMetadataResponseV6, writeMetadataRequestV6 } from './metadata-v6.js';
+import { readMetadataRequestV7, readMetadataResponseV7, writeMetadataResponseV7, writeMetadataRequestV7 } from './metadata-v7.js';
+import { readMetadataRequestV8, readMetadataResponseV8, writeMetadataResponseV8, writeMetadataRequestV8 } from './metadata-v8.js';
+import { readMetadataRequestV9, readMetadataResponseV9, writeMetadataResponseV9, writeMetadataRequestV9 } from './metadata-v9.js';
 
 /** MetadataRequest as klog reads it, versions 0-9; a field its version lacks holds its default. */
 export interface MetadataRequest {
@@ -160,6 +160,68 @@ export const Metadata: ApiCodec<MetadataRequest, MetadataResponse> = {
         return;
       default:
         throw new RangeError(`Metadata version ${version} is not one klog writes`);
+    }
+  },
+  writeRequest(version: number, w: Writer, m: MetadataRequest): void {
+    switch (version) {
+      case 0:
+        writeMetadataRequestV0(w, m);
+        return;
+      case 1:
+        writeMetadataRequestV1(w, m);
+        return;
+      case 2:
+        writeMetadataRequestV2(w, m);
+        return;
+      case 3:
+        writeMetadataRequestV3(w, m);
+        return;
+      case 4:
+        writeMetadataRequestV4(w, m);
+        return;
+      case 5:
+        writeMetadataRequestV5(w, m);
+        return;
+      case 6:
+        writeMetadataRequestV6(w, m);
+        return;
+      case 7:
+        writeMetadataRequestV7(w, m);
+        return;
+      case 8:
+        writeMetadataRequestV8(w, m);
+        return;
+      case 9:
+        writeMetadataRequestV9(w, m);
+        return;
+      default:
+        throw new RangeError(`Metadata version ${version} is not one klog writes`);
+    }
+  },
+  readResponse(version: number, r: Reader): MetadataResponse {
+    switch (version) {
+      case 0:
+        return readMetadataResponseV0(r);
+      case 1:
+        return readMetadataResponseV1(r);
+      case 2:
+        return readMetadataResponseV2(r);
+      case 3:
+        return readMetadataResponseV3(r);
+      case 4:
+        return readMetadataResponseV4(r);
+      case 5:
+        return readMetadataResponseV5(r);
+      case 6:
+        return readMetadataResponseV6(r);
+      case 7:
+        return readMetadataResponseV7(r);
+      case 8:
+        return readMetadataResponseV8(r);
+      case 9:
+        return readMetadataResponseV9(r);
+      default:
+        throw new RangeError(`Metadata version ${version} is not one klog reads`);
     }
   },
 };

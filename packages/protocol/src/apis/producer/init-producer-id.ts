@@ -3,11 +3,11 @@
 import type { ApiCodec } from '../api-codec.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
-import { readInitProducerIdRequestV0, writeInitProducerIdResponseV0 } from './init-producer-id-v0.js';
-import { readInitProducerIdRequestV1, writeInitProducerIdResponseV1 } from './init-producer-id-v1.js';
-import { readInitProducerIdRequestV2, writeInitProducerIdResponseV2 } from './init-producer-id-v2.js';
-import { readInitProducerIdRequestV3, writeInitProducerIdResponseV3 } from './init-producer-id-v3.js';
-import { readInitProducerIdRequestV4, writeInitProducerIdResponseV4 } from './init-producer-id-v4.js';
+import { readInitProducerIdRequestV0, readInitProducerIdResponseV0, writeInitProducerIdResponseV0, writeInitProducerIdRequestV0 } from './init-producer-id-v0.js';
+import { readInitProducerIdRequestV1, readInitProducerIdResponseV1, writeInitProducerIdResponseV1, writeInitProducerIdRequestV1 } from './init-producer-id-v1.js';
+import { readInitProducerIdRequestV2, readInitProducerIdResponseV2, writeInitProducerIdResponseV2, writeInitProducerIdRequestV2 } from './init-producer-id-v2.js';
+import { readInitProducerIdRequestV3, readInitProducerIdResponseV3, writeInitProducerIdResponseV3, writeInitProducerIdRequestV3 } from './init-producer-id-v3.js';
+import { readInitProducerIdRequestV4, readInitProducerIdResponseV4, writeInitProducerIdResponseV4, writeInitProducerIdRequestV4 } from './init-producer-id-v4.js';
 
 /** InitProducerIdRequest as klog reads it, versions 0-4; a field its version lacks holds its default. */
 export interface InitProducerIdRequest {
@@ -76,6 +76,43 @@ export const InitProducerId: ApiCodec<InitProducerIdRequest, InitProducerIdRespo
         return;
       default:
         throw new RangeError(`InitProducerId version ${version} is not one klog writes`);
+    }
+  },
+  writeRequest(version: number, w: Writer, m: InitProducerIdRequest): void {
+    switch (version) {
+      case 0:
+        writeInitProducerIdRequestV0(w, m);
+        return;
+      case 1:
+        writeInitProducerIdRequestV1(w, m);
+        return;
+      case 2:
+        writeInitProducerIdRequestV2(w, m);
+        return;
+      case 3:
+        writeInitProducerIdRequestV3(w, m);
+        return;
+      case 4:
+        writeInitProducerIdRequestV4(w, m);
+        return;
+      default:
+        throw new RangeError(`InitProducerId version ${version} is not one klog writes`);
+    }
+  },
+  readResponse(version: number, r: Reader): InitProducerIdResponse {
+    switch (version) {
+      case 0:
+        return readInitProducerIdResponseV0(r);
+      case 1:
+        return readInitProducerIdResponseV1(r);
+      case 2:
+        return readInitProducerIdResponseV2(r);
+      case 3:
+        return readInitProducerIdResponseV3(r);
+      case 4:
+        return readInitProducerIdResponseV4(r);
+      default:
+        throw new RangeError(`InitProducerId version ${version} is not one klog reads`);
     }
   },
 };

@@ -3,12 +3,12 @@
 import type { ApiCodec } from '../api-codec.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
-import { readProduceRequestV3, writeProduceResponseV3 } from './produce-v3.js';
-import { readProduceRequestV4, writeProduceResponseV4 } from './produce-v4.js';
-import { readProduceRequestV5, writeProduceResponseV5 } from './produce-v5.js';
-import { readProduceRequestV6, writeProduceResponseV6 } from './produce-v6.js';
-import { readProduceRequestV7, writeProduceResponseV7 } from './produce-v7.js';
-import { readProduceRequestV8, writeProduceResponseV8 } from './produce-v8.js';
+import { readProduceRequestV3, readProduceResponseV3, writeProduceResponseV3, writeProduceRequestV3 } from './produce-v3.js';
+import { readProduceRequestV4, readProduceResponseV4, writeProduceResponseV4, writeProduceRequestV4 } from './produce-v4.js';
+import { readProduceRequestV5, readProduceResponseV5, writeProduceResponseV5, writeProduceRequestV5 } from './produce-v5.js';
+import { readProduceRequestV6, readProduceResponseV6, writeProduceResponseV6, writeProduceRequestV6 } from './produce-v6.js';
+import { readProduceRequestV7, readProduceResponseV7, writeProduceResponseV7, writeProduceRequestV7 } from './produce-v7.js';
+import { readProduceRequestV8, readProduceResponseV8, writeProduceResponseV8, writeProduceRequestV8 } from './produce-v8.js';
 
 /** ProduceRequest as klog reads it, versions 3-8; a field its version lacks holds its default. */
 export interface ProduceRequest {
@@ -127,6 +127,48 @@ export const Produce: ApiCodec<ProduceRequest, ProduceResponse> = {
         return;
       default:
         throw new RangeError(`Produce version ${version} is not one klog writes`);
+    }
+  },
+  writeRequest(version: number, w: Writer, m: ProduceRequest): void {
+    switch (version) {
+      case 3:
+        writeProduceRequestV3(w, m);
+        return;
+      case 4:
+        writeProduceRequestV4(w, m);
+        return;
+      case 5:
+        writeProduceRequestV5(w, m);
+        return;
+      case 6:
+        writeProduceRequestV6(w, m);
+        return;
+      case 7:
+        writeProduceRequestV7(w, m);
+        return;
+      case 8:
+        writeProduceRequestV8(w, m);
+        return;
+      default:
+        throw new RangeError(`Produce version ${version} is not one klog writes`);
+    }
+  },
+  readResponse(version: number, r: Reader): ProduceResponse {
+    switch (version) {
+      case 3:
+        return readProduceResponseV3(r);
+      case 4:
+        return readProduceResponseV4(r);
+      case 5:
+        return readProduceResponseV5(r);
+      case 6:
+        return readProduceResponseV6(r);
+      case 7:
+        return readProduceResponseV7(r);
+      case 8:
+        return readProduceResponseV8(r);
+      default:
+        throw new RangeError(`Produce version ${version} is not one klog reads`);
     }
   },
 };
