@@ -303,7 +303,9 @@ function readFunction(name: string, type: string, body: string[]): string[] {
 }
 
 function writeFunction(name: string, type: string, body: string[]): string[] {
-  return [`export function ${name}(w: Writer, ${body.every((l) => !/\bm\./.test(l)) ? '_m' : 'm'}: ${type}): void {`, ...body, '}'];
+  const w = body.some((l) => /\bw\./.test(l)) ? 'w' : '_w';
+  const m = body.some((l) => /\bm\./.test(l)) ? 'm' : '_m';
+  return [`export function ${name}(${w}: Writer, ${m}: ${type}): void {`, ...body, '}'];
 }
 
 export function emitVersionFile(api: ApiDef, version: number, definitionPath: string): string {

@@ -31,7 +31,7 @@ export function writeApiVersionsResponseV0(w: Writer, m: ApiVersionsResponse): v
   }
 }
 
-export function writeApiVersionsRequestV0(w: Writer, _m: ApiVersionsRequest): void {
+export function writeApiVersionsRequestV0(_w: Writer, _m: ApiVersionsRequest): void {
 }
 
 export function readApiVersionsResponseV0(r: Reader): ApiVersionsResponse {

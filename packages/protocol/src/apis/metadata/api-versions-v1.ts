@@ -33,7 +33,7 @@ export function writeApiVersionsResponseV1(w: Writer, m: ApiVersionsResponse): v
   w.int32(m.throttleTimeMs, 'throttleTimeMs');
 }
 
-export function writeApiVersionsRequestV1(w: Writer, _m: ApiVersionsRequest): void {
+export function writeApiVersionsRequestV1(_w: Writer, _m: ApiVersionsRequest): void {
 }
 
 export function readApiVersionsResponseV1(r: Reader): ApiVersionsResponse {

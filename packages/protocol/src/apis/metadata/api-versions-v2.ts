@@ -33,7 +33,7 @@ export function writeApiVersionsResponseV2(w: Writer, m: ApiVersionsResponse): v
   w.int32(m.throttleTimeMs, 'throttleTimeMs');
 }
 
-export function writeApiVersionsRequestV2(w: Writer, _m: ApiVersionsRequest): void {
+export function writeApiVersionsRequestV2(_w: Writer, _m: ApiVersionsRequest): void {
 }
 
 export function readApiVersionsResponseV2(r: Reader): ApiVersionsResponse {
