@@ -46,9 +46,9 @@ export class Connection {
     socket.setTimeout(ctx.config.connectionsMaxIdleMs);
     socket.on('data', (chunk: Buffer) => {
       this.#frames.push(chunk);
-      this.#pump();
+      this.#pump(true);
     });
-    socket.on('drain', () => this.#pump());
+    socket.on('drain', () => this.#pump(false));
     socket.on('timeout', () => this.close(`idle for connections.max.idle.ms (${ctx.config.connectionsMaxIdleMs} ms)`, 'info'));
     socket.on('end', () => this.close('the client closed the connection', 'debug'));
     socket.on('error', (error) => this.close(`socket error: ${error.message}`, 'debug'));
@@ -75,8 +75,13 @@ export class Connection {
     };
   }
 
-  /** Handles the frames that are here, one at a time, until one must wait or the output backs up. */
-  #pump(): void {
+  /**
+   * Handles the frames that are here, one at a time, until one must wait or the output backs up. Only the
+   * first frame of a pump that new bytes started can have been sent after the previous answer; any other
+   * was pipelined.
+   */
+  #pump(newBytes: boolean): void {
+    let pipelined = !newBytes;
     while (!this.#closed && !this.#busy) {
       if (this.#ending) {
         this.#idle?.();
@@ -101,12 +106,13 @@ export class Connection {
         this.socket.resume();
         return;
       }
-      this.#handle(frame);
+      this.#handle(frame, pipelined);
+      pipelined = true;
     }
     if (this.#busy) this.socket.pause();
   }
 
-  #handle(frame: Uint8Array): void {
+  #handle(frame: Uint8Array, pipelined: boolean): void {
     this.#requests++;
     let parsed: ParsedRequest;
     try {
@@ -132,6 +138,11 @@ export class Connection {
       return;
     }
     const { header } = parsed;
+    const name = parsed.kind === 'request' ? parsed.codec.name : 'ApiVersions';
+    const counted = this.ctx.stats.get(name) ?? { requests: 0, pipelined: 0 };
+    counted.requests++;
+    if (pipelined) counted.pipelined++;
+    this.ctx.stats.set(name, counted);
     const label = parsed.kind === 'request' ? `${parsed.codec.name} v${header.apiVersion}` : `ApiVersions v${header.apiVersion}`;
     const done = (handled: Handled) => {
       if (this.ctx.logger.debugEnabled) {
@@ -166,7 +177,7 @@ export class Connection {
       this.#busy = true;
       result.then(done, failed).finally(() => {
         this.#busy = false;
-        this.#pump();
+        this.#pump(false);
       });
     } else {
       done(result);

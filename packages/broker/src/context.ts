@@ -16,7 +16,15 @@ export interface BrokerContext {
   readonly logger: Logger;
   /** Wall-clock milliseconds (the append's time for producer state and LogAppendTime). */
   now(): number;
+  readonly stats: RequestStats;
 }
+
+/**
+ * Requests handled, by API name; `pipelined` counts those whose bytes were already here when the one
+ * before them on their connection was answered — the client had sent them without waiting (requests in
+ * flight, as librdkafka's `max.in.flight` allows).
+ */
+export type RequestStats = Map<string, { requests: number; pipelined: number }>;
 
 /** The Produce path asks for no response (acks = 0). */
 export const NO_RESPONSE = Symbol('no response');

@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { type BrokerConfig, type BrokerOptions, resolveConfig } from './config.js';
 import { Connection, type ConnectionStats } from './connection.js';
-import type { BrokerContext } from './context.js';
+import type { BrokerContext, RequestStats } from './context.js';
 import { FetchPurgatory } from './fetch-purgatory.js';
 import { type BrokerLog, type LogOptions, openBrokerLog, syncDirectory } from './log-port.js';
 import { type Logger, SILENT } from './logger.js';
@@ -55,6 +55,7 @@ export class Broker {
         fetchWaits: this.#fetchWaits,
         logger: this.#logger,
         now: () => Date.now(),
+        stats: new Map(),
       };
     } catch (error) {
       this.#log.close();
@@ -97,6 +98,11 @@ export class Broker {
   /** Where it listens (the real port when started on port 0). */
   get address(): { host: string; port: number } {
     return { host: this.#ctx.config.host, port: this.#port };
+  }
+
+  /** Requests handled so far by API name, and how many of them were pipelined. */
+  get requestStats(): RequestStats {
+    return this.#ctx.stats;
   }
 
   get connections(): ConnectionStats[] {

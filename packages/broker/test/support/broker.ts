@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Broker, createLogger, type StartOptions } from '../../src/index.js';
+import { interimLog } from './interim-log.js';
 
 export interface TestBroker {
   readonly broker: Broker;
@@ -23,7 +24,8 @@ export async function startBroker(options: Partial<StartOptions> = {}, dataDir?:
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'klog-broker-'));
   const lines: string[] = [];
   const logger = createLogger('debug', (level, line) => lines.push(`${level}: ${line}`));
-  const broker = await Broker.start({ dataDir: dir, host: '127.0.0.1', port: 0, logger, ...options });
+  // TEMPORARY default until storage's LogManager is merged: see interim-log.ts.
+  const broker = await Broker.start({ dataDir: dir, host: '127.0.0.1', port: 0, logger, openLog: interimLog, ...options });
   const self: TestBroker = {
     broker,
     port: broker.address.port,

@@ -1,0 +1,158 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBroker, type TestBroker } from './support/broker.js';
+import {
+  kafkajs,
+  kafkajsProduce,
+  kcatConsume,
+  kcatProduce,
+  keyOf,
+  PARTITIONS,
+  platformaticFetchAll,
+  platformaticProduce,
+  pythonConsume,
+  pythonProduce,
+  type ReadRecord,
+  type Reports,
+  valueOf,
+} from './support/clients.js';
+
+/**
+ * Unmodified Kafka clients against `klog serve`: each producer writes a few thousand keyed messages with
+ * headers, idempotently, several per batch and several requests in flight, to a topic of three
+ * partitions; the broker restarts; every message is read back, per partition in order, exactly once, at
+ * the offset the producer was told.
+ */
+const COUNT = 2000;
+const require = createRequire(import.meta.url);
+
+let b: TestBroker;
+let dataDir: string;
+const scratch = mkdtempSync(join(tmpdir(), 'klog-clients-'));
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'klog-clients-data-'));
+  b = await startBroker({}, dataDir);
+  const admin = kafkajs(b.port).admin();
+  await admin.connect();
+  await admin.createTopics({ topics: ['kcat', 'python', 'kafkajs', 'platformatic'].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+  await admin.disconnect();
+});
+afterAll(async () => {
+  await b.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/**
+ * The producer kept several requests in flight: some Produce requests came before the answer to the one
+ * before. librdkafka does (max.in.flight 5 under idempotence); KafkaJS's idempotent producer takes a lock
+ * per broker for each send (eosManager.acquireBrokerLock) and @platformatic/kafka sends one at a time, so
+ * their sends, issued all at once by the test, reach the broker one after the other.
+ */
+function expectPipelined(before: number): void {
+  const produce = b.broker.requestStats.get('Produce');
+  expect(produce).toBeDefined();
+  expect(produce!.pipelined - before).toBeGreaterThan(0);
+}
+
+const pipelinedSoFar = () => b.broker.requestStats.get('Produce')?.pipelined ?? 0;
+
+function expectExactlyOnceInOrder(records: readonly ReadRecord[], prefix: string, source: string, reports?: Reports): void {
+  expect(records).toHaveLength(COUNT);
+  const keys = new Set(records.map((r) => r.key));
+  expect(keys.size).toBe(COUNT);
+  for (let i = 0; i < COUNT; i++) expect(keys.has(keyOf(prefix, i))).toBe(true);
+  for (let p = 0; p < PARTITIONS; p++) {
+    const offsets = records.filter((r) => r.partition === p).map((r) => r.offset);
+    // Per partition in order, no gap, no repeat: offsets 0, 1, 2 …
+    expect(offsets).toEqual(offsets.map((_, i) => i));
+  }
+  for (const r of records) {
+    expect(r.value).toBe(valueOf(r.key));
+    expect(r.headers.source).toBe(source);
+    if (reports !== undefined) expect(reports.get(r.key)).toEqual({ partition: r.partition, offset: r.offset });
+  }
+}
+
+describe('real clients produce idempotently; after a restart every message reads back exactly once', () => {
+  it('kcat (librdkafka 2.0.2) → kcat -C -e', async () => {
+    const before = pipelinedSoFar();
+    await kcatProduce(b.port, 'kcat', COUNT, 'kc', scratch);
+    expectPipelined(before);
+    b = await b.restart();
+    expectExactlyOnceInOrder(await kcatConsume(b.port, 'kcat'), 'kc', 'kcat');
+  });
+
+  it('confluent-kafka (Python, librdkafka) → its Consumer with assign(), no group API', async () => {
+    const before = pipelinedSoFar();
+    const reports = await pythonProduce(b.port, 'python', COUNT, 'py');
+    expectPipelined(before);
+    b = await b.restart();
+    expectExactlyOnceInOrder(await pythonConsume(b.port, 'python', PARTITIONS), 'py', 'confluent-kafka', reports);
+  });
+
+  it('KafkaJS 2.2.4 → read by kcat (KafkaJS’s consumer needs consumer groups)', async () => {
+    const reports = await kafkajsProduce(b.port, 'kafkajs', COUNT, 'kjs');
+    b = await b.restart();
+    expectExactlyOnceInOrder(await kcatConsume(b.port, 'kafkajs'), 'kjs', 'kafkajs', reports);
+  });
+
+  it('@platformatic/kafka 1.35 → its fetch API', async () => {
+    const reports = await platformaticProduce(b.port, 'platformatic', COUNT, 'plt');
+    b = await b.restart();
+    expectExactlyOnceInOrder(await platformaticFetchAll(b.port, 'platformatic', PARTITIONS), 'plt', 'platformatic', reports);
+  });
+
+  it('every topic reads the same with every reader', async () => {
+    for (const topic of ['python', 'platformatic']) {
+      const byKcat = await kcatConsume(b.port, topic);
+      const byPython = await pythonConsume(b.port, topic, PARTITIONS);
+      const sort = (rs: ReadRecord[]) => rs.map((r) => `${r.partition}/${r.offset}/${r.key}/${r.value}`).sort();
+      expect(sort(byPython)).toEqual(sort(byKcat));
+    }
+  });
+});
+
+describe('the segment files the broker wrote', () => {
+  it('decode with KafkaJS’s RecordBatch decoder, every CRC-32C right, every message there once, batches of several records', async () => {
+    const Decoder = require('kafkajs/src/protocol/decoder');
+    const decodeBatch = require('kafkajs/src/protocol/recordBatch/v0/decoder');
+    const crc32C = require('kafkajs/src/protocol/recordBatch/crc32C') as (b: Buffer) => number;
+    const seen = new Map<string, number>();
+    let largestBatch = 0;
+    for (const topic of ['kcat', 'python', 'kafkajs', 'platformatic']) {
+      for (let p = 0; p < PARTITIONS; p++) {
+        const dir = join(dataDir, `${topic}-${p}`);
+        const segments = readdirSync(dir).filter((f) => /^\d{20}\.log$/.test(f)).sort();
+        expect(segments.length).toBeGreaterThan(0);
+        let next = 0;
+        for (const file of segments) {
+          const bytes = readFileSync(join(dir, file));
+          let at = 0;
+          while (at < bytes.length) {
+            const size = 12 + bytes.readInt32BE(at + 8);
+            const batch = bytes.subarray(at, at + size);
+            // CRC-32C over attributes … end of the batch, as Kafka's DefaultRecordBatch computes it.
+            expect(crc32C(batch.subarray(21))).toBe(batch.readUInt32BE(17));
+            const decoded = await decodeBatch(new Decoder(batch));
+            expect(Number(decoded.firstOffset)).toBe(next);
+            largestBatch = Math.max(largestBatch, decoded.records.length);
+            for (const r of decoded.records as { offset: string; key: Buffer }[]) {
+              expect(Number(r.offset)).toBe(next++);
+              const k = `${topic}/${r.key.toString()}`;
+              seen.set(k, (seen.get(k) ?? 0) + 1);
+            }
+            at += size;
+          }
+        }
+      }
+    }
+    expect(seen.size).toBe(4 * COUNT);
+    expect([...seen.values()].every((n) => n === 1)).toBe(true);
+    expect(largestBatch).toBeGreaterThan(1);
+  });
+});
