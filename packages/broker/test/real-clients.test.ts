@@ -9,7 +9,7 @@ import {
   kafkajsProduce,
   kcatConsume,
   kcatProduce,
-  keyOf,
+  keyFor,
   PARTITIONS,
   platformaticFetchAll,
   platformaticProduce,
@@ -17,7 +17,7 @@ import {
   pythonProduce,
   type ReadRecord,
   type Reports,
-  valueOf,
+  valueFor,
 } from './support/clients.js';
 
 /**
@@ -65,14 +65,14 @@ function expectExactlyOnceInOrder(records: readonly ReadRecord[], prefix: string
   expect(records).toHaveLength(COUNT);
   const keys = new Set(records.map((r) => r.key));
   expect(keys.size).toBe(COUNT);
-  for (let i = 0; i < COUNT; i++) expect(keys.has(keyOf(prefix, i))).toBe(true);
+  for (let i = 0; i < COUNT; i++) expect(keys.has(keyFor(prefix, i))).toBe(true);
   for (let p = 0; p < PARTITIONS; p++) {
     const offsets = records.filter((r) => r.partition === p).map((r) => r.offset);
     // Per partition in order, no gap, no repeat: offsets 0, 1, 2 …
     expect(offsets).toEqual(offsets.map((_, i) => i));
   }
   for (const r of records) {
-    expect(r.value).toBe(valueOf(r.key));
+    expect(r.value).toBe(valueFor(r.key));
     expect(r.headers.source).toBe(source);
     if (reports !== undefined) expect(reports.get(r.key)).toEqual({ partition: r.partition, offset: r.offset });
   }

@@ -44,8 +44,8 @@ async function python(args: string[]): Promise<Record<string, unknown>> {
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
 }
 
-export const keyOf = (prefix: string, i: number) => `${prefix}-${i}`;
-export const valueOf = (key: string) => `value of ${key}`;
+export const keyFor = (prefix: string, i: number) => `${prefix}-${i}`;
+export const valueFor = (key: string) => `value of ${key}`;
 
 export async function pythonProduce(port: number, topic: string, count: number, prefix: string): Promise<Reports> {
   const out = await python(['produce', `127.0.0.1:${port}`, topic, String(count), prefix]);
@@ -72,7 +72,7 @@ export async function pythonTransactional(port: number): Promise<Record<string, 
 /** kcat as an idempotent producer (acks=all), keys after `:`, one header on every message. */
 export async function kcatProduce(port: number, topic: string, count: number, prefix: string, dir: string): Promise<void> {
   const file = join(dir, `${prefix}.txt`);
-  writeFileSync(file, Array.from({ length: count }, (_, i) => `${keyOf(prefix, i)}:${valueOf(keyOf(prefix, i))}\n`).join(''));
+  writeFileSync(file, Array.from({ length: count }, (_, i) => `${keyFor(prefix, i)}:${valueFor(keyFor(prefix, i))}\n`).join(''));
   const r = await exec('kcat', [
     '-P',
     '-b',
@@ -139,8 +139,8 @@ export async function kafkajsProduce(port: number, topic: string, count: number,
     const sends = [];
     for (let from = 0; from < count; from += 50) {
       const messages = Array.from({ length: Math.min(50, count - from) }, (_, j) => {
-        const key = keyOf(prefix, from + j);
-        return { key, value: valueOf(key), partition: (from + j) % PARTITIONS, headers: { source: 'kafkajs', n: String(from + j) } };
+        const key = keyFor(prefix, from + j);
+        return { key, value: valueFor(key), partition: (from + j) % PARTITIONS, headers: { source: 'kafkajs', n: String(from + j) } };
       });
       sends.push(
         producer.send({ topic, acks: -1, messages }).then((meta) => {
@@ -181,9 +181,9 @@ export async function platformaticProduce(port: number, topic: string, count: nu
     const sends = [];
     for (let from = 0; from < count; from += 50) {
       const messages = Array.from({ length: Math.min(50, count - from) }, (_, j) => {
-        const key = keyOf(prefix, from + j);
+        const key = keyFor(prefix, from + j);
         const partition = (from + j) % PARTITIONS;
-        return { topic, key, value: valueOf(key), partition, headers: new Map([['source', 'platformatic']]) };
+        return { topic, key, value: valueFor(key), partition, headers: new Map([['source', 'platformatic']]) };
       });
       sends.push(
         producer.send({ messages, acks: -1 }).then((result) => {
