@@ -9,6 +9,8 @@
       the records [partition, offset, key, value, headers].
   clients.py transactional <bootstrap>
       init_transactions() on a transactional producer; prints the error it gets.
+  clients.py subscribe <bootstrap> <topic>
+      a Consumer in a consumer group (subscribe()); prints the first error it reports.
 """
 import json
 import sys
@@ -76,6 +78,22 @@ def transactional(bootstrap):
         print(json.dumps({'error': err.name(), 'fatal': err.fatal(), 'retriable': err.retriable(), 'text': err.str()}))
 
 
+def subscribe(bootstrap, topic):
+    errors = []
+    c = Consumer({**COMMON, 'bootstrap.servers': bootstrap, 'group.id': 'klog-test-group',
+                  'error_cb': lambda e: errors.append(e)})
+    c.subscribe([topic])
+    for _ in range(20):
+        msg = c.poll(0.5)
+        if msg is not None and msg.error() is not None:
+            errors.append(msg.error())
+        if errors:
+            break
+    c.close()
+    e = errors[0] if errors else None
+    print(json.dumps({'error': None if e is None else e.name(), 'text': None if e is None else e.str()}))
+
+
 if __name__ == '__main__':
     cmd = sys.argv[1]
     if cmd == 'produce':
@@ -84,5 +102,7 @@ if __name__ == '__main__':
         consume(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif cmd == 'transactional':
         transactional(sys.argv[2])
+    elif cmd == 'subscribe':
+        subscribe(sys.argv[2], sys.argv[3])
     else:
         sys.exit(f'unknown command {cmd}')

@@ -69,6 +69,10 @@ export async function pythonTransactional(port: number): Promise<Record<string, 
   return python(['transactional', `127.0.0.1:${port}`]);
 }
 
+export async function pythonSubscribe(port: number, topic: string): Promise<Record<string, unknown>> {
+  return python(['subscribe', `127.0.0.1:${port}`, topic]);
+}
+
 /** kcat as an idempotent producer (acks=all), keys after `:`, one header on every message. */
 export async function kcatProduce(port: number, topic: string, count: number, prefix: string, dir: string): Promise<void> {
   const file = join(dir, `${prefix}.txt`);
