@@ -13,8 +13,8 @@ export class MetaPropertiesError extends Error {
  * random bytes in base64url like Kafka's `Uuid`) and the node id. A directory made for one node id refuses
  * to start as another, as Kafka's "Stale node.id" check does.
  */
-export function loadOrCreateMetaProperties(dataDir: string, nodeId: number, fsyncDir: (dir: string) => void): { clusterId: string } {
-  const path = join(dataDir, META_PROPERTIES_FILE);
+export function loadOrCreateMetaProperties(dir: string, nodeId: number, fsyncDir: (dir: string) => void): { clusterId: string } {
+  const path = join(dir, META_PROPERTIES_FILE);
   let text: string | undefined;
   try {
     text = readFileSync(path, 'utf8');
@@ -47,6 +47,6 @@ export function loadOrCreateMetaProperties(dataDir: string, nodeId: number, fsyn
     closeSync(fd);
   }
   renameSync(tmp, path);
-  fsyncDir(dataDir);
+  fsyncDir(dir);
   return { clusterId };
 }

@@ -24,8 +24,9 @@ export class ProducerIdManager {
   #next = 0;
   #end = 0;
 
-  constructor(dataDir: string, fsyncDir: (dir: string) => void) {
-    this.#path = join(dataDir, PRODUCER_ID_FILE);
+  /** `dir`: the broker's own directory of the data directory (broker-dir.ts). */
+  constructor(dir: string, fsyncDir: (dir: string) => void) {
+    this.#path = join(dir, PRODUCER_ID_FILE);
     this.#fsyncDir = fsyncDir;
     this.#next = this.#end = this.#readNextBlockStart();
   }

@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { brokerDir } from './broker-dir.js';
 import { type BrokerConfig, type BrokerOptions, resolveConfig } from './config.js';
 import { Connection, type ConnectionStats } from './connection.js';
 import type { BrokerContext, RequestStats } from './context.js';
@@ -40,8 +41,9 @@ export class Broker {
     const openLog = options.openLog ?? openBrokerLog;
     this.#log = openLog({ dataDir: config.dataDir, segmentBytes: config.segmentBytes, messageMaxBytes: config.messageMaxBytes });
     try {
-      const { clusterId } = loadOrCreateMetaProperties(config.dataDir, config.nodeId, syncDirectory);
-      const producerIds = new ProducerIdManager(config.dataDir, syncDirectory);
+      const own = brokerDir(config.dataDir, syncDirectory);
+      const { clusterId } = loadOrCreateMetaProperties(own, config.nodeId, syncDirectory);
+      const producerIds = new ProducerIdManager(own, syncDirectory);
       this.#fetchWaits = new FetchPurgatory();
       const broker = this;
       this.#ctx = {
