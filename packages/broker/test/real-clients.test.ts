@@ -29,6 +29,8 @@ import {
 const COUNT = 2000;
 const require = createRequire(import.meta.url);
 
+/** Real client processes on a busy 2-core machine: time out only on a hang. */
+const LONG_TIMEOUT_MS = 300_000;
 let b: TestBroker;
 let dataDir: string;
 const scratch = mkdtempSync(join(tmpdir(), 'klog-clients-'));
@@ -78,7 +80,7 @@ function expectExactlyOnceInOrder(records: readonly ReadRecord[], prefix: string
   }
 }
 
-describe('real clients produce idempotently; after a restart every message reads back exactly once', () => {
+describe('real clients produce idempotently; after a restart every message reads back exactly once', { timeout: LONG_TIMEOUT_MS }, () => {
   it('kcat (librdkafka 2.0.2) → kcat -C -e', async () => {
     const before = pipelinedSoFar();
     await kcatProduce(b.port, 'kcat', COUNT, 'kc', scratch);
@@ -117,7 +119,7 @@ describe('real clients produce idempotently; after a restart every message reads
   });
 });
 
-describe('the segment files the broker wrote', () => {
+describe('the segment files the broker wrote', { timeout: LONG_TIMEOUT_MS }, () => {
   it('decode with KafkaJS’s RecordBatch decoder, every CRC-32C right, every message there once, batches of several records', async () => {
     const Decoder = require('kafkajs/src/protocol/decoder');
     const decodeBatch = require('kafkajs/src/protocol/recordBatch/v0/decoder');

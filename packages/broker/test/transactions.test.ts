@@ -10,13 +10,15 @@ import { kafkajs as rawKafkajs, RawClient } from './support/raw-client.js';
  * transactional client asks first; an InitProducerId that names a transactional id anyway is refused with
  * a fatal error and the broker's log says why.
  */
+/** Real client processes on a busy 2-core machine: time out only on a hang. */
+const LONG_TIMEOUT_MS = 300_000;
 let b: TestBroker;
 beforeAll(async () => {
   b = await startBroker({});
 });
 afterAll(() => b.stop());
 
-describe('transactional producers get a clear, final error', () => {
+describe('transactional producers get a clear, final error', { timeout: LONG_TIMEOUT_MS }, () => {
   it('confluent-kafka (librdkafka): init_transactions() fails fatally, not retriable', async () => {
     const out = await pythonTransactional(b.port);
     expect(out).toMatchObject({ error: '_UNSUPPORTED_FEATURE', fatal: true, retriable: false });
