@@ -119,6 +119,29 @@ describe('real clients produce idempotently; after a restart every message reads
   });
 });
 
+describe('several producers at once on one partition', { timeout: LONG_TIMEOUT_MS }, () => {
+  it('two kcat and two confluent-kafka producers, one partition: every message once, offsets 0 … n−1', async () => {
+    const admin = kafkajs(b.port).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: 'shared', numPartitions: 1 }] });
+    await admin.disconnect();
+    const reports = await Promise.all([
+      kcatProduce(b.port, 'shared', 1000, 'kc1', scratch),
+      kcatProduce(b.port, 'shared', 1000, 'kc2', scratch),
+      pythonProduce(b.port, 'shared', 1000, 'py1'),
+      pythonProduce(b.port, 'shared', 1000, 'py2'),
+    ]);
+    const records = await kcatConsume(b.port, 'shared');
+    expect(records).toHaveLength(4000);
+    expect(records.map((r) => r.offset)).toEqual(records.map((_, i) => i));
+    expect(new Set(records.map((r) => r.key)).size).toBe(4000);
+    for (const r of records) {
+      const told = reports[2]!.get(r.key) ?? reports[3]!.get(r.key);
+      if (told !== undefined) expect(told).toEqual({ partition: 0, offset: r.offset });
+    }
+  });
+});
+
 describe('the segment files the broker wrote', { timeout: LONG_TIMEOUT_MS }, () => {
   it('decode with KafkaJS’s RecordBatch decoder, every CRC-32C right, every message there once, batches of several records', async () => {
     const Decoder = require('kafkajs/src/protocol/decoder');
