@@ -355,7 +355,10 @@ export function checkExcerpts(options: CheckOptions): CheckResult {
     const what = block.kind === 'region' ? `region "${block.name}"` : `section "== ${block.name} =="`;
     if (!now) {
       // Never pass a block that cannot be compared: name it, even if the reference was reported too.
-      error(`${block.lesson} ⇄ ${block.file}`, `the built block shows ${what}, which is not in ${block.file}`);
+      error(
+        `${block.lesson} ⇄ ${block.file}`,
+        `the built block shows ${what}, which is not in ${block.file}`,
+      );
       return;
     }
     if (block.kind === 'output') {
@@ -371,10 +374,15 @@ export function checkExcerpts(options: CheckOptions): CheckResult {
         error(
           `${block.lesson} ⇄ expected/manifest.json`,
           `the command printed above the run output is not the one that makes ${block.file}`,
-          unifiedDiff(`built HTML ${block.page} (${block.lesson})`, 'expected/manifest.json', `${shown.join('\n')}\n`, `${want}\n`),
+          unifiedDiff(
+            `built HTML ${block.page} (${block.lesson})`,
+            'expected/manifest.json',
+            `${shown.join('\n')}\n`,
+            `${want}\n`,
+          ),
         );
       }
-    } else if (lesson.chapter !== undefined && (block.gloss ?? '').trim() === '') {
+    } else if (lesson?.chapter !== undefined && (block.gloss ?? '').trim() === '') {
       error(`${block.lesson} ⇄ ${block.src}`, `the built excerpt shows no Thai gloss: rebuild the site`);
     }
     if (block.text !== now.text) {

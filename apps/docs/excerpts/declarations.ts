@@ -105,7 +105,8 @@ export function findCut(source: string, region: Region): Cut | undefined {
     holder = holder.parent;
   }
   if (holder && FUNCTION_LIKE(holder)) {
-    const named = ts.isArrowFunction(holder) || ts.isFunctionExpression(holder) ? enclosingNamed(holder) : holder;
+    const named =
+      ts.isArrowFunction(holder) || ts.isFunctionExpression(holder) ? enclosingNamed(holder) : holder;
     return { how: 'inside', what: describe(named), ...lines(named) };
   }
   return undefined;

@@ -78,11 +78,7 @@ function splitFrontmatter(text: string): { yaml: string; body: string } {
 }
 
 /** The frontmatter's `chapter:`: absent, or a positive integer; anything else is a problem. */
-function readChapter(
-  file: string,
-  frontmatter: string,
-  problems: MarkerProblem[],
-): number | undefined {
+function readChapter(file: string, frontmatter: string, problems: MarkerProblem[]): number | undefined {
   let data: unknown;
   try {
     data = yaml.load(frontmatter);

@@ -6,4 +6,3 @@ export type Step =
   | { at: 0 | 1; text: string }
   /** A remark beside an actor's lifeline. */
   | { note: 0 | 1; text: string };
-

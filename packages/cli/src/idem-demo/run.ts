@@ -233,9 +233,7 @@ function overflow(demo: Demo): void {
     `${range(firstSeq, lastSeq)} ถูกส่งมาอีกรอบ → ${paint(demo.style, result)} · รอ ${expected} ได้ ${firstSeq}`,
   );
   demo.out(`batch ${range(firstSeq, lastSeq)} เหมือนเดิมทุก byte ที่ต่างไปคือความจำของ broker`);
-  demo.out(
-    `เลข ${NUM_BATCHES_TO_RETAIN} นี้คือเพดานเดียวกับ max.in.flight.requests.per.connection ของ producer`,
-  );
+  demo.out(`เลข ${NUM_BATCHES_TO_RETAIN} นี้คือเพดานเดียวกับ max.in.flight.requests.per.connection ของ producer`);
   demo.out(`มี batch ค้างรอ ack เกิน ${NUM_BATCHES_TO_RETAIN} ก้อนเมื่อไร ก้อนแรกสุดอาจถูกลืมก่อนรู้ผลของมัน`);
   demo.out('');
 }
@@ -377,13 +375,17 @@ function transactions(demo: Demo): void {
   const hw = demo.partition.highWatermark;
   check('LEO >= HW holds on the partition', true, leo >= hw);
   section(demo, 'transaction: วาดให้ดู ไม่ได้สร้าง');
-  demo.out('กันซ้ำได้แล้วก็ยังไม่ถึง exactly-once: ต้องมี transaction ซึ่งใช้ coordinator, topic ภายใน __transaction_state');
+  demo.out(
+    'กันซ้ำได้แล้วก็ยังไม่ถึง exactly-once: ต้องมี transaction ซึ่งใช้ coordinator, topic ภายใน __transaction_state',
+  );
   demo.out('และ control record ใน partition ของผู้ใช้ (ABORT = 0, COMMIT = 1) ทั้งหมดวางบน replication (บทที่ 8)');
   demo.out('และไม่มีบทไหนของคอร์สที่สร้าง transaction');
   demo.out('เมื่อมี transaction จะมีเส้นสามเส้นเรียงกันเสมอ: LEO >= HW >= LSO');
   demo.out('  LEO  offset ที่ record ถัดไปจะได้');
   demo.out('  HW   offset แรกที่ยังไม่ committed · read_uncommitted อ่านได้เฉพาะ offset ที่น้อยกว่านี้');
-  demo.out('  LSO  offset แรกของ transaction ที่ยังไม่จบ (ถ้าไม่มี = HW) · read_committed อ่านได้เฉพาะ offset ที่น้อยกว่านี้');
+  demo.out(
+    '  LSO  offset แรกของ transaction ที่ยังไม่จบ (ถ้าไม่มี = HW) · read_committed อ่านได้เฉพาะ offset ที่น้อยกว่านี้',
+  );
   demo.out(`kaen-log มี LEO กับ HW จริง (orders-0 ตอนนี้: LEO ${leo} · HW ${hw}) ส่วน LSO มีแค่ชื่อ`);
 }
 
