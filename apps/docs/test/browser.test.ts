@@ -116,7 +116,8 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
         const room = s.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
         return [...s.options].map((o) => ({ label: o.text, width: ctx.measureText(o.text).width, room }));
       });
-      for (const f of fits) expect(f.width, f.label).toBeLessThanOrEqual(f.room);
+      // With room to spare: Chromium cuts a select's text with "…" before the box is exactly full.
+      for (const f of fits) expect(f.width + 8, f.label).toBeLessThanOrEqual(f.room);
       await expect(
         page.locator('site-search button[data-open-modal]').first().getAttribute('aria-label'),
       ).resolves.toBe('ค้นหา');
