@@ -10,7 +10,8 @@ import {
   encodeRecordBatch,
   type RecordBatch,
 } from '../src/record-batch.js';
-import { checkSegment, findBatchStart, recoverSegment } from '../src/recovery.js';
+import { findBatchStart } from '../src/batch-search.js';
+import { checkSegment, recoverSegment } from '../src/recovery.js';
 import { LogSegment } from '../src/segment.js';
 import { batchInputs, type FuzzInput, segmentInputs } from './inputs.js';
 

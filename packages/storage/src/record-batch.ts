@@ -43,6 +43,17 @@ export const NO_SEQUENCE = -1;
 // #endregion batch-header-layout
 /** A batch the decoder accepts by default: Kafka's default `message.max.bytes` is about 1 MiB; allow headroom. */
 export const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
+/**
+ * The format's own bound on a batch: batchLength is an i32. Reading a segment uses
+ * this and the size of the file, never a setting, so data that was accepted under a
+ * larger `message.max.bytes` is never cut when the setting shrinks.
+ */
+export const MAX_BATCH_SIZE = LOG_OVERHEAD + 0x7fffffff;
+/**
+ * The largest offset klog can give a record: the log end offset after it (one more)
+ * must still be a safe integer, so that no two records ever get the same number.
+ */
+export const MAX_OFFSET = Number.MAX_SAFE_INTEGER - 1;
 
 const CRC_OFFSET = 17;
 const ATTRIBUTES_OFFSET = 21;
@@ -196,6 +207,13 @@ export function decodeBatchHeader(
   const lastOffsetDelta = readInt32(bytes, pos + 23);
   if (lastOffsetDelta < 0) {
     throw new DecodeError('lastOffsetDelta', base + pos + 23, `${lastOffsetDelta} is negative`);
+  }
+  if (lastOffsetDelta > MAX_OFFSET - baseOffset) {
+    throw new DecodeError(
+      'lastOffsetDelta',
+      base + pos + 23,
+      `the batch's last offset ${baseOffset} + ${lastOffsetDelta} is past ${MAX_OFFSET}, the largest offset klog holds exactly`,
+    );
   }
   const recordsCount = readInt32(bytes, pos + 57);
   // Every record takes at least 7 bytes; a larger count is garbage, refused before anything is allocated.

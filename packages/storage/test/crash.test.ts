@@ -94,9 +94,11 @@ function onDisk(dir: string): { batches: RecordBatch[]; tornBytes: number } {
   const batches: RecordBatch[] = [];
   let tornBytes = 0;
   names.forEach((name, i) => {
-    const segment = LogSegment.open(join(dir, name), parseSegmentFileName(name)!, { readOnly: true });
     const next = names[i + 1];
-    segment.nextBaseOffset = next === undefined ? undefined : parseSegmentFileName(next);
+    const segment = LogSegment.open(join(dir, name), parseSegmentFileName(name)!, {
+      readOnly: true,
+      nextBaseOffset: next === undefined ? undefined : parseSegmentFileName(next),
+    });
     try {
       for (const entry of segment.inspect()) {
         const bad = entry.kind === 'stop' ? entry.error : entry.problem;

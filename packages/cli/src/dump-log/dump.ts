@@ -49,12 +49,14 @@ function dumpFile(
   if (file.baseOffset !== undefined) out(`Log starting offset: ${file.baseOffset}`);
   let segment: LogSegment;
   try {
-    segment = LogSegment.open(file.path, file.baseOffset ?? 0, { readOnly: true });
+    segment = LogSegment.open(file.path, file.baseOffset ?? 0, {
+      readOnly: true,
+      nextBaseOffset: file.nextBaseOffset,
+    });
   } catch (error) {
     throw new UsageError(`dump-log ${file.path}: cannot open it: ${(error as Error).message}`);
   }
   try {
-    segment.nextBaseOffset = file.nextBaseOffset;
     for (const entry of segment.inspect()) {
       if (entry.kind === 'stop') {
         findings.push({ file: file.path, error: entry.error });
