@@ -1,11 +1,5 @@
 import { crc32c } from '@node-rs/crc32';
-import {
-  LOG_OVERHEAD,
-  MAGIC_V2,
-  MAX_OFFSET,
-  NO_PRODUCER_ID,
-  RECORD_BATCH_OVERHEAD,
-} from './record-batch.js';
+import { LOG_OVERHEAD, MAGIC_V2, MAX_OFFSET, NO_PRODUCER_ID, RECORD_BATCH_OVERHEAD } from './record-batch.js';
 import type { LogSegment } from './segment.js';
 import { readInt16, readInt32, readUint32 } from './varint.js';
 
@@ -161,7 +155,11 @@ export function findValidBatches(segment: LogSegment, from = 0): FoundBatch[] {
     const bytes = segment.read(start, CHUNK + RECORD_BATCH_OVERHEAD - 1);
     const last = Math.min(CHUNK, bytes.length - RECORD_BATCH_OVERHEAD + 1);
     // indexOf is memchr: in honest data a magic byte is rare, and most positions cost nothing.
-    for (let i = bytes.indexOf(MAGIC_V2, MAGIC); i !== -1 && i - MAGIC < last; i = bytes.indexOf(MAGIC_V2, i + 1)) {
+    for (
+      let i = bytes.indexOf(MAGIC_V2, MAGIC);
+      i !== -1 && i - MAGIC < last;
+      i = bytes.indexOf(MAGIC_V2, i + 1)
+    ) {
       const at = i - MAGIC;
       const size = plausibleBatchSize(bytes, at, fileSize - (start + at));
       if (size === 0) continue;
@@ -177,7 +175,8 @@ export function findValidBatches(segment: LogSegment, from = 0): FoundBatch[] {
   const bucketOf = (end: number) => Math.floor((end - from) / CHUNK);
   const buckets = bucketOf(fileSize) + 1;
   const firstOf = new Uint32Array(buckets + 1);
-  for (let c = 0; c < n; c++) firstOf[bucketOf(ends.values[c]!) + 1] = firstOf[bucketOf(ends.values[c]!) + 1]! + 1;
+  for (let c = 0; c < n; c++)
+    firstOf[bucketOf(ends.values[c]!) + 1] = firstOf[bucketOf(ends.values[c]!) + 1]! + 1;
   for (let b = 0; b < buckets; b++) firstOf[b + 1] = firstOf[b + 1]! + firstOf[b]!;
   const byEnd = new Float64Array(n);
   const fill = firstOf.slice();
@@ -225,7 +224,8 @@ export function findValidBatches(segment: LogSegment, from = 0): FoundBatch[] {
   }
   const found: FoundBatch[] = [];
   for (let c = 0; c < n; c++) {
-    if (valid[c]) found.push({ position: positions.values[c]!, size: ends.values[c]! - positions.values[c]! });
+    if (valid[c])
+      found.push({ position: positions.values[c]!, size: ends.values[c]! - positions.values[c]! });
   }
   return found;
 }

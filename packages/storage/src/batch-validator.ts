@@ -51,7 +51,10 @@ export function validateForAppend(
   }
   if (origin === 'client') {
     if (header.recordsCount <= 0) {
-      throw new StorageError('INVALID_RECORD', `invalid reported count for record batch: ${header.recordsCount}`);
+      throw new StorageError(
+        'INVALID_RECORD',
+        `invalid reported count for record batch: ${header.recordsCount}`,
+      );
     }
     if (header.lastOffsetDelta + 1 !== header.recordsCount) {
       throw new StorageError(

@@ -71,7 +71,10 @@ export function compact(partition: Partition, options: CompactionOptions = {}): 
   const log = partition.log;
   const budget = options.dedupeBufferBytes ?? DEFAULT_DEDUPE_BUFFER_BYTES;
   if (!Number.isSafeInteger(budget) || budget < 24) {
-    throw new StorageError('INVALID_CONFIG', `the dedupe buffer needs at least 24 bytes, got ${String(budget)}`);
+    throw new StorageError(
+      'INVALID_CONFIG',
+      `the dedupe buffer needs at least 24 bytes, got ${String(budget)}`,
+    );
   }
   const cleanable = log.segments.slice(0, -1);
   const report = {
@@ -192,7 +195,9 @@ function rewrite(
           if (kept.length === 0 && !windows.has(lastOffsetOf(batch))) continue;
           // A batch that loses nothing is copied byte for byte, as it was written.
           const out =
-            kept.length === batch.records.length ? segment.readBatchAt(position).bytes : rewriteBatch(batch, kept);
+            kept.length === batch.records.length
+              ? segment.readBatchAt(position).bytes
+              : rewriteBatch(batch, kept);
           let done = 0;
           while (done < out.length) done += writeSync(fd, out, done, out.length - done);
           counts.batchesAfter++;
@@ -216,7 +221,9 @@ function rewrite(
   }
   // The commit: in offset order, so a crash leaves the first segments cleaned and the rest as they were.
   for (const segment of segments) {
-    io('commit cleaned segment', segment.path, () => renameSync(`${segment.path}.cleaned`, `${segment.path}.swap`));
+    io('commit cleaned segment', segment.path, () =>
+      renameSync(`${segment.path}.cleaned`, `${segment.path}.swap`),
+    );
   }
   fsyncDirectory(log.dir);
   replaceWithCleaned(

@@ -102,5 +102,10 @@ export function hex32(x: number): string {
 
 /** The CRC-32C mismatch of the batch at `position`, one message wherever it is found. */
 export function crcMismatch(stored: number, computed: number, offset: number, file?: string): DecodeError {
-  return new DecodeError('crc', offset, `stored ${hex32(stored)} but the bytes give ${hex32(computed)}`, file);
+  return new DecodeError(
+    'crc',
+    offset,
+    `stored ${hex32(stored)} but the bytes give ${hex32(computed)}`,
+    file,
+  );
 }

@@ -71,7 +71,10 @@ function holderOf(fd: number): string {
   const buf = Buffer.alloc(32);
   let text = '';
   try {
-    text = buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('latin1').trim();
+    text = buf
+      .subarray(0, readSync(fd, buf, 0, buf.length, 0))
+      .toString('latin1')
+      .trim();
   } catch {
     // Unreadable: say so below.
   }

@@ -76,7 +76,12 @@ export function appendIdempotent(
       const producer = { producerId: pid, producerEpoch: epoch, baseSequence: first };
       // Built in a reused buffer: appendBatch writes it out before another batch is built.
       const batch = buildProducerBatch(records, log.logEndOffset, nowMs, producer, scratch.allocate);
-      const header = { attributes: 0, lastOffsetDelta: records.length - 1, recordsCount: records.length, ...producer };
+      const header = {
+        attributes: 0,
+        lastOffsetDelta: records.length - 1,
+        recordsCount: records.length,
+        ...producer,
+      };
       const written = appendBuiltBatch(log, batch, header);
       // The window learns of the batch only once it is on the log.
       entry.addBatch(epoch, new BatchMetadata(last, written.lastOffset, records.length - 1, nowMs));

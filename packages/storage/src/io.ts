@@ -67,7 +67,13 @@ export const CREATE_NEW = constants.O_RDWR | constants.O_CREAT | constants.O_EXC
 export function entryKind(
   stats: Pick<
     Stats,
-    'isFile' | 'isDirectory' | 'isSymbolicLink' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice'
+    | 'isFile'
+    | 'isDirectory'
+    | 'isSymbolicLink'
+    | 'isFIFO'
+    | 'isSocket'
+    | 'isCharacterDevice'
+    | 'isBlockDevice'
   >,
 ): string {
   if (stats.isFile()) return 'a regular file';

@@ -44,7 +44,10 @@ export function listLogDir(dir: string): LogDirListing {
   const swaps: SegmentFileEntry[] = [];
   const regular = (entry: Dirent, path: string, what: string) => {
     if (!entry.isFile()) {
-      throw notASegment(path, `is ${entryKind(entry)}, not a regular file: klog never follows one in place of ${what}`);
+      throw notASegment(
+        path,
+        `is ${entryKind(entry)}, not a regular file: klog never follows one in place of ${what}`,
+      );
     }
   };
   for (const entry of entries) {
@@ -55,7 +58,10 @@ export function listLogDir(dir: string): LogDirListing {
       regular(entry, path, 'a segment');
       segments.push({ name, path, baseOffset });
     } else if (name.endsWith(SEGMENT_SUFFIX)) {
-      throw notASegment(path, `is named like a segment but is not one: a segment is <20-digit offset>${SEGMENT_SUFFIX}`);
+      throw notASegment(
+        path,
+        `is named like a segment but is not one: a segment is <20-digit offset>${SEGMENT_SUFFIX}`,
+      );
     } else if (DROPPED.test(name)) {
       dropped.push(path);
     } else if (SWAP.test(name)) {

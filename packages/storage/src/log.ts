@@ -391,7 +391,10 @@ export class Log {
       throw new StorageError('INVALID_REQUEST', `offset must be a safe integer, got ${String(offset)}`);
     }
     if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
-      throw new StorageError('INVALID_REQUEST', `max bytes must be a safe integer >= 0, got ${String(maxBytes)}`);
+      throw new StorageError(
+        'INVALID_REQUEST',
+        `max bytes must be a safe integer >= 0, got ${String(maxBytes)}`,
+      );
     }
     if (offset === this.#logEndOffset) return [];
     const first = this.segmentFor(offset);

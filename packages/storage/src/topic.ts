@@ -25,9 +25,11 @@ function shown(name: string): string {
  * new name inside the data directory. It is checked before anything touches the disk.
  */
 export function validateTopicName(topic: string): string {
-  if (typeof topic !== 'string') throw new StorageError('INVALID_TOPIC_EXCEPTION', `topic name must be a string, got ${typeof topic}`);
+  if (typeof topic !== 'string')
+    throw new StorageError('INVALID_TOPIC_EXCEPTION', `topic name must be a string, got ${typeof topic}`);
   if (topic.length === 0) throw new StorageError('INVALID_TOPIC_EXCEPTION', 'topic name is empty');
-  if (topic === '.' || topic === '..') throw new StorageError('INVALID_TOPIC_EXCEPTION', `topic name cannot be "${topic}"`);
+  if (topic === '.' || topic === '..')
+    throw new StorageError('INVALID_TOPIC_EXCEPTION', `topic name cannot be "${topic}"`);
   if (topic.length > MAX_TOPIC_NAME_LENGTH) {
     throw new StorageError(
       'INVALID_TOPIC_EXCEPTION',
@@ -37,7 +39,8 @@ export function validateTopicName(topic: string): string {
   if (!LEGAL_TOPIC_NAME.test(topic)) {
     throw new StorageError(
       'INVALID_TOPIC_EXCEPTION',
-      `topic name ${shown(topic)} has characters outside [a-zA-Z0-9._-]`);
+      `topic name ${shown(topic)} has characters outside [a-zA-Z0-9._-]`,
+    );
   }
   return topic;
 }
@@ -45,7 +48,10 @@ export function validateTopicName(topic: string): string {
 /** A partition number: 0 .. 2^31-1. */
 export function validatePartitionNumber(partition: number): number {
   if (!Number.isSafeInteger(partition) || partition < 0 || partition > 2_147_483_647) {
-    throw new StorageError('INVALID_PARTITIONS', `partition must be an integer in 0..2147483647, got ${partition}`);
+    throw new StorageError(
+      'INVALID_PARTITIONS',
+      `partition must be an integer in 0..2147483647, got ${partition}`,
+    );
   }
   return partition;
 }

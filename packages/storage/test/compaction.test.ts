@@ -78,7 +78,13 @@ describe('compact', () => {
       [4, null, 'note'],
       [5, 'fig', '5'],
     ]);
-    expect(report).toMatchObject({ recordsBefore: 6, recordsAfter: 4, batchesBefore: 4, batchesAfter: 3, passes: 1 });
+    expect(report).toMatchObject({
+      recordsBefore: 6,
+      recordsAfter: 4,
+      batchesBefore: 4,
+      batchesAfter: 3,
+      passes: 1,
+    });
     expect(report.bytesAfter).toBeLessThan(report.bytesBefore);
     expect(p.log.segments.length).toBe(segments);
     expect(p.logEndOffset).toBe(7);
@@ -141,7 +147,9 @@ describe('compact', () => {
     // Epoch 0 writes k at seq 0..2, epoch 1 starts over at 0 and overwrites k twice.
     for (let s = 0; s < 3; s++) appendIdempotent(p, state, 5, 0, s, [kv('k', `e0-${s}`)], NOW);
     for (let s = 0; s < 2; s++) {
-      expect(appendIdempotent(p, state, 5, 1, s, [kv('k', `e1-${s}`)], NOW, { fencing: true }).kind).toBe('Append');
+      expect(appendIdempotent(p, state, 5, 1, s, [kv('k', `e1-${s}`)], NOW, { fencing: true }).kind).toBe(
+        'Append',
+      );
     }
     roll(p);
     compact(p);
@@ -199,7 +207,9 @@ describe('compact', () => {
     const p = Partition.open(tempDir(), 't', 0, { segmentBytes: 200 });
     appendRecords(p, [kv('a', '1'), kv('b', '2'), kv('c', '3')], NOW);
     roll(p);
-    expect(thrown(StorageError, () => compact(p, { dedupeBufferBytes: 48 })).code).toBe('DEDUPE_BUFFER_TOO_SMALL');
+    expect(thrown(StorageError, () => compact(p, { dedupeBufferBytes: 48 })).code).toBe(
+      'DEDUPE_BUFFER_TOO_SMALL',
+    );
     p.close();
   });
 

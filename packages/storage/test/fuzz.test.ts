@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { AllocationProbe, batchDecoder, fuzz, recovery, segmentReader } from '../fuzz/targets.js';
+import {
+  AllocationProbe,
+  batchDecoder,
+  fuzz,
+  largeSegmentReader,
+  recovery,
+  segmentReader,
+} from '../fuzz/targets.js';
 
 /**
  * The fuzz targets of `pnpm fuzz` (fuzz/targets.ts), on fewer inputs: each input
@@ -10,9 +17,10 @@ describe('fuzzing, a short run (pnpm fuzz runs 100k inputs per target)', () => {
   for (const [target, numRuns] of [
     [batchDecoder, 3000],
     [segmentReader, 1500],
+    [largeSegmentReader, 12],
     [recovery, 150],
   ] as const) {
-    it(`${target.name}: ${numRuns} inputs`, () => {
+    it(`${target.name}: ${numRuns} inputs`, { timeout: 60_000 }, () => {
       const figures = fuzz(target, { numRuns });
       expect(figures.failure).toBeUndefined();
       expect(figures.inputs).toBe(numRuns);
