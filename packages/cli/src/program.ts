@@ -20,19 +20,30 @@ function version(): string {
 }
 
 export function buildProgram(ctx: CommandContext): Command {
+  // Commander's own errors (an unknown option or command, a missing argument) become one line, like every
+  // other error klog prints: the message, its "did you mean" if there is one, and where the usage is.
+  const errorsAsOneLine = (usage: string) => ({
+    writeOut: (text: string) => process.stdout.write(text),
+    writeErr: (text: string) => process.stderr.write(text),
+    outputError: (text: string) => {
+      const message = text
+        .replace(/^error: /, '')
+        .trim()
+        .replace(/\s*\n\s*/g, ' ');
+      ctx.err(`klog: ${message} (see ${usage})`);
+    },
+  });
   const program = new Command('klog')
     .description("kaen-log: the log broker of a Thai course on Kafka's internals")
     .version(version(), '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({
-      writeOut: (text) => process.stdout.write(text),
-      writeErr: (text) => process.stderr.write(text),
-      // Commander's own errors become one line naming the problem.
-      outputError: (text) => ctx.err(`klog: ${text.replace(/^error: /, '').trimEnd()}`),
-    });
+    .configureOutput(errorsAsOneLine('klog --help'));
   for (const command of [idemDemoCommand(ctx), dumpLogCommand(ctx)]) {
-    program.addCommand(command.copyInheritedSettings(program));
+    program.addCommand(
+      command
+        .copyInheritedSettings(program)
+        .configureOutput(errorsAsOneLine(`klog ${command.name()} --help`)),
+    );
   }
   return program;
 }

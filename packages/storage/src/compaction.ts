@@ -89,7 +89,7 @@ export function compact(partition: Partition, options: CompactionOptions = {}): 
     bytesAfter: 0,
   };
   const end = log.activeSegment.baseOffset;
-  const windows = producerWindows(log);
+  const windows = mustKeep(log);
   let keyed = 0;
   for (const segment of cleanable) {
     for (const { header } of segment.batches()) {
@@ -118,11 +118,13 @@ export function compact(partition: Partition, options: CompactionOptions = {}): 
   return report;
 }
 
+// #region compaction-must-keep
 /**
- * Each producer's window over the whole log, from the batch headers alone: the
- * batches it retains must survive a clean even when emptied.
+ * The batches compaction keeps even when it empties them: those each producer's
+ * window holds, by core's `ProducerStateEntry` replayed over the whole log from the
+ * batch headers (a new epoch clears a window, as in Kafka). Known by their last offset.
  */
-function producerWindows(log: Log): Set<number> {
+function mustKeep(log: Log): Set<number> {
   const state = new ProducerState();
   for (const segment of log.segments) {
     for (const { header } of segment.headers()) addBatchFromHeader(state, header);
@@ -133,6 +135,7 @@ function producerWindows(log: Log): Set<number> {
   }
   return kept;
 }
+// #endregion compaction-must-keep
 
 /**
  * Fill `map` with the keys of the batches from offset `start` on, up to `end` or

@@ -1,3 +1,6 @@
+// The public types name Node's Buffer: keep the reference in the published index.d.ts, so a TypeScript
+// project gets Node's types (a dependency of this package) even when its tsconfig lists no "types".
+/// <reference types="node" preserve="true" />
 export { appendRecords } from './append.js';
 export { buildPlainBatch, buildProducerBatch, type ProducerFields, rewriteBatch } from './batch-builder.js';
 export {

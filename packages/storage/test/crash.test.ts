@@ -12,7 +12,7 @@ import {
 } from '../src/index.js';
 import { type Child, startFixture } from './fixtures/children.js';
 import { expectedValue, producerId } from './fixtures/crash-batches.mjs';
-import { tempDir } from './helpers.js';
+import { LONG_TEST, tempDir } from './helpers.js';
 
 /** A small seeded generator (mulberry32), so that a failing run can be replayed with KLOG_CRASH_SEED. */
 function random(seed: number): () => number {
@@ -103,108 +103,98 @@ const ROUNDS = Number(process.env['KLOG_CRASH_ROUNDS'] ?? 12);
  * left, and goes on. Nothing acknowledged by either may be lost or written twice.
  */
 describe('kill -9 while appending', () => {
-  it(
-    'every acknowledged batch is there after each kill, whole, and recovery cuts any half-written one',
-    async () => {
-      const seed = Number(process.env['KLOG_CRASH_SEED'] ?? Date.now() % 1_000_000);
-      const next = random(seed);
-      const dataDir = tempDir();
-      const dir = join(dataDir, 'crash-0');
-      let acked = -1;
-      let expectedOpen = '0 clean 0';
-      let torn = 0;
-      let races = 0;
-      let refused = 0;
-      let session = 0;
-      let sessionStart = 0;
-      for (let round = 0; round < ROUNDS; round++) {
-        const flush = round % 2 === 0 ? 'every-append' : 'os';
-        const race = round % 3 === 2;
-        const context = `seed ${seed} (KLOG_CRASH_SEED=${seed} to replay), round ${round}, flush ${flush}${race ? ', race' : ''}`;
-        const children = Array.from({ length: race ? 2 : 1 }, () =>
-          startFixture('crash-appender.mjs', [dataDir, String(session++), flush]),
-        );
-        const [a, b] = children;
-        // The winner opens first; the loser, if any, must not open until the winner is dead.
-        const first = await Promise.race(children.map((c) => c.waitFor(/^open /).then(() => c)));
-        const order = first === a ? [a!, b] : [b!, a!];
-        try {
-          for (const [turn, child] of order.entries()) {
-            if (child === undefined) continue;
-            const open = await child.waitFor(/^open /);
-            if (turn === 0) {
-              // Reopened by the child: recovery found what the parent saw on disk after the last kill.
-              expect(open, context).toBe(`open ${expectedOpen}`);
-            } else {
-              // The loser opened only once the winner was dead: it found every batch the winner acknowledged,
-              // and at most one more, written whole but never acknowledged.
-              const leo = Number(open.split(' ')[1]);
-              expect(leo, context).toBeGreaterThanOrEqual(acked + 1);
-              expect(leo, context).toBeLessThanOrEqual(acked + 2);
-              acked = leo - 1;
-            }
-            await killAfter(child, 1 + Math.floor(next() * 12), Math.floor(next() * 20));
-            sessionStart = acked + 1;
-            for (const line of child.lines.filter((l) => l.startsWith('ack '))) {
-              expect(line, context).toBe(`ack ${acked + 1}`);
-              acked++;
-            }
-            // The other racer may be appending now: the disk is checked once both are dead.
-            if (turn === 0 && order[1] !== undefined) continue;
-            const { batches, tornBytes } = onDisk(dir);
-            // Every acknowledged batch is on disk, whole and in order; at most one more was written but never acknowledged.
-            expect(batches.length, context).toBeGreaterThanOrEqual(acked + 1);
-            expect(batches.length, context).toBeLessThanOrEqual(acked + 2);
-            expectIntact(batches, context);
-            acked = batches.length - 1;
-            expectedOpen = `${batches.length} ${tornBytes > 0 ? 'torn-tail' : 'clean'} ${tornBytes}`;
-            if (tornBytes > 0) torn++;
-          }
-        } finally {
-          await Promise.all(children.map((c) => c.kill()));
-        }
-        if (race) {
-          races++;
-          if (order[1]!.lines.some((l) => l.startsWith('locked '))) refused++;
-        }
-      }
-      // Reopened here: recovery cuts any half-written batch, and the log goes on from the last whole one.
-      const p = Partition.open(dataDir, 'crash', 0, { segmentBytes: 1024 * 1024 });
-      expect(p.recovery?.truncatedBytes ?? 0).toBe(Number(expectedOpen.split(' ')[2]));
-      expect(p.logEndOffset).toBe(acked + 1);
-      const all: RecordBatch[] = [];
-      for (let offset = 0; offset < p.logEndOffset; offset = all.at(-1)!.baseOffset + 1) {
-        all.push(...p.log.readBatches(offset));
-      }
-      expectIntact(all, `seed ${seed}, after the last kill`);
-      expect(all).toHaveLength(acked + 1);
-      // No batch written twice: each (producer, sequence) once.
-      const written = new Set(all.map((b) => `${b.producerId}/${b.baseSequence}`));
-      expect(written.size).toBe(all.length);
-      // The last session's batches in the active segment are in the rebuilt window; a new session appends at the LEO.
-      const state = rebuildProducerState(p.log);
-      const from = Math.max(sessionStart, p.log.activeSegment.baseOffset);
-      const expected = Array.from({ length: acked + 1 - from }, (_, i) => from + i).slice(-5);
-      const lastSession = all.at(-1)!.producerId;
-      expect(state.get(lastSession as never)?.batches.map((b) => b.lastOffset) ?? []).toEqual(expected);
-      expect(
-        appendIdempotent(
-          p,
-          state,
-          producerId(session),
-          0,
-          0,
-          [{ key: null, value: Buffer.from('after') }],
-          0,
-        ),
-      ).toMatchObject({ kind: 'Append', firstOffset: acked + 1 });
-      p.close();
-      console.info(
-        `kill -9 test: seed ${seed}, ${ROUNDS} rounds, ${session} sessions killed, ${races} races ` +
-          `(${refused} with the loser refused while the winner held the lock), ${acked + 1} batches, ` +
-          `${torn} torn tails cut by recovery, 0 lost, 0 written twice`,
+  it('every acknowledged batch is there after each kill, whole, and recovery cuts any half-written one', {
+    timeout: Math.max(LONG_TEST.timeout, ROUNDS * 3_000),
+  }, async () => {
+    const seed = Number(process.env['KLOG_CRASH_SEED'] ?? Date.now() % 1_000_000);
+    const next = random(seed);
+    const dataDir = tempDir();
+    const dir = join(dataDir, 'crash-0');
+    let acked = -1;
+    let expectedOpen = '0 clean 0';
+    let torn = 0;
+    let races = 0;
+    let refused = 0;
+    let session = 0;
+    let sessionStart = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const flush = round % 2 === 0 ? 'every-append' : 'os';
+      const race = round % 3 === 2;
+      const context = `seed ${seed} (KLOG_CRASH_SEED=${seed} to replay), round ${round}, flush ${flush}${race ? ', race' : ''}`;
+      const children = Array.from({ length: race ? 2 : 1 }, () =>
+        startFixture('crash-appender.mjs', [dataDir, String(session++), flush]),
       );
-    },
-    Math.max(120_000, ROUNDS * 3_000),
-  );
+      const [a, b] = children;
+      // The winner opens first; the loser, if any, must not open until the winner is dead.
+      const first = await Promise.race(children.map((c) => c.waitFor(/^open /).then(() => c)));
+      const order = first === a ? [a!, b] : [b!, a!];
+      try {
+        for (const [turn, child] of order.entries()) {
+          if (child === undefined) continue;
+          const open = await child.waitFor(/^open /);
+          if (turn === 0) {
+            // Reopened by the child: recovery found what the parent saw on disk after the last kill.
+            expect(open, context).toBe(`open ${expectedOpen}`);
+          } else {
+            // The loser opened only once the winner was dead: it found every batch the winner acknowledged,
+            // and at most one more, written whole but never acknowledged.
+            const leo = Number(open.split(' ')[1]);
+            expect(leo, context).toBeGreaterThanOrEqual(acked + 1);
+            expect(leo, context).toBeLessThanOrEqual(acked + 2);
+            acked = leo - 1;
+          }
+          await killAfter(child, 1 + Math.floor(next() * 12), Math.floor(next() * 20));
+          sessionStart = acked + 1;
+          for (const line of child.lines.filter((l) => l.startsWith('ack '))) {
+            expect(line, context).toBe(`ack ${acked + 1}`);
+            acked++;
+          }
+          // The other racer may be appending now: the disk is checked once both are dead.
+          if (turn === 0 && order[1] !== undefined) continue;
+          const { batches, tornBytes } = onDisk(dir);
+          // Every acknowledged batch is on disk, whole and in order; at most one more was written but never acknowledged.
+          expect(batches.length, context).toBeGreaterThanOrEqual(acked + 1);
+          expect(batches.length, context).toBeLessThanOrEqual(acked + 2);
+          expectIntact(batches, context);
+          acked = batches.length - 1;
+          expectedOpen = `${batches.length} ${tornBytes > 0 ? 'torn-tail' : 'clean'} ${tornBytes}`;
+          if (tornBytes > 0) torn++;
+        }
+      } finally {
+        await Promise.all(children.map((c) => c.kill()));
+      }
+      if (race) {
+        races++;
+        if (order[1]!.lines.some((l) => l.startsWith('locked '))) refused++;
+      }
+    }
+    // Reopened here: recovery cuts any half-written batch, and the log goes on from the last whole one.
+    const p = Partition.open(dataDir, 'crash', 0, { segmentBytes: 1024 * 1024 });
+    expect(p.recovery?.truncatedBytes ?? 0).toBe(Number(expectedOpen.split(' ')[2]));
+    expect(p.logEndOffset).toBe(acked + 1);
+    const all: RecordBatch[] = [];
+    for (let offset = 0; offset < p.logEndOffset; offset = all.at(-1)!.baseOffset + 1) {
+      all.push(...p.log.readBatches(offset));
+    }
+    expectIntact(all, `seed ${seed}, after the last kill`);
+    expect(all).toHaveLength(acked + 1);
+    // No batch written twice: each (producer, sequence) once.
+    const written = new Set(all.map((b) => `${b.producerId}/${b.baseSequence}`));
+    expect(written.size).toBe(all.length);
+    // The last session's batches in the active segment are in the rebuilt window; a new session appends at the LEO.
+    const state = rebuildProducerState(p.log);
+    const from = Math.max(sessionStart, p.log.activeSegment.baseOffset);
+    const expected = Array.from({ length: acked + 1 - from }, (_, i) => from + i).slice(-5);
+    const lastSession = all.at(-1)!.producerId;
+    expect(state.get(lastSession as never)?.batches.map((b) => b.lastOffset) ?? []).toEqual(expected);
+    expect(
+      appendIdempotent(p, state, producerId(session), 0, 0, [{ key: null, value: Buffer.from('after') }], 0),
+    ).toMatchObject({ kind: 'Append', firstOffset: acked + 1 });
+    p.close();
+    console.info(
+      `kill -9 test: seed ${seed}, ${ROUNDS} rounds, ${session} sessions killed, ${races} races ` +
+        `(${refused} with the loser refused while the winner held the lock), ${acked + 1} batches, ` +
+        `${torn} torn tails cut by recovery, 0 lost, 0 written twice`,
+    );
+  });
 });

@@ -7,6 +7,7 @@ import {
   recovery,
   segmentReader,
 } from '../fuzz/targets.js';
+import { LONG_TEST } from './helpers.js';
 
 /**
  * The fuzz targets of `pnpm fuzz` (fuzz/targets.ts), on fewer inputs: each input
@@ -20,7 +21,7 @@ describe('fuzzing, a short run (pnpm fuzz runs 100k inputs per target)', () => {
     [largeSegmentReader, 12],
     [recovery, 150],
   ] as const) {
-    it(`${target.name}: ${numRuns} inputs`, { timeout: 60_000 }, () => {
+    it(`${target.name}: ${numRuns} inputs`, LONG_TEST, () => {
       const figures = fuzz(target, { numRuns });
       expect(figures.failure).toBeUndefined();
       expect(figures.inputs).toBe(numRuns);
