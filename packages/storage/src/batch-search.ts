@@ -92,24 +92,39 @@ function multmodp(a: number, b: number): number {
   return p >>> 0;
 }
 
-/** x^(8·2^k) mod P for k = 0..31: x^(8n) is the product of those whose bit k is set in n. */
-const X8_POW2: number[] = (() => {
-  const table: number[] = [];
-  let p = ONE >>> 8; // x^8
-  for (let k = 0; k < 32; k++) {
-    table.push(p);
-    p = multmodp(p, p);
-  }
-  return table;
-})();
+/** x^(8n) mod P for n below 2^16 (LOW) and for multiples of 2^16 (HIGH, filled as needed): one multiply for any n < 2^31. */
+let LOW: Uint32Array | undefined;
+const HIGH: number[] = [ONE];
+let X8_65536 = 0;
 
-/** x^(8n) mod P. */
+/** x^(8n) mod P, for 0 <= n < 2^31. The tables are made on first use (a few milliseconds). */
 function x8n(n: number): number {
-  let p = ONE;
-  for (let k = 0; n > 0; k++, n = Math.floor(n / 2)) {
-    if (n % 2 === 1) p = multmodp(X8_POW2[k]!, p);
+  if (LOW === undefined) {
+    const low = new Uint32Array(1 << 16);
+    low[0] = ONE;
+    for (let i = 1; i < low.length; i++) low[i] = multmodp(low[i - 1]!, ONE >>> 8);
+    X8_65536 = multmodp(low[low.length - 1]!, ONE >>> 8);
+    LOW = low;
   }
-  return p;
+  const high = n >>> 16;
+  while (HIGH.length <= high) HIGH.push(multmodp(HIGH[HIGH.length - 1]!, X8_65536));
+  return high === 0 ? LOW[n]! : multmodp(HIGH[high]!, LOW[n & 0xffff]!);
+}
+
+/** CRC-32C one byte at a time, for the short steps between candidates where a native call costs more. */
+const TABLE = new Uint32Array(256);
+for (let n = 0; n < 256; n++) {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ POLY : c >>> 1;
+  TABLE[n] = c >>> 0;
+}
+
+/** The running CRC-32C `state` (as `crc32c(bytes, state)` takes and returns it) continued over bytes[from..to). */
+function continueCrc(bytes: Uint8Array, from: number, to: number, state: number): number {
+  if (to - from > 256) return crc32c(bytes.subarray(from, to) as Buffer, state) >>> 0;
+  let c = ~state;
+  for (let i = from; i < to; i++) c = TABLE[(c ^ bytes[i]!) & 0xff]! ^ (c >>> 8);
+  return ~c >>> 0;
 }
 
 /**
@@ -197,7 +212,7 @@ export function findValidBatches(segment: LogSegment, from = 0): FoundBatch[] {
     const bytes = segment.read(chunkStart, CHUNK);
     const chunkEnd = chunkStart + bytes.length;
     const advance = (to: number) => {
-      state = crc32c(bytes.subarray(at - chunkStart, to - chunkStart), state) >>> 0;
+      state = continueCrc(bytes, at - chunkStart, to - chunkStart, state);
       at = to;
     };
     const ending = byEnd.subarray(firstOf[b]!, firstOf[b + 1]!).sort();
