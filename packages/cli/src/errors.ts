@@ -21,3 +21,15 @@ export class CheckFailed extends Error {
 export class CorruptData extends Error {
   override readonly name = 'CorruptData';
 }
+
+/**
+ * Whoever read klog's output has gone (`klog dump-log … | head -2` closed the pipe):
+ * the command stops, nothing more is printed, and the exit code is 141, as for a
+ * process a SIGPIPE ended.
+ */
+export class OutputClosed extends Error {
+  override readonly name = 'OutputClosed';
+  constructor() {
+    super('the output was closed by its reader');
+  }
+}

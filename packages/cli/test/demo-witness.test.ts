@@ -30,7 +30,7 @@ vi.mock('@klog/storage', async (importOriginal) => {
   // A high watermark that is not the log end offset.
   const hw = Object.getOwnPropertyDescriptor(real.Partition.prototype, 'highWatermark')!;
   Object.defineProperty(real.Partition.prototype, 'highWatermark', {
-    get(this: InstanceType<typeof real.Partition>) {
+    get(this: import('@klog/storage').Partition) {
       return (hw.get!.call(this) as number) + broken.hwOffBy;
     },
   });

@@ -27,7 +27,9 @@ function batchesOf(path: string) {
   const segment = LogSegment.open(path, 0, { readOnly: true });
   try {
     return [...segment.inspect()].flatMap((e) =>
-      e.kind === 'batch' ? [{ ...e, batch: decodeRecordBatch(e.bytes) }] : [],
+      e.kind === 'batch' && e.header !== undefined
+        ? [{ ...e, header: e.header, batch: decodeRecordBatch(e.bytes) }]
+        : [],
     );
   } finally {
     segment.close();
@@ -171,13 +173,9 @@ describe('klog dump-log on a corrupted copy', () => {
     expect(run.status).toBe(1);
     const lines = run.stdout.trimEnd().split('\n');
     expect(lines.filter((l) => l.startsWith('baseOffset: '))).toHaveLength(1);
-    expect(lines).toContainEqual(
-      expect.stringMatching(
-        new RegExp(
-          `^Stopped at position ${second.position}: batchLength at byte ${second.position + 8}: ` +
-            `truncated: batch needs ${0x7fff0000 + 12} bytes, the file has \\d+ left$`,
-        ),
-      ),
+    expect(lines).toContain(
+      `Stopped at position ${second.position}: batchLength at byte ${second.position + 8}: ` +
+        `batch of ${0x7fff0000 + 12} bytes exceeds the limit of ${64 * 1024 * 1024}`,
     );
     expect(lines.at(-1)).toMatch(
       new RegExp(`^A whole batch with a valid CRC starts again at position ${places[2]!.position}: `),

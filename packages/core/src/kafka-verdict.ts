@@ -42,8 +42,8 @@ export function judgeByKafkaRules(
       timestamp: original.timestamp,
     };
   }
-  if (epoch < current) return { kind: 'InvalidProducerEpoch', current, got: epoch };
   if (current === NO_PRODUCER_EPOCH) return APPEND;
+  if (epoch < current) return { kind: 'InvalidProducerEpoch', current, got: epoch };
   if (epoch !== current) {
     return firstSeq === 0 ? APPEND : { kind: 'OutOfOrderSequence', expected: 0 as Sequence, got: firstSeq };
   }

@@ -1,7 +1,7 @@
 import { crc32c } from '@node-rs/crc32';
-import { LOG_OVERHEAD, MAGIC_V2, MAX_OFFSET, NO_PRODUCER_ID, RECORD_BATCH_OVERHEAD } from './record-batch.js';
+import { DEFAULT_MAX_BATCH_BYTES, LOG_OVERHEAD, MAGIC_V2, RECORD_BATCH_OVERHEAD } from './record-batch.js';
 import type { LogSegment } from './segment.js';
-import { readInt16, readInt32, readUint32 } from './varint.js';
+import { readInt32, readUint32 } from './varint.js';
 
 /**
  * Finding whole batches again after damage: where, past a header that is garbage,
@@ -10,7 +10,7 @@ import { readInt16, readInt32, readUint32 } from './varint.js';
  * to (file size × batch size): a crafted file of a few MiB full of plausible headers
  * that each claim megabytes took minutes. This search is linear in the file size:
  *
- * 1. one pass finds every candidate (a header that decodes, a batch inside the file);
+ * 1. one pass finds every candidate (a length that frames a batch inside the file, magic 2);
  * 2. one pass computes the running CRC-32C of the file and notes its value at each
  *    candidate's start and end of checksummed bytes;
  * 3. each candidate's own CRC follows from those two values with one multiplication
@@ -30,44 +30,24 @@ export interface FoundBatch {
 const BATCH_LENGTH = 8;
 const MAGIC = 16;
 const CRC = 17;
+/** Where the CRC-32C's bytes start: attributes. */
 const ATTRIBUTES = 21;
-const LAST_OFFSET_DELTA = 23;
-const BASE_TIMESTAMP = 27;
-const MAX_TIMESTAMP = 35;
-const PRODUCER_ID = 43;
-const RECORDS_COUNT = 57;
-const COMPRESSION_MASK = 0x07;
 const TWO_32 = 4_294_967_296;
 
-/** An i64 at `pos` if it is a safe integer, else NaN. */
-function int64(bytes: Uint8Array, pos: number): number {
-  const value = readInt32(bytes, pos) * TWO_32 + readUint32(bytes, pos + 4);
-  return Number.isSafeInteger(value) ? value : Number.NaN;
-}
-
 /**
- * The size of the batch whose header is at `pos`, or 0 if `decodeBatchHeader` would
- * refuse that header or the batch would not fit in `available` bytes. The same checks,
- * without building an error: a search tries millions of positions, and most fail.
+ * The size of the batch whose header is at `pos`, or 0 if `decodeBatchFraming` would
+ * refuse it (a length below the minimum, magic not 2) or the batch would not fit in
+ * `available` bytes: the same checks, without building an error, since a search tries
+ * millions of positions and most fail. Other fields are not judged here: a batch whose
+ * CRC holds was written as it is, and `LogSegment.inspect` reports what is wrong with it.
  */
 export function plausibleBatchSize(bytes: Uint8Array, pos: number, available: number): number {
   if (bytes.length - pos < RECORD_BATCH_OVERHEAD || available < RECORD_BATCH_OVERHEAD) return 0;
   if (bytes[pos + MAGIC] !== MAGIC_V2) return 0;
   const batchLength = readInt32(bytes, pos + BATCH_LENGTH);
-  if (batchLength < RECORD_BATCH_OVERHEAD - LOG_OVERHEAD || LOG_OVERHEAD + batchLength > available) return 0;
-  if ((readInt16(bytes, pos + ATTRIBUTES) & COMPRESSION_MASK) !== 0) return 0;
-  const baseOffset = int64(bytes, pos);
-  if (!(baseOffset >= 0)) return 0;
-  const lastOffsetDelta = readInt32(bytes, pos + LAST_OFFSET_DELTA);
-  if (lastOffsetDelta < 0 || lastOffsetDelta > MAX_OFFSET - baseOffset) return 0;
-  const recordsCount = readInt32(bytes, pos + RECORDS_COUNT);
-  if (recordsCount < 0 || recordsCount * 7 > batchLength - (RECORD_BATCH_OVERHEAD - LOG_OVERHEAD)) return 0;
-  if (recordsCount > lastOffsetDelta + 1) return 0;
-  if (!(int64(bytes, pos + PRODUCER_ID) >= NO_PRODUCER_ID)) return 0;
-  if (Number.isNaN(int64(bytes, pos + BASE_TIMESTAMP)) || Number.isNaN(int64(bytes, pos + MAX_TIMESTAMP))) {
-    return 0;
-  }
-  return LOG_OVERHEAD + batchLength;
+  if (batchLength < RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) return 0;
+  const size = LOG_OVERHEAD + batchLength;
+  return size > available || size > DEFAULT_MAX_BATCH_BYTES ? 0 : size;
 }
 
 // ---- GF(2)[x] mod the CRC-32C polynomial, in the reflected bit order CRC-32C uses (as zlib's crc32.c) ----

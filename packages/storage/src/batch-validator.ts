@@ -39,7 +39,7 @@ export function validateForAppend(
   if (size > maxBatchBytes) {
     throw new StorageError(
       'MESSAGE_TOO_LARGE',
-      `the batch is ${size} bytes, larger than the ${maxBatchBytes} the log accepts (message.max.bytes)`,
+      `batch of ${size} bytes exceeds the limit of ${maxBatchBytes} (message.max.bytes)`,
     );
   }
   if (header.lastOffsetDelta > MAX_OFFSET - baseOffset) {

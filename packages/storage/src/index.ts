@@ -9,6 +9,14 @@ export {
   compact,
   DEFAULT_DEDUPE_BUFFER_BYTES,
 } from './compaction.js';
+export {
+  COMPRESSION_MASK,
+  COMPRESSION_TYPES,
+  type CompressionType,
+  compressionName,
+  compressionOf,
+  decompressRecords,
+} from './compression.js';
 export { crc32c } from './crc32c.js';
 export {
   DecodeError,
@@ -40,13 +48,13 @@ export {
   computeBatchCrc,
   DEFAULT_MAX_BATCH_BYTES,
   type DecodeOptions,
+  decodeBatchFraming,
   decodeBatchHeader,
   decodeRecordBatch,
   encodeRecordBatch,
   LOG_OVERHEAD,
   lastOffsetOf,
   MAGIC_V2,
-  MAX_BATCH_SIZE,
   MAX_OFFSET,
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
@@ -55,6 +63,8 @@ export {
   type RecordBatch,
   type RecordBatchFields,
   type RecordBatchHeader,
+  readStoredBatchHeader,
+  type StoredBatchHeader,
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG,
 } from './record-batch.js';

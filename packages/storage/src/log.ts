@@ -7,9 +7,9 @@ import { io } from './io.js';
 import { listLogDir } from './log-dir.js';
 import {
   batchSize,
+  DEFAULT_MAX_BATCH_BYTES,
   decodeRecordBatch,
   lastOffsetOf,
-  MAX_BATCH_SIZE,
   type RecordBatch,
 } from './record-batch.js';
 import { type RecoveryReport, recoverSegment } from './recovery.js';
@@ -39,7 +39,11 @@ export interface LogConfig {
   /** Roll a new segment when the next batch would take the active one past this size (Kafka's `segment.bytes`). */
   readonly segmentBytes: number;
   readonly flush: FlushPolicy;
-  /** The largest batch accepted (Kafka's `message.max.bytes`). */
+  /**
+   * The largest batch an append accepts (Kafka's `message.max.bytes`), at most
+   * DEFAULT_MAX_BATCH_BYTES. It limits what is accepted, never what is read back:
+   * a log reopened with a smaller value keeps and serves its larger batches.
+   */
   readonly maxBatchBytes: number;
 }
 
@@ -68,8 +72,14 @@ function validateConfig(config: LogConfig): LogConfig {
   if (!Number.isSafeInteger(config.segmentBytes) || config.segmentBytes < 61) {
     throw invalidConfig(`segment.bytes must be an integer >= 61, got ${config.segmentBytes}`);
   }
-  if (!Number.isSafeInteger(config.maxBatchBytes) || config.maxBatchBytes < 61) {
-    throw invalidConfig(`max batch bytes must be an integer >= 61, got ${config.maxBatchBytes}`);
+  if (
+    !Number.isSafeInteger(config.maxBatchBytes) ||
+    config.maxBatchBytes < 61 ||
+    config.maxBatchBytes > DEFAULT_MAX_BATCH_BYTES
+  ) {
+    throw invalidConfig(
+      `max batch bytes must be an integer in 61..${DEFAULT_MAX_BATCH_BYTES} (what klog can read back), got ${config.maxBatchBytes}`,
+    );
   }
   const flush: unknown = config.flush;
   if (typeof flush === 'object' && flush !== null) {
@@ -187,6 +197,7 @@ export class Log {
         fsyncDirectory(dir);
       }
       const active = segments.at(-1)!;
+      // Recovery reads with the readers' limit, not the setting: what an append once accepted is never cut for its size.
       const recovery = recoverSegment(active);
       // An empty active segment was rolled at the log end offset, so its base offset is the LEO.
       const logEndOffset = recovery.nextOffset ?? active.baseOffset;
@@ -244,10 +255,10 @@ export class Log {
     if (batch.length > this.config.maxBatchBytes) {
       throw new StorageError(
         'MESSAGE_TOO_LARGE',
-        `the batch is ${batch.length} bytes, larger than the ${this.config.maxBatchBytes} the log accepts (message.max.bytes)`,
+        `batch of ${batch.length} bytes exceeds the limit of ${this.config.maxBatchBytes} (message.max.bytes)`,
       );
     }
-    const header = decodeRecordBatch(batch, 0, { maxBatchBytes: MAX_BATCH_SIZE });
+    const header = decodeRecordBatch(batch, 0);
     if (batchSize(header) !== batch.length) {
       throw new DecodeError(
         'batchLength',
@@ -375,7 +386,7 @@ export class Log {
     const batches: RecordBatch[] = [];
     for (const { segment, position, bytes } of this.#slices(offset, maxBytes)) {
       try {
-        batches.push(decodeRecordBatch(bytes, 0, { maxBatchBytes: bytes.length, base: position }));
+        batches.push(decodeRecordBatch(bytes, 0, { base: position }));
       } catch (error) {
         if (!(error instanceof DecodeError)) throw error;
         if (batches.length > 0) return batches;

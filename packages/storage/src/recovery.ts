@@ -110,7 +110,7 @@ export function checkSegment(segment: LogSegment): SegmentCheck {
       torn = /^truncated/.test(error.reason) || allZero(segment, entry.position);
       break;
     }
-    if (entry.problem !== undefined) {
+    if (entry.problem !== undefined || entry.header === undefined) {
       error = entry.problem;
       // A whole last batch whose bytes did not all reach the disk; offsets out of order are never a torn write.
       torn = !entry.crcValid && entry.position + entry.bytes.length === segment.size;

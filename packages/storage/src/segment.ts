@@ -15,14 +15,17 @@ import {
   batchSize,
   computeBatchCrc,
   type DecodeOptions,
+  decodeBatchFraming,
   decodeBatchHeader,
   decodeRecordBatch,
   lastOffsetOf,
-  MAX_BATCH_SIZE,
+  DEFAULT_MAX_BATCH_BYTES,
   MAX_OFFSET,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
+  readStoredBatchHeader,
+  type StoredBatchHeader,
 } from './record-batch.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
 
@@ -35,7 +38,7 @@ import type { SegmentFileCache } from './segment-file-cache.js';
  * What makes the bytes of a segment trustworthy, checked in three places with the
  * same rules (`inspect` for recovery and `klog dump-log`, the index scan for reads,
  * `readBatchAt` for each batch served):
- * - structure: each header decodes (lengths within bounds, magic 2, no compression,
+ * - structure: each header decodes (lengths within bounds, magic 2, a known compression,
  *   safe integers) and the batch lies wholly inside the file;
  * - the CRC-32C over attributes … end of batch;
  * - what the CRC does not cover. Kafka leaves `baseOffset` and `partitionLeaderEpoch`
@@ -76,11 +79,23 @@ export interface BatchPosition<T> {
   readonly header: T;
 }
 
-/** A whole batch found by `LogSegment.inspect`, with what is wrong with it, if anything. */
-export interface InspectedBatch {
+/**
+ * A whole batch found by `LogSegment.inspect` (its length leads to the next one), with
+ * what is wrong with it, if anything. `header` is undefined when a field holds a value
+ * the format does not allow (a flipped high byte in producerId, a compression id of 7):
+ * then `headerProblem` says which, and `stored` still shows every field as it is.
+ */
+export type InspectedBatch = InspectedBatchFields &
+  (
+    | { readonly header: RecordBatchHeader; readonly headerProblem: undefined }
+    | { readonly header: undefined; readonly headerProblem: DecodeError }
+  );
+
+interface InspectedBatchFields {
   readonly kind: 'batch';
   readonly position: number;
-  readonly header: RecordBatchHeader;
+  /** The header exactly as stored, 64-bit fields as bigint. */
+  readonly stored: StoredBatchHeader;
   /** The batch's bytes as stored, `batchSize(header)` of them. */
   readonly bytes: Buffer;
   /** CRC-32C of the bytes, attributes … end of batch; `header.crc` is what was stored. */
@@ -129,12 +144,12 @@ interface BatchIndex {
 }
 
 /**
- * Decode options for bytes read from a segment: the format's own bound on a batch's
- * size (its length field is an i32), never a setting such as `message.max.bytes`,
- * which applies when data is accepted. The batch must also lie inside the file.
+ * Decode options for bytes read from a segment: the readers' limit (the most any
+ * `message.max.bytes` can be set to), never the setting itself, which applies when
+ * data is accepted. The batch must also lie inside the file.
  */
 function onDisk(base: number): DecodeOptions & { readonly base: number } {
-  return { maxBatchBytes: MAX_BATCH_SIZE, base };
+  return { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES, base };
 }
 
 export interface SegmentOpenOptions {
@@ -200,6 +215,7 @@ export class LogSegment {
       const size = io('look at segment file', path, () => statSync(path).size);
       return new LogSegment(path, baseOffset, -1, options.cache, size, false, options.nextBaseOffset);
     }
+    // O_NOFOLLOW and O_NONBLOCK (io.ts): a symlink is refused, and a FIFO opens at once and is refused as not a regular file.
     const fd = openRegular(path, readOnly ? OPEN_READ : OPEN_READ_WRITE, 'segment file');
     try {
       const size = io('look at segment file', path, () => fstatSync(fd).size);
@@ -343,24 +359,36 @@ export class LogSegment {
     let nextOffset = expectFrom;
     let previous = from > 0;
     while (position < this.#size) {
-      let header: RecordBatchHeader;
+      let size: number;
       try {
-        header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
+        size = this.#wholeBatchSize(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
       } catch (error) {
         if (!(error instanceof DecodeError)) throw error;
         yield { kind: 'stop', position, error };
         return;
       }
-      const bytes = this.read(position, batchSize(header));
-      const computedCrc = computeBatchCrc(bytes, 0, header);
-      const crcValid = computedCrc === header.crc;
+      const bytes = this.read(position, size);
+      const stored = readStoredBatchHeader(bytes);
+      // A field the format does not allow makes the batch bad, not the scan: its length still leads to the next.
+      let header: RecordBatchHeader | undefined;
+      let headerProblem: DecodeError | undefined;
+      try {
+        header = decodeBatchHeader(bytes, 0, onDisk(position));
+      } catch (error) {
+        if (!(error instanceof DecodeError)) throw error;
+        headerProblem = error.inFile(this.path);
+      }
+      const computedCrc = computeBatchCrc(bytes, 0, stored);
+      const crcValid = computedCrc === stored.crc;
       let problem: DecodeError | undefined;
       let previousSuspect = false;
       if (!crcValid) {
-        problem = crcMismatch(header.crc, computedCrc, position + CRC_FIELD, this.path);
+        problem = crcMismatch(stored.crc, computedCrc, position + CRC_FIELD, this.path);
         // Its baseOffset is outside the CRC either way; if it still disagrees with the batch
         // before, that one's baseOffset may be the wrong one, and nothing after can vouch for it.
-        previousSuspect = previous && header.baseOffset < nextOffset;
+        previousSuspect = previous && stored.baseOffset < BigInt(nextOffset);
+      } else if (header === undefined) {
+        problem = headerProblem;
       } else {
         const misplaced = this.#outOfPlace(header, position, nextOffset);
         problem = misplaced?.error;
@@ -368,7 +396,18 @@ export class LogSegment {
         // A batch whose CRC fails may have any lastOffsetDelta: judge the next one by the last good one.
         nextOffset = lastOffsetOf(header) + 1;
       }
-      yield { kind: 'batch', position, header, bytes, computedCrc, crcValid, problem, previousSuspect };
+      const fields = {
+        kind: 'batch',
+        position,
+        stored,
+        bytes,
+        computedCrc,
+        crcValid,
+        previousSuspect,
+      } as const;
+      yield header === undefined
+        ? { ...fields, header, headerProblem: headerProblem!, problem }
+        : { ...fields, header, headerProblem: undefined, problem };
       previous = true;
       position += bytes.length;
     }
@@ -460,6 +499,29 @@ export class LogSegment {
     return index;
   }
 
+  /** The size of the batch at `at` in `bytes` (which start at file position `base`): its framing, and inside the file. */
+  #wholeBatchSize(bytes: Uint8Array, at: number, options: DecodeOptions & { readonly base: number }): number {
+    let size: number;
+    try {
+      size = decodeBatchFraming(bytes, at, options);
+    } catch (error) {
+      throw error instanceof DecodeError ? error.inFile(this.path) : error;
+    }
+    this.#checkInsideFile(options.base + at, size);
+    return size;
+  }
+
+  #checkInsideFile(position: number, size: number): void {
+    if (position + size > this.#size) {
+      throw new DecodeError(
+        'batchLength',
+        position + 8,
+        `truncated: batch needs ${size} bytes, the file has ${this.#size - position} left`,
+        this.path,
+      );
+    }
+  }
+
   /** Decode the header at `at` in `bytes` (which start at file position `base`) and check the batch is inside the file. */
   #wholeHeader(
     bytes: Uint8Array,
@@ -473,15 +535,7 @@ export class LogSegment {
     } catch (error) {
       throw error instanceof DecodeError ? error.inFile(this.path) : error;
     }
-    const size = batchSize(header);
-    if (position + size > this.#size) {
-      throw new DecodeError(
-        'batchLength',
-        position + 8,
-        `truncated: batch needs ${size} bytes, the file has ${this.#size - position} left`,
-        this.path,
-      );
-    }
+    this.#checkInsideFile(position, batchSize(header));
     return header;
   }
 

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { naiveBatchStarts } from '../fuzz/targets.js';
 import { crcOfRange, findValidBatches, plausibleBatchSize } from '../src/batch-search.js';
-import { buildPlainBatch, DecodeError, decodeBatchHeader, LogSegment } from '../src/index.js';
+import { buildPlainBatch, DecodeError, decodeBatchFraming, LogSegment } from '../src/index.js';
 import { NOW, records, tempDir } from './helpers.js';
 
 afterEach(() => {
@@ -46,7 +46,7 @@ describe('the CRC of a byte range from two running CRCs', () => {
 });
 
 describe('plausibleBatchSize', () => {
-  it('accepts exactly the headers decodeBatchHeader accepts, with the batch inside the bytes', () => {
+  it('accepts exactly the framing decodeBatchFraming accepts, with the batch inside the bytes', () => {
     const good = buildPlainBatch(records(2), 5, NOW);
     fc.assert(
       fc.property(
@@ -57,8 +57,8 @@ describe('plausibleBatchSize', () => {
           const bytes = Buffer.concat([good.subarray(0, keep), Buffer.from(noise)]);
           let expected = 0;
           try {
-            const header = decodeBatchHeader(bytes, 0, { maxBatchBytes: 2 ** 31 + 11 });
-            expected = 12 + header.batchLength <= bytes.length ? 12 + header.batchLength : 0;
+            const size = decodeBatchFraming(bytes, 0);
+            expected = size <= bytes.length ? size : 0;
           } catch (error) {
             if (!(error instanceof DecodeError)) throw error;
           }

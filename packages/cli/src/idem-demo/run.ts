@@ -459,9 +459,11 @@ export function runIdemDemo(opts: IdemDemoOptions, out: Out, style: Style): void
     edges(demo);
     transactions(demo);
   } catch (error) {
-    failed = true;
-    // Keep what a failed check left on disk, so it can be looked at.
-    if (error instanceof CheckFailed) error.keptAt = dataDir;
+    // Keep what a failed check left on disk, so it can be looked at (not when the output was only closed).
+    if (error instanceof CheckFailed) {
+      failed = true;
+      error.keptAt = dataDir;
+    }
     throw error;
   } finally {
     demo.partition.close();
