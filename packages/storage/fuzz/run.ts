@@ -9,7 +9,15 @@
  * `--runs` is for the decoder and the segment reader each; recovery, which fsyncs,
  * gets a twentieth of it.
  */
-import { batchDecoder, type Figures, fuzz, recovery, segmentReader, type Target } from './targets.js';
+import {
+  batchDecoder,
+  type Figures,
+  fuzz,
+  largeSegmentReader,
+  recovery,
+  segmentReader,
+  type Target,
+} from './targets.js';
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -53,6 +61,7 @@ let failed = false;
 const plan: [Target, number][] = [
   [batchDecoder, runs],
   [segmentReader, runs],
+  [largeSegmentReader, Math.ceil(runs / 500)],
   [recovery, Math.ceil(runs / 20)],
 ];
 for (const [target, numRuns] of plan) {
