@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const packages = ['core', 'storage', 'cli'];
+const packages = ['core', 'storage', 'model', 'cli'];
 const work = mkdtempSync(join(tmpdir(), 'klog-pack-'));
 const tarballs = join(work, 'tarballs');
 mkdirSync(tarballs);
@@ -122,14 +122,37 @@ again.close();
     run('node', ['check.mjs', join(storageApp, 'data')], storageApp),
   );
 
-  // The CLI: npx klog idem-demo prints the golden file.
+  // @klog/model with core: the chapter's claim, checked from the tarballs.
+  const modelApp = join(work, 'model-alone');
+  npmInstall(modelApp, [tgz.core, tgz.model]);
+  writeFileSync(
+    join(modelApp, 'check.mjs'),
+    `import { checkModel } from '@klog/model';
+const five = checkModel({ inFlight: 5, batches: 6, losses: 1, restarts: 0 });
+const six = checkModel({ inFlight: 6, batches: 6, losses: 1, restarts: 0 });
+console.log(JSON.stringify([five.outcome.holds, six.outcome.holds, six.outcome.counterexample?.steps.length, six.outcome.counterexample?.violation.kind]));
+`,
+  );
+  expectEqual(
+    '@klog/model works installed alone',
+    '[true,false,16,"written-but-failed"]\n',
+    run('node', ['check.mjs'], modelApp),
+  );
+
+  // The CLI: npx klog prints every golden file, with the exit code the manifest expects.
   const cliApp = join(work, 'cli');
-  npmInstall(cliApp, [tgz.core, tgz.storage, tgz.cli]);
+  npmInstall(cliApp, [tgz.core, tgz.storage, tgz.model, tgz.cli]);
   const manifest = JSON.parse(readFileSync(join(root, 'expected/manifest.json'), 'utf8'));
-  for (const { file, args } of manifest.golden) {
-    const out = run('npx', ['--no-install', 'klog', ...args], cliApp, {
+  for (const { file, args, status = 0 } of manifest.golden) {
+    const klog = spawnSync('npx', ['--no-install', 'klog', ...args], {
+      cwd: cliApp,
+      encoding: 'utf8',
       env: { ...process.env, NO_COLOR: '1' },
     });
+    if (klog.status !== status) {
+      throw new Error(`npx klog ${args.join(' ')} exited ${klog.status}, expected ${status}\n${klog.stderr}`);
+    }
+    const out = klog.stdout;
     expectEqual(
       `npx klog ${args.join(' ')} = expected/${file}`,
       readFileSync(join(root, 'expected', file), 'utf8'),

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { dumpLogCommand } from './commands/dump-log.js';
 import { idemDemoCommand } from './commands/idem-demo.js';
-import { CheckFailed, CorruptData, UsageError } from './errors.js';
+import { modelCheckCommand } from './commands/model-check.js';
+import { CheckFailed, CorruptData, Inconclusive, InvariantBroken, UsageError } from './errors.js';
 import { colorEnabled, createStyle, type Style } from './style.js';
 
 /** What a command needs from the outside world: where to print, and how. */
@@ -31,7 +32,7 @@ export function buildProgram(ctx: CommandContext): Command {
       // Commander's own errors become one line naming the problem.
       outputError: (text) => ctx.err(`klog: ${text.replace(/^error: /, '').trimEnd()}`),
     });
-  for (const command of [idemDemoCommand(ctx), dumpLogCommand(ctx)]) {
+  for (const command of [idemDemoCommand(ctx), dumpLogCommand(ctx), modelCheckCommand(ctx)]) {
     program.addCommand(command.copyInheritedSettings(program));
   }
   return program;
@@ -71,7 +72,11 @@ export function main(argv: string[]): number {
       ctx.err(`klog: ${error.message}`);
       return 2;
     }
-    if (error instanceof CorruptData) {
+    if (error instanceof Inconclusive) {
+      ctx.err(`klog: ${error.message}`);
+      return 3;
+    }
+    if (error instanceof CorruptData || error instanceof InvariantBroken) {
       ctx.err(`klog: ${error.message}`);
       return 1;
     }
