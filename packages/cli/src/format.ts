@@ -1,5 +1,4 @@
 import type { ProducerStateEntry } from '@klog/core';
-import type { Style } from './style.js';
 
 /**
  * Thai combining marks (above/below vowels and tone marks) take no column of
@@ -32,28 +31,4 @@ export function formatWindow(entry: ProducerStateEntry | undefined): string {
 
 export function windowRanges(entry: ProducerStateEntry | undefined): string[] {
   return (entry?.batches ?? []).map((b) => range(b.firstSeq(), b.lastSeq));
-}
-
-/** The verdicts klog prints, by the kind names of @klog/core and @klog/storage. */
-export type VerdictKind = 'Append' | 'Duplicate' | 'OutOfOrderSequence' | 'InvalidProducerEpoch';
-
-/** A verdict by the name Kafka's protocol gives it (`OUT_OF_ORDER_SEQUENCE_NUMBER` is error 45). */
-export function verdictName(kind: VerdictKind): string {
-  switch (kind) {
-    case 'Append':
-      return 'APPEND';
-    case 'Duplicate':
-      return 'DUPLICATE';
-    case 'OutOfOrderSequence':
-      return 'OUT_OF_ORDER_SEQUENCE_NUMBER';
-    case 'InvalidProducerEpoch':
-      return 'INVALID_PRODUCER_EPOCH';
-  }
-}
-
-/** Green for written, yellow for a duplicate answered from the window, red for a refusal. */
-export function paintVerdict(style: Style, kind: VerdictKind, text = verdictName(kind)): string {
-  if (kind === 'Append') return style.green(text);
-  if (kind === 'Duplicate') return style.yellow(text);
-  return style.red(text);
 }

@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { grouped } from '../src/model-check/report.js';
-import { klog, root } from './run-klog.js';
+import { bin, klog, root } from './run-klog.js';
 
 describe('klog model-check', () => {
   it('holds at 5 in flight: exit 0, the counts printed, nothing on stderr', () => {
@@ -23,7 +24,9 @@ describe('klog model-check', () => {
     );
     expect(run.stdout).toMatch(/^ {2}12 {2}broker {4}รับ 10\.\.10 → APPEND .* 0\.\.1 หลุดจากหน้าต่าง$/m);
     expect(run.stdout).toMatch(/^ {2}13 {2}สาย {7}ขาด: ack ของ 0\.\.1 หาย/m);
-    expect(run.stdout).toMatch(/^ {2}15 {2}broker {4}รับ 0\.\.1 → OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 11 ได้ 0$/m);
+    expect(run.stdout).toMatch(
+      /^ {2}15 {2}broker {4}รับ 0\.\.1 → OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 11 ได้ 0$/m,
+    );
     expect(run.stdout).toMatch(/^== client จริงทำอะไรต่อ ==$/m);
     expect(run.stdout).toMatch(/kcat จบด้วย exit 1/);
     expect(run.stdout).toMatch(/0\.\.1 → APPEND · offset 11\.\.12/);
@@ -37,7 +40,17 @@ describe('klog model-check', () => {
   });
 
   it("shows the chapter's narrowing: a restart on a one-batch segment breaks 2 in flight", () => {
-    const run = klog(['model-check', '--in-flight', '2', '--restarts', '1', '--segment-batches', '1', '--losses', '0']);
+    const run = klog([
+      'model-check',
+      '--in-flight',
+      '2',
+      '--restarts',
+      '1',
+      '--segment-batches',
+      '1',
+      '--losses',
+      '0',
+    ]);
     expect(run.status).toBe(1);
     expect(run.stdout).toMatch(/restart ที่ขั้น \d+ สร้างหน้าต่างจาก segment ที่ active ซึ่งไม่มี 0\.\.1 แล้ว/);
   });
@@ -57,7 +70,9 @@ describe('klog model-check', () => {
     const states = Number(/^state {8}([\d,]+)/m.exec(run.stdout)![1]!.replaceAll(',', ''));
     expect(lines.length).toBe(Math.floor(states / 50_000) + 1);
     expect(lines[0]).toMatch(/^klog: model-check: 50,000 states, [\d,]+ transitions, \d+ steps deep$/);
-    expect(lines.at(-1)).toMatch(new RegExp(`^klog: model-check: ${grouped(states)} states in \\d+\\.\\d s$`));
+    expect(lines.at(-1)).toMatch(
+      new RegExp(`^klog: model-check: ${grouped(states)} states in \\d+\\.\\d s$`),
+    );
   });
 
   it('the golden run is the default run', () => {
@@ -109,5 +124,18 @@ describe('klog model-check: bad usage is one line, exit 2', () => {
     }
     expect(run.stdout).toMatch(/Exit codes: 0 every schedule holds, 1 a counterexample/);
     expect(run.stdout).toContain('Invariants');
+  });
+});
+
+describe.skipIf(!existsSync('/usr/bin/script'))('klog model-check on a terminal', () => {
+  it('paints the verdicts and shows progress on stderr without being asked', () => {
+    const command = `${process.execPath} ${bin} model-check --in-flight 6 --batches 10`;
+    const run = spawnSync('/usr/bin/script', ['-qec', command, '/dev/null'], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '' },
+    });
+    expect(run.stdout).toContain('\u001b[31mOUT_OF_ORDER_SEQUENCE_NUMBER');
+    expect(run.stdout).toContain('\u001b[32mAPPEND');
+    expect(run.stdout).toMatch(/klog: model-check: [\d,]+ states in \d+\.\d s/);
   });
 });

@@ -37,3 +37,14 @@ export {
   unanswered,
 } from './model-state.js';
 export { type Step, type Transition, transitions } from './steps.js';
+export {
+  answerWords,
+  CLIENT_NAMES,
+  causeWords,
+  INVARIANT_WORDS,
+  rangesWords,
+  reactionWords,
+  stepWords,
+  VERDICT_NAMES,
+  violationWords,
+} from './trace-words.js';

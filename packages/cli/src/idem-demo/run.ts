@@ -13,7 +13,7 @@ import {
 } from '@klog/storage';
 import { check } from '../check.js';
 import { CheckFailed } from '../errors.js';
-import { formatWindow, padEnd, padStart, paintVerdict, range, verdictName, windowRanges } from '../format.js';
+import { formatWindow, padEnd, padStart, range, windowRanges } from '../format.js';
 import type { Style } from '../style.js';
 import { fillBatches } from './fill.js';
 import type { IdemDemoOptions } from './options.js';
@@ -36,8 +36,23 @@ interface Demo {
   state: ProducerState;
 }
 
-function paint(style: Style, result: IdempotentAppend, text?: string): string {
-  return paintVerdict(style, result.kind, text);
+function verdictName(result: IdempotentAppend): string {
+  switch (result.kind) {
+    case 'Append':
+      return 'APPEND';
+    case 'Duplicate':
+      return 'DUPLICATE';
+    case 'OutOfOrderSequence':
+      return 'OUT_OF_ORDER_SEQUENCE_NUMBER';
+    case 'InvalidProducerEpoch':
+      return 'INVALID_PRODUCER_EPOCH';
+  }
+}
+
+function paint(style: Style, result: IdempotentAppend, text = verdictName(result)): string {
+  if (result.kind === 'Append') return style.green(text);
+  if (result.kind === 'Duplicate') return style.yellow(text);
+  return style.red(text);
 }
 
 /** Size and SHA-256 of every file in the partition: the same before and after means not a byte was written. */
@@ -116,7 +131,7 @@ function fillWindow(demo: Demo): void {
     check(`batch ${range(first, last)} is appended`, 'Append', result.kind);
     if (result.kind !== 'Append') return;
     check(`batch ${range(first, last)} starts at the log end offset`, expectedBase, result.firstOffset);
-    const verdict = paint(demo.style, result, padEnd(verdictName(result.kind), 9));
+    const verdict = paint(demo.style, result, padEnd(verdictName(result), 9));
     demo.out(
       `  ${padEnd(range(first, last), seqWidth)}  ${verdict}  ${padStart(String(result.firstOffset), 11)}  ${formatWindow(entryOf(demo))}`,
     );
