@@ -3,3 +3,4 @@ export { default as Diagram } from './Diagram.astro';
 export { default as Excerpt } from './Excerpt.astro';
 export { default as Quiz } from './Quiz.astro';
 export { default as RunOutput } from './RunOutput.astro';
+export { default as Simulator } from './Simulator.astro';
