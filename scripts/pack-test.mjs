@@ -1,19 +1,28 @@
-// Packages as people install them: pack each with `pnpm pack`, install the tarballs with npm into
-// empty directories outside the workspace, and use them there. Also runs publint on every package
-// and are-the-types-wrong on the libraries.
+// Packages as people install them: pack each published package with `pnpm pack` (scripts/pack.mjs),
+// install the tarballs with npm into empty directories outside the workspace, and use them there:
+// every TypeScript example of a library's README is compiled (with the project's TypeScript, strict,
+// library checks on) and run twice, its output compared with the `// Output:` it promises; the CLI's
+// golden files are compared with what `npx klog` prints. Also runs publint on every package,
+// are-the-types-wrong on the libraries, and `changeset status`.
 //
 //   node scripts/pack-test.mjs        (after pnpm build)
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { packAll, publishedPackages, root } from './pack.mjs';
+import { readmeExamples } from './readme-examples.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const packages = ['core', 'storage', 'model', 'cli'];
 const work = mkdtempSync(join(tmpdir(), 'klog-pack-'));
-const tarballs = join(work, 'tarballs');
-mkdirSync(tarballs);
+const tsc = join(root, 'node_modules/typescript/bin/tsc');
 let failures = 0;
 
 function step(message) {
@@ -42,106 +51,120 @@ function expectEqual(what, expected, actual) {
   console.error(diff.stdout);
 }
 
+/** An empty npm project in `dir` with `tarballs` installed, as a user would have it. */
+function npmProject(dir, tarballs) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, 'package.json'),
+    JSON.stringify({ name: 'klog-pack-test', private: true, type: 'module' }),
+  );
+  run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], dir);
+}
+
+/** The package and every workspace package it depends on, transitively. */
+function withWorkspaceDeps(pkg, all) {
+  const byName = new Map(all.map((p) => [p.name, p]));
+  const needed = new Set([pkg.name]);
+  const queue = [pkg.name];
+  while (queue.length > 0) {
+    const manifest = JSON.parse(readFileSync(join(byName.get(queue.pop()).dir, 'package.json'), 'utf8'));
+    for (const dep of Object.keys(manifest.dependencies ?? {})) {
+      if (byName.has(dep) && !needed.has(dep)) {
+        needed.add(dep);
+        queue.push(dep);
+      }
+    }
+  }
+  return all.filter((p) => needed.has(p.name));
+}
+
+/**
+ * Compile a library's README examples in `app` (which has the library installed) and run each twice.
+ * A library whose types need nothing of Node is compiled without Node's types and with the DOM's
+ * console only, as a browser project would: that is what its published types promise.
+ */
+function readmeExamplesWork(pkg, manifest, app) {
+  const examples = readmeExamples(readFileSync(join(pkg.dir, 'README.md'), 'utf8'));
+  if (examples.length === 0) return;
+  const nodeTypes = Object.keys(manifest.dependencies ?? {}).includes('@types/node');
+  for (const [i, example] of examples.entries()) writeFileSync(join(app, `readme-${i + 1}.ts`), example.code);
+  writeFileSync(
+    join(app, 'tsconfig.json'),
+    JSON.stringify({
+      compilerOptions: {
+        target: 'ES2022',
+        module: 'NodeNext',
+        moduleResolution: 'NodeNext',
+        strict: true,
+        skipLibCheck: false,
+        outDir: 'out',
+        ...(nodeTypes ? {} : { types: [], lib: ['ES2022', 'DOM'] }),
+      },
+      include: ['readme-*.ts'],
+    }),
+  );
+  run(process.execPath, [tsc, '-p', 'tsconfig.json'], app);
+  step(
+    `ok    ${pkg.name}: README examples compile (strict, library types checked${nodeTypes ? '' : ', no @types/node'})`,
+  );
+  examples.forEach((example, i) => {
+    for (const round of [1, 2]) {
+      const out = run(process.execPath, [join('out', `readme-${i + 1}.js`)], app);
+      if (example.output === undefined) {
+        step(`ok    ${pkg.name}: README example at line ${example.line} runs (run ${round})`);
+      } else {
+        expectEqual(`${pkg.name}: README example at line ${example.line}, run ${round}`, example.output, out);
+      }
+    }
+  });
+}
+
 try {
   // The versions come from changesets: the config must parse and the pending changesets must name real packages.
   run('npx', ['changeset', 'status'], root);
   step('ok    changeset status');
-  const tgz = {};
-  for (const name of packages) {
-    const dir = join(root, 'packages', name);
-    run('pnpm', ['pack', '--pack-destination', tarballs], dir);
-    const file = readdirSync(tarballs).find(
-      (f) => f.startsWith(`klog-${name}-`) && !Object.values(tgz).includes(join(tarballs, f)),
-    );
-    tgz[name] = join(tarballs, file);
-    step(`packed @klog/${name} → ${file}`);
-    run('npx', ['publint', '--strict', dir], root);
-    step(`ok    publint @klog/${name}`);
-    if (name !== 'cli') {
-      run('npx', ['attw', '--pack', dir, '--profile', 'esm-only'], root);
-      step(`ok    are-the-types-wrong @klog/${name}`);
+  const packages = publishedPackages();
+  const tarballs = packAll(join(work, 'tarballs'));
+  for (const pkg of packages) {
+    step(`packed ${pkg.name} → ${tarballs[pkg.name]}`);
+    run('npx', ['publint', '--strict', pkg.dir], root);
+    step(`ok    publint ${pkg.name}`);
+    const manifest = JSON.parse(readFileSync(join(pkg.dir, 'package.json'), 'utf8'));
+    if (manifest.types !== undefined) {
+      run('npx', ['attw', '--pack', pkg.dir, '--profile', 'esm-only'], root);
+      step(`ok    are-the-types-wrong ${pkg.name}`);
     }
   }
 
-  const npmInstall = (dir, files) => {
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(
-      join(dir, 'package.json'),
-      JSON.stringify({ name: 'klog-pack-test', private: true, type: 'module' }),
+  // Each library alone (with only the workspace packages it depends on), in an empty project.
+  for (const pkg of packages) {
+    const manifest = JSON.parse(readFileSync(join(pkg.dir, 'package.json'), 'utf8'));
+    if (manifest.types === undefined) continue;
+    const app = join(work, `${pkg.name.replace('@klog/', '')}-alone`);
+    npmProject(
+      app,
+      withWorkspaceDeps(pkg, packages).map((p) => tarballs[p.name]),
     );
-    run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...files], dir);
-  };
+    if (Object.keys(manifest.dependencies ?? {}).length === 0) {
+      const installed = readdirSync(join(app, 'node_modules')).filter((n) => !n.startsWith('.'));
+      expectEqual(
+        `${pkg.name} installs with no dependencies`,
+        JSON.stringify(['@klog']),
+        JSON.stringify(installed),
+      );
+    }
+    readmeExamplesWork(pkg, manifest, app);
+  }
 
-  // @klog/core alone: the README example, in a project that has nothing else.
-  const coreApp = join(work, 'core-alone');
-  npmInstall(coreApp, [tgz.core]);
-  const installed = readdirSync(join(coreApp, 'node_modules')).filter((n) => !n.startsWith('.'));
-  expectEqual(
-    '@klog/core installs with no dependencies',
-    JSON.stringify(['@klog']),
-    JSON.stringify(installed),
-  );
-  writeFileSync(
-    join(coreApp, 'check.mjs'),
-    `import { BatchMetadata, judge, ProducerStateEntry, toProducerEpoch, toProducerId, toSequence } from '@klog/core';
-const entry = new ProducerStateEntry(toProducerId(1000));
-const epoch = toProducerEpoch(0);
-entry.addBatch(epoch, new BatchMetadata(toSequence(2), 2, 2, 5));
-console.log(JSON.stringify([judge(entry, epoch, toSequence(3), toSequence(3)), judge(entry, epoch, toSequence(0), toSequence(2)), judge(entry, epoch, toSequence(7), toSequence(7))]));
-`,
-  );
-  expectEqual(
-    '@klog/core works installed alone',
-    '[{"kind":"Append"},{"kind":"Duplicate","firstOffset":0,"lastOffset":2,"timestamp":5},{"kind":"OutOfOrderSequence","expected":3,"got":7}]\n',
-    run('node', ['check.mjs'], coreApp),
-  );
-
-  // @klog/storage with its one workspace dependency, on real files.
-  const storageApp = join(work, 'storage-alone');
-  npmInstall(storageApp, [tgz.core, tgz.storage]);
-  writeFileSync(
-    join(storageApp, 'check.mjs'),
-    `import { ProducerState } from '@klog/core';
-import { appendIdempotent, Partition, rebuildProducerState } from '@klog/storage';
-const dir = process.argv[2];
-const value = new TextEncoder().encode('hello');
-const p = Partition.open(dir, 'orders', 0);
-const state = new ProducerState();
-const a = appendIdempotent(p, state, 1000, 0, 0, [{ key: null, value }], 7);
-const b = appendIdempotent(p, state, 1000, 0, 0, [{ key: null, value }], 7);
-p.close();
-const again = Partition.open(dir, 'orders', 0);
-const rebuilt = rebuildProducerState(again.log);
-console.log(JSON.stringify([a, b, again.logEndOffset, rebuilt.producerIds()]));
-again.close();
-`,
-  );
-  expectEqual(
-    '@klog/storage works installed alone',
-    '[{"kind":"Append","firstOffset":0,"lastOffset":0},{"kind":"Duplicate","firstOffset":0,"lastOffset":0,"timestamp":7},1,[1000]]\n',
-    run('node', ['check.mjs', join(storageApp, 'data')], storageApp),
-  );
-
-  // @klog/model with core: the chapter's claim, checked from the tarballs.
-  const modelApp = join(work, 'model-alone');
-  npmInstall(modelApp, [tgz.core, tgz.model]);
-  writeFileSync(
-    join(modelApp, 'check.mjs'),
-    `import { checkModel } from '@klog/model';
-const five = checkModel({ inFlight: 5, batches: 6, losses: 1, restarts: 0 });
-const six = checkModel({ inFlight: 6, batches: 6, losses: 1, restarts: 0 });
-console.log(JSON.stringify([five.outcome.holds, six.outcome.holds, six.outcome.counterexample?.steps.length, six.outcome.counterexample?.violation.kind]));
-`,
-  );
-  expectEqual(
-    '@klog/model works installed alone',
-    '[true,false,16,"written-but-failed"]\n',
-    run('node', ['check.mjs'], modelApp),
-  );
-
-  // The CLI: npx klog prints every golden file, with the exit code the manifest expects.
+  // The CLI: npx klog prints the golden files, with the exit code the manifest expects.
+  const cli = packages.find((p) => p.name === '@klog/cli');
   const cliApp = join(work, 'cli');
-  npmInstall(cliApp, [tgz.core, tgz.storage, tgz.model, tgz.cli]);
+  npmProject(
+    cliApp,
+    withWorkspaceDeps(cli, packages).map((p) => tarballs[p.name]),
+  );
+  if (!existsSync(join(cliApp, 'node_modules/.bin/klog')))
+    throw new Error('npm did not link the klog command');
   const manifest = JSON.parse(readFileSync(join(root, 'expected/manifest.json'), 'utf8'));
   for (const { file, args, status = 0 } of manifest.golden) {
     const klog = spawnSync('npx', ['--no-install', 'klog', ...args], {

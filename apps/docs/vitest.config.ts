@@ -1,12 +1,14 @@
 import { defineConfig } from 'vitest/config';
+import { LONG_TIMEOUT_MS, twoCoreTests } from '../../vitest.shared.ts';
 
 export default defineConfig({
   test: {
+    ...twoCoreTests,
     include: ['test/**/*.test.ts'],
-    // The checker tests spawn the CLI and the browser test drives Chromium: one file at a time
-    // on a two-core machine.
+    // The checker tests spawn the CLI and the browser test drives Chromium: one file at a time.
     fileParallelism: false,
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    maxWorkers: 1,
+    testTimeout: LONG_TIMEOUT_MS,
+    hookTimeout: LONG_TIMEOUT_MS,
   },
 });

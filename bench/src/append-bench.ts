@@ -24,6 +24,7 @@ import { BENCH_NOW_MS, recordInputs } from './data.js';
 import { measurePair, type TaskSpec } from './harness.js';
 import type { Comparison } from './results.js';
 import { comparison } from './stats.js';
+import { APPEND_TARGET } from './targets.js';
 
 /**
  * Idempotent append against the limit: raw `fs.writeSync` of the very same bytes
@@ -42,8 +43,6 @@ import { comparison } from './stats.js';
 const TOPIC = 'bench';
 const PRODUCER_ID = 1000;
 const VALUE_BYTES = 1024;
-export const APPEND_TARGET = { id: 'append', min: 0.8 } as const;
-
 interface AppendCase {
   readonly recordsPerBatch: number;
   readonly flush: FlushPolicy;

@@ -13,6 +13,7 @@ import {
 } from './kafkajs.js';
 import type { Comparison } from './results.js';
 import { comparison } from './stats.js';
+import { CODEC_TARGET } from './targets.js';
 
 /**
  * RecordBatch v2 encode and decode, klog against KafkaJS, on the same records and
@@ -34,8 +35,6 @@ import { comparison } from './stats.js';
 
 export const RECORD_COUNTS = [1, 10, 100, 1000] as const;
 export const VALUE_SIZES = [100, 1024] as const;
-export const CODEC_TARGET = { id: 'codec', min: 3 } as const;
-
 interface CodecCase {
   readonly count: number;
   readonly valueBytes: number;

@@ -15,6 +15,7 @@ import { BENCH_NOW_MS, formatBytes, recordInputs } from './data.js';
 import { measurePair, type TaskSpec } from './harness.js';
 import type { Comparison } from './results.js';
 import { comparison } from './stats.js';
+import { REBUILD_TARGET } from './targets.js';
 
 /**
  * Producer-state rebuild (the header-only scan klog runs on open) against a full
@@ -30,8 +31,6 @@ import { comparison } from './stats.js';
 
 const VALUE_BYTES = 1024;
 const PRODUCERS = 8;
-export const REBUILD_TARGET = { id: 'rebuild', min: 10 } as const;
-
 interface SegmentCase {
   readonly bytes: number;
   readonly recordsPerBatch: number;

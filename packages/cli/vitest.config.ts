@@ -1,8 +1,6 @@
 import { defineConfig } from 'vitest/config';
+import { twoCoreTests } from '../../vitest.shared.ts';
 
 export default defineConfig({
-  test: {
-    // The golden and bad-input tests spawn the built binary.
-    testTimeout: 30_000,
-  },
+  test: { ...twoCoreTests },
 });

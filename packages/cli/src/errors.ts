@@ -22,6 +22,18 @@ export class CorruptData extends Error {
   override readonly name = 'CorruptData';
 }
 
+/**
+ * Whoever read klog's output has gone (`klog dump-log … | head -2` closed the pipe):
+ * the command stops, nothing more is printed, and the exit code is 141, as for a
+ * process a SIGPIPE ended.
+ */
+export class OutputClosed extends Error {
+  override readonly name = 'OutputClosed';
+  constructor() {
+    super('the output was closed by its reader');
+  }
+}
+
 /** `klog model-check` found a schedule that breaks an invariant: the counterexample is on stdout, exit code 1. */
 export class InvariantBroken extends Error {
   override readonly name = 'InvariantBroken';

@@ -1,9 +1,17 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import { Command, CommanderError } from 'commander';
 import { dumpLogCommand } from './commands/dump-log.js';
 import { idemDemoCommand } from './commands/idem-demo.js';
 import { modelCheckCommand } from './commands/model-check.js';
-import { CheckFailed, CorruptData, Inconclusive, InvariantBroken, UsageError } from './errors.js';
+import {
+  CheckFailed,
+  CorruptData,
+  Inconclusive,
+  InvariantBroken,
+  OutputClosed,
+  UsageError,
+} from './errors.js';
 import { colorEnabled, createStyle, type Style } from './style.js';
 
 /** What a command needs from the outside world: where to print, and how. */
@@ -20,20 +28,95 @@ function version(): string {
   return pkg.version;
 }
 
-export function buildProgram(ctx: CommandContext): Command {
+/** Exit code when the reader closed the output: 128 + SIGPIPE, what a shell shows for a process SIGPIPE ended. */
+export const EXIT_OUTPUT_CLOSED = 141;
+
+/**
+ * Every byte klog prints goes through here, written with `fs.writeSync` to the file
+ * descriptor, never through `process.stdout`. A stream queues what a slow reader
+ * (`| less`) has not taken yet and reports a closed pipe later, as an 'error' event
+ * with a stack trace; klog works synchronously, so it would hold the whole dump in
+ * memory and carry on for no one. Written this way, a full pipe makes klog wait for
+ * its reader, and a reader that has gone (`| head -2`: EPIPE, since Node ignores
+ * SIGPIPE) stops the command at once with OutputClosed. stdout is never touched as a
+ * stream (that would put the pipe in non-blocking mode); if something else did, a
+ * full pipe answers EAGAIN, and the write waits and tries again. On stderr a failed
+ * write has nowhere to be reported, so it is dropped.
+ */
+export function createOutput(stdoutFd = 1, stderrFd = 2) {
+  let closed = false;
+  return {
+    out(text: string): void {
+      if (closed) throw new OutputClosed();
+      try {
+        writeAll(stdoutFd, text);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EPIPE') throw error;
+        closed = true;
+        throw new OutputClosed();
+      }
+    },
+    err(text: string): void {
+      try {
+        writeAll(stderrFd, text);
+      } catch {
+        // Nowhere left to say it.
+      }
+    },
+  };
+}
+
+const waitCell = new Int32Array(new SharedArrayBuffer(4));
+
+function writeAll(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  let done = 0;
+  while (done < bytes.length) {
+    try {
+      done += writeSync(fd, bytes, done, bytes.length - done);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+      Atomics.wait(waitCell, 0, 0, 2);
+    }
+  }
+}
+
+/** Whether stdout or stderr is a terminal, asked of the descriptor (not of `process.stdout`: see createOutput). */
+export function onTerminal(fd: number): boolean {
+  return isatty(fd);
+}
+
+export function buildProgram(ctx: CommandContext, output = createOutput()): Command {
+  // Commander's own errors (an unknown option or command, a missing argument) become one line, like every
+  // other error klog prints: the message, its "did you mean" if there is one, and where the usage is.
+  // Its output goes through klog's output path like everything else.
+  const errorsAsOneLine = (usage: string) => ({
+    writeOut: (text: string) => output.out(text),
+    writeErr: (text: string) => output.err(text),
+    // Commander's own width when not on a terminal is 80.
+    getOutHelpWidth: () => (onTerminal(1) ? process.stdout.columns : 80),
+    getErrHelpWidth: () => (onTerminal(2) ? process.stderr.columns : 80),
+    getOutHasColors: () => onTerminal(1) && process.stdout.hasColors(),
+    getErrHasColors: () => onTerminal(2) && process.stderr.hasColors(),
+    outputError: (text: string) => {
+      const message = text
+        .replace(/^error: /, '')
+        .trim()
+        .replace(/\s*\n\s*/g, ' ');
+      ctx.err(`klog: ${message} (see ${usage})`);
+    },
+  });
   const program = new Command('klog')
     .description("kaen-log: the log broker of a Thai course on Kafka's internals")
     .version(version(), '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({
-      writeOut: (text) => process.stdout.write(text),
-      writeErr: (text) => process.stderr.write(text),
-      // Commander's own errors become one line naming the problem.
-      outputError: (text) => ctx.err(`klog: ${text.replace(/^error: /, '').trimEnd()}`),
-    });
+    .configureOutput(errorsAsOneLine('klog --help'));
   for (const command of [idemDemoCommand(ctx), dumpLogCommand(ctx), modelCheckCommand(ctx)]) {
-    program.addCommand(command.copyInheritedSettings(program));
+    program.addCommand(
+      command
+        .copyInheritedSettings(program)
+        .configureOutput(errorsAsOneLine(`klog ${command.name()} --help`)),
+    );
   }
   return program;
 }
@@ -42,10 +125,12 @@ export function buildProgram(ctx: CommandContext): Command {
 export function main(argv: string[]): number {
   // Output goes out in chunks as it is made (a long dump shows progress and holds no more than a chunk),
   // and everything printed so far is flushed before an error line.
+  const output = createOutput();
   let pending = '';
   const flush = () => {
-    if (pending.length > 0) process.stdout.write(pending);
+    const text = pending;
     pending = '';
+    if (text.length > 0) output.out(text);
   };
   const ctx: CommandContext = {
     out: (line) => {
@@ -54,16 +139,24 @@ export function main(argv: string[]): number {
     },
     err: (line) => {
       flush();
-      process.stderr.write(`${line}\n`);
+      output.err(`${line}\n`);
     },
-    style: createStyle(colorEnabled(process.stdout, process.env)),
+    style: createStyle(colorEnabled({ isTTY: onTerminal(1) }, process.env)),
   };
   try {
-    buildProgram(ctx).parse(argv, { from: 'user' });
-    flush();
+    try {
+      buildProgram(ctx, output).parse(argv, { from: 'user' });
+    } finally {
+      flush();
+    }
     return 0;
   } catch (error) {
-    flush();
+    if (error instanceof OutputClosed) return EXIT_OUTPUT_CLOSED;
+    try {
+      flush();
+    } catch (closed) {
+      if (!(closed instanceof OutputClosed)) throw closed;
+    }
     if (error instanceof CommanderError) {
       // --help and --version end here too, with exit code 0.
       return error.exitCode === 0 ? 0 : 2;

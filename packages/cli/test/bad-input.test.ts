@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,8 @@ writeFileSync(file, 'not a directory');
 const full = join(scratch, 'full');
 mkdirSync(full);
 writeFileSync(join(full, 'data.txt'), "someone else's data");
+const dangling = join(scratch, 'dangling');
+symlinkSync(join(scratch, 'nowhere'), dangling);
 const cases: [string[], RegExp][] = [
   [['--seq', '9..7'], /--seq 9\.\.7: the first sequence is greater than the last/],
   [['--seq', 'x'], /--seq x: expected A\.\.B/],
@@ -25,18 +27,30 @@ const cases: [string[], RegExp][] = [
   [['--bogus'], /unknown option '--bogus'/],
   [['--data-dir', file], /is a file, not a directory/],
   [['--data-dir', full], /is not empty/],
+  [['--data-dir', ''], /^klog: --data-dir: the path is empty/],
+  [['--data-dir', join(file, 'inside')], /--data-dir .*inside: .*a-file is a file, not a directory/],
+  [['--data-dir', join(file, 'a', 'b')], /--data-dir .*b: .*a-file is a file, not a directory/],
+  [['--data-dir', dangling], /--data-dir .*dangling: a symbolic link to .*nowhere, which does not exist/],
+  // procfs refuses new directories with ENOENT, on which a recursive mkdir retries forever.
+  ...(existsSync('/proc/self')
+    ? ([
+        [
+          ['--data-dir', '/proc/klog-nope/x'],
+          /cannot create \/proc\/klog-nope: \/proc does not take new directories/,
+        ],
+      ] as [string[], RegExp][])
+    : []),
 ];
 
 describe('bad input: one line on stderr naming the problem, exit 2, no stack trace', () => {
   for (const [args, message] of cases) {
-    it(`idem-demo ${args.join(' ')}`, () => {
+    it(`idem-demo ${args.map((a) => JSON.stringify(a)).join(' ')}`, () => {
       const run = klog(['idem-demo', ...args]);
+      expect(run.hung).toBe(false);
       expect(run.status).toBe(2);
       expect(run.stdout).toBe('');
-      const lines = run.stderr.trimEnd().split('\n');
-      expect(lines[0]).toMatch(message);
-      expect(lines[0]).toMatch(/^klog: /);
-      expect(run.stderr).not.toMatch(/^\s+at /m);
+      expect(run.stderr.trimEnd().split('\n')).toEqual([expect.stringMatching(message)]);
+      expect(run.stderr).toMatch(/^klog: /);
     });
   }
 
@@ -44,10 +58,23 @@ describe('bad input: one line on stderr naming the problem, exit 2, no stack tra
     expect(readdirSync(full)).toEqual(['data.txt']);
   });
 
-  it('an unknown command', () => {
+  it('the refused paths were not created', () => {
+    expect(existsSync(join(scratch, 'nowhere'))).toBe(false);
+    expect(existsSync('/proc/klog-nope')).toBe(false);
+  });
+
+  it('an unknown command: one line, with the suggestion and where the usage is', () => {
     const run = klog(['idem-dmeo']);
     expect(run.status).toBe(2);
-    expect(run.stderr).toMatch(/^klog: unknown command 'idem-dmeo'/);
+    expect(run.stderr).toBe(
+      "klog: unknown command 'idem-dmeo' (Did you mean idem-demo?) (see klog --help)\n",
+    );
+  });
+
+  it('a missing argument: one line naming the command whose usage to read', () => {
+    const run = klog(['dump-log']);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toBe("klog: missing required argument 'path' (see klog dump-log --help)\n");
   });
 });
 

@@ -1,3 +1,4 @@
+import { existsSync, rmSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { CheckFailed } from '../src/errors.js';
 import { runIdemDemo } from '../src/idem-demo/run.js';
@@ -33,7 +34,10 @@ describe('the demo checks its claims while it runs', () => {
     expect(failed.claim).toBe('a resend: the log end offset did not move');
     expect(failed.expected).toBe('10');
     expect(failed.actual).toBe('13');
+    // The failed run keeps its partitions for a person to inspect; the test removes them when it has looked.
     expect(failed.keptAt).toMatch(/klog-idem-demo-/);
+    expect(existsSync(failed.keptAt!)).toBe(true);
+    rmSync(failed.keptAt!, { recursive: true, force: true });
     // It stopped before printing the claim that did not hold.
     expect(lines.join('\n')).not.toMatch(/DUPLICATE/);
   });

@@ -27,7 +27,9 @@ function batchesOf(path: string) {
   const segment = LogSegment.open(path, 0, { readOnly: true });
   try {
     return [...segment.inspect()].flatMap((e) =>
-      e.kind === 'batch' ? [{ ...e, batch: decodeRecordBatch(e.bytes) }] : [],
+      e.kind === 'batch' && e.header !== undefined
+        ? [{ ...e, header: e.header, batch: decodeRecordBatch(e.bytes) }]
+        : [],
     );
   } finally {
     segment.close();

@@ -7,11 +7,20 @@ export const root = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The built binary, as a user runs it: tests run it as a child process. */
 export const bin = join(root, 'packages/cli/dist/bin.js');
 
+/**
+ * Run the built klog and wait for it. A run that is still going after `HANG_MS` is killed and reported
+ * as hung (status null, `hung` true): far longer than any command takes on a loaded machine, so only a
+ * real hang reaches it, and the test fails with a message instead of at vitest's timeout.
+ */
 export function klog(args: string[], env: NodeJS.ProcessEnv = {}) {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: build @klog/cli first`);
   const run = spawnSync(process.execPath, [bin, ...args], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...env },
+    timeout: HANG_MS,
+    killSignal: 'SIGKILL',
   });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr, hung: run.signal === 'SIGKILL' };
 }
+
+export const HANG_MS = 30_000;

@@ -33,11 +33,23 @@ describe('ProducerStateEntry', () => {
     expect(window(entry)).toEqual(['0..0']);
   });
 
+  it('maybeUpdateProducerEpoch says whether the epoch changed, and only a change clears the window', () => {
+    const entry = entryWith([[0, 4]], 0);
+    expect(entry.maybeUpdateProducerEpoch(epoch(0))).toBe(false);
+    expect(window(entry)).toEqual(['0..4']);
+    expect(entry.maybeUpdateProducerEpoch(epoch(2))).toBe(true);
+    expect(entry.isEmpty()).toBe(true);
+    expect(entry.producerEpoch).toBe(2);
+  });
+
   it('starts empty with no epoch', () => {
     const entry = new ProducerStateEntry(pid(7));
     expect(entry.isEmpty()).toBe(true);
     expect(entry.producerEpoch).toBe(-1);
+    expect(entry.lastTimestamp).toBe(-1);
     expect(entry.expectedFirstSeq()).toBe(0);
+    entry.addBatch(epoch(0), new BatchMetadata(seq(0), 0, 0, 5));
+    expect(entry.isEmpty()).toBe(false);
   });
 });
 
@@ -48,7 +60,20 @@ describe('ProducerState', () => {
     const a = state.entry(pid(1001));
     state.entry(pid(1000));
     expect(state.entry(pid(1001))).toBe(a);
+    expect(state.get(pid(1001))).toBe(a);
+    expect(state.get(pid(5))).toBeUndefined();
     expect(state.producerIds()).toEqual([1000, 1001]);
     expect(state.size).toBe(2);
+  });
+
+  it('update stores an entry made apart from it, replacing what it had', () => {
+    const state = new ProducerState();
+    const old = state.entry(pid(7));
+    const fresh = new ProducerStateEntry(pid(7));
+    state.update(fresh);
+    expect(state.get(pid(7))).toBe(fresh);
+    expect(state.get(pid(7))).not.toBe(old);
+    state.update(new ProducerStateEntry(pid(8)));
+    expect(state.producerIds()).toEqual([7, 8]);
   });
 });

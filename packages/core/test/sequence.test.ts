@@ -19,6 +19,9 @@ describe('sequence arithmetic wraps at 2^31-1 to 0, as Kafka does', () => {
     expect(incrementSequence(seq(MAX_SEQUENCE), 1)).toBe(0);
     expect(incrementSequence(seq(MAX_SEQUENCE - 1), 3)).toBe(1);
     expect(incrementSequence(seq(5), 3)).toBe(8);
+    // Up to the largest sequence exactly, without wrapping: 2^31-2 + 1 is 2^31-1, not -1.
+    expect(incrementSequence(seq(MAX_SEQUENCE - 1), 1)).toBe(MAX_SEQUENCE);
+    expect(incrementSequence(seq(MAX_SEQUENCE - 3), 3)).toBe(MAX_SEQUENCE);
     expect(decrementSequence(seq(0), 1)).toBe(MAX_SEQUENCE);
     expect(decrementSequence(seq(1), 3)).toBe(MAX_SEQUENCE - 1);
   });
@@ -28,6 +31,8 @@ describe('sequence arithmetic wraps at 2^31-1 to 0, as Kafka does', () => {
     expect(inSequence(seq(MAX_SEQUENCE), seq(0))).toBe(true);
     expect(inSequence(seq(4), seq(6))).toBe(false);
     expect(inSequence(seq(MAX_SEQUENCE - 1), seq(0))).toBe(false);
+    // After the largest sequence only 0 follows.
+    expect(inSequence(seq(MAX_SEQUENCE), seq(1))).toBe(false);
   });
 
   it('never produces a negative sequence (property)', () => {
@@ -68,5 +73,29 @@ describe('validated numbers at boundaries', () => {
     expect(() => toProducerId(1.5)).toThrow(InvalidNumberError);
     expect(() => toProducerEpoch(32_768)).toThrow(/producer epoch/);
     expect(toProducerId(1000)).toBe(1000);
+  });
+
+  it('accepts both ends of each range', () => {
+    expect(toSequence(0)).toBe(0);
+    expect(toSequence(MAX_SEQUENCE)).toBe(MAX_SEQUENCE);
+    expect(toProducerId(0)).toBe(0);
+    expect(toProducerId(Number.MAX_SAFE_INTEGER)).toBe(Number.MAX_SAFE_INTEGER);
+    expect(toProducerEpoch(0)).toBe(0);
+    expect(toProducerEpoch(32_767)).toBe(32_767);
+  });
+
+  it('names the field in the error, by default the kind of number', () => {
+    const error = (() => {
+      try {
+        toSequence(-1);
+      } catch (e) {
+        return e as InvalidNumberError;
+      }
+    })();
+    expect(error).toBeInstanceOf(InvalidNumberError);
+    expect(error?.name).toBe('InvalidNumberError');
+    expect(error?.field).toBe('sequence');
+    expect(error?.value).toBe(-1);
+    expect(error?.message).toBe('sequence must be an integer in 0..2147483647, got -1');
   });
 });

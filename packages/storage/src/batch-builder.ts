@@ -1,3 +1,4 @@
+import { COMPRESSION_MASK } from './compression.js';
 import type { Record, RecordInput } from './record.js';
 import {
   encodeRecordBatch,
@@ -109,7 +110,8 @@ export function rewriteBatch(batch: RecordBatch, kept: readonly Record[]): Buffe
   return encodeRecordBatch({
     baseOffset: batch.baseOffset,
     partitionLeaderEpoch: batch.partitionLeaderEpoch,
-    attributes: batch.attributes,
+    // A compressed batch comes out uncompressed: the encoder writes records plain.
+    attributes: batch.attributes & ~COMPRESSION_MASK,
     lastOffsetDelta: batch.lastOffsetDelta,
     baseTimestamp: batch.baseTimestamp,
     maxTimestamp: batch.maxTimestamp,

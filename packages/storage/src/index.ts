@@ -1,6 +1,17 @@
+// The public types name Node's Buffer: keep the reference in the published index.d.ts, so a TypeScript
+// project gets Node's types (a dependency of this package) even when its tsconfig lists no "types".
+/// <reference types="node" preserve="true" />
 export { appendRecords } from './append.js';
 export { buildPlainBatch, buildProducerBatch, type ProducerFields, rewriteBatch } from './batch-builder.js';
 export { type CompactionOptions, type CompactionReport, compact } from './compaction.js';
+export {
+  COMPRESSION_MASK,
+  COMPRESSION_TYPES,
+  type CompressionType,
+  compressionName,
+  compressionOf,
+  decompressRecords,
+} from './compression.js';
 export { crc32c } from './crc32c.js';
 export { DecodeError, StorageError } from './errors.js';
 export { fsyncDirectory } from './fsync.js';
@@ -19,6 +30,7 @@ export {
   computeBatchCrc,
   DEFAULT_MAX_BATCH_BYTES,
   type DecodeOptions,
+  decodeBatchFraming,
   decodeBatchHeader,
   decodeRecordBatch,
   encodeRecordBatch,
@@ -32,6 +44,8 @@ export {
   type RecordBatch,
   type RecordBatchFields,
   type RecordBatchHeader,
+  readStoredBatchHeader,
+  type StoredBatchHeader,
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG,
 } from './record-batch.js';

@@ -3,7 +3,13 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path';
 import { DecodeError, StorageError } from './errors.js';
 import { fsyncDirectory } from './fsync.js';
-import { batchSize, decodeBatchHeader, decodeRecordBatch, type RecordBatch } from './record-batch.js';
+import {
+  batchSize,
+  DEFAULT_MAX_BATCH_BYTES,
+  decodeBatchHeader,
+  decodeRecordBatch,
+  type RecordBatch,
+} from './record-batch.js';
 import { type RecoveryReport, recoverSegment } from './recovery.js';
 import { LogSegment, parseSegmentFileName } from './segment.js';
 import { writeInt64 } from './varint.js';
@@ -30,7 +36,11 @@ export interface LogConfig {
   /** Roll a new segment when the next batch would take the active one past this size (Kafka's `segment.bytes`). */
   readonly segmentBytes: number;
   readonly flush: FlushPolicy;
-  /** The largest batch accepted (Kafka's `message.max.bytes`). */
+  /**
+   * The largest batch an append accepts (Kafka's `message.max.bytes`), at most
+   * DEFAULT_MAX_BATCH_BYTES. It limits what is accepted, never what is read back:
+   * a log reopened with a smaller value keeps and serves its larger batches.
+   */
   readonly maxBatchBytes: number;
 }
 
@@ -55,8 +65,14 @@ function validateConfig(config: LogConfig): LogConfig {
   if (!Number.isSafeInteger(config.segmentBytes) || config.segmentBytes < 61) {
     throw new StorageError(`segment.bytes must be an integer >= 61, got ${config.segmentBytes}`);
   }
-  if (!Number.isSafeInteger(config.maxBatchBytes) || config.maxBatchBytes < 61) {
-    throw new StorageError(`max batch bytes must be an integer >= 61, got ${config.maxBatchBytes}`);
+  if (
+    !Number.isSafeInteger(config.maxBatchBytes) ||
+    config.maxBatchBytes < 61 ||
+    config.maxBatchBytes > DEFAULT_MAX_BATCH_BYTES
+  ) {
+    throw new StorageError(
+      `max batch bytes must be an integer in 61..${DEFAULT_MAX_BATCH_BYTES} (what klog can read back), got ${config.maxBatchBytes}`,
+    );
   }
   const flush: unknown = config.flush;
   if (typeof flush === 'object' && flush !== null) {
@@ -162,7 +178,8 @@ export class Log {
       // Each segment's offsets end before the next one's base offset: a check on baseOffset, which the CRC does not cover.
       for (let i = 0; i + 1 < segments.length; i++) segments[i]!.nextBaseOffset = segments[i + 1]!.baseOffset;
       const active = segments.at(-1)!;
-      const recovery = recoverSegment(active, full.maxBatchBytes);
+      // Recovery reads with the readers' limit, not the setting: what an append once accepted is never cut for its size.
+      const recovery = recoverSegment(active);
       // An empty active segment was rolled at the log end offset, so its base offset is the LEO.
       const logEndOffset = recovery.nextOffset ?? active.baseOffset;
       return new Log(dir, full, segments, logEndOffset, recovery.kind === 'clean' ? undefined : recovery);
@@ -327,9 +344,7 @@ export class Log {
     const batches: RecordBatch[] = [];
     for (const { segment, position, bytes } of this.#slices(offset, maxBytes)) {
       try {
-        batches.push(
-          decodeRecordBatch(bytes, 0, { maxBatchBytes: this.config.maxBatchBytes, base: position }),
-        );
+        batches.push(decodeRecordBatch(bytes, 0, { base: position }));
       } catch (error) {
         if (!(error instanceof DecodeError)) throw error;
         if (batches.length > 0) return batches;
@@ -348,7 +363,6 @@ export class Log {
         `offset ${offset} is outside the log [${this.logStartOffset}, ${this.#logEndOffset})`,
       );
     }
-    const options = { maxBatchBytes: this.config.maxBatchBytes };
     const slices: { segment: LogSegment; position: number; bytes: Buffer }[] = [];
     let total = 0;
     try {
@@ -356,7 +370,7 @@ export class Log {
         const segment = this.#segments[i]!;
         for (const { position, size } of segment.positionsFrom(segment === first ? offset : 0)) {
           if (total > 0 && total + size > maxBytes) return slices;
-          slices.push({ segment, position, bytes: segment.readBatchAt(position, options).bytes });
+          slices.push({ segment, position, bytes: segment.readBatchAt(position).bytes });
           total += size;
         }
       }
@@ -372,7 +386,7 @@ export class Log {
   *batches(): Generator<{ segment: LogSegment; position: number; batch: RecordBatch }> {
     this.#checkOpen();
     for (const segment of this.#segments) {
-      for (const { position, header } of segment.batches({ maxBatchBytes: this.config.maxBatchBytes })) {
+      for (const { position, header } of segment.batches()) {
         yield { segment, position, batch: header };
       }
     }

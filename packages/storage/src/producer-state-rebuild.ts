@@ -19,7 +19,7 @@ import { CONTROL_FLAG, lastOffsetOf, type RecordBatchHeader } from './record-bat
  */
 export function rebuildProducerState(log: Log): ProducerState {
   const state = new ProducerState();
-  for (const { header } of log.activeSegment.headers({ maxBatchBytes: log.config.maxBatchBytes })) {
+  for (const { header } of log.activeSegment.headers()) {
     addBatchFromHeader(state, header);
   }
   return state;

@@ -1,5 +1,6 @@
+import { COMPRESSION_MASK, compressionName, compressionOf, decompressRecords } from './compression.js';
 import { crc32c } from './crc32c.js';
-import { DecodeError } from './errors.js';
+import { DecodeError, StorageError } from './errors.js';
 import { type Record, readRecord, recordBodySize, writeRecord } from './record.js';
 import {
   type Cursor,
@@ -41,13 +42,22 @@ export const NO_PRODUCER_ID = -1;
 export const NO_PRODUCER_EPOCH = -1;
 export const NO_SEQUENCE = -1;
 // #endregion batch-header-layout
-/** A batch the decoder accepts by default: Kafka's default `message.max.bytes` is about 1 MiB; allow headroom. */
+/**
+ * The largest batch klog reads, and the one rule for batch sizes: every reader of
+ * data already on disk (recovery on open, reads, the producer-state rebuild, `klog
+ * dump-log`) takes batches up to this size, and no setting changes it. The setting
+ * `LogConfig.maxBatchBytes` (Kafka's `message.max.bytes`, 1 MiB by default) limits
+ * what is *accepted* by an append and may not exceed this, so that everything klog
+ * ever accepted it can read back, whatever the setting is when it is reopened (Kafka
+ * too applies `message.max.bytes` on append only: its recovery reads any batch that
+ * fits in the file). A ceiling still, not the format's 2 GiB: it bounds what one
+ * damaged length field can make a reader allocate. The records of a compressed batch
+ * may decompress to at most this many bytes, for the same reason.
+ */
 export const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
 
 const CRC_OFFSET = 17;
 const ATTRIBUTES_OFFSET = 21;
-const COMPRESSION_MASK = 0x07;
-const COMPRESSION_NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
 export const TIMESTAMP_TYPE_MASK = 0x08;
 export const TRANSACTIONAL_FLAG = 0x10;
 export const CONTROL_FLAG = 0x20;
@@ -78,6 +88,19 @@ export type RecordBatchFields = Omit<RecordBatchHeader, 'batchLength' | 'magic' 
   readonly records: readonly Record[];
 };
 
+/**
+ * The header exactly as stored, judged for nothing but its framing: the 64-bit
+ * fields as bigint, so that a tool can show a damaged batch as it is (a flipped
+ * high byte in producerId is 2^56 away from the number a JS number would round it to).
+ */
+export interface StoredBatchHeader
+  extends Omit<RecordBatchHeader, 'baseOffset' | 'baseTimestamp' | 'maxTimestamp' | 'producerId'> {
+  readonly baseOffset: bigint;
+  readonly baseTimestamp: bigint;
+  readonly maxTimestamp: bigint;
+  readonly producerId: bigint;
+}
+
 /** Total bytes a batch takes in a segment: LOG_OVERHEAD + batchLength. */
 export function batchSize(header: Pick<RecordBatchHeader, 'batchLength'>): number {
   return LOG_OVERHEAD + header.batchLength;
@@ -97,6 +120,12 @@ export function encodeRecordBatch(
   allocate: (size: number) => Buffer = Buffer.allocUnsafe,
 ): Buffer {
   const { records } = fields;
+  if ((fields.attributes & COMPRESSION_MASK) !== 0) {
+    // The encoder writes records uncompressed: attributes naming a codec would make a batch no reader can read.
+    throw new StorageError(
+      `cannot encode a batch with compression ${compressionName(fields.attributes)}: klog writes records uncompressed`,
+    );
+  }
   const headerKeys: Uint8Array[] = [];
   const bodies = new Array<number>(records.length);
   let size = RECORD_BATCH_OVERHEAD;
@@ -139,15 +168,12 @@ export interface DecodeOptions {
 }
 
 /**
- * Read and check the 61-byte header at `pos`: lengths within bounds, magic 2, a
- * supported compression, safe integers. The records are not read and the CRC is not
- * checked, so this needs only the header's bytes: a scan can skip the bodies.
+ * Check the framing of the batch at `pos` and return its size (LOG_OVERHEAD +
+ * batchLength): the length within bounds, the 61 header bytes there, magic 2. What
+ * passes is a whole batch whose length leads to the next one, whatever its other
+ * fields hold; `decodeBatchHeader` then judges those.
  */
-export function decodeBatchHeader(
-  bytes: Uint8Array,
-  pos = 0,
-  options: DecodeOptions = {},
-): RecordBatchHeader {
+export function decodeBatchFraming(bytes: Uint8Array, pos = 0, options: DecodeOptions = {}): number {
   const base = options.base ?? 0;
   const maxBatchBytes = options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES;
   const available = bytes.length - pos;
@@ -185,11 +211,29 @@ export function decodeBatchHeader(
       `magic ${magic} is not 2 (only RecordBatch v2 is supported)`,
     );
   }
+  return LOG_OVERHEAD + batchLength;
+}
+
+/**
+ * Read and check the 61-byte header at `pos`: its framing (`decodeBatchFraming`),
+ * then its fields: a compression Kafka defines, safe integers, counts that fit. The
+ * records are not read and the CRC is not checked, so this needs only the header's
+ * bytes: a scan can skip the bodies.
+ */
+export function decodeBatchHeader(
+  bytes: Uint8Array,
+  pos = 0,
+  options: DecodeOptions = {},
+): RecordBatchHeader {
+  const base = options.base ?? 0;
+  const batchLength = decodeBatchFraming(bytes, pos, options) - LOG_OVERHEAD;
   const attributes = readInt16(bytes, pos + 21);
-  const compression = attributes & COMPRESSION_MASK;
-  if (compression !== 0) {
-    const name = COMPRESSION_NAMES[compression] ?? `codec ${compression}`;
-    throw new DecodeError('attributes', base + pos + 21, `compression ${name} is not supported`);
+  if (compressionOf(attributes) === undefined) {
+    throw new DecodeError(
+      'attributes',
+      base + pos + 21,
+      `compression id ${attributes & COMPRESSION_MASK} is not one Kafka defines (0-4)`,
+    );
   }
   const baseOffset = readInt64(bytes, pos, 'baseOffset', base);
   if (baseOffset < 0) throw new DecodeError('baseOffset', base + pos, `${baseOffset} is negative`);
@@ -199,7 +243,10 @@ export function decodeBatchHeader(
   }
   const recordsCount = readInt32(bytes, pos + 57);
   // Every record takes at least 7 bytes; a larger count is garbage, refused before anything is allocated.
-  if (recordsCount < 0 || recordsCount * 7 > batchLength - (RECORD_BATCH_OVERHEAD - LOG_OVERHEAD)) {
+  // (Of a compressed batch, 7 of the decompressed bytes: checked once those are known.)
+  const compressed = (attributes & COMPRESSION_MASK) !== 0;
+  const bodyBytes = batchLength - (RECORD_BATCH_OVERHEAD - LOG_OVERHEAD);
+  if (recordsCount < 0 || (!compressed && recordsCount * 7 > bodyBytes)) {
     throw new DecodeError(
       'recordsCount',
       base + pos + 57,
@@ -222,7 +269,7 @@ export function decodeBatchHeader(
     baseOffset,
     batchLength,
     partitionLeaderEpoch: readInt32(bytes, pos + 12),
-    magic,
+    magic: MAGIC_V2,
     crc: readUint32(bytes, pos + CRC_OFFSET),
     attributes,
     lastOffsetDelta,
@@ -235,8 +282,35 @@ export function decodeBatchHeader(
   };
 }
 
+/**
+ * The header at `pos` as stored (see `StoredBatchHeader`), after `decodeBatchFraming`
+ * has found a whole batch there: nothing but the framing is judged.
+ */
+export function readStoredBatchHeader(bytes: Uint8Array, pos = 0): StoredBatchHeader {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + pos, RECORD_BATCH_OVERHEAD);
+  return {
+    baseOffset: view.getBigInt64(0),
+    batchLength: view.getInt32(8),
+    partitionLeaderEpoch: view.getInt32(12),
+    magic: view.getInt8(16),
+    crc: view.getUint32(CRC_OFFSET),
+    attributes: view.getInt16(ATTRIBUTES_OFFSET),
+    lastOffsetDelta: view.getInt32(23),
+    baseTimestamp: view.getBigInt64(27),
+    maxTimestamp: view.getBigInt64(35),
+    producerId: view.getBigInt64(43),
+    producerEpoch: view.getInt16(51),
+    baseSequence: view.getInt32(53),
+    recordsCount: view.getInt32(57),
+  };
+}
+
 /** CRC-32C the batch at `pos` should carry, computed over attributes … end of batch. */
-export function computeBatchCrc(bytes: Uint8Array, pos: number, header: RecordBatchHeader): number {
+export function computeBatchCrc(
+  bytes: Uint8Array,
+  pos: number,
+  header: Pick<RecordBatchHeader, 'batchLength'>,
+): number {
   const start = Math.min(pos + ATTRIBUTES_OFFSET, bytes.length);
   const end = Math.min(pos + batchSize(header), bytes.length);
   // A plain view, not `subarray`: on a Buffer that is Buffer's slower subarray.
@@ -245,8 +319,10 @@ export function computeBatchCrc(bytes: Uint8Array, pos: number, header: RecordBa
 
 /**
  * Decode the whole batch at `pos`: header checks, the CRC, then every record, which
- * must fill the batch exactly. Any failure is a `DecodeError` naming the field and
- * the byte offset; nothing is returned half-read.
+ * must fill the batch exactly. The records of a compressed batch are decompressed
+ * first (compression.ts), then read and checked the same way: they must fill what
+ * the codec gave exactly. Any failure is a `DecodeError` naming the field and the
+ * byte offset; nothing is returned half-read.
  */
 export function decodeRecordBatch(bytes: Uint8Array, pos = 0, options: DecodeOptions = {}): RecordBatch {
   const header = decodeBatchHeader(bytes, pos, options);
@@ -269,25 +345,11 @@ export function decodeRecordBatch(bytes: Uint8Array, pos = 0, options: DecodeOpt
       );
     }
   }
-  const records = new Array<Record>(header.recordsCount);
-  const cur: Cursor = { value: 0, pos: pos + RECORD_BATCH_OVERHEAD };
-  try {
-    for (let i = 0; i < header.recordsCount; i++) {
-      records[i] = readRecord(bytes, cur, end, i);
-    }
-  } catch (error) {
-    if (error instanceof DecodeError && base !== 0) {
-      throw new DecodeError(error.field, base + error.offset, error.reason);
-    }
-    throw error;
-  }
-  if (cur.pos !== end) {
-    throw new DecodeError(
-      'records',
-      base + cur.pos,
-      `${end - cur.pos} bytes left after ${header.recordsCount} records`,
-    );
-  }
+  const codec = compressionOf(header.attributes)!;
+  const records =
+    codec === 'none'
+      ? readRecords(bytes, pos + RECORD_BATCH_OVERHEAD, end, header.recordsCount, base)
+      : readCompressedRecords(bytes, pos, end, header, codec, options);
   // Field by field rather than `{ ...header, records }`: a spread of 13 fields is the
   // slowest way to build the same object, and this runs once per batch read.
   return {
@@ -306,6 +368,69 @@ export function decodeRecordBatch(bytes: Uint8Array, pos = 0, options: DecodeOpt
     recordsCount: header.recordsCount,
     records,
   };
+}
+
+/** `count` records from `start`, which must end exactly at `end`; error offsets have `base` added. */
+function readRecords(bytes: Uint8Array, start: number, end: number, count: number, base: number): Record[] {
+  const records = new Array<Record>(count);
+  const cur: Cursor = { value: 0, pos: start };
+  try {
+    for (let i = 0; i < count; i++) {
+      records[i] = readRecord(bytes, cur, end, i);
+    }
+  } catch (error) {
+    if (error instanceof DecodeError && base !== 0) {
+      throw new DecodeError(error.field, base + error.offset, error.reason);
+    }
+    throw error;
+  }
+  if (cur.pos !== end) {
+    throw new DecodeError('records', base + cur.pos, `${end - cur.pos} bytes left after ${count} records`);
+  }
+  return records;
+}
+
+/**
+ * The records of a compressed batch: decompressed (to at most DEFAULT_MAX_BATCH_BYTES,
+ * whatever limit the stored batch had: Kafka's `message.max.bytes` counts compressed
+ * bytes), then read as above. An error inside the decompressed bytes points at the
+ * start of the records section and says where in the decompressed bytes it is.
+ */
+function readCompressedRecords(
+  bytes: Uint8Array,
+  pos: number,
+  end: number,
+  header: RecordBatchHeader,
+  codec: Exclude<ReturnType<typeof compressionOf>, 'none' | undefined>,
+  options: DecodeOptions,
+): Record[] {
+  const start = pos + RECORD_BATCH_OVERHEAD;
+  const at = (options.base ?? 0) + start;
+  const compressed = new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
+  let plain: Uint8Array;
+  try {
+    plain = decompressRecords(codec, compressed, DEFAULT_MAX_BATCH_BYTES);
+  } catch (error) {
+    if (error instanceof DecodeError) throw new DecodeError(error.field, at + error.offset, error.reason);
+    throw error;
+  }
+  if (header.recordsCount * 7 > plain.length) {
+    throw new DecodeError(
+      'recordsCount',
+      at - RECORD_BATCH_OVERHEAD + 57,
+      `${header.recordsCount} records cannot fit in the ${plain.length} bytes ${codec} decompressed`,
+    );
+  }
+  try {
+    return readRecords(plain, 0, plain.length, header.recordsCount, 0);
+  } catch (error) {
+    if (!(error instanceof DecodeError)) throw error;
+    throw new DecodeError(
+      error.field,
+      at,
+      `${error.reason} (at byte ${error.offset} of the ${plain.length} bytes ${codec} decompressed)`,
+    );
+  }
 }
 
 function hex(n: number): string {

@@ -109,7 +109,7 @@ export function checkSegment(segment: LogSegment, maxBatchBytes = DEFAULT_MAX_BA
       torn = /^truncated/.test(error.reason) || allZero(segment, entry.position);
       break;
     }
-    if (entry.problem !== undefined) {
+    if (entry.problem !== undefined || entry.header === undefined) {
       error = entry.problem;
       const end = entry.position + entry.bytes.length;
       resume = { at: end, search: false };

@@ -1,16 +1,28 @@
-import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { DecodeError, StorageError } from './errors.js';
 import {
   batchSize,
   computeBatchCrc,
   type DecodeOptions,
+  decodeBatchFraming,
   decodeBatchHeader,
   decodeRecordBatch,
   lastOffsetOf,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
+  readStoredBatchHeader,
+  type StoredBatchHeader,
 } from './record-batch.js';
 
 /**
@@ -22,7 +34,7 @@ import {
  * What makes the bytes of a segment trustworthy, checked in three places with the
  * same rules (`inspect` for recovery and `klog dump-log`, the index scan for reads,
  * `readBatchAt` for each batch served):
- * - structure: each header decodes (lengths within bounds, magic 2, no compression,
+ * - structure: each header decodes (lengths within bounds, magic 2, a known compression,
  *   safe integers) and the batch lies wholly inside the file;
  * - the CRC-32C over attributes … end of batch;
  * - what the CRC does not cover. Kafka leaves `baseOffset` and `partitionLeaderEpoch`
@@ -51,11 +63,23 @@ export interface BatchPosition<T> {
   readonly header: T;
 }
 
-/** A whole batch found by `LogSegment.inspect`, with what is wrong with it, if anything. */
-export interface InspectedBatch {
+/**
+ * A whole batch found by `LogSegment.inspect` (its length leads to the next one), with
+ * what is wrong with it, if anything. `header` is undefined when a field holds a value
+ * the format does not allow (a flipped high byte in producerId, a compression id of 7):
+ * then `headerProblem` says which, and `stored` still shows every field as it is.
+ */
+export type InspectedBatch = InspectedBatchFields &
+  (
+    | { readonly header: RecordBatchHeader; readonly headerProblem: undefined }
+    | { readonly header: undefined; readonly headerProblem: DecodeError }
+  );
+
+interface InspectedBatchFields {
   readonly kind: 'batch';
   readonly position: number;
-  readonly header: RecordBatchHeader;
+  /** The header exactly as stored, 64-bit fields as bigint. */
+  readonly stored: StoredBatchHeader;
   /** The batch's bytes as stored, `batchSize(header)` of them. */
   readonly bytes: Buffer;
   /** CRC-32C of the bytes, attributes … end of batch; `header.crc` is what was stored. */
@@ -148,7 +172,9 @@ export class LogSegment {
 
   static open(path: string, baseOffset: number, options: SegmentOpenOptions = {}): LogSegment {
     const readOnly = options.readOnly === true;
-    const fd = openSync(path, readOnly ? 'r' : 'r+');
+    // O_NONBLOCK: opening a FIFO named like a segment for reading would wait for a writer forever;
+    // this way it opens at once and is refused below as not a regular file.
+    const fd = openSync(path, readOnly ? constants.O_RDONLY | constants.O_NONBLOCK : 'r+');
     try {
       const stat = fstatSync(fd);
       if (!stat.isFile()) throw new StorageError(`${path} is not a regular file`);
@@ -254,9 +280,9 @@ export class LogSegment {
     let nextOffset = expectFrom;
     let previous = from > 0;
     while (position < this.#size) {
-      let header: RecordBatchHeader;
+      let size: number;
       try {
-        header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, {
+        size = this.#wholeBatchSize(this.read(position, RECORD_BATCH_OVERHEAD), 0, {
           ...options,
           base: position,
         });
@@ -265,21 +291,33 @@ export class LogSegment {
         yield { kind: 'stop', position, error };
         return;
       }
-      const bytes = this.read(position, batchSize(header));
-      const computedCrc = computeBatchCrc(bytes, 0, header);
-      const crcValid = computedCrc === header.crc;
+      const bytes = this.read(position, size);
+      const stored = readStoredBatchHeader(bytes);
+      // A field the format does not allow makes the batch bad, not the scan: its length still leads to the next.
+      let header: RecordBatchHeader | undefined;
+      let headerProblem: DecodeError | undefined;
+      try {
+        header = decodeBatchHeader(bytes, 0, { ...options, base: position });
+      } catch (error) {
+        if (!(error instanceof DecodeError)) throw error;
+        headerProblem = error.inFile(this.path);
+      }
+      const computedCrc = computeBatchCrc(bytes, 0, stored);
+      const crcValid = computedCrc === stored.crc;
       let problem: DecodeError | undefined;
       let previousSuspect = false;
       if (!crcValid) {
         problem = new DecodeError(
           'crc',
           position + CRC_FIELD,
-          `stored ${hex(header.crc)} but the bytes give ${hex(computedCrc)}`,
+          `stored ${hex(stored.crc)} but the bytes give ${hex(computedCrc)}`,
           this.path,
         );
         // Its baseOffset is outside the CRC either way; if it still disagrees with the batch
         // before, that one's baseOffset may be the wrong one, and nothing after can vouch for it.
-        previousSuspect = previous && header.baseOffset < nextOffset;
+        previousSuspect = previous && stored.baseOffset < BigInt(nextOffset);
+      } else if (header === undefined) {
+        problem = headerProblem;
       } else {
         const misplaced = this.#outOfPlace(header, position, nextOffset);
         problem = misplaced?.error;
@@ -287,7 +325,18 @@ export class LogSegment {
         // A batch whose CRC fails may have any lastOffsetDelta: judge the next one by the last good one.
         nextOffset = lastOffsetOf(header) + 1;
       }
-      yield { kind: 'batch', position, header, bytes, computedCrc, crcValid, problem, previousSuspect };
+      const fields = {
+        kind: 'batch',
+        position,
+        stored,
+        bytes,
+        computedCrc,
+        crcValid,
+        previousSuspect,
+      } as const;
+      yield header === undefined
+        ? { ...fields, header, headerProblem: headerProblem!, problem }
+        : { ...fields, header, headerProblem: undefined, problem };
       previous = true;
       position += bytes.length;
     }
@@ -406,6 +455,29 @@ export class LogSegment {
     return index;
   }
 
+  /** The size of the batch at `at` in `bytes` (which start at file position `base`): its framing, and inside the file. */
+  #wholeBatchSize(bytes: Uint8Array, at: number, options: DecodeOptions & { readonly base: number }): number {
+    let size: number;
+    try {
+      size = decodeBatchFraming(bytes, at, options);
+    } catch (error) {
+      throw error instanceof DecodeError ? error.inFile(this.path) : error;
+    }
+    this.#checkInsideFile(options.base + at, size);
+    return size;
+  }
+
+  #checkInsideFile(position: number, size: number): void {
+    if (position + size > this.#size) {
+      throw new DecodeError(
+        'batchLength',
+        position + 8,
+        `truncated: batch needs ${size} bytes, the file has ${this.#size - position} left`,
+        this.path,
+      );
+    }
+  }
+
   /** Decode the header at `at` in `bytes` (which start at file position `base`) and check the batch is inside the file. */
   #wholeHeader(
     bytes: Uint8Array,
@@ -419,15 +491,7 @@ export class LogSegment {
     } catch (error) {
       throw error instanceof DecodeError ? error.inFile(this.path) : error;
     }
-    const size = batchSize(header);
-    if (position + size > this.#size) {
-      throw new DecodeError(
-        'batchLength',
-        position + 8,
-        `truncated: batch needs ${size} bytes, the file has ${this.#size - position} left`,
-        this.path,
-      );
-    }
+    this.#checkInsideFile(position, batchSize(header));
     return header;
   }
 

@@ -13,7 +13,7 @@ import {
   Partition,
   type RecordBatch,
 } from '../src/index.js';
-import { NOW, records, tempDir } from './helpers.js';
+import { LONG_TEST, NOW, records, tempDir } from './helpers.js';
 
 /**
  * What a single flipped bit can do, and what klog must catch. The CRC-32C covers
@@ -61,36 +61,40 @@ describe('a flipped bit in one batch, decoded on its own', () => {
   });
   const original = plain(decodeRecordBatch(batch));
 
-  it('is a DecodeError at every bit the CRC or the structure covers; elsewhere only that field changes', () => {
-    let detected = 0;
-    for (let bit = 0; bit < batch.length * 8; bit++) {
-      const bytes = flip(batch, bit);
-      const byte = bit >> 3;
-      let decoded: RecordBatch;
-      try {
-        decoded = decodeRecordBatch(bytes);
-      } catch (error) {
-        expect(error, `bit ${bit}`).toBeInstanceOf(DecodeError);
-        detected++;
-        continue;
+  it(
+    'is a DecodeError at every bit the CRC or the structure covers; elsewhere only that field changes',
+    LONG_TEST,
+    () => {
+      let detected = 0;
+      for (let bit = 0; bit < batch.length * 8; bit++) {
+        const bytes = flip(batch, bit);
+        const byte = bit >> 3;
+        let decoded: RecordBatch;
+        try {
+          decoded = decodeRecordBatch(bytes);
+        } catch (error) {
+          expect(error, `bit ${bit}`).toBeInstanceOf(DecodeError);
+          detected++;
+          continue;
+        }
+        // Only the two fields outside the CRC can decode, and then to exactly the bits that are there.
+        if (byte < 8) {
+          expect(plain(decoded), `bit ${bit}`).toEqual({
+            ...original,
+            baseOffset: Number(bytes.readBigInt64BE(0)),
+          });
+        } else {
+          expect(EPOCH_BYTES, `bit ${bit}`).toContain(byte);
+          expect(plain(decoded), `bit ${bit}`).toEqual({
+            ...original,
+            partitionLeaderEpoch: bytes.readInt32BE(12),
+          });
+        }
       }
-      // Only the two fields outside the CRC can decode, and then to exactly the bits that are there.
-      if (byte < 8) {
-        expect(plain(decoded), `bit ${bit}`).toEqual({
-          ...original,
-          baseOffset: Number(bytes.readBigInt64BE(0)),
-        });
-      } else {
-        expect(EPOCH_BYTES, `bit ${bit}`).toContain(byte);
-        expect(plain(decoded), `bit ${bit}`).toEqual({
-          ...original,
-          partitionLeaderEpoch: bytes.readInt32BE(12),
-        });
-      }
-    }
-    // Everything from byte 8 on except the epoch, and the top 11 bits of baseOffset (unsafe or negative).
-    expect(detected).toBe(batch.length * 8 - 64 - 32 + 11);
-  });
+      // Everything from byte 8 on except the epoch, and the top 11 bits of baseOffset (unsafe or negative).
+      expect(detected).toBe(batch.length * 8 - 64 - 32 + 11);
+    },
+  );
 });
 
 describe('a flipped bit in a segment on disk', () => {
@@ -186,19 +190,23 @@ describe('a flipped bit in a segment on disk', () => {
     return expected;
   }
 
-  it('in the active segment: every flip is found, except where nothing on disk can tell', () => {
+  it('in the active segment: every flip is found, except where nothing on disk can tell', LONG_TEST, () => {
     const undetected = undetectedFlips(undefined);
     expect([...undetected].sort((a, b) => a - b)).toEqual([...blindSpots(true)].sort((a, b) => a - b));
   });
 
-  it('in an older segment the next base offset also pins the last baseOffset: only the epoch is left', () => {
-    const undetected = undetectedFlips(logEndOffset);
-    expect([...undetected].sort((a, b) => a - b)).toEqual([...blindSpots(false)].sort((a, b) => a - b));
-  });
+  it(
+    'in an older segment the next base offset also pins the last baseOffset: only the epoch is left',
+    LONG_TEST,
+    () => {
+      const undetected = undetectedFlips(logEndOffset);
+      expect([...undetected].sort((a, b) => a - b)).toEqual([...blindSpots(false)].sort((a, b) => a - b));
+    },
+  );
 });
 
 describe('random flips, end to end: open recovers, and what it serves is what was written', () => {
-  it('keeps a byte-exact prefix of the batches and saves every other byte', () => {
+  it('keeps a byte-exact prefix of the batches and saves every other byte', LONG_TEST, () => {
     const source = tempDir();
     const p = Partition.open(source, 'orders', 0);
     const state = new ProducerState();

@@ -13,7 +13,7 @@ import {
   rebuildProducerState,
 } from '../src/index.js';
 import { expectedValue, producerId } from './fixtures/crash-batches.mjs';
-import { tempDir } from './helpers.js';
+import { LONG_TEST, tempDir } from './helpers.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const appender = join(here, 'fixtures/crash-appender.mjs');
@@ -136,64 +136,68 @@ function expectIntact(batches: readonly RecordBatch[], context: string): void {
  * torn tail gets exercised by a real crash. Neither can show a power cut.
  */
 describe('kill -9 while appending', () => {
-  it('every acknowledged batch is there after each kill, whole, and recovery cuts any half-written one', async () => {
-    if (!existsSync(built)) throw new Error(`${built} is missing: build @klog/storage first (pnpm build)`);
-    const seed = Number(process.env['KLOG_CRASH_SEED'] ?? Date.now() % 1_000_000);
-    const next = random(seed);
-    const dataDir = tempDir();
-    const dir = join(dataDir, 'crash-0');
-    const rounds = 8;
-    let acked = -1;
-    let expectedOpen = '0 clean 0';
-    let torn = 0;
-    let sessionStart = 0;
-    for (let round = 0; round < rounds; round++) {
-      const acks = 1 + Math.floor(next() * 12);
-      const delayMs = Math.floor(next() * 20);
-      const flush = round % 2 === 0 ? 'every-append' : 'os';
-      const context = `seed ${seed} (KLOG_CRASH_SEED=${seed} to replay), round ${round}, flush ${flush}`;
-      const lines = await runAndKill(dataDir, round, flush, acks, delayMs);
-      // Reopened by the child: recovery found what the parent saw on disk after the last kill.
-      expect(lines[0], context).toBe(`open ${expectedOpen}`);
-      sessionStart = acked + 1;
-      const ackLines = lines.slice(1);
-      expect(ackLines.length, context).toBeGreaterThanOrEqual(acks);
-      for (const line of ackLines) {
-        expect(line, context).toBe(`ack ${acked + 1}`);
-        acked++;
+  it(
+    'every acknowledged batch is there after each kill, whole, and recovery cuts any half-written one',
+    LONG_TEST,
+    async () => {
+      if (!existsSync(built)) throw new Error(`${built} is missing: build @klog/storage first (pnpm build)`);
+      const seed = Number(process.env['KLOG_CRASH_SEED'] ?? Date.now() % 1_000_000);
+      const next = random(seed);
+      const dataDir = tempDir();
+      const dir = join(dataDir, 'crash-0');
+      const rounds = 8;
+      let acked = -1;
+      let expectedOpen = '0 clean 0';
+      let torn = 0;
+      let sessionStart = 0;
+      for (let round = 0; round < rounds; round++) {
+        const acks = 1 + Math.floor(next() * 12);
+        const delayMs = Math.floor(next() * 20);
+        const flush = round % 2 === 0 ? 'every-append' : 'os';
+        const context = `seed ${seed} (KLOG_CRASH_SEED=${seed} to replay), round ${round}, flush ${flush}`;
+        const lines = await runAndKill(dataDir, round, flush, acks, delayMs);
+        // Reopened by the child: recovery found what the parent saw on disk after the last kill.
+        expect(lines[0], context).toBe(`open ${expectedOpen}`);
+        sessionStart = acked + 1;
+        const ackLines = lines.slice(1);
+        expect(ackLines.length, context).toBeGreaterThanOrEqual(acks);
+        for (const line of ackLines) {
+          expect(line, context).toBe(`ack ${acked + 1}`);
+          acked++;
+        }
+        const { batches, tornBytes } = onDisk(dir);
+        // Every acknowledged batch is on disk, whole and in order; at most one more was written but never acknowledged.
+        expect(batches.length, context).toBeGreaterThanOrEqual(acked + 1);
+        expect(batches.length, context).toBeLessThanOrEqual(acked + 2);
+        expectIntact(batches, context);
+        acked = batches.length - 1;
+        expectedOpen = `${batches.length} ${tornBytes > 0 ? 'torn-tail' : 'clean'} ${tornBytes}`;
+        if (tornBytes > 0) torn++;
       }
-      const { batches, tornBytes } = onDisk(dir);
-      // Every acknowledged batch is on disk, whole and in order; at most one more was written but never acknowledged.
-      expect(batches.length, context).toBeGreaterThanOrEqual(acked + 1);
-      expect(batches.length, context).toBeLessThanOrEqual(acked + 2);
-      expectIntact(batches, context);
-      acked = batches.length - 1;
-      expectedOpen = `${batches.length} ${tornBytes > 0 ? 'torn-tail' : 'clean'} ${tornBytes}`;
-      if (tornBytes > 0) torn++;
-    }
-    // Reopened here: recovery cuts any half-written batch, and the log goes on from the last whole one.
-    const p = Partition.open(dataDir, 'crash', 0, { segmentBytes: 1024 * 1024 });
-    expect(p.recovery?.truncatedBytes ?? 0).toBe(Number(expectedOpen.split(' ')[2]));
-    expect(p.logEndOffset).toBe(acked + 1);
-    const all: RecordBatch[] = [];
-    for (let offset = 0; offset < p.logEndOffset; offset = all.at(-1)!.baseOffset + 1) {
-      all.push(...p.log.readBatches(offset));
-    }
-    expectIntact(all, `seed ${seed}, after the last kill`);
-    expect(all).toHaveLength(acked + 1);
-    // The last session's batches in the active segment are in the rebuilt window; a new session appends at the LEO.
-    const state = rebuildProducerState(p.log);
-    const from = Math.max(sessionStart, p.log.activeSegment.baseOffset);
-    const expected = Array.from({ length: acked + 1 - from }, (_, i) => from + i).slice(-5);
-    expect(state.get(producerId(rounds - 1) as never)?.batches.map((b) => b.lastOffset) ?? []).toEqual(
-      expected,
-    );
-    expect(
-      appendIdempotent(p, state, producerId(rounds), 0, 0, [{ key: null, value: Buffer.from('after') }], 0),
-    ).toMatchObject({ kind: 'Append', firstOffset: acked + 1 });
-    p.close();
-    console.info(
-      `kill -9 test: seed ${seed}, ${rounds} kills, ${acked + 1} batches, ${torn} torn tails cut by recovery`,
-    );
-  });
+      // Reopened here: recovery cuts any half-written batch, and the log goes on from the last whole one.
+      const p = Partition.open(dataDir, 'crash', 0, { segmentBytes: 1024 * 1024 });
+      expect(p.recovery?.truncatedBytes ?? 0).toBe(Number(expectedOpen.split(' ')[2]));
+      expect(p.logEndOffset).toBe(acked + 1);
+      const all: RecordBatch[] = [];
+      for (let offset = 0; offset < p.logEndOffset; offset = all.at(-1)!.baseOffset + 1) {
+        all.push(...p.log.readBatches(offset));
+      }
+      expectIntact(all, `seed ${seed}, after the last kill`);
+      expect(all).toHaveLength(acked + 1);
+      // The last session's batches in the active segment are in the rebuilt window; a new session appends at the LEO.
+      const state = rebuildProducerState(p.log);
+      const from = Math.max(sessionStart, p.log.activeSegment.baseOffset);
+      const expected = Array.from({ length: acked + 1 - from }, (_, i) => from + i).slice(-5);
+      expect(state.get(producerId(rounds - 1) as never)?.batches.map((b) => b.lastOffset) ?? []).toEqual(
+        expected,
+      );
+      expect(
+        appendIdempotent(p, state, producerId(rounds), 0, 0, [{ key: null, value: Buffer.from('after') }], 0),
+      ).toMatchObject({ kind: 'Append', firstOffset: acked + 1 });
+      p.close();
+      console.info(
+        `kill -9 test: seed ${seed}, ${rounds} kills, ${acked + 1} batches, ${torn} torn tails cut by recovery`,
+      );
+    },
+  );
 });

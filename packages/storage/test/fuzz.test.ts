@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AllocationProbe, batchDecoder, fuzz, recovery, segmentReader } from '../fuzz/targets.js';
+import { LONG_TEST } from './helpers.js';
 
 /**
  * The fuzz targets of `pnpm fuzz` (fuzz/targets.ts), on fewer inputs: each input
@@ -12,7 +13,7 @@ describe('fuzzing, a short run (pnpm fuzz runs 100k inputs per target)', () => {
     [segmentReader, 1500],
     [recovery, 150],
   ] as const) {
-    it(`${target.name}: ${numRuns} inputs`, () => {
+    it(`${target.name}: ${numRuns} inputs`, LONG_TEST, () => {
       const figures = fuzz(target, { numRuns });
       expect(figures.failure).toBeUndefined();
       expect(figures.inputs).toBe(numRuns);

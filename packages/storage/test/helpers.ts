@@ -47,3 +47,9 @@ export function thrown<E extends Error>(kind: new (...args: never[]) => E, fn: (
   }
   throw new Error(`expected a ${kind.name}, nothing was thrown`);
 }
+
+/**
+ * For tests whose work is large by design (kill -9 rounds, thousands of fuzz inputs, a flip of every
+ * bit): a timeout far above what they take alone, so a busy 2-core machine slows them but never fails them.
+ */
+export const LONG_TEST = { timeout: 300_000 } as const;

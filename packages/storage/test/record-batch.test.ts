@@ -112,7 +112,18 @@ describe('decoder rejections name the field and the byte', () => {
     expect(decodeError(() => decodeRecordBatch(tiny)).message).toMatch(/below the v2 minimum/);
   });
 
-  it('unsupported compression', () => {
+  it('a compression id Kafka does not define (5-7)', () => {
+    for (const codec of [5, 6, 7]) {
+      const bad = Buffer.from(good);
+      bad.writeInt16BE(codec, 21);
+      bad.writeUInt32BE(crc32c(bad.subarray(21)), 17);
+      const error = decodeError(() => decodeRecordBatch(bad));
+      expect(error).toMatchObject({ field: 'attributes', offset: 21 });
+      expect(error.reason).toBe(`compression id ${codec} is not one Kafka defines (0-4)`);
+    }
+  });
+
+  it('records that are not what the named codec wrote', () => {
     for (const [codec, name] of [
       [1, 'gzip'],
       [2, 'snappy'],
@@ -121,10 +132,19 @@ describe('decoder rejections name the field and the byte', () => {
     ] as const) {
       const bad = Buffer.from(good);
       bad.writeInt16BE(codec, 21);
+      bad.writeUInt32BE(crc32c(bad.subarray(21)), 17);
       const error = decodeError(() => decodeRecordBatch(bad));
-      expect(error).toMatchObject({ field: 'attributes', offset: 21 });
-      expect(error.message).toContain(name);
+      expect(error.field).toBe('records');
+      expect(error.offset).toBeGreaterThanOrEqual(RECORD_BATCH_OVERHEAD);
+      expect(error.reason).toMatch(new RegExp(`^${name}: `));
     }
+  });
+
+  it('the encoder refuses attributes naming a codec, which it would not honour', () => {
+    const fields = decodeRecordBatch(good);
+    expect(() => encodeRecordBatch({ ...fields, attributes: 1 })).toThrow(
+      /cannot encode a batch with compression gzip: klog writes records uncompressed/,
+    );
   });
 
   it('a record count the bytes cannot hold is refused before allocating', () => {

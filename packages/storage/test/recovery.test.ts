@@ -13,7 +13,7 @@ import {
   type RecoveryReport,
   rebuildProducerState,
 } from '../src/index.js';
-import { fingerprint, NOW, records, tempDir } from './helpers.js';
+import { fingerprint, LONG_TEST, NOW, records, tempDir } from './helpers.js';
 
 const SEGMENT = '00000000000000000000.log';
 const PID = 1000;
@@ -93,61 +93,65 @@ const last = written.batches.at(-1)!;
 const beforeLast = written.batches.at(-2)!;
 
 describe('recovery on open: a torn last batch', () => {
-  it('cut at every byte: open keeps exactly the whole batches, LEO and window match, appends go on', () => {
-    expect(last.end - last.position).toBeGreaterThan(100);
-    for (let cut = last.position; cut < last.end; cut++) {
-      const { dataDir, segment } = partitionWith(written.bytes.subarray(0, cut));
-      const p = Partition.open(dataDir, 'orders', 0);
-      const at = `cut at byte ${cut}`;
-      expect(p.logEndOffset, at).toBe(beforeLast.lastOffset + 1);
-      expect(statSync(segment).size, at).toBe(last.position);
-      if (cut === last.position) {
-        expect(p.recovery, at).toBeUndefined();
-      } else {
-        const report = p.recovery!;
-        expect(report, at).toMatchObject({
-          segmentPath: segment,
-          kind: 'torn-tail',
-          batches: written.batches.length - 1,
-          validBytes: last.position,
-          truncatedBytes: cut - last.position,
-          batchesAfter: 0,
-          savedTo: `${segment}.dropped-${last.position}`,
+  it(
+    'cut at every byte: open keeps exactly the whole batches, LEO and window match, appends go on',
+    LONG_TEST,
+    () => {
+      expect(last.end - last.position).toBeGreaterThan(100);
+      for (let cut = last.position; cut < last.end; cut++) {
+        const { dataDir, segment } = partitionWith(written.bytes.subarray(0, cut));
+        const p = Partition.open(dataDir, 'orders', 0);
+        const at = `cut at byte ${cut}`;
+        expect(p.logEndOffset, at).toBe(beforeLast.lastOffset + 1);
+        expect(statSync(segment).size, at).toBe(last.position);
+        if (cut === last.position) {
+          expect(p.recovery, at).toBeUndefined();
+        } else {
+          const report = p.recovery!;
+          expect(report, at).toMatchObject({
+            segmentPath: segment,
+            kind: 'torn-tail',
+            batches: written.batches.length - 1,
+            validBytes: last.position,
+            truncatedBytes: cut - last.position,
+            batchesAfter: 0,
+            savedTo: `${segment}.dropped-${last.position}`,
+          });
+          expect(report.error, at).toBeInstanceOf(DecodeError);
+          expect(report.error!.file, at).toBe(segment);
+          expect(report.error!.reason, at).toMatch(/truncated/);
+          // Nothing lost: the cut bytes are in the saved file, byte for byte.
+          expect(readFileSync(report.savedTo!).equals(written.bytes.subarray(last.position, cut)), at).toBe(
+            true,
+          );
+        }
+        // The producer-state rebuild runs on what survived: the window before the last batch.
+        const state = rebuildProducerState(p.log);
+        expect(window(state, PID), at).toEqual(written.windows.at(-2));
+        // The producer resends the batch whose ack it never got: appended again, at the same offsets.
+        const seq = written.nextSeq.at(-2)!;
+        const resend = records(4, `s${seq}`).map((r) => ({
+          ...r,
+          headers: [{ key: 'trace', value: Buffer.from('x') }],
+        }));
+        expect(appendIdempotent(p, state, PID, 0, seq, resend, NOW + seq), at).toEqual({
+          kind: 'Append',
+          firstOffset: last.firstOffset,
+          lastOffset: last.lastOffset,
         });
-        expect(report.error, at).toBeInstanceOf(DecodeError);
-        expect(report.error!.file, at).toBe(segment);
-        expect(report.error!.reason, at).toMatch(/truncated/);
-        // Nothing lost: the cut bytes are in the saved file, byte for byte.
-        expect(readFileSync(report.savedTo!).equals(written.bytes.subarray(last.position, cut)), at).toBe(
-          true,
-        );
+        expect(window(state, PID), at).toEqual(written.windows.at(-1));
+        expect(
+          p.log.readBatches(0).map((b) => b.baseOffset),
+          at,
+        ).toEqual(written.batches.map((b) => b.firstOffset));
+        p.close();
+        // The same bytes as a log that never crashed.
+        expect(readFileSync(segment).equals(written.bytes), at).toBe(true);
       }
-      // The producer-state rebuild runs on what survived: the window before the last batch.
-      const state = rebuildProducerState(p.log);
-      expect(window(state, PID), at).toEqual(written.windows.at(-2));
-      // The producer resends the batch whose ack it never got: appended again, at the same offsets.
-      const seq = written.nextSeq.at(-2)!;
-      const resend = records(4, `s${seq}`).map((r) => ({
-        ...r,
-        headers: [{ key: 'trace', value: Buffer.from('x') }],
-      }));
-      expect(appendIdempotent(p, state, PID, 0, seq, resend, NOW + seq), at).toEqual({
-        kind: 'Append',
-        firstOffset: last.firstOffset,
-        lastOffset: last.lastOffset,
-      });
-      expect(window(state, PID), at).toEqual(written.windows.at(-1));
-      expect(
-        p.log.readBatches(0).map((b) => b.baseOffset),
-        at,
-      ).toEqual(written.batches.map((b) => b.firstOffset));
-      p.close();
-      // The same bytes as a log that never crashed.
-      expect(readFileSync(segment).equals(written.bytes), at).toBe(true);
-    }
-  });
+    },
+  );
 
-  it('a cut anywhere in the file keeps the whole batches before it and saves the rest', () => {
+  it('a cut anywhere in the file keeps the whole batches before it and saves the rest', LONG_TEST, () => {
     fc.assert(
       fc.property(fc.integer({ min: 0, max: written.bytes.length }), (cut) => {
         const { dataDir, segment } = partitionWith(written.bytes.subarray(0, cut));

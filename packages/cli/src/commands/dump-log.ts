@@ -1,8 +1,9 @@
 import { basename } from 'node:path';
+import { DEFAULT_MAX_BATCH_BYTES } from '@klog/storage';
 import { Command } from 'commander';
-import { dumpLog } from '../dump-log/dump.js';
+import { dumpLog, type RecordsShown } from '../dump-log/dump.js';
 import { planDump } from '../dump-log/segment-files.js';
-import { CorruptData } from '../errors.js';
+import { CorruptData, UsageError } from '../errors.js';
 import type { CommandContext } from '../program.js';
 
 const HELP_AFTER = `
@@ -10,41 +11,80 @@ Prints each batch as Kafka's kafka-dump-log.sh --print-data-log does: base and
 last offset, record count, base and last sequence, producer id and epoch, leader
 epoch, flags, byte position, timestamp, size, magic, compression, the stored CRC
 and whether the bytes match it (isvalid). --records adds a line per record, with
-its key and value (as UTF-8; control characters escaped).
+its key and value (as UTF-8; control characters escaped); --deep-iteration adds the
+record lines without key and value, and names offsets that do not follow on.
+
+Compressed batches (gzip, snappy, lz4, zstd, as Kafka's clients write them) are
+printed like any other; their records are decompressed to be checked and shown.
 
 It only reads: nothing is repaired. A bad batch whose length still leads to the
-next is printed and flagged (isvalid: false, or a "problem:" line), and the dump
-goes on; where no whole batch can be found it stops and says at which byte and why.
+next is printed and flagged (isvalid: false, or a "problem:" line, e.g. for a
+64-bit field no number can hold, printed exactly as stored), and the dump goes on;
+where no whole batch can be found it stops and says at which byte and why.
 A directory is dumped segment by segment, in offset order; the bytes recovery cut
 and saved next to a segment (<segment>.log.dropped-<position>) are listed, and can
-be dumped by path.
+be dumped by path. A file whose name does not end in .log is not read, as Kafka's
+tool does ("Ignoring unknown file" on stderr); one named like a segment that is not
+a regular file (a FIFO) is never opened, and is a problem. Batches up to
+${DEFAULT_MAX_BATCH_BYTES} bytes are read, the one limit every reader of a klog log
+uses (the maxBatchBytes setting limits appends only).
 
-Exit codes: 0 all batches valid, 1 corrupt data found, 2 bad usage (a missing path).
+Kafka's flag names work too: --files a.log,b.log (the paths, comma-separated),
+--print-data-log (= --records), --deep-iteration.
+
+Exit codes: 0 all batches valid, 1 corrupt data found, 2 bad usage (a missing path),
+141 the output was closed early (klog dump-log … | head): it stops quietly.
 
 Example:
   klog idem-demo --now-ms 1700000000000 --data-dir /tmp/klog-data
   klog dump-log /tmp/klog-data/orders-0 --records`;
 
+interface DumpLogFlags {
+  readonly records?: boolean;
+  readonly printDataLog?: boolean;
+  readonly deepIteration?: boolean;
+  readonly files?: readonly string[];
+}
+
+/** Kafka's --print-data-log implies --deep-iteration; klog's --records is the first. */
+function recordsShown(flags: DumpLogFlags): RecordsShown {
+  if (flags.records === true || flags.printDataLog === true) return 'data';
+  return flags.deepIteration === true ? 'metadata' : 'none';
+}
+
 export function dumpLogCommand(ctx: CommandContext): Command {
   return new Command('dump-log')
     .description('print the batches of a segment file or a partition directory, as kafka-dump-log.sh does')
-    .argument('<path...>', 'a segment file (<20-digit offset>.log) or a partition directory')
+    .argument('[path...]', 'a segment file (<20-digit offset>.log) or a partition directory')
+    .option('--records', 'print every record too, with key and value (kafka-dump-log --print-data-log)')
+    .option('--print-data-log', "Kafka's name for --records")
     .option(
-      '--records',
-      'print every record too, with key and value (kafka-dump-log --print-data-log)',
-      false,
+      '--deep-iteration',
+      'print a line per record, without key and value (kafka-dump-log --deep-iteration)',
+    )
+    .option(
+      '--files <file1,file2,...>',
+      "Kafka's way to give the paths: comma-separated, may be repeated",
+      (value: string, previous: string[] | undefined) => [
+        ...(previous ?? []),
+        ...value.split(',').filter((p) => p !== ''),
+      ],
     )
     .addHelpText('after', HELP_AFTER)
-    .action((paths: string[], raw: { records: boolean }) => {
+    .action((args: string[], flags: DumpLogFlags) => {
+      const paths = [...args, ...(flags.files ?? [])];
+      if (paths.length === 0) {
+        throw new UsageError("missing required argument 'path' (see klog dump-log --help)");
+      }
       const plan = planDump(paths);
-      const findings = dumpLog(plan, { records: raw.records }, ctx.out, ctx.style);
+      const findings = dumpLog(plan, { records: recordsShown(flags) }, ctx.out, ctx.err, ctx.style);
       if (findings.length > 0) {
         const first = findings[0]!;
         const files = new Set(findings.map((f) => f.file)).size;
+        const total = plan.files.filter((f) => f.kind !== 'unknown').length;
         throw new CorruptData(
           `dump-log: corrupt data: ${findings.length} problem${findings.length === 1 ? '' : 's'} in ` +
-            `${files} of ${plan.files.length} file${plan.files.length === 1 ? '' : 's'}; the first: ` +
-            `${basename(first.file)} ${first.error.field} at byte ${first.error.offset}: ${first.error.reason}`,
+            `${files} of ${total} file${total === 1 ? '' : 's'}; the first: ${basename(first.file)} ${first.what}`,
         );
       }
     });

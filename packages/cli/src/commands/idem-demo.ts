@@ -1,10 +1,10 @@
 import { Command, Option } from 'commander';
 import {
-  checkDataDir,
   type IdemDemoOptions,
   parseNowMs,
   parsePid,
   parseSeqRange,
+  prepareDataDir,
 } from '../idem-demo/options.js';
 import { runIdemDemo } from '../idem-demo/run.js';
 import type { CommandContext } from '../program.js';
@@ -23,6 +23,27 @@ check prints what was expected and what happened, and exits with code 1.
 
 Example (the chapter's run, byte for byte expected/07-idem.txt):
   klog idem-demo --pid 1000 --seq 7..9 --resend --now-ms 1700000000000`;
+
+/**
+ * A Ctrl-C (SIGINT) or SIGTERM must not leave a half-written temporary directory behind. The run takes
+ * well under a second and removes its directory itself when it ends, so the signal is held until then:
+ * once the run is over, klog exits as interrupted (130, 143) instead of being cut off mid-write.
+ */
+/** How long klog lingers after the run for a held signal to be delivered (when none came). */
+const SIGNAL_POLL_MS = 20;
+
+function holdInterruptsUntilExit(): { readonly release: () => void } {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => process.exit(code));
+  }
+  // A signal that came during the synchronous run waits for the event loop to poll for it, which a
+  // process with nothing left to do never does (nor does a turn for a mere setImmediate): a short timer
+  // makes the loop poll, and the poll returns at once when a signal is waiting.
+  return { release: () => setTimeout(() => {}, SIGNAL_POLL_MS) };
+}
 
 export function idemDemoCommand(ctx: CommandContext): Command {
   return new Command('idem-demo')
@@ -51,9 +72,14 @@ export function idemDemoCommand(ctx: CommandContext): Command {
         lastSeq: seq.last,
         resend: raw.resend,
         nowMs: raw.nowMs === undefined ? Date.now() : parseNowMs(raw.nowMs),
-        dataDir: raw.dataDir === undefined ? undefined : checkDataDir(raw.dataDir),
+        dataDir: raw.dataDir === undefined ? undefined : prepareDataDir(raw.dataDir),
       };
-      runIdemDemo(opts, ctx.out, ctx.style);
+      const held = holdInterruptsUntilExit();
+      try {
+        runIdemDemo(opts, ctx.out, ctx.style);
+      } finally {
+        held.release();
+      }
       if (opts.dataDir !== undefined)
         ctx.err(`klog: the partitions are in ${opts.dataDir} (orders-0, narrow-0)`);
     });

@@ -14,7 +14,7 @@ import {
   printHolds,
   printModel,
 } from '../model-check/report.js';
-import type { CommandContext } from '../program.js';
+import { type CommandContext, onTerminal } from '../program.js';
 
 const HELP_AFTER = `
 Checks every schedule within the bounds: a producer (pid 1000, epoch 0) sends
@@ -68,7 +68,7 @@ export function modelCheckCommand(ctx: CommandContext): Command {
     .addHelpText('after', HELP_AFTER)
     .action((raw: RawModelCheckFlags) => {
       const opts = parseModelCheckFlags(raw);
-      const showProgress = opts.progress || process.stderr.isTTY === true;
+      const showProgress = opts.progress || onTerminal(2);
       const started = performance.now();
       const onProgress = (p: Progress) =>
         ctx.err(

@@ -1,8 +1,9 @@
 import { incrementSequence } from '@klog/core';
 import {
   CONTROL_FLAG,
+  compressionName,
   type Record,
-  type RecordBatchHeader,
+  type StoredBatchHeader,
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG,
 } from '@klog/storage';
@@ -12,11 +13,12 @@ import {
  * (`DumpLogSegments.printBatchLevel` and its record loop, Kafka 4.1), field for
  * field, so a dump of a klog segment can be read, or diffed, against Kafka's.
  * One change: control characters in keys and values are escaped, so a record stays
- * on one line and the data cannot drive the terminal.
+ * on one line and the data cannot drive the terminal. The header is the one stored,
+ * 64-bit fields as bigint, so a damaged batch prints what its bytes hold, exactly,
+ * as Kafka's longs print.
  */
 
 const HAS_DELETE_HORIZON = 0x40;
-const COMPRESSION_NAMES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'];
 const NO_SEQUENCE = -1;
 
 type Sequence = Parameters<typeof incrementSequence>[0];
@@ -26,13 +28,13 @@ function sequenceAfter(base: number, delta: number): number {
   return base === NO_SEQUENCE ? NO_SEQUENCE : incrementSequence(base as Sequence, delta);
 }
 
-function timestampType(header: RecordBatchHeader): string {
+function timestampType(header: StoredBatchHeader): string {
   return header.attributes & TIMESTAMP_TYPE_MASK ? 'LogAppendTime' : 'CreateTime';
 }
 
 /** The batch line; `position` is its byte position in the file, `crcValid` whether its CRC-32C holds. */
 export function batchLine(
-  header: RecordBatchHeader,
+  header: StoredBatchHeader,
   position: number,
   size: number,
   crcValid: boolean,
@@ -42,14 +44,14 @@ export function batchLine(
   const deleteHorizon =
     a & HAS_DELETE_HORIZON ? `OptionalLong[${header.baseTimestamp}]` : 'OptionalLong.empty';
   return (
-    `baseOffset: ${header.baseOffset} lastOffset: ${header.baseOffset + header.lastOffsetDelta} ` +
+    `baseOffset: ${header.baseOffset} lastOffset: ${header.baseOffset + BigInt(header.lastOffsetDelta)} ` +
     `count: ${header.recordsCount} baseSequence: ${header.baseSequence} ` +
     `lastSequence: ${sequenceAfter(header.baseSequence, header.lastOffsetDelta)} ` +
     `producerId: ${header.producerId} producerEpoch: ${header.producerEpoch} ` +
     `partitionLeaderEpoch: ${header.partitionLeaderEpoch} isTransactional: ${(a & TRANSACTIONAL_FLAG) !== 0} ` +
     `isControl: ${(a & CONTROL_FLAG) !== 0} deleteHorizonMs: ${deleteHorizon} ` +
     `position: ${position} ${timestampType(header)}: ${header.maxTimestamp} size: ${size} ` +
-    `magic: ${header.magic} compresscodec: ${COMPRESSION_NAMES[a & 0x07] ?? `codec ${a & 0x07}`} ` +
+    `magic: ${header.magic} compresscodec: ${compressionName(a)} ` +
     `crc: ${header.crc} isvalid: ${crcValid}`
   );
 }
@@ -83,18 +85,22 @@ function controlText(record: Record): string {
   return ` controlType: UNKNOWN(${type})`;
 }
 
-/** A record line: `| offset: … CreateTime: … keySize: … valueSize: … sequence: … headerKeys: [..] key: … payload: …`. */
-export function recordLine(header: RecordBatchHeader, record: Record): string {
+/**
+ * A record line: `| offset: … CreateTime: … keySize: … valueSize: … sequence: … headerKeys: [..]`,
+ * then, with `data` (Kafka's --print-data-log), ` key: … payload: …`.
+ */
+export function recordLine(header: StoredBatchHeader, record: Record, data: boolean): string {
   const timestamp =
     header.attributes & TIMESTAMP_TYPE_MASK
       ? header.maxTimestamp
-      : header.baseTimestamp + record.timestampDelta;
+      : header.baseTimestamp + BigInt(record.timestampDelta);
   let line =
-    `| offset: ${header.baseOffset + record.offsetDelta} ${timestampType(header)}: ${timestamp} ` +
+    `| offset: ${header.baseOffset + BigInt(record.offsetDelta)} ${timestampType(header)}: ${timestamp} ` +
     `keySize: ${record.key?.length ?? -1} valueSize: ${record.value?.length ?? -1} ` +
     `sequence: ${sequenceAfter(header.baseSequence, record.offsetDelta)} ` +
     `headerKeys: [${record.headers.map((h) => escaped(h.key)).join(',')}]`;
   if (header.attributes & CONTROL_FLAG) return line + controlText(record);
+  if (!data) return line;
   if (record.key !== null) line += ` key: ${shownText(record.key)}`;
   if (record.value !== null) line += ` payload: ${shownText(record.value)}`;
   return line;

@@ -1,10 +1,11 @@
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, type Stats, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parseSegmentFileName } from '@klog/storage';
+import { parseSegmentFileName, SEGMENT_SUFFIX } from '@klog/storage';
 import { UsageError } from '../errors.js';
 
 /** One file to dump: where it is, the base offset its name gives, and the next segment's, if known. */
 export interface SegmentFile {
+  readonly kind: 'segment';
   readonly path: string;
   /** From a `<20-digit offset>.log` name; undefined for any other name (a `.dropped-N` file, a copy). */
   readonly baseOffset: number | undefined;
@@ -12,11 +13,47 @@ export interface SegmentFile {
   readonly nextBaseOffset: number | undefined;
 }
 
+/** A file given by path whose name is not a segment's: Kafka's tool says "Ignoring unknown file". */
+export interface UnknownFile {
+  readonly kind: 'unknown';
+  readonly path: string;
+}
+
+/** Something in a partition directory named like a segment that is no regular file (a FIFO, a directory): never opened. */
+export interface NotAFile {
+  readonly kind: 'not-a-file';
+  readonly path: string;
+  /** What it is instead: `a FIFO`, `a directory`, … */
+  readonly type: string;
+}
+
+export type DumpItem = SegmentFile | UnknownFile | NotAFile;
+
 /** What `klog dump-log` was pointed at: the files to dump and, for a directory, what else is in it. */
 export interface DumpPlan {
-  readonly files: readonly SegmentFile[];
+  readonly files: readonly DumpItem[];
   /** Files recovery left next to the segments (`<segment>.log.dropped-<position>`): not part of the log. */
   readonly dropped: readonly string[];
+  /** Other regular files found in a partition directory (a README.md): named on stderr, as Kafka's tool does. */
+  readonly ignored: readonly string[];
+}
+
+const DROPPED = /\.log\.dropped-\d+(\.\d+)?$/;
+
+/**
+ * Whether a file given by path is dumped: a `.log` file (Kafka's rule, by suffix) or
+ * the bytes recovery cut and saved. Anything else is not a segment, whatever it holds.
+ */
+function isDumpable(name: string): boolean {
+  return name.endsWith(SEGMENT_SUFFIX) || DROPPED.test(name);
+}
+
+function typeOf(info: Stats): string {
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isDirectory()) return 'a directory';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'not a regular file';
 }
 
 function stat(path: string) {
@@ -30,42 +67,101 @@ function stat(path: string) {
   }
 }
 
+function list(path: string): string[] {
+  try {
+    return readdirSync(path);
+  } catch (error) {
+    throw new UsageError(`dump-log ${path}: cannot list it: ${(error as Error).message}`);
+  }
+}
+
+/** Subdirectories of `path` that hold segment files: the partitions of a data directory. */
+function partitionDirsIn(path: string, names: readonly string[]): string[] {
+  return names
+    .filter((name) => {
+      try {
+        const dir = join(path, name);
+        return (
+          statSync(dir).isDirectory() && readdirSync(dir).some((n) => parseSegmentFileName(n) !== undefined)
+        );
+      } catch {
+        return false;
+      }
+    })
+    .sort();
+}
+
+/** The segments of a partition directory in offset order, and what else it holds. */
+function planDirectory(path: string, files: DumpItem[], dropped: string[], ignored: string[]): void {
+  const names = list(path);
+  const segments = names
+    .map((name) => ({ name, base: parseSegmentFileName(name) }))
+    .filter((s): s is { name: string; base: number } => s.base !== undefined)
+    .sort((a, b) => a.base - b.base);
+  if (segments.length === 0) {
+    const partitions = partitionDirsIn(path, names);
+    if (partitions.length > 0) {
+      const shown = partitions.slice(0, 5).join(', ') + (partitions.length > 5 ? ', …' : '');
+      throw new UsageError(
+        `dump-log ${path}: this is a data directory, not a partition: it holds ${partitions.length} ` +
+          `partition director${partitions.length === 1 ? 'y' : 'ies'} (${shown}); dump one, e.g. ` +
+          `klog dump-log ${join(path, partitions[0]!)}`,
+      );
+    }
+    throw new UsageError(`dump-log ${path}: no segment files (<20-digit offset>.log) in this directory`);
+  }
+  segments.forEach((s, i) => {
+    const file = join(path, s.name);
+    let info: Stats;
+    try {
+      info = statSync(file);
+    } catch (error) {
+      files.push({
+        kind: 'not-a-file',
+        path: file,
+        type: `unreadable (${(error as NodeJS.ErrnoException).code})`,
+      });
+      return;
+    }
+    // A FIFO would block the reader forever, a device could be anything: neither is opened.
+    if (!info.isFile()) files.push({ kind: 'not-a-file', path: file, type: typeOf(info) });
+    else
+      files.push({ kind: 'segment', path: file, baseOffset: s.base, nextBaseOffset: segments[i + 1]?.base });
+  });
+  const segmentNames = new Set(segments.map((s) => s.name));
+  for (const name of [...names].sort()) {
+    if (segmentNames.has(name)) continue;
+    const file = join(path, name);
+    if (DROPPED.test(name)) dropped.push(file);
+    else if (statSync(file, { throwIfNoEntry: false })?.isFile()) ignored.push(file);
+  }
+}
+
 /**
  * A segment file is dumped as it is; a partition directory is dumped segment by
- * segment, in offset order, each knowing the next one's base offset.
+ * segment, in offset order, each knowing the next one's base offset. A file that is
+ * not a segment is named and left alone, as Kafka's tool does, never read as one.
  */
 export function planDump(paths: readonly string[]): DumpPlan {
-  const files: SegmentFile[] = [];
+  const files: DumpItem[] = [];
   const dropped: string[] = [];
+  const ignored: string[] = [];
   for (const path of paths) {
     const info = stat(path);
-    if (info.isFile()) {
-      files.push({ path, baseOffset: parseSegmentFileName(basename(path)), nextBaseOffset: undefined });
-      continue;
+    if (info.isDirectory()) {
+      planDirectory(path, files, dropped, ignored);
+    } else if (!info.isFile()) {
+      throw new UsageError(`dump-log ${path}: ${typeOf(info)}, not a segment file or a partition directory`);
+    } else if (isDumpable(basename(path))) {
+      files.push({
+        kind: 'segment',
+        path,
+        baseOffset: parseSegmentFileName(basename(path)),
+        nextBaseOffset: undefined,
+      });
+    } else {
+      files.push({ kind: 'unknown', path });
     }
-    if (!info.isDirectory()) throw new UsageError(`dump-log ${path}: not a file or a directory`);
-    let names: string[];
-    try {
-      names = readdirSync(path);
-    } catch (error) {
-      throw new UsageError(`dump-log ${path}: cannot list it: ${(error as Error).message}`);
-    }
-    const segments = names
-      .map((name) => ({ name, base: parseSegmentFileName(name) }))
-      .filter((s): s is { name: string; base: number } => s.base !== undefined)
-      .sort((a, b) => a.base - b.base);
-    if (segments.length === 0) {
-      throw new UsageError(`dump-log ${path}: no segment files (<20-digit offset>.log) in this directory`);
-    }
-    segments.forEach((s, i) => {
-      files.push({ path: join(path, s.name), baseOffset: s.base, nextBaseOffset: segments[i + 1]?.base });
-    });
-    dropped.push(
-      ...names
-        .filter((n) => /\.log\.dropped-\d+(\.\d+)?$/.test(n))
-        .sort()
-        .map((n) => join(path, n)),
-    );
   }
-  return { files, dropped };
+  return { files, dropped, ignored };
 }

@@ -1,4 +1,15 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readlinkSync,
+  type Stats,
+  statSync,
+} from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { MAX_SEQUENCE } from '@klog/core';
 import { UsageError } from '../errors.js';
 
@@ -65,14 +76,102 @@ export function parseNowMs(text: string): number {
   return n;
 }
 
-/** --data-dir must be a new or empty directory: the demo never mixes its partitions with other data. */
-export function checkDataDir(dir: string): string {
-  if (!existsSync(dir)) return dir;
-  if (!statSync(dir).isDirectory()) throw new UsageError(`--data-dir ${dir}: is a file, not a directory`);
-  if (readdirSync(dir).length > 0) {
-    throw new UsageError(
-      `--data-dir ${dir}: is not empty; give a new or empty directory so no data is mixed`,
-    );
+/** What went wrong with a file system call, in words: the errno code alone means little to a reader. */
+function reason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    case 'EROFS':
+      return 'the file system is read-only';
+    case 'ENOSPC':
+      return 'no space left on the device';
+    case 'ENAMETOOLONG':
+      return 'the name is too long';
+    case 'ELOOP':
+      return 'too many symbolic links';
+    default:
+      return code ?? String(error);
+  }
+}
+
+/** lstat, or undefined where nothing is (ENOTDIR: a file stands where a directory of the path would). */
+function lstatOrNothing(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * --data-dir must be a new or empty directory that klog can write: the demo never mixes its partitions
+ * with other data. A missing one is created here, one level at a time (never `mkdir -p`, which on a
+ * path like /proc/x retries forever), so that every way it can fail is one line naming the problem.
+ */
+export function prepareDataDir(dir: string): string {
+  const flag = `--data-dir ${dir}`;
+  if (dir === '') throw new UsageError('--data-dir: the path is empty; give a new or empty directory');
+  const path = resolve(dir);
+  const link = lstatOrNothing(path);
+  if (link?.isSymbolicLink() && !existsSync(path)) {
+    throw new UsageError(`${flag}: a symbolic link to ${readlinkSync(path)}, which does not exist`);
+  }
+  let info: Stats | undefined;
+  try {
+    info = existsSync(path) ? statSync(path) : undefined;
+  } catch (error) {
+    throw new UsageError(`${flag}: ${reason(error)}`);
+  }
+  if (info !== undefined) {
+    if (!info.isDirectory()) throw new UsageError(`${flag}: is a file, not a directory`);
+    let entries: string[];
+    try {
+      entries = readdirSync(path);
+      accessSync(path, constants.W_OK | constants.X_OK);
+    } catch (error) {
+      throw new UsageError(`${flag}: cannot use it: ${reason(error)}`);
+    }
+    if (entries.length > 0) {
+      throw new UsageError(`${flag}: is not empty; give a new or empty directory so no data is mixed`);
+    }
+    return dir;
+  }
+  // Climb to the nearest part of the path that exists; it must be a directory.
+  const missing: string[] = [];
+  let existing = path;
+  for (;;) {
+    let found: Stats | undefined;
+    try {
+      found = lstatOrNothing(existing);
+      if (found?.isSymbolicLink()) found = statSync(existing);
+    } catch (error) {
+      throw new UsageError(`${flag}: cannot look at ${existing}: ${reason(error)}`);
+    }
+    if (found !== undefined) {
+      if (!found.isDirectory()) throw new UsageError(`${flag}: ${existing} is a file, not a directory`);
+      break;
+    }
+    missing.unshift(existing);
+    const parent = dirname(existing);
+    if (parent === existing) break;
+    existing = parent;
+  }
+  for (const part of missing) {
+    try {
+      mkdirSync(part);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') {
+        throw new UsageError(
+          `${flag}: cannot create ${part}: ${dirname(part)} does not take new directories`,
+        );
+      }
+      throw new UsageError(`${flag}: cannot create ${part}: ${reason(error)}`);
+    }
   }
   return dir;
 }

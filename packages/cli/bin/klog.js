@@ -1,0 +1,12 @@
+#!/usr/bin/env node
+// The `klog` command as package managers link it. A fixed file rather than dist/bin.js itself, so that
+// the link exists before the TypeScript is compiled: in the repository `pnpm install` runs before
+// `pnpm build`, and a bin that points at a missing file makes pnpm warn on every install.
+import { existsSync } from 'node:fs';
+
+const built = new URL('../dist/bin.js', import.meta.url);
+if (!existsSync(built)) {
+  process.stderr.write('klog: the CLI is not built yet; run `pnpm build` in the repository first\n');
+  process.exit(1);
+}
+await import(built.href);
