@@ -80,11 +80,11 @@ export function compact(partition: Partition, options: CompactionOptions = {}): 
       recentProducerBatches.set(batch.producerId, recent);
     }
   }
-  // #region compaction-must-keep
+  // #region compaction-must-keep fragment
   const mustKeep = (batch: RecordBatch) =>
     batch.baseOffset === lastBatchOffset ||
     (batch.producerId >= 0 && (recentProducerBatches.get(batch.producerId) ?? []).includes(batch.baseOffset));
-  // #endregion compaction-must-keep
+  // #endregion compaction-must-keep fragment
   const survives = (batch: RecordBatch, record: Record) => {
     const key = keyOf(record);
     if (key === undefined) return true;

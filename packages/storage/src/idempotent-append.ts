@@ -34,7 +34,6 @@ export interface IdempotentAppendOptions {
 /** One build buffer for every append in the process: each batch is written out before the next is built. */
 const scratch = new BatchScratch();
 
-// #region append-idempotent
 // #region append-head fragment
 /**
  * Judge first, then write. Only an Append touches the log: a Duplicate answers
@@ -82,4 +81,3 @@ export function appendIdempotent(
     }
   }
 }
-// #endregion append-idempotent

@@ -243,7 +243,6 @@ export class Log {
     return this.#write(batch, header.baseOffset);
   }
 
-  // #region append-batch
   /**
    * Write a batch from outside at `baseOffset`. It is checked whole first, as
    * Kafka's `LogValidator` does: length, magic, CRC and every record, so bytes that
@@ -281,7 +280,6 @@ export class Log {
       rolled,
     };
   }
-  // #endregion append-batch
 
   // #region maybe-roll
   /** Kafka's roll rule on size: a new segment when this batch would take the active one past `segment.bytes`. */
