@@ -17,7 +17,7 @@ const haveChromium = existsSync(chromiumPath);
 if (!haveChromium) missingChromium('the browser test of the simulator cannot run'); // throws when CI is set
 
 /** Pages that carry the simulator. */
-const PAGES = ['/simulator/'];
+const PAGES = ['/simulator/', '/07-idem/'];
 const PHONE = { width: 390, height: 844 };
 
 describe.skipIf(!haveChromium)('the simulator in Chromium', () => {
