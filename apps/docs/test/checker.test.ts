@@ -212,11 +212,13 @@ describe('red paths, on a copy of the tree', () => {
   });
 
   it('a lesson edited without rebuilding the site fails (its blocks no longer line up)', () => {
-    fx.edit(
-      LESSON,
-      "import { Diagram, Excerpt, LogOffsets, Quiz, RunOutput, Sequence } from '@lesson';\n",
-      "import { Diagram, Excerpt, LogOffsets, Quiz, RunOutput, Sequence } from '@lesson';\n\n",
-    );
+    // A blank line after the components' import moves every block down one line.
+    const importLine = fx
+      .read(LESSON)
+      .split('\n')
+      .find((l) => l.endsWith("from '@lesson';"))!;
+    const imports = `${importLine}\n`;
+    fx.edit(LESSON, imports, `${imports}\n`);
     const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
     expect(found.length).toBeGreaterThan(0);
     expect(found.every((f) => /rebuild it/.test(f.message))).toBe(true);
