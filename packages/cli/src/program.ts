@@ -3,9 +3,17 @@ import { isatty } from 'node:tty';
 import { Command, CommanderError } from 'commander';
 import { dumpLogCommand } from './commands/dump-log.js';
 import { idemDemoCommand } from './commands/idem-demo.js';
+import { modelCheckCommand } from './commands/model-check.js';
 import { serveCommand } from './commands/serve.js';
 import { topicsCommand } from './commands/topics.js';
-import { CheckFailed, CorruptData, OutputClosed, UsageError } from './errors.js';
+import {
+  CheckFailed,
+  CorruptData,
+  Inconclusive,
+  InvariantBroken,
+  OutputClosed,
+  UsageError,
+} from './errors.js';
 import { colorEnabled, createStyle, type Style } from './style.js';
 
 /** What a command needs from the outside world: where to print, and how. */
@@ -81,7 +89,7 @@ function writeAll(fd: number, text: string): void {
 }
 
 /** Whether stdout or stderr is a terminal, asked of the descriptor (not of `process.stdout`: see createOutput). */
-function onTerminal(fd: number): boolean {
+export function onTerminal(fd: number): boolean {
   return isatty(fd);
 }
 
@@ -110,7 +118,13 @@ export function buildProgram(ctx: CommandContext, output = createOutput()): Comm
     .version(version(), '-V, --version')
     .exitOverride()
     .configureOutput(errorsAsOneLine('klog --help'));
-  for (const command of [idemDemoCommand(ctx), dumpLogCommand(ctx), serveCommand(ctx), topicsCommand(ctx)]) {
+  for (const command of [
+    idemDemoCommand(ctx),
+    dumpLogCommand(ctx),
+    modelCheckCommand(ctx),
+    serveCommand(ctx),
+    topicsCommand(ctx),
+  ]) {
     program.addCommand(
       command
         .copyInheritedSettings(program)
@@ -172,7 +186,11 @@ export async function main(argv: string[]): Promise<number> {
       ctx.err(`klog: ${error.message}`);
       return 2;
     }
-    if (error instanceof CorruptData) {
+    if (error instanceof Inconclusive) {
+      ctx.err(`klog: ${error.message}`);
+      return 3;
+    }
+    if (error instanceof CorruptData || error instanceof InvariantBroken) {
       ctx.err(`klog: ${error.message}`);
       return 1;
     }

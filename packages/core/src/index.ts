@@ -1,5 +1,6 @@
 export { BatchMetadata } from './batch-metadata.js';
 export { type FencedVerdict, type InvalidProducerEpoch, judgeWithFencing } from './epoch-fencing.js';
+export { judgeByKafkaRules, type KafkaVerdict } from './kafka-verdict.js';
 export {
   InvalidNumberError,
   MAX_PRODUCER_EPOCH,
@@ -7,11 +8,9 @@ export {
   type ProducerEpoch,
   type ProducerId,
   type Sequence,
-  toOffset,
   toProducerEpoch,
   toProducerId,
   toSequence,
-  toTimestamp,
 } from './numbers.js';
 export { ProducerState } from './producer-state.js';
 export { NO_PRODUCER_EPOCH, NUM_BATCHES_TO_RETAIN, ProducerStateEntry } from './producer-state-entry.js';

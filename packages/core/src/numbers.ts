@@ -55,12 +55,3 @@ export function toProducerEpoch(value: number, field = 'producer epoch'): Produc
     `an integer in 0..${MAX_PRODUCER_EPOCH}`,
   ) as ProducerEpoch;
 }
-
-/** Offsets and timestamps: any safe integer >= 0 (offsets) or any safe integer (timestamps). */
-export function toOffset(value: number, field = 'offset'): number {
-  return checkInteger(field, value, 0, Number.MAX_SAFE_INTEGER, 'a safe integer >= 0');
-}
-
-export function toTimestamp(value: number, field = 'timestamp'): number {
-  return checkInteger(field, value, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, 'a safe integer');
-}

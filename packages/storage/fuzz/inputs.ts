@@ -171,6 +171,71 @@ export const batchInputs: fc.Arbitrary<FuzzInput> = fc.oneof(
   },
 );
 
+/**
+ * Inputs of megabytes, made from a few numbers (fast-check would take long to draw
+ * megabytes byte by byte): a file whose every `period` bytes hold a header that
+ * decodes and claims a batch of `claim` bytes with a wrong CRC (the input that made a
+ * search for the next whole batch quadratic), with one real batch at a random place;
+ * or one batch with a value of megabytes, cut or with a flipped bit.
+ */
+export const largeSegmentInputs: fc.Arbitrary<FuzzInput> = fc.oneof(
+  fc
+    .record({
+      size: fc.integer({ min: 64 * 1024, max: 4 * 1024 * 1024 }),
+      period: fc.integer({ min: 61, max: 4096 }),
+      claim: fc.integer({ min: 61, max: 4 * 1024 * 1024 }),
+      at: fc.nat(),
+      real: validBatch,
+    })
+    .map(({ size, period, claim, at, real }) => {
+      const bytes = Buffer.alloc(size);
+      for (let p = 0; p + RECORD_BATCH_OVERHEAD <= size; p += period) {
+        bytes.writeInt32BE(Math.max(49, Math.min(claim, size - p) - 12), p + 8);
+        bytes[p + 16] = 2;
+        bytes.writeUInt32BE((p * 2654435761) >>> 0, p + 17);
+        bytes.writeBigInt64BE(-1n, p + 43);
+      }
+      const where = at % Math.max(1, size - real.length);
+      real.copy(bytes, where);
+      return { bytes, how: `plausible headers every ${period} bytes claiming ${claim}`, crcFixed: false };
+    }),
+  fc
+    .record({
+      valueBytes: fc.integer({ min: 256 * 1024, max: 3 * 1024 * 1024 }),
+      cut: fc.nat(),
+      bit: fc.nat(),
+    })
+    .map(({ valueBytes, cut, bit }) => {
+      const whole = encodeRecordBatch({
+        baseOffset: 0,
+        partitionLeaderEpoch: 0,
+        attributes: 0,
+        lastOffsetDelta: 0,
+        baseTimestamp: 0,
+        maxTimestamp: 0,
+        producerId: -1,
+        producerEpoch: -1,
+        baseSequence: -1,
+        records: [
+          {
+            attributes: 0,
+            timestampDelta: 0,
+            offsetDelta: 0,
+            key: null,
+            value: Buffer.alloc(valueBytes, 7),
+            headers: [],
+          },
+        ],
+      });
+      if (cut % 2 === 0)
+        return { bytes: whole.subarray(0, cut % whole.length), how: 'large batch, cut', crcFixed: false };
+      const bytes = Buffer.from(whole);
+      bytes[(bit >> 3) % bytes.length]! ^= 1 << (bit & 7);
+      return { bytes, how: 'large batch, one bit flipped', crcFixed: false };
+    }),
+);
+
+/** Inputs for the segment reader: several batches back to back, mutated, or random bytes. */
 /** Inputs for the segment reader: several batches back to back, mutated, or random bytes. */
 export const segmentInputs: fc.Arbitrary<FuzzInput> = fc.oneof(
   {

@@ -9,7 +9,15 @@
  * `--runs` is for the decoder and the segment reader each; recovery, which fsyncs,
  * gets a twentieth of it.
  */
-import { batchDecoder, type Figures, fuzz, recovery, segmentReader, type Target } from './targets.js';
+import {
+  batchDecoder,
+  type Figures,
+  fuzz,
+  largeSegmentReader,
+  recovery,
+  segmentReader,
+  type Target,
+} from './targets.js';
 
 function flag(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -38,7 +46,7 @@ function report(f: Figures): void {
   );
   console.log(`slowest input     ${f.slowestInputMs.toFixed(2)} ms`);
   console.log(
-    `largest buffer    ${kib(f.maxAllocBytes)}, for an input of ${kib(f.maxAllocInput)} (never more than the input)`,
+    `largest buffer    ${kib(f.maxAllocBytes)}, for an input of ${kib(f.maxAllocInput)} (uncompressed inputs; never more than the input)`,
   );
   console.log(`longest array     ${f.maxArrayLength} elements, for an input of ${kib(f.maxArrayInput)}`);
   const outcomes = [...f.outcomes].sort((a, b) => b[1] - a[1]);
@@ -53,6 +61,7 @@ let failed = false;
 const plan: [Target, number][] = [
   [batchDecoder, runs],
   [segmentReader, runs],
+  [largeSegmentReader, Math.ceil(runs / 500)],
   [recovery, Math.ceil(runs / 20)],
 ];
 for (const [target, numRuns] of plan) {

@@ -1,4 +1,5 @@
-import { buildPlainBatch } from './batch-builder.js';
+import { buildPlainBatch, NO_PRODUCER } from './batch-builder.js';
+import { validateTimestamp } from './batch-validator.js';
 import { StorageError } from './errors.js';
 import { appendBuiltBatch, type LogAppendInfo } from './log.js';
 import type { Partition } from './partition.js';
@@ -10,7 +11,14 @@ export function appendRecords(
   records: readonly RecordInput[],
   nowMs: number,
 ): LogAppendInfo {
-  if (records.length === 0) throw new StorageError('a batch needs at least one record');
+  if (records.length === 0) throw new StorageError('INVALID_RECORD', 'a batch needs at least one record');
+  validateTimestamp(nowMs);
   const log = partition.log;
-  return appendBuiltBatch(log, buildPlainBatch(records, log.logEndOffset, nowMs));
+  const header = {
+    attributes: 0,
+    lastOffsetDelta: records.length - 1,
+    recordsCount: records.length,
+    ...NO_PRODUCER,
+  };
+  return appendBuiltBatch(log, buildPlainBatch(records, log.logEndOffset, nowMs), header);
 }

@@ -83,7 +83,8 @@ export class BatchScratch {
   };
 }
 
-const NO_PRODUCER: ProducerFields = {
+/** The three producer fields of a batch with no producer: all -1. */
+export const NO_PRODUCER: ProducerFields = {
   producerId: NO_PRODUCER_ID,
   producerEpoch: NO_PRODUCER_EPOCH,
   baseSequence: NO_SEQUENCE,

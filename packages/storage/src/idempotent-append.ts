@@ -14,6 +14,7 @@ import {
   toSequence,
 } from '@klog/core';
 import { BatchScratch, buildProducerBatch } from './batch-builder.js';
+import { validateTimestamp } from './batch-validator.js';
 import { StorageError } from './errors.js';
 import { appendBuiltBatch } from './log.js';
 import type { Partition } from './partition.js';
@@ -34,7 +35,6 @@ export interface IdempotentAppendOptions {
 /** One build buffer for every append in the process: each batch is written out before the next is built. */
 const scratch = new BatchScratch();
 
-// #region append-idempotent
 // #region append-head fragment
 /**
  * Judge first, then write. Only an Append touches the log: a Duplicate answers
@@ -55,7 +55,8 @@ export function appendIdempotent(
   const pid = toProducerId(producerId);
   const epoch = toProducerEpoch(producerEpoch);
   const first = toSequence(firstSeq, 'first sequence');
-  if (records.length === 0) throw new StorageError('a batch needs at least one record');
+  if (records.length === 0) throw new StorageError('INVALID_RECORD', 'a batch needs at least one record');
+  validateTimestamp(nowMs);
   const last = incrementSequence(first, records.length - 1);
   const entry = state.get(pid) ?? new ProducerStateEntry(pid);
   const verdict = options.fencing
@@ -74,7 +75,13 @@ export function appendIdempotent(
       const producer = { producerId: pid, producerEpoch: epoch, baseSequence: first };
       // Built in a reused buffer: appendBatch writes it out before another batch is built.
       const batch = buildProducerBatch(records, log.logEndOffset, nowMs, producer, scratch.allocate);
-      const written = appendBuiltBatch(log, batch);
+      const header = {
+        attributes: 0,
+        lastOffsetDelta: records.length - 1,
+        recordsCount: records.length,
+        ...producer,
+      };
+      const written = appendBuiltBatch(log, batch, header);
       // The window learns of the batch only once it is on the log.
       entry.addBatch(epoch, new BatchMetadata(last, written.lastOffset, records.length - 1, nowMs));
       state.update(entry);
@@ -82,4 +89,3 @@ export function appendIdempotent(
     }
   }
 }
-// #endregion append-idempotent

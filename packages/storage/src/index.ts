@@ -3,7 +3,12 @@
 /// <reference types="node" preserve="true" />
 export { appendRecords } from './append.js';
 export { buildPlainBatch, buildProducerBatch, type ProducerFields, rewriteBatch } from './batch-builder.js';
-export { type CompactionOptions, type CompactionReport, compact } from './compaction.js';
+export {
+  type CompactionOptions,
+  type CompactionReport,
+  compact,
+  DEFAULT_DEDUPE_BUFFER_BYTES,
+} from './compaction.js';
 export {
   COMPRESSION_MASK,
   COMPRESSION_TYPES,
@@ -13,16 +18,29 @@ export {
   decompressRecords,
 } from './compression.js';
 export { crc32c } from './crc32c.js';
-export { DecodeError, StorageError } from './errors.js';
+export {
+  DecodeError,
+  type KafkaErrorCode,
+  type KlogErrorCode,
+  StorageError,
+  type StorageErrorCode,
+} from './errors.js';
 export { fsyncDirectory } from './fsync.js';
 export {
   appendIdempotent,
   type IdempotentAppend,
   type IdempotentAppendOptions,
 } from './idempotent-append.js';
-export { DEFAULT_LOG_CONFIG, type FlushPolicy, Log, type LogAppendInfo, type LogConfig } from './log.js';
+export {
+  DEFAULT_LOG_CONFIG,
+  type FlushPolicy,
+  Log,
+  type LogAppendInfo,
+  type LogConfig,
+  type LogOpenOptions,
+} from './log.js';
 export { Partition } from './partition.js';
-export { addBatchFromHeader, rebuildProducerState } from './producer-state-rebuild.js';
+export { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
 export type { Record, RecordHeader, RecordInput } from './record.js';
 export {
   batchSize,
@@ -37,6 +55,7 @@ export {
   LOG_OVERHEAD,
   lastOffsetOf,
   MAGIC_V2,
+  MAX_OFFSET,
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
   NO_SEQUENCE,
@@ -49,14 +68,19 @@ export {
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG,
 } from './record-batch.js';
+export { type FoundBatch, findBatchStart, findValidBatches } from './batch-search.js';
+export { type AppendOrigin, validateForAppend } from './batch-validator.js';
+export { DirectoryLock, LOCK_FILE_NAME } from './file-lock.js';
+export { type LogDirListing, listLogDir, type SegmentFileEntry } from './log-dir.js';
+export { OffsetMap } from './offset-map.js';
 export {
   checkSegment,
   describeRecovery,
-  findBatchStart,
   type RecoveryReport,
   recoverSegment,
   type SegmentCheck,
 } from './recovery.js';
+export { SegmentFileCache } from './segment-file-cache.js';
 export {
   type BatchPosition,
   type InspectedBatch,

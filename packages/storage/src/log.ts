@@ -1,17 +1,20 @@
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { type AppendedHeader, type AppendOrigin, validateForAppend } from './batch-validator.js';
 import { DecodeError, StorageError } from './errors.js';
+import { DirectoryLock } from './file-lock.js';
 import { fsyncDirectory } from './fsync.js';
+import { io } from './io.js';
+import { listLogDir } from './log-dir.js';
 import {
   batchSize,
   DEFAULT_MAX_BATCH_BYTES,
-  decodeBatchHeader,
   decodeRecordBatch,
+  lastOffsetOf,
   type RecordBatch,
 } from './record-batch.js';
 import { type RecoveryReport, recoverSegment } from './recovery.js';
-import { LogSegment, parseSegmentFileName } from './segment.js';
+import { LogSegment } from './segment.js';
+import { SegmentFileCache } from './segment-file-cache.js';
 import { writeInt64 } from './varint.js';
 
 export { fsyncDirectory } from './fsync.js';
@@ -61,16 +64,20 @@ export interface LogAppendInfo {
   readonly rolled: boolean;
 }
 
+function invalidConfig(message: string): StorageError {
+  return new StorageError('INVALID_CONFIG', message);
+}
+
 function validateConfig(config: LogConfig): LogConfig {
   if (!Number.isSafeInteger(config.segmentBytes) || config.segmentBytes < 61) {
-    throw new StorageError(`segment.bytes must be an integer >= 61, got ${config.segmentBytes}`);
+    throw invalidConfig(`segment.bytes must be an integer >= 61, got ${config.segmentBytes}`);
   }
   if (
     !Number.isSafeInteger(config.maxBatchBytes) ||
     config.maxBatchBytes < 61 ||
     config.maxBatchBytes > DEFAULT_MAX_BATCH_BYTES
   ) {
-    throw new StorageError(
+    throw invalidConfig(
       `max batch bytes must be an integer in 61..${DEFAULT_MAX_BATCH_BYTES} (what klog can read back), got ${config.maxBatchBytes}`,
     );
   }
@@ -78,61 +85,60 @@ function validateConfig(config: LogConfig): LogConfig {
   if (typeof flush === 'object' && flush !== null) {
     const n = (flush as { everyMessages?: unknown }).everyMessages;
     if (!Number.isSafeInteger(n) || (n as number) < 1) {
-      throw new StorageError(`flush every N messages needs N >= 1, got ${String(n)}`);
+      throw invalidConfig(`flush every N messages needs N >= 1, got ${String(n)}`);
     }
   } else if (flush !== 'os' && flush !== 'every-append') {
-    throw new StorageError(
-      `flush must be 'os', 'every-append' or { everyMessages: n }, got ${String(flush)}`,
-    );
+    throw invalidConfig(`flush must be 'os', 'every-append' or { everyMessages: n }, got ${String(flush)}`);
   }
   return config;
 }
 
-/**
- * Where a compaction of the log in `dir` writes the cleaned log (`cleaned`) and parks
- * the old one during the swap (`old`): siblings of `dir` named by a hash of its name,
- * so that they stay within the file system's 255-byte name limit even for a
- * 249-character topic, and can never be mistaken for a `<topic>-<partition>` directory.
- */
-export function swapDirs(dir: string): { readonly cleaned: string; readonly old: string } {
-  const id = createHash('sha256').update(basename(dir)).digest('hex').slice(0, 16);
-  return { cleaned: join(dirname(dir), `.${id}.cleaned`), old: join(dirname(dir), `.${id}.old`) };
+/** How a log is opened, apart from its config. */
+export interface LogOpenOptions {
+  /**
+   * Where inactive segments get their (read-only) file descriptors: a `LogManager`
+   * shares one over all its logs. A log opened alone gets its own, of 64 files.
+   */
+  readonly segmentFiles?: SegmentFileCache;
 }
 
-/**
- * A compaction writes the cleaned log next to the partition, then swaps directories.
- * Finish or undo a swap a crash interrupted, so that a log is always either wholly
- * before or wholly after a clean.
- */
-function completeInterruptedSwap(dir: string): void {
-  const { cleaned, old } = swapDirs(dir);
-  if (!existsSync(dir) && existsSync(cleaned)) renameSync(cleaned, dir);
-  if (existsSync(cleaned)) rmSync(cleaned, { recursive: true, force: true });
-  if (existsSync(old) && existsSync(dir)) rmSync(old, { recursive: true, force: true });
-}
-
-/** Set by `Log`'s static block, so that only this package can reach the write path below. */
-let writeBuiltBatch: (log: Log, batch: Buffer) => LogAppendInfo;
+/** Set by `Log`'s static block, so that only this package can reach the write paths below. */
+let writeBuiltBatch: (log: Log, batch: Buffer, header: AppendedHeader) => LogAppendInfo;
+let swapInCleaned: (log: Log, baseOffsets: readonly number[]) => void;
 
 /**
  * Append a batch that this package's own builder produced in the same call and that
- * never left the package: its header and CRC-32C were written a moment ago, so
- * decoding and checking them again would only add to the cost of every append. Kafka does the same: the
- * leader validates the CRC of a client's batch (`LogValidator`) but not of batches it
- * builds itself. Not exported from the package: bytes from outside go through
- * `Log.appendBatch`, which checks everything.
+ * never left the package: its structure and CRC-32C were written a moment ago, so
+ * decoding and checking them again would only add to the cost of every append. Kafka
+ * does the same: the leader validates the CRC of a client's batch (`LogValidator`)
+ * but not of batches it builds itself. Its size and offsets are still checked
+ * against the log's limits before a byte is written. Not exported from the package:
+ * bytes from outside go through `Log.appendBatch`, which checks everything.
  */
-export function appendBuiltBatch(log: Log, batch: Buffer): LogAppendInfo {
-  return writeBuiltBatch(log, batch);
+export function appendBuiltBatch(log: Log, batch: Buffer, header: AppendedHeader): LogAppendInfo {
+  return writeBuiltBatch(log, batch, header);
+}
+
+/**
+ * Replace inactive segments by their cleaned copies (`<base>.log.swap`, written and
+ * fsynced by compaction), in offset order. Each rename replaces one segment whole,
+ * so a crash leaves every segment either cleaned or not; `Log.open` finishes the swap.
+ */
+export function replaceWithCleaned(log: Log, baseOffsets: readonly number[]): void {
+  swapInCleaned(log, baseOffsets);
 }
 
 /**
  * A partition's log: ordered segments, the last of which is active and takes
  * appends (Kafka's `UnifiedLog` over `LocalLog`). The log end offset is the offset
- * the next record will get.
+ * the next record will get. One `Log` at a time writes a directory: opening takes its
+ * lock (`.lock`), which the kernel releases when the holder closes it or dies.
  */
 export class Log {
   readonly #segments: LogSegment[];
+  readonly #lock: DirectoryLock;
+  readonly #files: SegmentFileCache;
+  readonly #ownsFiles: boolean;
   #logEndOffset: number;
   #unflushedMessages = 0;
   #closed = false;
@@ -140,6 +146,9 @@ export class Log {
   private constructor(
     readonly dir: string,
     readonly config: LogConfig,
+    lock: DirectoryLock,
+    files: SegmentFileCache,
+    ownsFiles: boolean,
     segments: LogSegment[],
     logEndOffset: number,
     /**
@@ -148,43 +157,65 @@ export class Log {
      */
     readonly recovery: RecoveryReport | undefined,
   ) {
+    this.#lock = lock;
+    this.#files = files;
+    this.#ownsFiles = ownsFiles;
     this.#segments = segments;
     this.#logEndOffset = logEndOffset;
   }
 
   /**
    * Open the log in `dir` (created if missing), finding its segments and log end
-   * offset on disk. The active segment is recovered first (`recoverSegment`): a torn
-   * or corrupt tail is saved next to it and cut, and `recovery` says what was done,
-   * so the log end offset and a producer-state rebuild see only whole batches.
+   * offset on disk. The directory's lock is taken first: a second opener, in this
+   * process or another, is refused with StorageError `LOCKED` naming the holder's pid.
+   * The active segment is recovered (`recoverSegment`): a torn or corrupt tail is saved
+   * next to it and cut, and `recovery` says what was done, so the log end offset and a
+   * producer-state rebuild see only whole batches. Inactive segments are not read: their
+   * files are opened when first read, through a bounded cache.
    */
-  static open(dir: string, config: Partial<LogConfig> = {}): Log {
+  static open(dir: string, config: Partial<LogConfig> = {}, options: LogOpenOptions = {}): Log {
     // A key given as undefined (from JavaScript) means the default, as a missing one does.
     const given = Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined));
     const full = validateConfig({ ...DEFAULT_LOG_CONFIG, ...given });
-    completeInterruptedSwap(dir);
-    mkdirSync(dir, { recursive: true });
-    const found = readdirSync(dir)
-      .map((name) => ({ name, base: parseSegmentFileName(name) }))
-      .filter((s): s is { name: string; base: number } => s.base !== undefined)
-      .sort((a, b) => a.base - b.base);
+    io('create partition directory', dir, () => mkdirSync(dir, { recursive: true }));
+    const lock = DirectoryLock.acquire(dir, 'partition directory');
+    const files = options.segmentFiles ?? new SegmentFileCache();
     const segments: LogSegment[] = [];
     try {
-      for (const s of found) segments.push(LogSegment.open(join(dir, s.name), s.base));
+      const listing = finishInterruptedWork(dir);
+      listing.segments.forEach((s, i) => {
+        const last = i === listing.segments.length - 1;
+        const nextBaseOffset = listing.segments[i + 1]?.baseOffset;
+        segments.push(
+          last
+            ? LogSegment.open(s.path, s.baseOffset)
+            : LogSegment.open(s.path, s.baseOffset, { readOnly: true, cache: files, nextBaseOffset }),
+        );
+      });
       if (segments.length === 0) {
         segments.push(LogSegment.create(dir, 0));
         fsyncDirectory(dir);
       }
-      // Each segment's offsets end before the next one's base offset: a check on baseOffset, which the CRC does not cover.
-      for (let i = 0; i + 1 < segments.length; i++) segments[i]!.nextBaseOffset = segments[i + 1]!.baseOffset;
       const active = segments.at(-1)!;
       // Recovery reads with the readers' limit, not the setting: what an append once accepted is never cut for its size.
       const recovery = recoverSegment(active);
       // An empty active segment was rolled at the log end offset, so its base offset is the LEO.
       const logEndOffset = recovery.nextOffset ?? active.baseOffset;
-      return new Log(dir, full, segments, logEndOffset, recovery.kind === 'clean' ? undefined : recovery);
+      checkFollowsOn(segments);
+      return new Log(
+        dir,
+        full,
+        lock,
+        files,
+        options.segmentFiles === undefined,
+        segments,
+        logEndOffset,
+        recovery.kind === 'clean' ? undefined : recovery,
+      );
     } catch (error) {
       for (const segment of segments) segment.close();
+      if (options.segmentFiles === undefined) files.closeAll();
+      lock.release();
       throw error;
     }
   }
@@ -211,48 +242,22 @@ export class Log {
   }
 
   /**
-   * Append one encoded batch. The log gives it its offsets: the base offset field
-   * (outside the CRC) is set to the log end offset.
+   * Append one encoded batch from outside. It is checked whole first, as Kafka's
+   * `LogValidator` does for a client's batch: length, magic, CRC and every record,
+   * the count against the offsets, the producer fields, and the size against
+   * `message.max.bytes`, so bytes a reader would refuse never reach the file. The log
+   * gives it its offsets: the base offset it is written with (outside the CRC) is the
+   * log end offset; the caller's buffer is not changed.
    */
   appendBatch(batch: Buffer): LogAppendInfo {
-    return this.#write(batch, this.#logEndOffset);
-  }
-
-  static {
-    // The builder wrote a valid header and CRC moments ago: give the batch its offset and place it.
-    writeBuiltBatch = (log, batch) => {
-      log.#checkOpen();
-      const baseOffset = log.#logEndOffset;
-      writeInt64(new DataView(batch.buffer, batch.byteOffset, 8), 0, baseOffset);
-      return log.#place(batch, baseOffset, batch.readInt32BE(23), batch.readInt32BE(57));
-    };
-  }
-
-  /**
-   * Append a batch keeping the base offset it carries, which must be at or past the
-   * log end offset. Compaction uses it: a cleaned log keeps every record's offset,
-   * with gaps where records were removed.
-   */
-  appendBatchKeepingOffsets(batch: Buffer): LogAppendInfo {
-    const header = decodeBatchHeader(batch, 0, { maxBatchBytes: this.config.maxBatchBytes });
-    if (header.baseOffset < this.#logEndOffset) {
+    this.#checkOpen();
+    if (batch.length > this.config.maxBatchBytes) {
       throw new StorageError(
-        `batch at offset ${header.baseOffset} is below the log end offset ${this.#logEndOffset}`,
+        'MESSAGE_TOO_LARGE',
+        `batch of ${batch.length} bytes exceeds the limit of ${this.config.maxBatchBytes} (message.max.bytes)`,
       );
     }
-    return this.#write(batch, header.baseOffset);
-  }
-
-  // #region append-batch
-  /**
-   * Write a batch from outside at `baseOffset`. It is checked whole first, as
-   * Kafka's `LogValidator` does: length, magic, CRC and every record, so bytes that
-   * are not a batch never reach the file; then the segment may roll.
-   */
-  #write(batch: Buffer, baseOffset: number): LogAppendInfo {
-    this.#checkOpen();
-    writeInt64(new DataView(batch.buffer, batch.byteOffset, 8), 0, baseOffset);
-    const header = decodeRecordBatch(batch, 0, { maxBatchBytes: this.config.maxBatchBytes });
+    const header = decodeRecordBatch(batch, 0);
     if (batchSize(header) !== batch.length) {
       throw new DecodeError(
         'batchLength',
@@ -260,6 +265,13 @@ export class Log {
         `says ${batchSize(header)} bytes but the buffer holds ${batch.length}`,
       );
     }
+    return this.#accept(batch, header, 'client');
+  }
+
+  /** Check a batch against the log's limits, then place it at the log end offset. */
+  #accept(batch: Buffer, header: AppendedHeader, origin: AppendOrigin): LogAppendInfo {
+    const baseOffset = this.#logEndOffset;
+    validateForAppend(header, batch.length, baseOffset, this.config.maxBatchBytes, origin);
     return this.#place(batch, baseOffset, header.lastOffsetDelta, header.recordsCount);
   }
 
@@ -269,7 +281,9 @@ export class Log {
     const segment = this.activeSegment;
     const position = segment.size;
     const lastOffset = baseOffset + lastOffsetDelta;
-    segment.append(batch, lastOffset);
+    const head = Buffer.allocUnsafe(8);
+    writeInt64(new DataView(head.buffer, head.byteOffset, 8), 0, baseOffset);
+    segment.append(batch, lastOffset, head);
     this.#logEndOffset = lastOffset + 1;
     this.#maybeFlush(records);
     return {
@@ -281,14 +295,21 @@ export class Log {
       rolled,
     };
   }
-  // #endregion append-batch
+
+  static {
+    writeBuiltBatch = (log, batch, header) => {
+      log.#checkOpen();
+      return log.#accept(batch, header, 'klog');
+    };
+    swapInCleaned = (log, baseOffsets) => log.#swapInCleaned(baseOffsets);
+  }
 
   // #region maybe-roll
   /** Kafka's roll rule on size: a new segment when this batch would take the active one past `segment.bytes`. */
   #maybeRoll(nextBatchBytes: number): boolean {
     const active = this.activeSegment;
     if (active.size === 0 || active.size + nextBatchBytes <= this.config.segmentBytes) return false;
-    active.flush();
+    active.seal(this.#logEndOffset, this.#files);
     this.#unflushedMessages = 0;
     this.#segments.push(LogSegment.create(this.dir, this.#logEndOffset));
     fsyncDirectory(this.dir);
@@ -308,6 +329,25 @@ export class Log {
     this.#checkOpen();
     this.activeSegment.flush();
     this.#unflushedMessages = 0;
+  }
+
+  #swapInCleaned(baseOffsets: readonly number[]): void {
+    this.#checkOpen();
+    for (const base of baseOffsets) {
+      const i = this.#segments.findIndex((s) => s.baseOffset === base);
+      const old = this.#segments[i];
+      if (old === undefined || old === this.activeSegment) {
+        throw new StorageError('INVALID_REQUEST', `no inactive segment at offset ${base} in ${this.dir}`);
+      }
+      old.close();
+      io('swap in cleaned segment', old.path, () => renameSync(`${old.path}.swap`, old.path));
+      this.#segments[i] = LogSegment.open(old.path, base, {
+        readOnly: true,
+        cache: this.#files,
+        nextBaseOffset: this.#segments[i + 1]!.baseOffset,
+      });
+    }
+    fsyncDirectory(this.dir);
   }
 
   /** The segment that holds `offset`, or undefined if the offset is outside the log. */
@@ -356,10 +396,20 @@ export class Log {
 
   #slices(offset: number, maxBytes: number): { segment: LogSegment; position: number; bytes: Buffer }[] {
     this.#checkOpen();
+    if (!Number.isSafeInteger(offset)) {
+      throw new StorageError('INVALID_REQUEST', `offset must be a safe integer, got ${String(offset)}`);
+    }
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+      throw new StorageError(
+        'INVALID_REQUEST',
+        `max bytes must be a safe integer >= 0, got ${String(maxBytes)}`,
+      );
+    }
     if (offset === this.#logEndOffset) return [];
     const first = this.segmentFor(offset);
     if (first === undefined) {
       throw new StorageError(
+        'OFFSET_OUT_OF_RANGE',
         `offset ${offset} is outside the log [${this.logStartOffset}, ${this.#logEndOffset})`,
       );
     }
@@ -392,19 +442,65 @@ export class Log {
     }
   }
 
-  get isOpen(): boolean {
-    return !this.#closed;
-  }
-
-  /** Flush and close every segment. The log can be opened again from its directory. */
+  /** Flush and close every segment, and release the directory's lock. The log can be opened again. */
   close(): void {
     if (this.#closed) return;
-    this.activeSegment.flush();
-    for (const segment of this.#segments) segment.close();
     this.#closed = true;
+    try {
+      this.activeSegment.flush();
+    } finally {
+      for (const segment of this.#segments) segment.close();
+      if (this.#ownsFiles) this.#files.closeAll();
+      this.#lock.release();
+    }
   }
 
   #checkOpen(): void {
-    if (this.#closed) throw new StorageError(`log ${this.dir} is closed`);
+    if (this.#closed) throw new StorageError('CLOSED', `log ${this.dir} is closed`, { path: this.dir });
+  }
+}
+
+/**
+ * Finish what a crash interrupted, before the log is read (Kafka's `LogLoader` does the
+ * same with its `.swap`, `.cleaned` and `.deleted` files): a committed compaction's
+ * `.swap` files replace their segments; half-written files (`.cleaned`, `.tmp`) are
+ * removed, since nothing was cut or replaced on their account.
+ */
+function finishInterruptedWork(dir: string): ReturnType<typeof listLogDir> {
+  const listing = listLogDir(dir);
+  if (listing.swaps.length === 0 && listing.unfinished.length === 0) return listing;
+  for (const path of listing.unfinished) io('remove unfinished file', path, () => unlinkSync(path));
+  for (const swap of listing.swaps) {
+    const target = swap.path.slice(0, -'.swap'.length);
+    io('finish the swap of cleaned segment', swap.path, () => renameSync(swap.path, target));
+  }
+  fsyncDirectory(dir);
+  return listLogDir(dir);
+}
+
+/**
+ * Each segment's offsets must end before the next one's base offset. The older
+ * segments are checked when read (`nextBaseOffset`); the one before the active segment
+ * is checked now, since the log end offset depends on it: an active segment whose
+ * name is below where that one ends would hand out offsets the log already holds.
+ */
+function checkFollowsOn(segments: readonly LogSegment[]): void {
+  const previous = segments.at(-2);
+  if (previous === undefined) return;
+  const active = segments.at(-1)!;
+  let last: number | undefined;
+  try {
+    for (const { header } of previous.headers()) last = lastOffsetOf(header);
+  } catch (error) {
+    // A damaged older segment is reported when it is read; what it holds before the damage still counts.
+    if (!(error instanceof DecodeError)) throw error;
+  }
+  if (last !== undefined && last >= active.baseOffset) {
+    throw new StorageError(
+      'CORRUPT_MESSAGE',
+      `${active.path} starts at offset ${active.baseOffset}, but ${previous.path} holds offsets up to ${last}: ` +
+        'the active segment would hand out offsets the log already has',
+      { path: active.path },
+    );
   }
 }

@@ -55,6 +55,11 @@ export const NO_SEQUENCE = -1;
  * may decompress to at most this many bytes, for the same reason.
  */
 export const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
+/**
+ * The largest offset klog can give a record: the log end offset after it (one more)
+ * must still be a safe integer, so that no two records ever get the same number.
+ */
+export const MAX_OFFSET = Number.MAX_SAFE_INTEGER - 1;
 
 const CRC_OFFSET = 17;
 const ATTRIBUTES_OFFSET = 21;
@@ -123,6 +128,7 @@ export function encodeRecordBatch(
   if ((fields.attributes & COMPRESSION_MASK) !== 0) {
     // The encoder writes records uncompressed: attributes naming a codec would make a batch no reader can read.
     throw new StorageError(
+      'INVALID_REQUEST',
       `cannot encode a batch with compression ${compressionName(fields.attributes)}: klog writes records uncompressed`,
     );
   }
@@ -240,6 +246,13 @@ export function decodeBatchHeader(
   const lastOffsetDelta = readInt32(bytes, pos + 23);
   if (lastOffsetDelta < 0) {
     throw new DecodeError('lastOffsetDelta', base + pos + 23, `${lastOffsetDelta} is negative`);
+  }
+  if (lastOffsetDelta > MAX_OFFSET - baseOffset) {
+    throw new DecodeError(
+      'lastOffsetDelta',
+      base + pos + 23,
+      `the batch's last offset ${baseOffset} + ${lastOffsetDelta} is past ${MAX_OFFSET}, the largest offset klog holds exactly`,
+    );
   }
   const recordsCount = readInt32(bytes, pos + 57);
   // Every record takes at least 7 bytes; a larger count is garbage, refused before anything is allocated.

@@ -1,11 +1,11 @@
-import { closeSync, existsSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { findValidBatches } from './batch-search.js';
 import type { DecodeError } from './errors.js';
 import { fsyncDirectory } from './fsync.js';
-import { DEFAULT_MAX_BATCH_BYTES, lastOffsetOf, MAGIC_V2, RECORD_BATCH_OVERHEAD } from './record-batch.js';
+import { CREATE_NEW, io, ioError, OPEN_READ, openRegular } from './io.js';
+import { lastOffsetOf } from './record-batch.js';
 import type { LogSegment } from './segment.js';
-
-const MAGIC_OFFSET = 16;
 
 /**
  * Recovery on open, like Kafka's `LogLoader` / `LogSegment.recover` after an
@@ -48,7 +48,10 @@ export interface RecoveryReport {
   readonly truncatedBytes: number;
   /** Why the byte at `validBytes` was not the start of a valid batch; names the file and byte. */
   readonly error: DecodeError | undefined;
-  /** Valid-looking batches found in the bytes cut off (0 for a torn tail). */
+  /**
+   * Whole batches with a good CRC-32C in the bytes cut off (0 for a torn tail): the
+   * batches whose offsets disagree with their neighbours, and any found past damage.
+   */
   readonly batchesAfter: number;
   /** Where the cut bytes were saved, so nothing is deleted silently. */
   readonly savedTo: string | undefined;
@@ -63,7 +66,7 @@ export function describeRecovery(report: RecoveryReport): string {
   const what = report.kind === 'torn-tail' ? 'a torn last batch' : 'corrupt data';
   const after =
     report.batchesAfter > 0
-      ? `, ${report.batchesAfter} valid-looking batch${report.batchesAfter === 1 ? '' : 'es'} after it`
+      ? `, ${report.batchesAfter} whole batch${report.batchesAfter === 1 ? '' : 'es'} with a good CRC in the cut bytes`
       : '';
   const why =
     report.error === undefined
@@ -90,31 +93,27 @@ export interface SegmentCheck {
  * bounds, magic, batch inside the file, CRC-32C, offsets increasing), and find
  * where its valid batches end and why. When a batch starts below where the one
  * before it ended, the one before is not kept either: both baseOffsets are outside
- * the CRC, and either may be the wrong one.
+ * the CRC, and either may be the wrong one. The limits are the format's own, never
+ * a setting: data on disk that passes them is never cut because a limit shrank.
  */
-export function checkSegment(segment: LogSegment, maxBatchBytes = DEFAULT_MAX_BATCH_BYTES): SegmentCheck {
+export function checkSegment(segment: LogSegment): SegmentCheck {
   let batches = 0;
   let validBytes = 0;
   let nextOffset: number | undefined;
   // The state before the last kept batch, in case the next one disagrees with it on offsets.
   let before = { validBytes: 0, nextOffset: undefined as number | undefined };
   let error: DecodeError | undefined;
-  /** Where the invalid part ends, if it is a whole batch; else where a search for the next batch starts. */
-  let resume: { readonly at: number; readonly search: boolean } | undefined;
   let torn = false;
-  for (const entry of segment.inspect({ maxBatchBytes })) {
+  for (const entry of segment.inspect()) {
     if (entry.kind === 'stop') {
       error = entry.error;
-      resume = { at: entry.position + 1, search: true };
       torn = /^truncated/.test(error.reason) || allZero(segment, entry.position);
       break;
     }
     if (entry.problem !== undefined || entry.header === undefined) {
       error = entry.problem;
-      const end = entry.position + entry.bytes.length;
-      resume = { at: end, search: false };
       // A whole last batch whose bytes did not all reach the disk; offsets out of order are never a torn write.
-      torn = !entry.crcValid && end === segment.size;
+      torn = !entry.crcValid && entry.position + entry.bytes.length === segment.size;
       if (entry.previousSuspect) {
         batches--;
         ({ validBytes, nextOffset } = before);
@@ -129,20 +128,19 @@ export function checkSegment(segment: LogSegment, maxBatchBytes = DEFAULT_MAX_BA
   if (validBytes === segment.size) {
     return { kind: 'clean', batches, validBytes, error: undefined, batchesAfter: 0, nextOffset };
   }
-  const batchesAfter =
-    resume === undefined ? 0 : countBatchesAfter(segment, resume.at, resume.search, maxBatchBytes);
+  const batchesAfter = countWholeBatches(segment, validBytes);
   const kind = torn && batchesAfter === 0 ? 'torn-tail' : 'corruption';
   return { kind, batches, validBytes, error, batchesAfter, nextOffset };
 }
 
 /**
  * Recover a segment: `checkSegment`, then cut it after the last valid batch. The
- * cut bytes are first copied to `<segment>.log.dropped-<position>` and fsynced,
+ * cut bytes are first saved whole to `<segment>.log.dropped-<position>` and fsynced,
  * then the segment is truncated and fsynced: a crash during recovery loses nothing
  * either.
  */
-export function recoverSegment(segment: LogSegment, maxBatchBytes = DEFAULT_MAX_BATCH_BYTES): RecoveryReport {
-  const check = checkSegment(segment, maxBatchBytes);
+export function recoverSegment(segment: LogSegment): RecoveryReport {
+  const check = checkSegment(segment);
   const truncatedBytes = segment.size - check.validBytes;
   let savedTo: string | undefined;
   if (truncatedBytes > 0) {
@@ -163,72 +161,102 @@ function allZero(segment: LogSegment, from: number): boolean {
 }
 
 /**
- * Whole batches with a good CRC in the part recovery cuts off, after the invalid
- * one, counted for the report. After a whole bad batch the next one starts where
- * it ends; after a header that is garbage, the bytes are searched for the next
- * position where a whole batch with a good CRC starts.
+ * Whole batches with a good CRC in `segment[from..]`, counted for the report: from
+ * `from`, each one found leads to the next by its length; where none starts, the next
+ * one found further on is taken. Linear in the bytes (`findValidBatches`).
  */
-function countBatchesAfter(
-  segment: LogSegment,
-  from: number,
-  search: boolean,
-  maxBatchBytes: number,
-): number {
-  const start = search ? findBatchStart(segment, from, maxBatchBytes) : from;
-  if (start === undefined) return 0;
+function countWholeBatches(segment: LogSegment, from: number): number {
+  const found = findValidBatches(segment, from);
   let count = 0;
-  for (const entry of segment.inspect({ maxBatchBytes }, start, 0)) {
-    if (entry.kind === 'stop') break;
-    if (entry.crcValid) count++;
+  let position = from;
+  let i = 0;
+  for (;;) {
+    while (i < found.length && found[i]!.position < position) i++;
+    const next = found[i];
+    if (next === undefined) return count;
+    count++;
+    position = next.position + next.size;
   }
-  return count;
 }
 
 /**
- * The first position at or after `from` where a whole batch with a good CRC starts,
- * if any: how `klog dump-log` and recovery find their footing again after a header
- * that is garbage. A candidate needs a magic byte of 2 first, so most positions
- * cost one comparison.
- */
-export function findBatchStart(
-  segment: LogSegment,
-  from: number,
-  maxBatchBytes = DEFAULT_MAX_BATCH_BYTES,
-): number | undefined {
-  const chunkSize = 64 * 1024;
-  for (let chunkStart = from; chunkStart + RECORD_BATCH_OVERHEAD <= segment.size; chunkStart += chunkSize) {
-    const magics = segment.read(chunkStart + MAGIC_OFFSET, chunkSize);
-    for (let i = 0; i < magics.length; i++) {
-      if (magics[i] !== MAGIC_V2) continue;
-      const position = chunkStart + i;
-      if (position + RECORD_BATCH_OVERHEAD > segment.size) return undefined;
-      const first = segment.inspect({ maxBatchBytes }, position, 0).next();
-      if (!first.done && first.value.kind === 'batch' && first.value.crcValid) return position;
-    }
-  }
-  return undefined;
-}
-
-/**
- * Copy `segment[from..]` to `<segment>.dropped-<from>` (a new file, never
- * overwriting one an earlier recovery left: `.dropped-<from>.1`, `.2`, …), fsynced
- * with its directory before the caller cuts the segment.
+ * Copy `segment[from..]` to `<segment>.dropped-<from>`, fsynced with its directory
+ * before the caller cuts the segment. It is written under a temporary name and
+ * renamed only once whole, so a crash leaves no partial copy that looks like a whole
+ * one (`Log.open` removes the temporary), and a failure (a full disk) leaves nothing
+ * behind. An earlier copy of the same bytes (a recovery interrupted after saving them
+ * and before cutting) is kept as it is; different bytes get `.1`, `.2`, …
  */
 function saveDropped(segment: LogSegment, from: number): string {
-  let path = `${segment.path}.dropped-${from}`;
-  for (let n = 1; existsSync(path); n++) path = `${segment.path}.dropped-${from}.${n}`;
-  const fd = openSync(path, 'wx');
+  const final = `${segment.path}.dropped-${from}`;
+  const temporary = `${final}.tmp`;
+  const step = 'save the bytes recovery cuts to';
+  removeIfThere(temporary);
+  try {
+    const fd = openRegular(temporary, CREATE_NEW, 'copy of cut bytes');
+    try {
+      const chunk = 1024 * 1024;
+      for (let pos = from; pos < segment.size; pos += chunk) {
+        const bytes = segment.read(pos, chunk);
+        let written = 0;
+        while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+      }
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    let path = final;
+    for (let n = 1; ; n++) {
+      const same = sameBytes(path, segment, from);
+      if (same === undefined) break;
+      if (same) {
+        unlinkSync(temporary);
+        return path;
+      }
+      path = `${final}.${n}`;
+    }
+    renameSync(temporary, path);
+    fsyncDirectory(dirname(path));
+    return path;
+  } catch (error) {
+    try {
+      removeIfThere(temporary);
+    } catch {
+      // The first error is the one to report.
+    }
+    throw ioError(step, temporary, error);
+  }
+}
+
+function removeIfThere(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError('remove', path, error);
+  }
+}
+
+/** Whether the file at `path` holds exactly `segment[from..]`; undefined if there is no such file. */
+function sameBytes(path: string, segment: LogSegment, from: number): boolean | undefined {
+  let fd: number;
+  try {
+    fd = openRegular(path, OPEN_READ, 'copy of cut bytes');
+  } catch (error) {
+    if ((error as { errno?: string }).errno === 'ENOENT') return undefined;
+    throw error;
+  }
   try {
     const chunk = 1024 * 1024;
-    for (let pos = from; pos < segment.size; pos += chunk) {
-      const bytes = segment.read(pos, chunk);
-      let written = 0;
-      while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    const theirs = Buffer.allocUnsafe(chunk);
+    let pos = from;
+    for (;;) {
+      const n = io('read', path, () => readSync(fd, theirs, 0, chunk, pos - from));
+      const ours = segment.read(pos, chunk);
+      if (n !== ours.length || !ours.equals(theirs.subarray(0, n))) return false;
+      if (n === 0) return true;
+      pos += n;
     }
-    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }
-  fsyncDirectory(dirname(path));
-  return path;
 }

@@ -1,15 +1,16 @@
 import {
   closeSync,
-  constants,
   fstatSync,
   fsyncSync,
   ftruncateSync,
-  openSync,
   readSync,
+  statSync,
   writeSync,
+  writevSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import { DecodeError, StorageError } from './errors.js';
+import { crcMismatch, DecodeError, StorageError } from './errors.js';
+import { CREATE_NEW, checkRegularFile, io, ioError, OPEN_READ, OPEN_READ_WRITE, openRegular } from './io.js';
 import {
   batchSize,
   computeBatchCrc,
@@ -18,12 +19,15 @@ import {
   decodeBatchHeader,
   decodeRecordBatch,
   lastOffsetOf,
+  DEFAULT_MAX_BATCH_BYTES,
+  MAX_OFFSET,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
   readStoredBatchHeader,
   type StoredBatchHeader,
 } from './record-batch.js';
+import type { SegmentFileCache } from './segment-file-cache.js';
 
 /**
  * One segment file, `<20-digit base offset>.log`, holding whole batches back to
@@ -45,16 +49,28 @@ import {
  */
 
 export const SEGMENT_SUFFIX = '.log';
+const SEGMENT_NAME = /^\d{20}\.log$/;
 
 export function segmentFileName(baseOffset: number): string {
   return String(baseOffset).padStart(20, '0') + SEGMENT_SUFFIX;
 }
 
-/** The base offset in a segment file name, or undefined if the name is not a segment's. */
+/**
+ * The base offset in a segment file name, or undefined if the name is not a
+ * segment's. A segment name whose offset klog cannot hold exactly (past 2^53 - 1)
+ * is refused with StorageError `OFFSET_OVERFLOW`, never skipped.
+ */
 export function parseSegmentFileName(name: string): number | undefined {
-  if (!/^\d{20}\.log$/.test(name)) return undefined;
+  if (!SEGMENT_NAME.test(name)) return undefined;
   const value = Number(name.slice(0, 20));
-  return Number.isSafeInteger(value) ? value : undefined;
+  if (value > MAX_OFFSET) {
+    throw new StorageError(
+      'OFFSET_OVERFLOW',
+      `segment file ${name} starts at offset ${name.slice(0, 20).replace(/^0+(?=\d)/, '')}, past ${MAX_OFFSET}, ` +
+        'the largest offset klog holds exactly',
+    );
+  }
+  return value;
 }
 
 export interface BatchPosition<T> {
@@ -127,58 +143,83 @@ interface BatchIndex {
   error: DecodeError | undefined;
 }
 
-function hex(n: number): string {
-  return `0x${n.toString(16).padStart(8, '0')}`;
+/**
+ * Decode options for bytes read from a segment: the readers' limit (the most any
+ * `message.max.bytes` can be set to), never the setting itself, which applies when
+ * data is accepted. The batch must also lie inside the file.
+ */
+function onDisk(base: number): DecodeOptions & { readonly base: number } {
+  return { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES, base };
 }
 
 export interface SegmentOpenOptions {
-  /** Open for reading only (`klog dump-log`): appends and truncation are refused. */
+  /** Open for reading only (`klog dump-log`, inactive segments): appends and truncation are refused. */
   readonly readOnly?: boolean;
+  /**
+   * The base offset of the segment after this one in its log: this segment's last
+   * offset must be below it (a check on `baseOffset`, which the CRC does not cover).
+   */
+  readonly nextBaseOffset?: number | undefined;
+  /**
+   * For a read-only segment: open its file only when it is read, through this cache of
+   * open files, instead of holding a descriptor for as long as the segment is open.
+   */
+  readonly cache?: SegmentFileCache;
 }
 
 export class LogSegment {
-  #fd: number;
+  /** A descriptor this segment holds for its whole life (the active segment's, or one opened alone); -1 if none. */
+  #pinned: number;
+  /** Where a segment with no pinned descriptor gets one, read-only, on each read. */
+  #cache: SegmentFileCache | undefined;
   #size: number;
-  readonly #readOnly: boolean;
+  #writable: boolean;
+  #closed = false;
   #index: BatchIndex | undefined;
-  /**
-   * The base offset of the segment after this one, set by `Log.open` for every
-   * segment but the active one: this segment's last offset must be below it. (A
-   * segment that rolls while the log is open needs none: its index was kept as each
-   * batch was written and checked, and is never rebuilt from the file.)
-   */
-  nextBaseOffset: number | undefined;
+  #nextBaseOffset: number | undefined;
 
   private constructor(
     readonly path: string,
     readonly baseOffset: number,
-    fd: number,
+    pinned: number,
+    cache: SegmentFileCache | undefined,
     size: number,
-    readOnly: boolean,
+    writable: boolean,
+    nextBaseOffset: number | undefined,
   ) {
-    this.#fd = fd;
+    this.#pinned = pinned;
+    this.#cache = cache;
     this.#size = size;
-    this.#readOnly = readOnly;
+    this.#writable = writable;
+    this.#nextBaseOffset = nextBaseOffset;
   }
 
   /** Create an empty segment; fails if the file already exists (a roll never overwrites). */
   static create(dir: string, baseOffset: number): LogSegment {
     const path = join(dir, segmentFileName(baseOffset));
-    const fd = openSync(path, 'wx+');
-    const segment = new LogSegment(path, baseOffset, fd, 0, false);
+    const fd = openRegular(path, CREATE_NEW, 'new segment file');
+    const segment = new LogSegment(path, baseOffset, fd, undefined, 0, true, undefined);
     segment.#index = { lastOffsets: [], positions: [], end: 0, error: undefined };
     return segment;
   }
 
+  /**
+   * Open an existing segment file. It must be a regular file: a symbolic link, a FIFO
+   * or a device is refused (StorageError `NOT_A_SEGMENT`), never followed.
+   */
   static open(path: string, baseOffset: number, options: SegmentOpenOptions = {}): LogSegment {
     const readOnly = options.readOnly === true;
-    // O_NONBLOCK: opening a FIFO named like a segment for reading would wait for a writer forever;
-    // this way it opens at once and is refused below as not a regular file.
-    const fd = openSync(path, readOnly ? constants.O_RDONLY | constants.O_NONBLOCK : 'r+');
+    if (readOnly && options.cache !== undefined) {
+      // Lazy: the file is opened by the cache on first read; only its size is needed now.
+      checkRegularFile(path, 'segment file');
+      const size = io('look at segment file', path, () => statSync(path).size);
+      return new LogSegment(path, baseOffset, -1, options.cache, size, false, options.nextBaseOffset);
+    }
+    // O_NOFOLLOW and O_NONBLOCK (io.ts): a symlink is refused, and a FIFO opens at once and is refused as not a regular file.
+    const fd = openRegular(path, readOnly ? OPEN_READ : OPEN_READ_WRITE, 'segment file');
     try {
-      const stat = fstatSync(fd);
-      if (!stat.isFile()) throw new StorageError(`${path} is not a regular file`);
-      return new LogSegment(path, baseOffset, fd, stat.size, readOnly);
+      const size = io('look at segment file', path, () => fstatSync(fd).size);
+      return new LogSegment(path, baseOffset, fd, undefined, size, !readOnly, options.nextBaseOffset);
     } catch (error) {
       closeSync(fd);
       throw error;
@@ -189,18 +230,53 @@ export class LogSegment {
     return this.#size;
   }
 
-  /** Append one batch (already validated) whose last record has offset `lastOffset`. */
-  append(batch: Uint8Array, lastOffset: number): void {
+  /** The base offset of the next segment of the log, if this one is not the last. */
+  get nextBaseOffset(): number | undefined {
+    return this.#nextBaseOffset;
+  }
+
+  /**
+   * This segment stops being the active one (a roll): it is fsynced, its writable
+   * descriptor closed, and from now on it is read through `cache`.
+   */
+  seal(nextBaseOffset: number, cache: SegmentFileCache): void {
     this.#checkWritable();
+    this.flush();
+    closeSync(this.#pinned);
+    this.#pinned = -1;
+    this.#cache = cache;
+    this.#writable = false;
+    this.#nextBaseOffset = nextBaseOffset;
+  }
+
+  /** The descriptor to read or write through now (see SegmentFileCache: never keep it across a yield). */
+  #fd(): number {
+    if (this.#closed) throw new StorageError('CLOSED', `segment ${this.path} is closed`, { path: this.path });
+    return this.#pinned !== -1 ? this.#pinned : this.#cache!.fd(this.path);
+  }
+
+  /**
+   * Append one batch (already validated) whose last record has offset `lastOffset`.
+   * `head`, when given, replaces the batch's first bytes on disk (the offsets the log
+   * assigns), so the caller's buffer is never written to.
+   */
+  append(batch: Uint8Array, lastOffset: number, head?: Uint8Array): void {
+    this.#checkWritable();
+    const fd = this.#pinned;
     let written = 0;
     try {
+      if (head !== undefined) {
+        const parts = [head, batch.subarray(head.length)];
+        written = writevSync(fd, parts, this.#size);
+      }
       while (written < batch.length) {
-        written += writeSync(this.#fd, batch, written, batch.length - written, this.#size + written);
+        const source = head !== undefined && written < head.length ? head : batch;
+        written += writeSync(fd, source, written, source.length - written, this.#size + written);
       }
     } catch (error) {
       // A short write (disk full, I/O error) must not leave half a batch behind the last good one.
-      if (written > 0) ftruncateSync(this.#fd, this.#size);
-      throw error;
+      if (written > 0) ftruncateSync(fd, this.#size);
+      throw ioError('append to segment', this.path, error);
     }
     if (this.#index !== undefined && this.#index.error === undefined) {
       this.#index.lastOffsets.push(lastOffset);
@@ -212,13 +288,12 @@ export class LogSegment {
 
   /** fsync: the data is on disk when this returns. */
   flush(): void {
-    this.#checkOpen();
-    fsyncSync(this.#fd);
+    const fd = this.#fd();
+    io('fsync segment', this.path, () => fsyncSync(fd));
   }
 
   /** Read `length` bytes at `position` (fewer only at the end of the file). */
   read(position: number, length: number): Buffer {
-    this.#checkOpen();
     const buf = Buffer.allocUnsafe(Math.max(0, Math.min(length, this.#size - position)));
     const done = this.#readInto(buf, position, buf.length);
     return done === buf.length ? buf : buf.subarray(0, done);
@@ -227,11 +302,16 @@ export class LogSegment {
   /** Read up to `length` bytes at `position` into the start of `buf`; returns how many were read. */
   #readInto(buf: Buffer, position: number, length: number): number {
     const want = Math.max(0, Math.min(length, buf.length, this.#size - position));
+    const fd = this.#fd();
     let done = 0;
-    while (done < want) {
-      const n = readSync(this.#fd, buf, done, want - done, position + done);
-      if (n === 0) break;
-      done += n;
+    try {
+      while (done < want) {
+        const n = readSync(fd, buf, done, want - done, position + done);
+        if (n === 0) break;
+        done += n;
+      }
+    } catch (error) {
+      throw ioError('read segment', this.path, error);
     }
     return done;
   }
@@ -243,22 +323,21 @@ export class LogSegment {
    * byte at the first that does not. `from` must be the position of a batch (0, or
    * one this scan or the index gave).
    */
-  *headers(options: DecodeOptions = {}, from = 0): Generator<BatchPosition<RecordBatchHeader>> {
+  *headers(from = 0): Generator<BatchPosition<RecordBatchHeader>> {
     // One buffer for the whole scan, refilled in place: a header is copied out before the next read.
     // Never larger than the file: a header that does not fit is reported truncated, not read past.
     const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(SCAN_CHUNK, this.#size - from)));
     let chunk = buffer.subarray(0, 0);
     let chunkStart = 0;
-    let chunkOptions: DecodeOptions & { readonly base: number } = { ...options, base: 0 };
+    let chunkOptions = onDisk(0);
     let size = 0;
     let position = from;
     while (position < this.#size) {
       if (position + RECORD_BATCH_OVERHEAD > chunkStart + chunk.length) {
-        this.#checkOpen();
         chunkStart = position;
         const want = size > SCAN_HEADER_ONLY_AFTER ? RECORD_BATCH_OVERHEAD : SCAN_CHUNK;
         chunk = buffer.subarray(0, this.#readInto(buffer, position, want));
-        chunkOptions = { ...options, base: chunkStart };
+        chunkOptions = onDisk(chunkStart);
       }
       const header = this.#wholeHeader(chunk, position - chunkStart, chunkOptions);
       size = batchSize(header);
@@ -275,17 +354,14 @@ export class LogSegment {
    * torn write, or a length field that is garbage). `from` must be a batch position;
    * `expectFrom` is the offset the first batch must not start below.
    */
-  *inspect(options: DecodeOptions = {}, from = 0, expectFrom = this.baseOffset): Generator<InspectionEntry> {
+  *inspect(from = 0, expectFrom = this.baseOffset): Generator<InspectionEntry> {
     let position = from;
     let nextOffset = expectFrom;
     let previous = from > 0;
     while (position < this.#size) {
       let size: number;
       try {
-        size = this.#wholeBatchSize(this.read(position, RECORD_BATCH_OVERHEAD), 0, {
-          ...options,
-          base: position,
-        });
+        size = this.#wholeBatchSize(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
       } catch (error) {
         if (!(error instanceof DecodeError)) throw error;
         yield { kind: 'stop', position, error };
@@ -297,7 +373,7 @@ export class LogSegment {
       let header: RecordBatchHeader | undefined;
       let headerProblem: DecodeError | undefined;
       try {
-        header = decodeBatchHeader(bytes, 0, { ...options, base: position });
+        header = decodeBatchHeader(bytes, 0, onDisk(position));
       } catch (error) {
         if (!(error instanceof DecodeError)) throw error;
         headerProblem = error.inFile(this.path);
@@ -307,12 +383,7 @@ export class LogSegment {
       let problem: DecodeError | undefined;
       let previousSuspect = false;
       if (!crcValid) {
-        problem = new DecodeError(
-          'crc',
-          position + CRC_FIELD,
-          `stored ${hex(stored.crc)} but the bytes give ${hex(computedCrc)}`,
-          this.path,
-        );
+        problem = crcMismatch(stored.crc, computedCrc, position + CRC_FIELD, this.path);
         // Its baseOffset is outside the CRC either way; if it still disagrees with the batch
         // before, that one's baseOffset may be the wrong one, and nothing after can vouch for it.
         previousSuspect = previous && stored.baseOffset < BigInt(nextOffset);
@@ -346,20 +417,12 @@ export class LogSegment {
    * The batch at `position` (a position the index gave), its bytes checked against
    * its CRC. A DecodeError names the file and the byte.
    */
-  readBatchAt(position: number, options: DecodeOptions = {}): { header: RecordBatchHeader; bytes: Buffer } {
-    const header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, {
-      ...options,
-      base: position,
-    });
+  readBatchAt(position: number): { header: RecordBatchHeader; bytes: Buffer } {
+    const header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
     const bytes = this.read(position, batchSize(header));
     const computed = computeBatchCrc(bytes, 0, header);
     if (computed !== header.crc) {
-      throw new DecodeError(
-        'crc',
-        position + CRC_FIELD,
-        `stored ${hex(header.crc)} but the bytes give ${hex(computed)}`,
-        this.path,
-      );
+      throw crcMismatch(header.crc, computed, position + CRC_FIELD, this.path);
     }
     return { header, bytes };
   }
@@ -381,34 +444,15 @@ export class LogSegment {
   }
 
   /** Every batch, fully decoded and CRC-checked; a DecodeError names the file and the byte. */
-  *batches(options: DecodeOptions = {}): Generator<BatchPosition<RecordBatch>> {
+  *batches(): Generator<BatchPosition<RecordBatch>> {
     for (const { position } of this.positionsFrom(this.baseOffset)) {
-      const { bytes } = this.readBatchAt(position, options);
+      const { bytes } = this.readBatchAt(position);
       try {
-        yield { position, header: decodeRecordBatch(bytes, 0, { ...options, base: position }) };
+        yield { position, header: decodeRecordBatch(bytes, 0, { ...onDisk(position), verifyCrc: false }) };
       } catch (error) {
         throw error instanceof DecodeError ? error.inFile(this.path) : error;
       }
     }
-  }
-
-  /**
-   * Position of the first batch whose last offset is >= `offset`, or undefined if
-   * none. Throws the index's DecodeError when `offset` lies past the valid batches
-   * of a segment that has a bad one: what follows it cannot be found.
-   */
-  positionOf(offset: number): number | undefined {
-    const index = this.#batchIndex();
-    const i = this.#search(index, offset);
-    if (i < index.positions.length) return index.positions[i];
-    if (index.error !== undefined) throw index.error;
-    return undefined;
-  }
-
-  /** Where the valid batches end (the whole file when nothing is wrong) and why, if it is not the end. */
-  validity(): { readonly end: number; readonly error: DecodeError | undefined } {
-    const index = this.#batchIndex();
-    return { end: index.end, error: index.error };
   }
 
   #search(index: BatchIndex, offset: number): number {
@@ -518,11 +562,11 @@ export class LogSegment {
       return { error, neighbour: !first };
     }
     const last = lastOffsetOf(header);
-    if (this.nextBaseOffset !== undefined && last >= this.nextBaseOffset) {
+    if (this.#nextBaseOffset !== undefined && last >= this.#nextBaseOffset) {
       const error = new DecodeError(
         'baseOffset',
         position,
-        `the batch ends at offset ${last}, not below the next segment's base offset ${this.nextBaseOffset}`,
+        `the batch ends at offset ${last}, not below the next segment's base offset ${this.#nextBaseOffset}`,
         this.path,
       );
       return { error, neighbour: false };
@@ -542,27 +586,27 @@ export class LogSegment {
   /** Cut the file to `size` bytes (recovery of a torn tail). */
   truncateTo(size: number): void {
     this.#checkWritable();
-    ftruncateSync(this.#fd, size);
+    const fd = this.#pinned;
+    io('truncate segment', this.path, () => ftruncateSync(fd, size));
     this.#size = size;
     this.#index = undefined;
   }
 
-  get isOpen(): boolean {
-    return this.#fd !== -1;
-  }
-
+  /** Close the segment's file (a pinned descriptor, or the cache's). Reads and appends are refused after. */
   close(): void {
-    if (this.#fd === -1) return;
-    closeSync(this.#fd);
-    this.#fd = -1;
-  }
-
-  #checkOpen(): void {
-    if (this.#fd === -1) throw new StorageError(`segment ${this.path} is closed`);
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#pinned !== -1) closeSync(this.#pinned);
+    this.#pinned = -1;
+    this.#cache?.forget(this.path);
   }
 
   #checkWritable(): void {
-    this.#checkOpen();
-    if (this.#readOnly) throw new StorageError(`segment ${this.path} is open for reading only`);
+    this.#fd();
+    if (!this.#writable) {
+      throw new StorageError('INVALID_REQUEST', `segment ${this.path} is open for reading only`, {
+        path: this.path,
+      });
+    }
   }
 }

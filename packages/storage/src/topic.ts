@@ -25,16 +25,22 @@ function shown(name: string): string {
  * new name inside the data directory. It is checked before anything touches the disk.
  */
 export function validateTopicName(topic: string): string {
-  if (typeof topic !== 'string') throw new StorageError(`topic name must be a string, got ${typeof topic}`);
-  if (topic.length === 0) throw new StorageError('topic name is empty');
-  if (topic === '.' || topic === '..') throw new StorageError(`topic name cannot be "${topic}"`);
+  if (typeof topic !== 'string')
+    throw new StorageError('INVALID_TOPIC_EXCEPTION', `topic name must be a string, got ${typeof topic}`);
+  if (topic.length === 0) throw new StorageError('INVALID_TOPIC_EXCEPTION', 'topic name is empty');
+  if (topic === '.' || topic === '..')
+    throw new StorageError('INVALID_TOPIC_EXCEPTION', `topic name cannot be "${topic}"`);
   if (topic.length > MAX_TOPIC_NAME_LENGTH) {
     throw new StorageError(
+      'INVALID_TOPIC_EXCEPTION',
       `topic name ${shown(topic)} is ${topic.length} characters, the limit is ${MAX_TOPIC_NAME_LENGTH}`,
     );
   }
   if (!LEGAL_TOPIC_NAME.test(topic)) {
-    throw new StorageError(`topic name ${shown(topic)} has characters outside [a-zA-Z0-9._-]`);
+    throw new StorageError(
+      'INVALID_TOPIC_EXCEPTION',
+      `topic name ${shown(topic)} has characters outside [a-zA-Z0-9._-]`,
+    );
   }
   return topic;
 }
@@ -42,7 +48,10 @@ export function validateTopicName(topic: string): string {
 /** A partition number: 0 .. 2^31-1. */
 export function validatePartitionNumber(partition: number): number {
   if (!Number.isSafeInteger(partition) || partition < 0 || partition > 2_147_483_647) {
-    throw new StorageError(`partition must be an integer in 0..2147483647, got ${partition}`);
+    throw new StorageError(
+      'INVALID_PARTITIONS',
+      `partition must be an integer in 0..2147483647, got ${partition}`,
+    );
   }
   return partition;
 }
@@ -56,6 +65,7 @@ export function partitionDirName(topic: string, partition: number): string {
   // 249 characters leave room for `-<partition>` only up to 5 digits; a filesystem refuses longer names.
   if (name.length > MAX_FILE_NAME_BYTES) {
     throw new StorageError(
+      'INVALID_TOPIC_EXCEPTION',
       `partition directory name is ${name.length} characters (topic ${topic.length} + "-${partition}"), ` +
         `longer than the ${MAX_FILE_NAME_BYTES} a filesystem allows`,
     );

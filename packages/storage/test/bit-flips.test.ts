@@ -133,8 +133,7 @@ describe('a flipped bit in a segment on disk', () => {
     for (let bit = 0; bit < segmentBytes.length * 8; bit++) {
       const at = `bit ${bit} (byte ${bit >> 3} of batch ${batchOf(bit >> 3)})`;
       poke(bit >> 3, segmentBytes[bit >> 3]! ^ (1 << (bit & 7)));
-      const segment = LogSegment.open(path, 0, { readOnly: true });
-      segment.nextBaseOffset = nextBaseOffset;
+      const segment = LogSegment.open(path, 0, { readOnly: true, nextBaseOffset });
       try {
         const check = checkSegment(segment);
         const served: Buffer[] = [];

@@ -1,5 +1,4 @@
-import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { ProducerState } from '@klog/core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -12,9 +11,9 @@ import {
   Partition,
   rebuildProducerState,
   rewriteBatch,
+  StorageError,
 } from '../src/index.js';
-import { swapDirs } from '../src/log.js';
-import { NOW, tempDir } from './helpers.js';
+import { fingerprint, logFiles, NOW, tempDir, thrown } from './helpers.js';
 
 const kv = (key: string, value: string | null) => ({
   key: Buffer.from(key),
@@ -58,6 +57,11 @@ describe('rewriteBatch keeps what the producer state needs', () => {
   });
 });
 
+/** Roll the partition so that everything written so far is in inactive segments, which compaction cleans. */
+function roll(p: Partition): void {
+  appendRecords(p, [{ key: null, value: Buffer.alloc(p.log.config.segmentBytes) }], NOW);
+}
+
 describe('compact', () => {
   it('keeps the latest value per key, keeps tombstones, keeps unkeyed records and every offset', () => {
     const p = Partition.open(tempDir(), 'prices', 0, { segmentBytes: 200 });
@@ -65,24 +69,46 @@ describe('compact', () => {
     appendRecords(p, [kv('apple', '11')], NOW);
     appendRecords(p, [kv('pear', null), { key: null, value: Buffer.from('note') }], NOW);
     appendRecords(p, [kv('fig', '5')], NOW);
+    roll(p);
+    const segments = p.log.segments.length;
     const report = compact(p);
-    expect(contents(p)).toEqual([
+    expect(contents(p).slice(0, -1)).toEqual([
       [2, 'apple', '11'],
       [3, 'pear', null],
       [4, null, 'note'],
       [5, 'fig', '5'],
     ]);
-    expect(report).toMatchObject({ recordsBefore: 6, recordsAfter: 4, batchesBefore: 4, batchesAfter: 3 });
+    expect(report).toMatchObject({
+      recordsBefore: 6,
+      recordsAfter: 4,
+      batchesBefore: 4,
+      batchesAfter: 3,
+      passes: 1,
+    });
     expect(report.bytesAfter).toBeLessThan(report.bytesBefore);
-    expect(p.logEndOffset).toBe(6);
+    expect(p.log.segments.length).toBe(segments);
+    expect(p.logEndOffset).toBe(7);
     expect(compact(p, { removeTombstones: true }).recordsAfter).toBe(3);
+    p.close();
+  });
+
+  it('never touches the active segment', () => {
+    const p = Partition.open(tempDir(), 'prices', 0);
+    appendRecords(p, [kv('apple', '10')], NOW);
+    appendRecords(p, [kv('apple', '11')], NOW);
+    const before = fingerprint(p.dir);
+    expect(compact(p)).toMatchObject({ segmentsCleaned: 0, recordsBefore: 0, passes: 0 });
+    expect(fingerprint(p.dir)).toEqual(before);
+    expect(contents(p)).toEqual([
+      [0, 'apple', '10'],
+      [1, 'apple', '11'],
+    ]);
     p.close();
   });
 
   it('after compaction, rebuild finds each producer window and a resend is still a Duplicate', () => {
     const dir = tempDir();
-    // Big enough for the cleaned log to fit one segment, too small for the original.
-    const config = { segmentBytes: 700 };
+    const config = { segmentBytes: 300 };
     let p = Partition.open(dir, 'orders', 0, config);
     const state = new ProducerState();
     // Producer 1000 overwrites the same three keys in ten batches; producer 2000 writes twice.
@@ -91,21 +117,21 @@ describe('compact', () => {
       if (s === 4 || s === 8)
         appendIdempotent(p, state, 2000, 1, s === 4 ? 0 : 1, [kv(`k${s % 3}`, `w${s}`)], NOW);
     }
-    const before = { 1000: window(state, 1000), 2000: window(state, 2000) };
+    p.close();
+    p = Partition.open(dir, 'orders', 0, config);
+    const expected = rebuildProducerState(p.log);
     const report = compact(p);
-    expect(report.segmentsBefore).toBeGreaterThan(1);
-    expect(report.segmentsAfter).toBe(1);
-    expect(report.recordsAfter).toBe(3);
+    expect(report.segmentsCleaned).toBeGreaterThan(1);
+    expect(report.recordsAfter).toBeLessThan(report.recordsBefore);
     p.close();
 
     p = Partition.open(dir, 'orders', 0, config);
     const rebuilt = rebuildProducerState(p.log);
-    expect(rebuilt.producerIds()).toEqual([1000, 2000]);
-    expect(window(rebuilt, 1000)).toEqual(before[1000]);
-    expect(window(rebuilt, 2000)).toEqual(before[2000]);
+    expect(rebuilt.producerIds()).toEqual(expected.producerIds());
+    expect(window(rebuilt, 1000)).toEqual(window(expected, 1000));
+    expect(window(rebuilt, 2000)).toEqual(window(expected, 2000));
     const leo = p.logEndOffset;
-    // Batch 7's record was overwritten by 8 and removed, yet its resend is recognised.
-    expect(appendIdempotent(p, rebuilt, 1000, 0, 7, [kv('k1', 'v7')], NOW)).toMatchObject({
+    expect(appendIdempotent(p, rebuilt, 1000, 0, 9, [kv('k0', 'v9')], NOW)).toMatchObject({
       kind: 'Duplicate',
     });
     expect(appendIdempotent(p, rebuilt, 1000, 0, 10, [kv('k1', 'v10')], NOW)).toMatchObject({
@@ -115,38 +141,85 @@ describe('compact', () => {
     p.close();
   });
 
-  it('an interrupted swap is finished or undone on open, never mixed', () => {
-    const dir = tempDir();
-    const p = Partition.open(dir, 'orders', 0);
-    appendRecords(p, [kv('a', '1')], NOW);
+  it('keeps an emptied batch that its producer window still holds, epochs included', () => {
+    const p = Partition.open(tempDir(), 'orders', 0, { segmentBytes: 150 });
+    const state = new ProducerState();
+    // Epoch 0 writes k at seq 0..2, epoch 1 starts over at 0 and overwrites k twice.
+    for (let s = 0; s < 3; s++) appendIdempotent(p, state, 5, 0, s, [kv('k', `e0-${s}`)], NOW);
+    for (let s = 0; s < 2; s++) {
+      expect(appendIdempotent(p, state, 5, 1, s, [kv('k', `e1-${s}`)], NOW, { fencing: true }).kind).toBe(
+        'Append',
+      );
+    }
+    roll(p);
+    compact(p);
+    const batches = [...p.log.batches()].map(({ batch }) => batch).filter((b) => b.producerId === 5);
+    // Epoch 1 cleared the window: epoch 0's emptied batches go; epoch 1's two stay, the first emptied.
+    expect(batches.map((b) => [b.producerEpoch, b.baseSequence, b.records.length])).toEqual([
+      [1, 0, 0],
+      [1, 1, 1],
+    ]);
     p.close();
-    const { cleaned, old } = swapDirs(p.dir);
-    // A leftover cleaned log next to a whole log: the clean did not finish, the old log stands.
-    mkdirSync(cleaned);
-    writeFileSync(join(cleaned, '00000000000000000000.log'), 'garbage');
-    let again = Partition.open(dir, 'orders', 0);
-    expect(again.logEndOffset).toBe(1);
-    expect(readdirSync(dir)).toEqual(['orders-0']);
-    again.close();
+  });
 
-    // A crash between the two renames: the old log parked, the cleaned one complete. Open finishes the swap.
-    const done = Partition.open(tempDir(), 'orders', 0);
-    appendRecords(done, [kv('b', '2'), kv('c', '3')], NOW);
-    done.close();
-    renameSync(p.dir, old);
-    renameSync(done.dir, p.dir);
-    again = Partition.open(dir, 'orders', 0);
-    expect(again.logEndOffset).toBe(2);
-    expect(readdirSync(dir)).toEqual(['orders-0']);
-    again.close();
+  it('a crash mid-swap leaves each segment whole, old or cleaned; open finishes committed swaps', () => {
+    const dir = tempDir();
+    let p = Partition.open(dir, 'orders', 0, { segmentBytes: 120 });
+    for (let i = 0; i < 6; i++) appendRecords(p, [kv('k', `v${i}`)], NOW);
+    roll(p);
+    const first = p.log.segments[0]!.path;
+    const second = p.log.segments[1]!.path;
+    p.close();
+    // A committed swap of the first segment (its cleaned copy holds nothing), and an unfinished cleaned copy of the second.
+    writeFileSync(`${first}.swap`, Buffer.alloc(0));
+    writeFileSync(`${second}.cleaned`, 'half a batch');
+    p = Partition.open(dir, 'orders', 0, { segmentBytes: 120 });
+    expect(logFiles(p.dir).filter((n) => /swap|cleaned/.test(n))).toEqual([]);
+    expect(p.log.segments[0]!.size).toBe(0);
+    expect(contents(p)[0]![0]).toBe(p.log.segments[1]!.baseOffset);
+    p.close();
+  });
+
+  it('in passes when the keys do not fit the dedupe buffer, with the same result as one pass', () => {
+    const config = { segmentBytes: 400 };
+    const write = (p: Partition) => {
+      for (let i = 0; i < 120; i++) appendRecords(p, [kv(`key-${(i * 7) % 50}`, `v${i}`)], NOW);
+      roll(p);
+    };
+    const big = Partition.open(tempDir(), 't', 0, config);
+    write(big);
+    const one = compact(big);
+    const small = Partition.open(tempDir(), 't', 0, config);
+    write(small);
+    // Room for 12 keys a pass: 50 distinct keys take several passes.
+    const several = compact(small, { dedupeBufferBytes: 12 * 24 + 48 });
+    expect(one.passes).toBe(1);
+    expect(several.passes).toBeGreaterThan(3);
+    expect(several.dedupeBufferBytes).toBeLessThanOrEqual(12 * 24 + 48);
+    expect(contents(small)).toEqual(contents(big));
+    expect(several.recordsAfter).toBe(one.recordsAfter);
+    expect(contents(small).filter(([, key]) => key !== null)).toHaveLength(50);
+    big.close();
+    small.close();
+  });
+
+  it('refuses a dedupe buffer that cannot hold one batch', () => {
+    const p = Partition.open(tempDir(), 't', 0, { segmentBytes: 200 });
+    appendRecords(p, [kv('a', '1'), kv('b', '2'), kv('c', '3')], NOW);
+    roll(p);
+    expect(thrown(StorageError, () => compact(p, { dedupeBufferBytes: 48 })).code).toBe(
+      'DEDUPE_BUFFER_TOO_SMALL',
+    );
+    p.close();
   });
 
   it('works for the longest topic name Kafka allows', () => {
     const topic = 't'.repeat(249);
-    const p = Partition.open(tempDir(), topic, 0);
+    const p = Partition.open(tempDir(), topic, 0, { segmentBytes: 200 });
     appendRecords(p, [kv('a', '1'), kv('a', '2')], NOW);
+    roll(p);
     expect(compact(p).recordsAfter).toBe(1);
-    expect(p.logEndOffset).toBe(2);
+    expect(p.logEndOffset).toBe(3);
     p.close();
   });
 });

@@ -82,10 +82,10 @@ describe('a flipped high byte in a 64-bit field', () => {
     expect(bad!.problem?.field).toBe('baseOffset');
     expect(bad!.stored.baseOffset).toBe(2n - 2n ** 63n);
     expect(last!.header?.baseOffset).toBe(4);
-    // Recovery sees corruption with one valid batch after it, not a torn tail.
+    // Recovery sees corruption, not a torn tail: the cut bytes hold two whole batches with a good CRC (the damaged one and the last).
     const segment = LogSegment.open(path, 0, { readOnly: true });
     try {
-      expect(checkSegment(segment)).toMatchObject({ kind: 'corruption', batches: 1, batchesAfter: 1 });
+      expect(checkSegment(segment)).toMatchObject({ kind: 'corruption', batches: 1, batchesAfter: 2 });
     } finally {
       segment.close();
     }

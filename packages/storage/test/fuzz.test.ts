@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { AllocationProbe, batchDecoder, fuzz, recovery, segmentReader } from '../fuzz/targets.js';
+import {
+  AllocationProbe,
+  batchDecoder,
+  fuzz,
+  largeSegmentReader,
+  recovery,
+  segmentReader,
+} from '../fuzz/targets.js';
 import { LONG_TEST } from './helpers.js';
 
 /**
@@ -11,6 +18,7 @@ describe('fuzzing, a short run (pnpm fuzz runs 100k inputs per target)', () => {
   for (const [target, numRuns] of [
     [batchDecoder, 3000],
     [segmentReader, 1500],
+    [largeSegmentReader, 12],
     [recovery, 150],
   ] as const) {
     it(`${target.name}: ${numRuns} inputs`, LONG_TEST, () => {

@@ -17,10 +17,17 @@ export function tempDir(): string {
   return dir;
 }
 
-/** Name and SHA-256 of every file in `dir`: equal before and after means not a byte changed. */
+/** The files of a partition directory, sorted, without its lock file (`.lock`, which every open writes). */
+export function logFiles(dir: string): string[] {
+  return readdirSync(dir)
+    .filter((name) => name !== '.lock')
+    .sort();
+}
+
+/** Name and SHA-256 of every file in `dir` but the lock: equal before and after means not a byte changed. */
 export function fingerprint(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const name of readdirSync(dir).sort()) {
+  for (const name of logFiles(dir)) {
     out[name] = createHash('sha256')
       .update(readFileSync(join(dir, name)))
       .digest('hex');

@@ -11,14 +11,14 @@ import {
   RECORD_BATCH_OVERHEAD,
   StorageError,
 } from '../src/index.js';
-import { NOW, records, tempDir } from './helpers.js';
+import { logFiles, NOW, records, tempDir } from './helpers.js';
 
 describe('Partition and Log on disk', () => {
   it('creates <topic>-<partition> with a first segment named by its 20-digit base offset', () => {
     const dir = tempDir();
     const p = Partition.open(dir, 'orders', 0);
     expect(p.dir).toBe(join(dir, 'orders-0'));
-    expect(readdirSync(p.dir)).toEqual(['00000000000000000000.log']);
+    expect(readdirSync(p.dir).sort()).toEqual(['.lock', '00000000000000000000.log']);
     expect(p.logEndOffset).toBe(0);
     p.close();
   });
@@ -41,7 +41,7 @@ describe('Partition and Log on disk', () => {
     const infos = Array.from({ length: 5 }, () => appendRecords(p, records(1), NOW));
     expect(infos.map((i) => i.rolled)).toEqual([false, false, true, false, true]);
     expect(p.log.segments.map((s) => s.baseOffset)).toEqual([0, 2, 4]);
-    expect(readdirSync(p.dir).sort()).toEqual([
+    expect(logFiles(p.dir)).toEqual([
       '00000000000000000000.log',
       '00000000000000000002.log',
       '00000000000000000004.log',

@@ -66,7 +66,10 @@ function dumpFile(
   if (file.baseOffset !== undefined) out(`Log starting offset: ${file.baseOffset}`);
   let segment: LogSegment;
   try {
-    segment = LogSegment.open(file.path, file.baseOffset ?? 0, { readOnly: true });
+    segment = LogSegment.open(file.path, file.baseOffset ?? 0, {
+      readOnly: true,
+      nextBaseOffset: file.nextBaseOffset,
+    });
   } catch (error) {
     throw new UsageError(`dump-log ${file.path}: cannot open it: ${(error as Error).message}`);
   }
@@ -76,7 +79,6 @@ function dumpFile(
       out(`${basename(file.path)} is empty: 0 bytes, no batches`);
       return findings;
     }
-    segment.nextBaseOffset = file.nextBaseOffset;
     for (const entry of segment.inspect()) {
       if (entry.kind === 'stop') {
         findings.push({ file: file.path, what: where(entry.error) });

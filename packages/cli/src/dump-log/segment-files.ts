@@ -1,6 +1,6 @@
 import { readdirSync, type Stats, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { parseSegmentFileName, SEGMENT_SUFFIX } from '@klog/storage';
+import { LOCK_FILE_NAME, parseSegmentFileName, SEGMENT_SUFFIX } from '@klog/storage';
 import { UsageError } from '../errors.js';
 
 /** One file to dump: where it is, the base offset its name gives, and the next segment's, if known. */
@@ -130,7 +130,8 @@ function planDirectory(path: string, files: DumpItem[], dropped: string[], ignor
   });
   const segmentNames = new Set(segments.map((s) => s.name));
   for (const name of [...names].sort()) {
-    if (segmentNames.has(name)) continue;
+    // The partition's lock (`.lock`, Kafka's name): every open writes it; it is no data.
+    if (segmentNames.has(name) || name === LOCK_FILE_NAME) continue;
     const file = join(path, name);
     if (DROPPED.test(name)) dropped.push(file);
     else if (statSync(file, { throwIfNoEntry: false })?.isFile()) ignored.push(file);
