@@ -87,7 +87,9 @@ export class Connection {
         this.#idle?.();
         return;
       }
-      if (this.socket.writableLength > this.ctx.config.maxBufferedResponseBytes) {
+      // Never below the socket's high-water mark: only a write past that mark emits the 'drain' that resumes.
+      const limit = Math.max(this.ctx.config.maxBufferedResponseBytes, this.socket.writableHighWaterMark);
+      if (this.socket.writableLength > limit) {
         // The client is not reading: stop reading its requests until the kernel takes what waits ('drain').
         this.socket.pause();
         return;
