@@ -119,6 +119,23 @@ describe('real clients produce idempotently; after a restart every message reads
   });
 });
 
+describe('compressed batches, stored as the client sent them', { timeout: LONG_TIMEOUT_MS }, () => {
+  it('kcat with gzip, snappy, lz4 and zstd (librdkafka compresses because Produce v0 is advertised): read back whole', async () => {
+    const admin = kafkajs(b.port).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: ['gzip', 'snappy', 'lz4', 'zstd'].map((topic) => ({ topic: `z-${topic}`, numPartitions: 1 })) });
+    await admin.disconnect();
+    for (const codec of ['gzip', 'snappy', 'lz4', 'zstd']) {
+      await kcatProduce(b.port, `z-${codec}`, 500, codec, scratch, ['-z', codec]);
+      const records = await kcatConsume(b.port, `z-${codec}`);
+      expect(records.map((r) => r.key)).toEqual(Array.from({ length: 500 }, (_, i) => keyFor(codec, i)));
+      // The batch on disk is the client's, compression and all: its attributes name the codec.
+      const segment = readFileSync(join(dataDir, `z-${codec}-0`, '00000000000000000000.log'));
+      expect(segment.readInt16BE(21) & 7).toBe({ gzip: 1, snappy: 2, lz4: 3, zstd: 4 }[codec]);
+    }
+  });
+});
+
 describe('several producers at once on one partition', { timeout: LONG_TIMEOUT_MS }, () => {
   it('two kcat and two confluent-kafka producers, one partition: every message once, offsets 0 … n−1', async () => {
     const admin = kafkajs(b.port).admin();

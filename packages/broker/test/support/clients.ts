@@ -74,7 +74,7 @@ export async function pythonSubscribe(port: number, topic: string): Promise<Reco
 }
 
 /** kcat as an idempotent producer (acks=all), keys after `:`, one header on every message. */
-export async function kcatProduce(port: number, topic: string, count: number, prefix: string, dir: string): Promise<void> {
+export async function kcatProduce(port: number, topic: string, count: number, prefix: string, dir: string, extra: readonly string[] = []): Promise<void> {
   const file = join(dir, `${prefix}.txt`);
   writeFileSync(file, Array.from({ length: count }, (_, i) => `${keyFor(prefix, i)}:${valueFor(keyFor(prefix, i))}\n`).join(''));
   const r = await exec('kcat', [
@@ -99,6 +99,7 @@ export async function kcatProduce(port: number, topic: string, count: number, pr
     'socket.timeout.ms=1000',
     '-X',
     'message.timeout.ms=60000',
+    ...extra,
     '-l',
     file,
   ]);
