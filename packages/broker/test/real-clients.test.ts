@@ -51,9 +51,10 @@ afterAll(async () => {
 
 /**
  * The producer kept several requests in flight: some Produce requests came before the answer to the one
- * before. librdkafka does (max.in.flight 5 under idempotence); KafkaJS's idempotent producer takes a lock
- * per broker for each send (eosManager.acquireBrokerLock) and @platformatic/kafka sends one at a time, so
- * their sends, issued all at once by the test, reach the broker one after the other.
+ * before. librdkafka does (max.in.flight 5 under idempotence). KafkaJS's idempotent producer takes a lock
+ * per broker for each send (eosManager.acquireBrokerLock), so its sends, issued all at once by the test,
+ * reach the broker one after the other; @platformatic/kafka's must be sent one after the other by the
+ * caller (see platformaticProduce).
  */
 function expectPipelined(before: number): void {
   const produce = b.broker.requestStats.get('Produce');
@@ -120,18 +121,24 @@ describe('real clients produce idempotently; after a restart every message reads
 });
 
 describe('compressed batches, stored as the client sent them', { timeout: LONG_TIMEOUT_MS }, () => {
-  it('kcat with gzip, snappy, lz4 and zstd (librdkafka compresses because Produce v0 is advertised): read back whole', async () => {
+  /**
+   * librdkafka 2.0.2 turns its codecs on from the versions a broker advertises (rdkafka_feature.c): gzip,
+   * snappy and zstd here; LZ4 only when FindCoordinator is advertised (it dates LZ4 support by the group
+   * coordinator of Kafka 0.8.2), which klog does not do, so `-z lz4` goes out uncompressed.
+   */
+  it('kcat with gzip, snappy, lz4 and zstd: read back whole; on disk as sent (lz4 not used, see above)', async () => {
     const admin = kafkajs(b.port).admin();
     await admin.connect();
     await admin.createTopics({ topics: ['gzip', 'snappy', 'lz4', 'zstd'].map((topic) => ({ topic: `z-${topic}`, numPartitions: 1 })) });
     await admin.disconnect();
     for (const codec of ['gzip', 'snappy', 'lz4', 'zstd']) {
-      await kcatProduce(b.port, `z-${codec}`, 500, codec, scratch, ['-z', codec]);
+      // Long, repetitive values: librdkafka sends a batch uncompressed when compressing would not save space.
+      await kcatProduce(b.port, `z-${codec}`, 500, codec, scratch, ['-z', codec], (key) => `${key} `.repeat(40));
       const records = await kcatConsume(b.port, `z-${codec}`);
       expect(records.map((r) => r.key)).toEqual(Array.from({ length: 500 }, (_, i) => keyFor(codec, i)));
       // The batch on disk is the client's, compression and all: its attributes name the codec.
       const segment = readFileSync(join(dataDir, `z-${codec}-0`, '00000000000000000000.log'));
-      expect(segment.readInt16BE(21) & 7).toBe({ gzip: 1, snappy: 2, lz4: 3, zstd: 4 }[codec]);
+      expect(segment.readInt16BE(21) & 7).toBe({ gzip: 1, snappy: 2, lz4: 0, zstd: 4 }[codec]);
     }
   });
 });

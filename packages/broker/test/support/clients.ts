@@ -74,9 +74,17 @@ export async function pythonSubscribe(port: number, topic: string): Promise<Reco
 }
 
 /** kcat as an idempotent producer (acks=all), keys after `:`, one header on every message. */
-export async function kcatProduce(port: number, topic: string, count: number, prefix: string, dir: string, extra: readonly string[] = []): Promise<void> {
+export async function kcatProduce(
+  port: number,
+  topic: string,
+  count: number,
+  prefix: string,
+  dir: string,
+  extra: readonly string[] = [],
+  value: (key: string) => string = valueFor,
+): Promise<void> {
   const file = join(dir, `${prefix}.txt`);
-  writeFileSync(file, Array.from({ length: count }, (_, i) => `${keyFor(prefix, i)}:${valueFor(keyFor(prefix, i))}\n`).join(''));
+  writeFileSync(file, Array.from({ length: count }, (_, i) => `${keyFor(prefix, i)}:${value(keyFor(prefix, i))}\n`).join(''));
   const r = await exec('kcat', [
     '-P',
     '-b',
@@ -170,7 +178,13 @@ export async function kafkajsProduce(port: number, topic: string, count: number,
 /** Messages go to partition i % 3 (the topics in these tests have 3 partitions), set by the test, not a partitioner. */
 export const PARTITIONS = 3;
 
-/** @platformatic/kafka's idempotent producer: sends of 50 messages, several at once. */
+/**
+ * @platformatic/kafka's idempotent producer: sends of 50 messages, one after the other. It takes a
+ * partition's sequence number when it builds a request and moves it on only when the answer comes, so two
+ * sends at once to a partition carry the same sequence: the broker then answers the second as a duplicate
+ * of the first (if its range matches exactly: its messages are dropped, answered with the first's offset)
+ * or OUT_OF_ORDER_SEQUENCE_NUMBER — as Kafka would.
+ */
 export async function platformaticProduce(port: number, topic: string, count: number, prefix: string): Promise<Reports> {
   const producer = new PltProducer({
     clientId: 'klog-test-plt',
@@ -183,25 +197,20 @@ export async function platformaticProduce(port: number, topic: string, count: nu
   });
   const reports: Reports = new Map();
   try {
-    const sends = [];
     for (let from = 0; from < count; from += 50) {
       const messages = Array.from({ length: Math.min(50, count - from) }, (_, j) => {
         const key = keyFor(prefix, from + j);
         const partition = (from + j) % PARTITIONS;
         return { topic, key, value: valueFor(key), partition, headers: new Map([['source', 'platformatic']]) };
       });
-      sends.push(
-        producer.send({ messages, acks: -1 }).then((result) => {
-          const next = new Map((result.offsets ?? []).map((o) => [o.partition, Number(o.offset)]));
-          for (const m of messages) {
-            const offset = next.get(m.partition)!;
-            next.set(m.partition, offset + 1);
-            reports.set(m.key, { partition: m.partition, offset });
-          }
-        }),
-      );
+      const result = await producer.send({ messages, acks: -1 });
+      const next = new Map((result.offsets ?? []).map((o) => [o.partition, Number(o.offset)]));
+      for (const m of messages) {
+        const offset = next.get(m.partition)!;
+        next.set(m.partition, offset + 1);
+        reports.set(m.key, { partition: m.partition, offset });
+      }
     }
-    await Promise.all(sends);
   } finally {
     await producer.close();
   }
