@@ -33,6 +33,8 @@ export class Connection {
   /** Shutting down: the request in hand is finished and answered, no other is read. */
   #ending = false;
   #idle: (() => void) | undefined;
+  /** Aborted when the connection closes: a handler still waiting gives up. */
+  readonly #gone = new AbortController();
   #requests = 0;
 
   constructor(
@@ -170,17 +172,19 @@ export class Connection {
     };
     let result: Handled | Promise<Handled>;
     try {
-      result = dispatch(this.ctx, parsed);
+      result = dispatch(this.ctx, parsed, this.#gone.signal);
     } catch (error) {
       failed(error);
       return;
     }
     if (result instanceof Promise) {
       this.#busy = true;
-      result.then(done, failed).finally(() => {
+      const running = result.then(done, failed).finally(() => {
+        this.ctx.inFlight.delete(running);
         this.#busy = false;
         this.#pump(false);
       });
+      this.ctx.inFlight.add(running);
     } else {
       done(result);
     }
@@ -223,6 +227,7 @@ export class Connection {
 
   #closedNow(): void {
     this.#closed = true;
+    this.#gone.abort();
     this.onClosed(this);
   }
 }

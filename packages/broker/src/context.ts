@@ -17,6 +17,11 @@ export interface BrokerContext {
   /** Wall-clock milliseconds (the append's time for producer state and LogAppendTime). */
   now(): number;
   readonly stats: RequestStats;
+  /**
+   * Handlers still running (a fetch waiting for data), also those of connections already closed: the log
+   * is closed only once they are done.
+   */
+  readonly inFlight: Set<Promise<unknown>>;
 }
 
 /**

@@ -65,7 +65,7 @@ function fetchSummary(request: FetchRequest, response: FetchResponse): string {
  * Runs the handler of one request and encodes its response (header version and body version as the
  * request's). Only Fetch may take time (it can wait for data); every other handler answers at once.
  */
-export function dispatch(ctx: BrokerContext, request: Request): Handled | Promise<Handled> {
+export function dispatch(ctx: BrokerContext, request: Request, signal: AbortSignal): Handled | Promise<Handled> {
   const { header } = request;
   if (request.kind === 'apiVersionsTooNew') {
     // Version 0 body and header: what a client that knows nothing yet can read.
@@ -107,7 +107,7 @@ export function dispatch(ctx: BrokerContext, request: Request): Handled | Promis
     }
     case Fetch.apiKey: {
       const req = body as FetchRequest;
-      return handleFetch(ctx, header, req).then((res) => respond(Fetch, header, res, fetchSummary(req, res)));
+      return handleFetch(ctx, header, req, signal).then((res) => respond(Fetch, header, res, fetchSummary(req, res)));
     }
     default:
       throw new Error(`no handler for API key ${request.codec.apiKey}`);

@@ -12,12 +12,16 @@ export class FetchPurgatory {
     return `${partition}:${topic}`;
   }
 
-  /** Resolves at the first append to one of `keys`, after `ms`, or when the broker shuts down. */
-  wait(keys: readonly string[], ms: number): Promise<void> {
-    if (this.#closed || keys.length === 0) return Promise.resolve();
+  /**
+   * Resolves at the first append to one of `keys`, after `ms`, when the broker shuts down, or when `signal`
+   * aborts (the connection that asked has gone).
+   */
+  wait(keys: readonly string[], ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.#closed || keys.length === 0 || signal?.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       const done = () => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', done);
         for (const k of keys) {
           const set = this.#waiting.get(k);
           set?.delete(done);
@@ -26,6 +30,7 @@ export class FetchPurgatory {
         resolve();
       };
       const timer = setTimeout(done, ms);
+      signal?.addEventListener('abort', done);
       for (const k of keys) {
         let set = this.#waiting.get(k);
         if (set === undefined) {

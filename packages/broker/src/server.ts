@@ -58,6 +58,7 @@ export class Broker {
         logger: this.#logger,
         now: () => Date.now(),
         stats: new Map(),
+        inFlight: new Set(),
       };
     } catch (error) {
       this.#log.close();
@@ -107,6 +108,11 @@ export class Broker {
     return this.#ctx.stats;
   }
 
+  /** Fetches waiting for data now. */
+  get waitingFetches(): number {
+    return this.#fetchWaits.size;
+  }
+
   get connections(): ConnectionStats[] {
     return [...this.#connections].map((c) => c.stats());
   }
@@ -132,6 +138,8 @@ export class Broker {
     this.#fetchWaits.close();
     await Promise.all([...this.#connections].map((c) => c.end(this.#graceMs)));
     await stopped;
+    // Handlers of connections that closed meanwhile may still be finishing: the log outlives them.
+    await Promise.allSettled([...this.#ctx.inFlight]);
     this.#log.close();
     this.#logger.info('klog serve: log flushed and closed; bye');
   }

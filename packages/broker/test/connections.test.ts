@@ -118,6 +118,22 @@ describe('requests on one connection are answered strictly in order, one at a ti
     c.close();
   });
 
+  it('a fetch waiting for data gives up when its client goes away', async () => {
+    const c = await RawClient.connect(b.port);
+    const fetch = await kafkajs('fetch', 11, {
+      replicaId: -1,
+      maxWaitTime: 600_000,
+      minBytes: 1,
+      maxBytes: 1024,
+      topics: [{ topic: 'topic-with-a-long-name-0005', partitions: [{ partition: 0, fetchOffset: '0', maxBytes: 1024 }] }],
+    });
+    c.send(fetch.frame);
+    while (b.broker.waitingFetches === 0) await sleep(10);
+    c.close();
+    while (b.broker.waitingFetches > 0) await sleep(10);
+    expect(b.lines.filter((l) => l.startsWith('error:'))).toEqual([]);
+  });
+
   it('100 pipelined requests of mixed APIs come back in the order sent', async () => {
     const c = await RawClient.connect(b.port);
     const reqs = [];

@@ -96,7 +96,12 @@ function readOnce(ctx: BrokerContext, request: FetchRequest): Read {
  * FETCH_SESSION_ID_NOT_FOUND. With fewer than MinBytes at hand the fetch waits, up to MaxWaitMs, for an
  * append to one of its partitions (fetch-purgatory.ts).
  */
-export async function handleFetch(ctx: BrokerContext, _header: RequestHeader, request: FetchRequest): Promise<FetchResponse> {
+export async function handleFetch(
+  ctx: BrokerContext,
+  _header: RequestHeader,
+  request: FetchRequest,
+  signal: AbortSignal,
+): Promise<FetchResponse> {
   if (request.sessionId !== 0) {
     return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
   }
@@ -107,7 +112,9 @@ export async function handleFetch(ctx: BrokerContext, _header: RequestHeader, re
   for (;;) {
     const left = deadline - performance.now();
     if (left <= 0) return read.response;
-    await ctx.fetchWaits.wait(keys, left);
+    await ctx.fetchWaits.wait(keys, left, signal);
+    // The connection has gone: no one to answer, and the log may be closing.
+    if (signal.aborted) return read.response;
     read = readOnce(ctx, request);
     if (read.bytes >= request.minBytes || read.anyError || ctx.fetchWaits.closed) return read.response;
   }
