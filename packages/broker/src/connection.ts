@@ -1,7 +1,17 @@
 import type { Socket } from 'node:net';
-import { apiKeyName, FrameDecoder, FrameSizeError, type ParsedRequest, ProtocolDecodeError, parseRequest } from '@klog/protocol';
+import {
+  apiKeyName,
+  FrameSizeError,
+  type ParsedRequest,
+  ProtocolDecodeError,
+  parseRequest,
+  ReusingFrameDecoder,
+} from '@klog/protocol';
 import { CloseConnection, type BrokerContext } from './context.js';
 import { dispatch, type Handled } from './dispatch.js';
+
+/** A connection keeps its frame buffer up to this size (a producer's 1 MB requests) between requests. */
+const RETAINED_FRAME_BYTES = 2 * 1024 * 1024;
 
 /** What a connection holds now, for the tests of its limits and for the shutdown log. */
 export interface ConnectionStats {
@@ -27,7 +37,7 @@ export interface ConnectionStats {
  * connections.max.idle.ms without a byte either way.
  */
 export class Connection {
-  readonly #frames: FrameDecoder;
+  readonly #frames: ReusingFrameDecoder;
   #busy = false;
   #closed = false;
   /** Shutting down: the request in hand is finished and answered, no other is read. */
@@ -43,7 +53,10 @@ export class Connection {
     private readonly ctx: BrokerContext,
     private readonly onClosed: (connection: Connection) => void,
   ) {
-    this.#frames = new FrameDecoder(ctx.config.socketRequestMaxBytes);
+    // One kept buffer per connection, frames views into it (no garbage per request): a frame is valid only
+    // until the next is read, and the next is read only once this one's request is done (sync handlers
+    // use the bytes at once; a fetch that waits keeps none of them).
+    this.#frames = new ReusingFrameDecoder(ctx.config.socketRequestMaxBytes, RETAINED_FRAME_BYTES, (n) => Buffer.allocUnsafeSlow(n));
     socket.setNoDelay(true);
     socket.setTimeout(ctx.config.connectionsMaxIdleMs);
     socket.on('data', (chunk: Buffer) => {
@@ -107,6 +120,7 @@ export class Connection {
         throw error;
       }
       if (frame === undefined) {
+        this.#frames.release();
         this.socket.resume();
         return;
       }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { versionsOf } from '../generator/version-range.js';
-import { FrameDecoder, FrameSizeError, ProtocolDecodeError, parseRequest } from '../src/index.js';
+import { FrameDecoder, FrameSizeError, ProtocolDecodeError, parseRequest, ReusingFrameDecoder } from '../src/index.js';
 import { Writer } from '../src/wire/writer.js';
 import { DEFINITIONS, messageArb, writeFields } from '../test/definition-codec.js';
 
@@ -118,7 +118,10 @@ export const requestDecoder: Target = {
   },
 };
 
-/** A byte stream (frames up to a little past the limit, and stray bytes between them) fed in random chunks. */
+/**
+ * A byte stream (frames up to a little past the limit, and stray bytes between them) fed in random chunks
+ * to both decoders, which must agree frame for frame.
+ */
 export const frameDecoder: Target = {
   name: 'frame decoder',
   inputs: fc
@@ -145,25 +148,45 @@ export const frameDecoder: Target = {
     }),
   run(stream) {
     const max = 64;
+    // Both decoders on the same chunks: the same frames, the same refusal.
     const d = new FrameDecoder(max);
+    const r = new ReusingFrameDecoder(max, 32);
     let frames = 0;
     let at = 0;
     let step = 1;
-    try {
-      while (at < stream.length) {
-        const n = Math.min(stream.length - at, step);
-        d.push(stream.subarray(at, at + n));
-        at += n;
-        step = (step * 7 + (stream[at - 1] ?? 0)) % 23 + 1;
-        for (let f = d.next(); f !== undefined; f = d.next()) {
-          if (f.length > max) throw new Error(`a frame of ${f.length} bytes past the limit ${max}`);
-          frames++;
-        }
-        if (d.bufferedBytes > max + 4 + 23) throw new Error(`${d.bufferedBytes} bytes held, more than a frame and a chunk`);
+    const refusal = (f: () => void) => {
+      try {
+        f();
+        return undefined;
+      } catch (error) {
+        if (error instanceof FrameSizeError) return error.message;
+        throw error;
       }
-    } catch (error) {
-      if (error instanceof FrameSizeError) return 'FrameSizeError';
-      throw error;
+    };
+    for (;;) {
+      if (at >= stream.length) break;
+      const n = Math.min(stream.length - at, step);
+      const chunk = stream.subarray(at, at + n);
+      d.push(chunk);
+      r.push(Uint8Array.from(chunk));
+      at += n;
+      step = ((step * 7 + (stream[at - 1] ?? 0)) % 23) + 1;
+      let refused: [string | undefined, string | undefined] = [undefined, undefined];
+      for (;;) {
+        let a: Uint8Array | undefined;
+        let b: Uint8Array | undefined;
+        refused = [refusal(() => (a = d.next())), refusal(() => (b = r.next()))];
+        if (refused[0] !== refused[1]) throw new Error(`the decoders disagree: ${refused[0]} / ${refused[1]}`);
+        if (refused[0] !== undefined) return 'FrameSizeError';
+        if ((a === undefined) !== (b === undefined)) throw new Error('one decoder has a frame, the other not');
+        if (a === undefined || b === undefined) break;
+        if (a.length > max) throw new Error(`a frame of ${a.length} bytes past the limit ${max}`);
+        if (a.join() !== b.join()) throw new Error('the decoders give different frames');
+        frames++;
+      }
+      for (const held of [d.bufferedBytes, r.bufferedBytes]) {
+        if (held > max + 4 + 23) throw new Error(`${held} bytes held, more than a frame and a chunk`);
+      }
     }
     return frames === 0 ? 'no whole frame' : 'frames';
   },

@@ -102,6 +102,90 @@ export class FrameDecoder {
   }
 }
 
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * The same splitting for a server that handles one request at a time, without a buffer allocated per
+ * frame: bytes are copied, as they arrive, into one buffer the decoder keeps (grown to the frame being
+ * read, and kept up to `retainBytes` for the next), and a frame is a view into it — **valid only until the
+ * next `push` or `next`**. A 1 MB produce request then costs one copy and no garbage, instead of a fresh
+ * 1 MB buffer for the collector each time. What is held is one frame (at most `maxFrameBytes`) and the
+ * bytes of the chunk that completed it.
+ */
+export class ReusingFrameDecoder {
+  private buf: Uint8Array = NO_BYTES;
+  /** Unconsumed bytes are buf[start, end). */
+  private start = 0;
+  private end = 0;
+
+  constructor(
+    readonly maxFrameBytes: number = DEFAULT_MAX_REQUEST_BYTES,
+    /** How large a buffer is kept once empty; a larger one (after a larger frame) is let go. */
+    readonly retainBytes: number = 2 * 1024 * 1024,
+    /** Allocates the buffer; a server may pass one that skips zero-filling (Node's Buffer.allocUnsafe). */
+    private readonly allocate: (size: number) => Uint8Array = (size) => new Uint8Array(size),
+  ) {}
+
+  get bufferedBytes(): number {
+    return this.end - this.start;
+  }
+
+  /** The size the pending frame declares, once its four bytes are here. Throws FrameSizeError. */
+  peekSize(): number | undefined {
+    if (this.end - this.start < 4) return undefined;
+    const b = this.buf;
+    const at = this.start;
+    const size = ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) | 0;
+    if (size < 0 || size > this.maxFrameBytes) throw new FrameSizeError(size, this.maxFrameBytes);
+    return size;
+  }
+
+  /** Copies `chunk` in (the caller may reuse it at once). */
+  push(chunk: Uint8Array): void {
+    if (chunk.length === 0) return;
+    this.release();
+    const held = this.end - this.start;
+    if (this.buf.length - this.end < chunk.length) {
+      // Room for what is held, the chunk, and — once its size is known — the whole frame being read.
+      let needed = held + chunk.length;
+      if (held >= 4) {
+        const size = this.peekSize()!;
+        needed = Math.max(needed, 4 + size);
+      }
+      if (needed <= this.buf.length) {
+        this.buf.copyWithin(0, this.start, this.end);
+      } else {
+        const grown = this.allocate(Math.max(needed, Math.min(2 * this.buf.length, this.maxFrameBytes + 4), 256));
+        grown.set(this.buf.subarray(this.start, this.end));
+        this.buf = grown;
+      }
+      this.start = 0;
+      this.end = held;
+    }
+    this.buf.set(chunk, this.end);
+    this.end += chunk.length;
+  }
+
+  /** The next whole frame without its size prefix (a view valid until the next push or next), or undefined. */
+  next(): Uint8Array | undefined {
+    const size = this.peekSize();
+    if (size === undefined || this.end - this.start < 4 + size) return undefined;
+    const frame = this.buf.subarray(this.start + 4, this.start + 4 + size);
+    this.start += 4 + size;
+    return frame;
+  }
+
+  /**
+   * The caller is done with the last frame: with nothing else held, the buffer starts over, and one an
+   * outsized frame made larger than `retainBytes` is let go. `push` does the same first.
+   */
+  release(): void {
+    if (this.start !== this.end) return;
+    this.start = this.end = 0;
+    if (this.buf.length > this.retainBytes) this.buf = NO_BYTES;
+  }
+}
+
 /** A response frame as chunks ready to be written in order, and its length on the wire. */
 export interface ResponseFrame {
   readonly chunks: Uint8Array[];

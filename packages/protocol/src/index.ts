@@ -10,6 +10,7 @@ export {
   FrameDecoder,
   FrameSizeError,
   type ResponseFrame,
+  ReusingFrameDecoder,
 } from './framing.js';
 export {
   peekApiKeyAndVersion,

@@ -1,6 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiVersions, concatBytes, encodeResponse, FrameDecoder, FrameSizeError, Metadata, Produce } from '../src/index.js';
+import {
+  ApiVersions,
+  concatBytes,
+  encodeResponse,
+  FrameDecoder,
+  FrameSizeError,
+  Metadata,
+  Produce,
+  ReusingFrameDecoder,
+} from '../src/index.js';
 
 function frame(body: Uint8Array): Uint8Array {
   const out = new Uint8Array(4 + body.length);
@@ -97,5 +106,58 @@ describe('encodeResponse', () => {
       'clusterAuthorizedOperations: version 7 has no such field, and its value is not the default',
     );
     expect(() => encodeResponse(Metadata, 8, 1, ops)).not.toThrow();
+  });
+});
+
+describe('ReusingFrameDecoder: one kept buffer, frames valid until the next call', () => {
+  it('gives back the same frames however the stream is cut, each read before the next call', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 300 }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.integer({ min: 1, max: 64 }), { minLength: 1, maxLength: 40 }),
+        (bodies, cuts) => {
+          const stream = concatBytes(bodies.map(frame));
+          const d = new ReusingFrameDecoder(1000, 512);
+          const out: number[][] = [];
+          let at = 0;
+          let i = 0;
+          while (at < stream.length) {
+            const n = cuts[i++ % cuts.length]!;
+            // The caller may reuse its chunk at once: the decoder copies.
+            const chunk = Uint8Array.from(stream.subarray(at, at + n));
+            d.push(chunk);
+            chunk.fill(0xee);
+            at += n;
+            for (let f = d.next(); f !== undefined; f = d.next()) out.push([...f]);
+          }
+          expect(out).toEqual(bodies.map((b) => [...b]));
+          expect(d.bufferedBytes).toBe(0);
+        },
+      ),
+    );
+  });
+
+  it('grows to a large frame once, and lets the buffer go when told the frame is done', () => {
+    const allocations: number[] = [];
+    const d = new ReusingFrameDecoder(1 << 20, 1024, (n) => {
+      allocations.push(n);
+      return new Uint8Array(n);
+    });
+    const big = frame(new Uint8Array(100_000).fill(7));
+    for (let at = 0; at < big.length; at += 1000) d.push(big.subarray(at, at + 1000));
+    expect(d.next()?.length).toBe(100_000);
+    // Room for the whole frame was made as soon as its size was known: not a doubling per chunk.
+    expect(allocations.filter((n) => n >= 100_004)).toHaveLength(1);
+    expect(allocations.length).toBeLessThanOrEqual(2);
+    d.release();
+    d.push(frame(new Uint8Array([1, 2])));
+    expect([...d.next()!]).toEqual([1, 2]);
+    expect(allocations.at(-1)).toBeLessThan(1024);
+  });
+
+  it('refuses a size over the limit as the plain decoder does', () => {
+    const d = new ReusingFrameDecoder(100);
+    d.push(new Uint8Array([0, 0, 0, 101]));
+    expect(() => d.next()).toThrow(new FrameSizeError(101, 100));
   });
 });
