@@ -60,7 +60,8 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
     '### เทียบกับขีดจำกัด: socket loopback',
     '',
     'ขีดจำกัดคือการย้าย byte จำนวนเท่ากัน (ทุก message บวก newline) ผ่าน TCP loopback จาก process หนึ่งไปอีก process ที่ทิ้งข้อมูลทันที' +
-      ' ส่วนการอ่านกลับ kcat อ่านทุก message ที่ส่งไปจาก klog:',
+      ' ส่วนการอ่านกลับ kcat อ่านทุก message ที่ส่งไปจาก klog แล้วพิมพ์ทีละบรรทัด ซึ่งเป็นงานฝั่ง client เป็นส่วนใหญ่' +
+      ' (ดู ratio ของ fetch กับ mock ข้างบน: client ตัวเดียวกัน อ่านข้อมูลชุดเดียวกัน):',
     '',
     table(
       ['งาน', 'produce klog', 'loopback', 'สัดส่วน', 'อ่านกลับ klog', 'สัดส่วน'],
