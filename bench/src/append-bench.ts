@@ -88,15 +88,13 @@ class AppendRun {
   }
 
   append(records: readonly RecordInput[]): void {
-    const result = appendIdempotent(
-      this.partition!,
-      this.state,
-      PRODUCER_ID,
-      0,
-      this.seq,
-      records,
-      BENCH_NOW_MS,
-    );
+    const result = appendIdempotent(this.partition!, {
+      producerId: PRODUCER_ID,
+      producerEpoch: 0,
+      firstSequence: this.seq,
+      records: records,
+      nowMs: BENCH_NOW_MS,
+    });
     if (result.kind !== 'Append') throw new Error(`append was judged ${result.kind}`);
     this.seq += records.length;
   }

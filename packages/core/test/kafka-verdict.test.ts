@@ -187,3 +187,17 @@ describe('judgeByKafkaRules (ProducerAppendInfo.checkProducerEpoch / checkSequen
     );
   });
 });
+
+describe('ProducerState.removeExpired (Kafka removeExpiredProducers)', () => {
+  it('forgets producers whose last batch is at least the expiration old; a forgotten producer then starts anywhere', () => {
+    const state = new ProducerState();
+    state.entry(toProducerId(1)).addBatch(epoch(0), new BatchMetadata(seq(4), 4, 4, 1_000));
+    state.entry(toProducerId(2)).addBatch(epoch(0), new BatchMetadata(seq(9), 9, 4, 5_000));
+    expect(state.removeExpired(10_999, 10_000)).toEqual([]);
+    expect(state.removeExpired(11_000, 10_000)).toEqual([1]);
+    expect(state.producerIds()).toEqual([2]);
+    expect(judgeByKafkaRules(state.get(toProducerId(1)), epoch(0), seq(77), seq(77))).toEqual({
+      kind: 'Append',
+    });
+  });
+});

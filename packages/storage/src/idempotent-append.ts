@@ -5,10 +5,14 @@ import {
   type InvalidProducerEpoch,
   incrementSequence,
   judge,
+  judgeByKafkaRules,
   judgeWithFencing,
+  type KafkaVerdict,
   type OutOfOrderSequence,
-  type ProducerState,
+  type ProducerEpoch,
+  type ProducerId,
   ProducerStateEntry,
+  type Sequence,
   toProducerEpoch,
   toProducerId,
   toSequence,
@@ -27,9 +31,39 @@ export type IdempotentAppend =
   | OutOfOrderSequence
   | InvalidProducerEpoch;
 
-export interface IdempotentAppendOptions {
-  /** Apply Kafka's epoch fencing before judging (`judgeWithFencing`); the chapter's broker does not. */
-  readonly fencing?: boolean;
+/**
+ * Which sequence rule judges the batch:
+ * - `'chapter'` (default): the chapter's `judge`: a new producer starts at 0, no epoch rules;
+ * - `'chapter-fencing'`: `judgeWithFencing`, the chapter's rule after Kafka's epoch checks;
+ * - `'kafka'`: Kafka 4.1's `judgeByKafkaRules`, as a broker applies it to real clients.
+ */
+export type SequenceRule = 'chapter' | 'chapter-fencing' | 'kafka';
+
+/** One batch from an idempotent producer, as the records it holds (klog builds the bytes). */
+export interface IdempotentBatch {
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  /** The sequence of the first record; the others follow, wrapping at 2^31 - 1. */
+  readonly firstSequence: number;
+  readonly records: readonly RecordInput[];
+  /** The broker's clock: the batch's timestamp. */
+  readonly nowMs: number;
+  readonly rule?: SequenceRule;
+}
+
+function judgeBy(
+  rule: SequenceRule,
+  entry: ProducerStateEntry | undefined,
+  pid: ProducerId,
+  epoch: ProducerEpoch,
+  first: Sequence,
+  last: Sequence,
+): KafkaVerdict {
+  if (rule === 'kafka') return judgeByKafkaRules(entry, epoch, first, last);
+  const known = entry ?? new ProducerStateEntry(pid);
+  return rule === 'chapter-fencing'
+    ? judgeWithFencing(known, epoch, first, last)
+    : judge(known, epoch, first, last);
 }
 
 /** One build buffer for every append in the process: each batch is written out before the next is built. */
@@ -43,26 +77,16 @@ const scratch = new BatchScratch();
  * writes a byte, so the log end offset stays where it was (Kafka's `UnifiedLog.append`
  * skips `localLog.append` when `maybeDuplicate` is present).
  */
-export function appendIdempotent(
-  partition: Partition,
-  state: ProducerState,
-  producerId: number,
-  producerEpoch: number,
-  firstSeq: number,
-  records: readonly RecordInput[],
-  nowMs: number,
-  options: IdempotentAppendOptions = {},
-): IdempotentAppend {
-  const pid = toProducerId(producerId);
-  const epoch = toProducerEpoch(producerEpoch);
-  const first = toSequence(firstSeq, 'first sequence');
+export function appendIdempotent(partition: Partition, batch: IdempotentBatch): IdempotentAppend {
+  const pid = toProducerId(batch.producerId);
+  const epoch = toProducerEpoch(batch.producerEpoch);
+  const first = toSequence(batch.firstSequence, 'first sequence');
+  const { records, nowMs } = batch;
   if (records.length === 0) throw new StorageError('INVALID_RECORD', 'a batch needs at least one record');
   validateTimestamp(nowMs);
   const last = incrementSequence(first, records.length - 1);
-  const entry = state.get(pid) ?? new ProducerStateEntry(pid);
-  const verdict = options.fencing
-    ? judgeWithFencing(entry, epoch, first, last)
-    : judge(entry, epoch, first, last);
+  const state = partition.producerState;
+  const verdict = judgeBy(batch.rule ?? 'chapter', state.get(pid), pid, epoch, first, last);
 
   switch (verdict.kind) {
     case 'Duplicate':
@@ -75,17 +99,18 @@ export function appendIdempotent(
       const log = partition.log;
       const producer = { producerId: pid, producerEpoch: epoch, baseSequence: first };
       // Built in a reused buffer: appendBatch writes it out before another batch is built.
-      const batch = buildProducerBatch(records, log.logEndOffset, nowMs, producer, scratch.allocate);
+      const bytes = buildProducerBatch(records, log.logEndOffset, nowMs, producer, scratch.allocate);
       const header = {
         attributes: 0,
         lastOffsetDelta: records.length - 1,
         recordsCount: records.length,
         ...producer,
       };
-      const written = appendBuiltBatch(log, batch, header);
+      const written = appendBuiltBatch(log, bytes, header);
       // The window learns of the batch only once it is on the log.
-      entry.addBatch(epoch, new BatchMetadata(last, written.lastOffset, records.length - 1, nowMs));
-      state.update(entry);
+      state
+        .entry(pid)
+        .addBatch(epoch, new BatchMetadata(last, written.lastOffset, records.length - 1, nowMs));
       return { kind: 'Append', firstOffset: written.firstOffset, lastOffset: written.lastOffset };
     }
   }

@@ -29,7 +29,8 @@ export { fsyncDirectory } from './fsync.js';
 export {
   appendIdempotent,
   type IdempotentAppend,
-  type IdempotentAppendOptions,
+  type IdempotentBatch,
+  type SequenceRule,
 } from './idempotent-append.js';
 export {
   DEFAULT_LOG_CONFIG,
@@ -39,7 +40,21 @@ export {
   type LogConfig,
   type LogOpenOptions,
 } from './log.js';
-export { Partition } from './partition.js';
+export { LogManager, type LogManagerOptions } from './log-manager.js';
+export {
+  type FetchResult,
+  Partition,
+  type PartitionOptions,
+  type ProducerBatchAppend,
+} from './partition.js';
+export {
+  decodeProducerSnapshot,
+  encodeProducerSnapshot,
+  type LoadedSnapshot,
+  loadLatestSnapshot,
+  snapshotFileName,
+  writeProducerSnapshot,
+} from './producer-snapshot.js';
 export { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
 export type { Record, RecordHeader, RecordInput } from './record.js';
 export {
@@ -93,6 +108,7 @@ export {
   segmentFileName,
 } from './segment.js';
 export {
+  MAX_PARTITIONS,
   MAX_TOPIC_NAME_LENGTH,
   partitionDirName,
   validatePartitionNumber,

@@ -11,6 +11,8 @@ import {
   decodeRecordBatch,
   lastOffsetOf,
   type RecordBatch,
+  type RecordBatchHeader,
+  TIMESTAMP_TYPE_MASK,
 } from './record-batch.js';
 import { type RecoveryReport, recoverSegment } from './recovery.js';
 import { LogSegment } from './segment.js';
@@ -102,9 +104,23 @@ export interface LogOpenOptions {
   readonly segmentFiles?: SegmentFileCache;
 }
 
+/** The partition leader epoch klog stamps on a client's batch: one node, never a new leader. */
+const PARTITION_LEADER_EPOCH = 0;
+
 /** Set by `Log`'s static block, so that only this package can reach the write paths below. */
 let writeBuiltBatch: (log: Log, batch: Buffer, header: AppendedHeader) => LogAppendInfo;
 let swapInCleaned: (log: Log, baseOffsets: readonly number[]) => void;
+let writeClientBatch: (log: Log, batch: Buffer, header: AppendedHeader) => LogAppendInfo;
+
+/**
+ * Append a batch a client built, already decoded and CRC-checked by the caller
+ * (`Partition.appendProducerBatch`): Kafka's `LogValidator` client rules and the log's
+ * limits, then the bytes written as received, with the base offset and the partition
+ * leader epoch (0: one node) assigned on the way to the file.
+ */
+export function appendClientBatch(log: Log, batch: Buffer, header: AppendedHeader): LogAppendInfo {
+  return writeClientBatch(log, batch, header);
+}
 
 /**
  * Append a batch that this package's own builder produced in the same call and that
@@ -142,6 +158,8 @@ export class Log {
   #logEndOffset: number;
   #unflushedMessages = 0;
   #closed = false;
+  /** Called after each roll with the new active segment's base offset (a Partition writes its producer snapshot). */
+  rollListener: ((baseOffset: number) => void) | undefined;
 
   private constructor(
     readonly dir: string,
@@ -270,20 +288,33 @@ export class Log {
   }
 
   /** Check a batch against the log's limits, then place it at the log end offset. */
-  #accept(batch: Buffer, header: AppendedHeader, origin: AppendOrigin): LogAppendInfo {
+  #accept(batch: Buffer, header: AppendedHeader, origin: AppendOrigin, leaderEpoch?: number): LogAppendInfo {
     const baseOffset = this.#logEndOffset;
     validateForAppend(header, batch.length, baseOffset, this.config.maxBatchBytes, origin);
-    return this.#place(batch, baseOffset, header.lastOffsetDelta, header.recordsCount);
+    return this.#place(batch, baseOffset, header.lastOffsetDelta, header.recordsCount, leaderEpoch);
   }
 
   /** Put a checked batch on the active segment (rolling first if it would not fit) and move the log end offset. */
-  #place(batch: Buffer, baseOffset: number, lastOffsetDelta: number, records: number): LogAppendInfo {
+  #place(
+    batch: Buffer,
+    baseOffset: number,
+    lastOffsetDelta: number,
+    records: number,
+    leaderEpoch?: number,
+  ): LogAppendInfo {
     const rolled = this.#maybeRoll(batch.length);
     const segment = this.activeSegment;
     const position = segment.size;
     const lastOffset = baseOffset + lastOffsetDelta;
-    const head = Buffer.allocUnsafe(8);
-    writeInt64(new DataView(head.buffer, head.byteOffset, 8), 0, baseOffset);
+    // What the log assigns, written over the batch's first bytes on the way to the file: baseOffset,
+    // and for a client's batch the partition leader epoch too (both outside the CRC).
+    const head = Buffer.allocUnsafe(leaderEpoch === undefined ? 8 : 16);
+    const view = new DataView(head.buffer, head.byteOffset, head.length);
+    writeInt64(view, 0, baseOffset);
+    if (leaderEpoch !== undefined) {
+      view.setInt32(8, batch.readInt32BE(8));
+      view.setInt32(12, leaderEpoch);
+    }
     segment.append(batch, lastOffset, head);
     this.#logEndOffset = lastOffset + 1;
     this.#maybeFlush(records);
@@ -304,6 +335,10 @@ export class Log {
       return log.#accept(batch, header, 'klog');
     };
     swapInCleaned = (log, baseOffsets) => log.#swapInCleaned(baseOffsets);
+    writeClientBatch = (log, batch, header) => {
+      log.#checkOpen();
+      return log.#accept(batch, header, 'client', PARTITION_LEADER_EPOCH);
+    };
   }
 
   // #region maybe-roll
@@ -315,6 +350,7 @@ export class Log {
     this.#unflushedMessages = 0;
     this.#segments.push(LogSegment.create(this.dir, this.#logEndOffset));
     fsyncDirectory(this.dir);
+    this.rollListener?.(this.#logEndOffset);
     return true;
   }
   // #endregion maybe-roll
@@ -398,15 +434,7 @@ export class Log {
 
   #slices(offset: number, maxBytes: number): { segment: LogSegment; position: number; bytes: Buffer }[] {
     this.#checkOpen();
-    if (!Number.isSafeInteger(offset)) {
-      throw new StorageError('INVALID_REQUEST', `offset must be a safe integer, got ${String(offset)}`);
-    }
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
-      throw new StorageError(
-        'INVALID_REQUEST',
-        `max bytes must be a safe integer >= 0, got ${String(maxBytes)}`,
-      );
-    }
+    checkReadArguments(offset, maxBytes);
     if (offset === this.#logEndOffset) return [];
     const first = this.segmentFor(offset);
     if (first === undefined) {
@@ -444,6 +472,99 @@ export class Log {
     }
   }
 
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Every batch header from the batch holding `offset` (or the first after it) to the
+   * end of the log, across segments, reading headers only: what a producer-state replay
+   * needs. Stops with the DecodeError of a batch that cannot be read.
+   */
+  *headersFrom(offset: number): Generator<{ readonly position: number; readonly header: RecordBatchHeader }> {
+    this.#checkOpen();
+    for (const segment of this.#segments) {
+      if (segment.nextBaseOffset !== undefined && segment.nextBaseOffset <= offset) continue;
+      const from = segment.baseOffset >= offset ? 0 : segment.positionOfOffset(offset);
+      if (from === undefined) continue;
+      for (const entry of segment.headers(from)) {
+        if (lastOffsetOf(entry.header) >= offset) yield entry;
+      }
+    }
+  }
+
+  /**
+   * Raw bytes of whole batches from the one holding `offset`, from one segment, up to
+   * `maxBytes` (but at least one batch, as Kafka's fetch returns one oversized batch
+   * rather than none), read with one `pread` of a contiguous range: bytes ready to send
+   * (Kafka's `LocalLog.read`). Batches are not decoded and their CRC is not checked
+   * here, as Kafka's broker does not on fetch (the consumer checks it); their framing and
+   * offsets come from the segment's index. Empty at the log end offset; StorageError
+   * `OFFSET_OUT_OF_RANGE` outside [log start, log end].
+   */
+  fetch(offset: number, maxBytes: number): Buffer {
+    this.#checkOpen();
+    checkReadArguments(offset, maxBytes);
+    if (offset === this.#logEndOffset) return Buffer.alloc(0);
+    const first = this.segmentFor(offset);
+    if (first === undefined) {
+      throw new StorageError(
+        'OFFSET_OUT_OF_RANGE',
+        `offset ${offset} is outside the log [${this.logStartOffset}, ${this.#logEndOffset}]`,
+      );
+    }
+    for (let i = this.#segments.indexOf(first); i < this.#segments.length; i++) {
+      const segment = this.#segments[i]!;
+      let start = -1;
+      let end = -1;
+      try {
+        for (const { position, size } of segment.positionsFrom(segment === first ? offset : 0)) {
+          if (start === -1) {
+            start = position;
+            end = position + size;
+          } else if (end - start + size > maxBytes) {
+            break;
+          } else {
+            end += size;
+          }
+        }
+      } catch (error) {
+        // Serve what came before a bad batch; a fetch that starts at it gets the error.
+        if (!(error instanceof DecodeError) || start === -1) throw error;
+      }
+      if (start !== -1) return segment.read(start, end - start);
+    }
+    return Buffer.alloc(0);
+  }
+
+  /**
+   * The first record whose timestamp is at or after `timestampMs`, and its timestamp
+   * (Kafka's `fetchOffsetByTimestamp` for ListOffsets): the first batch whose max
+   * timestamp reaches it, then the first record in it that does. Undefined if none.
+   */
+  offsetForTimestamp(timestampMs: number): { offset: number; timestamp: number } | undefined {
+    this.#checkOpen();
+    if (!Number.isSafeInteger(timestampMs)) {
+      throw new StorageError(
+        'INVALID_REQUEST',
+        `timestamp must be a safe integer, got ${String(timestampMs)}`,
+      );
+    }
+    for (const segment of this.#segments) {
+      if (segment.maxTimestamp() < timestampMs) continue;
+      for (const { position, header } of segment.headersFromTimestamp(timestampMs)) {
+        if (header.maxTimestamp < timestampMs) continue;
+        const batch = decodeRecordBatch(segment.readBatchAt(position).bytes, 0, { base: position });
+        const logAppendTime = (batch.attributes & TIMESTAMP_TYPE_MASK) !== 0;
+        for (const record of batch.records) {
+          const timestamp = logAppendTime ? batch.maxTimestamp : batch.baseTimestamp + record.timestampDelta;
+          if (timestamp >= timestampMs) return { offset: batch.baseOffset + record.offsetDelta, timestamp };
+        }
+      }
+    }
+    return undefined;
+  }
+
   /** Flush and close every segment, and release the directory's lock. The log can be opened again. */
   close(): void {
     if (this.#closed) return;
@@ -459,6 +580,19 @@ export class Log {
 
   #checkOpen(): void {
     if (this.#closed) throw new StorageError('CLOSED', `log ${this.dir} is closed`, { path: this.dir });
+  }
+}
+
+/** An offset and a byte budget from a caller: safe integers, the budget >= 0. */
+function checkReadArguments(offset: number, maxBytes: number): void {
+  if (!Number.isSafeInteger(offset)) {
+    throw new StorageError('INVALID_REQUEST', `offset must be a safe integer, got ${String(offset)}`);
+  }
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+    throw new StorageError(
+      'INVALID_REQUEST',
+      `max bytes must be a safe integer >= 0, got ${String(maxBytes)}`,
+    );
   }
 }
 

@@ -455,6 +455,22 @@ export class LogSegment {
     }
   }
 
+  /** Position of the first batch whose last offset is `offset` or more, if the valid batches hold one. */
+  positionOfOffset(offset: number): number | undefined {
+    const index = this.#batchIndex();
+    return index.positions[this.#search(index, offset)];
+  }
+
+  /** The largest timestamp any batch of the segment may hold (an upper bound: the time index refines it). */
+  maxTimestamp(): number {
+    return Number.POSITIVE_INFINITY;
+  }
+
+  /** Batch headers from where a batch with a timestamp of `timestampMs` or more may first be. */
+  headersFromTimestamp(_timestampMs: number): Generator<BatchPosition<RecordBatchHeader>> {
+    return this.headers(0);
+  }
+
   #search(index: BatchIndex, offset: number): number {
     let lo = 0;
     let hi = index.lastOffsets.length;
