@@ -17,14 +17,29 @@ import { repoRoot } from './excerpts/root.js';
 const chromium = existsSync(chromiumPath) ? chromiumPath : undefined;
 if (!chromium) missingChromium('the diagrams cannot be drawn');
 
+// Where the site is published, for canonical links and the sitemap. Unset (a local or CI build),
+// the pages carry no canonical link and no sitemap is written, rather than pointing at a host
+// that is not the site's.
+const site = process.env['KLOG_SITE_URL'] || undefined;
+if (site && !/^https?:\/\/[^/]+/.test(site)) throw new Error(`KLOG_SITE_URL=${site} is not an http(s) URL`);
+
 export default defineConfig({
-  site: 'http://127.0.0.1',
+  ...(site ? { site } : {}),
   integrations: [
     starlight({
       title: 'kaen-log',
       description: 'kaen-log: log broker แบบ Kafka สำหรับคอร์สเรียนไส้ในของ Kafka เป็นภาษาไทย',
       locales: { root: { label: 'ไทย', lang: 'th' } },
+      favicon: '/favicon.svg',
       customCss: ['./src/styles/klog.css'],
+      // The sidebar lists the course's chapters (src/course.ts) beside the pages of docs/; search
+      // opens with "/" as well as Ctrl/⌘K.
+      components: {
+        Sidebar: './src/components/overrides/Sidebar.astro',
+        Search: './src/components/overrides/Search.astro',
+      },
+      // The 404 page is ours (src/pages/404.astro): it links back into the site.
+      disable404Route: true,
       // The lessons' real path is ../../docs (src/content/docs links to it): let Starlight's own
       // remark/rehype steps (asides, heading links) treat it as docs content.
       markdown: { processedDirs: ['../../docs'] },

@@ -148,7 +148,7 @@ export function renderPerformancePage(results: BenchResults): string {
 
   push(
     '---',
-    'title: Performance',
+    'title: ผลวัดประสิทธิภาพ (Performance)',
     'description: klog เทียบกับ KafkaJS และกับการเขียนไฟล์ตรง ๆ วัดเคียงข้างกันใน process เดียว อ่านเป็น ratio',
     'sidebar:',
     '  order: 90',

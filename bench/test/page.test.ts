@@ -25,7 +25,7 @@ describe('docs/performance.mdx is bench/results.json rendered', () => {
   });
 
   it('has Starlight frontmatter, the machine, the date and the note on ratios', () => {
-    expect(committedPage.startsWith('---\ntitle: Performance\n')).toBe(true);
+    expect(committedPage.startsWith('---\ntitle: ผลวัดประสิทธิภาพ (Performance)\n')).toBe(true);
     expect(committedPage).toMatch(/\nsidebar:\n {2}order: \d+\n---\n/);
     expect(committedPage).toContain(results.machine.cpu);
     expect(committedPage).toContain(results.machine.node);

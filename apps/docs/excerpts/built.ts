@@ -7,17 +7,22 @@ import { load } from 'cheerio';
 export interface BuiltBlock {
   /** Repository-relative HTML file. */
   readonly page: string;
-  readonly kind: 'region' | 'output';
+  /** `data-klog-kind` as written: "region" or "output" (anything else is reported). */
+  readonly kind: string;
   /** `data-src`: "<file>#<region name>" or "<golden file>#<section title>". */
   readonly src: string;
   readonly file: string;
   readonly name: string;
   readonly lines: string | undefined;
   readonly sha256: string | undefined;
-  /** `data-lesson`: "docs/07-idem.mdx:123". */
+  /** `data-lesson`: "docs/07-idem.mdx:123:1" (line and column of the tag). */
   readonly lesson: string | undefined;
   /** The text content of the block's <pre><code>, entities decoded. */
   readonly text: string;
+  /** Run output only: the text of each `[data-klog-command]` in the block (the command a reader copies). */
+  readonly commands: readonly string[];
+  /** Excerpts only: the text of the Thai gloss under the code, if any. */
+  readonly gloss: string | undefined;
 }
 
 export interface BuiltPage {
@@ -52,7 +57,7 @@ export function readPage(root: string, page: string): BuiltPage {
     const codes = node.find('pre code');
     blocks.push({
       page,
-      kind: node.attr('data-klog-kind') === 'output' ? 'output' : 'region',
+      kind: node.attr('data-klog-kind') ?? '',
       src,
       file: hash === -1 ? src : src.slice(0, hash),
       name: hash === -1 ? '' : src.slice(hash + 1),
@@ -64,6 +69,11 @@ export function readPage(root: string, page: string): BuiltPage {
         .map((_, c) => $(c).text())
         .get()
         .join(''),
+      commands: node
+        .find('[data-klog-command]')
+        .map((_, c) => $(c).text())
+        .get(),
+      gloss: node.find('[data-klog-gloss]').length ? node.find('[data-klog-gloss]').text() : undefined,
     });
   });
   const pasted: string[] = [];
@@ -83,4 +93,13 @@ export function pageOf(lesson: string, dist: string): string {
     .replace(/(^|\/)index$/, '')
     .toLowerCase();
   return slug === '' ? `${dist}/index.html` : `${dist}/${slug}/index.html`;
+}
+
+/** A whole-file page of the source viewer: which file it shows and the text of its code. */
+export function readSourcePage(root: string, page: string): { file: string; text: string } | undefined {
+  const $ = load(readFileSync(join(root, page), 'utf8'));
+  const figure = $('[data-klog-source]').first();
+  const file = figure.attr('data-klog-source');
+  if (!file) return undefined;
+  return { file, text: figure.find('pre code').text() };
 }

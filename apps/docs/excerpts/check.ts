@@ -7,12 +7,12 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
-import { type BuiltBlock, listPages, pageOf, readPage } from './built.js';
+import { type BuiltBlock, listPages, pageOf, readPage, readSourcePage } from './built.js';
 import { findCut, isParsedSource } from './declarations.js';
-import { parseSections, type Section } from './golden.js';
-import { type Lesson, listLessons, readLesson } from './references.js';
+import { goldenCommand, parseSections, type Section } from './golden.js';
+import { atOf, type Lesson, listLessons, readLesson } from './references.js';
 import { type Region, sha256 } from './regions.js';
-import { type ExcerptError, readRegions, repoPath } from './source.js';
+import { cutMessage, type ExcerptError, readRegions, repoPath } from './source.js';
 
 export interface Finding {
   readonly level: 'error' | 'warning';
@@ -117,10 +117,7 @@ export function checkExcerpts(options: CheckOptions): CheckResult {
       regionCount++;
       const cut = findCut(source, region);
       if (cut && !region.fragment) {
-        error(
-          `${region.file}:${region.beginLine}`,
-          `region "${region.name}" cuts ${cut.what} (lines ${cut.startLine}-${cut.endLine}) in half; mark it "// #region ${region.name} fragment" if that is meant`,
-        );
+        error(`${region.file}:${region.beginLine}`, cutMessage(region.name, cut));
       } else if (!cut && region.fragment) {
         warn(
           `${region.file}:${region.beginLine}`,
@@ -143,13 +140,27 @@ export function checkExcerpts(options: CheckOptions): CheckResult {
     }
     return sectionsByFile.get(file);
   };
+  const commands = new Map<string, string | undefined>();
+  /** The `klog …` command of a golden file, from expected/manifest.json; undefined if it has none. */
+  const commandOf = (file: string): string | undefined => {
+    if (!commands.has(file)) {
+      let command: string | undefined;
+      try {
+        command = goldenCommand(root, file);
+      } catch {
+        command = undefined;
+      }
+      commands.set(file, command);
+    }
+    return commands.get(file);
+  };
   const referenced = new Set<string>();
   let referenceCount = 0;
   for (const lesson of lessons) {
     for (const p of lesson.problems) error(`${p.file}:${p.line}`, p.message);
     for (const ref of lesson.references) {
       referenceCount++;
-      const at = `${ref.lesson}:${ref.line}`;
+      const at = atOf(ref);
       let file: string;
       try {
         file = repoPath(root, ref.file);
@@ -173,12 +184,24 @@ export function checkExcerpts(options: CheckOptions): CheckResult {
           continue;
         }
         referenced.add(`${file}#${ref.name}`);
+        if (lesson.chapter !== undefined && !ref.glossed) {
+          error(
+            `${at} ⇄ ${file}#${ref.name}`,
+            `an excerpt in chapter ${lesson.chapter} without a Thai gloss: write what its comments teach, in Thai, between <Excerpt …> and </Excerpt>`,
+          );
+        }
       } else {
         const sections = sectionsOf(file);
         if (!sections?.has(ref.title)) {
           error(
             `${at} ⇄ ${file}`,
             `no section "== ${ref.title} ==" in ${file} (sections here: ${[...(sections?.keys() ?? [])].map((t) => JSON.stringify(t)).join(', ')})`,
+          );
+        }
+        if (commandOf(file) === undefined) {
+          error(
+            `${at} ⇄ ${file}`,
+            `${file} has no command in expected/manifest.json, so nothing proves it is what the CLI prints: list it there with its klog arguments (and pnpm bless)`,
           );
         }
       }
@@ -217,9 +240,21 @@ export function checkExcerpts(options: CheckOptions): CheckResult {
       const page = pageOf(lesson.file, dist);
       if (!pages.includes(page)) error(lesson.file, `its page ${page} is not in the built site: rebuild it`);
     }
+    const sourcePages = `${dist}/source/`;
     for (const page of pages) {
+      if (page.startsWith(sourcePages)) {
+        checkSourcePage(page);
+        continue;
+      }
       if (page.endsWith('/index.html') && !lessonPages.has(page)) {
         warn(page, 'a built page that no file under docs/ makes (left over from an older build?)');
+      }
+    }
+    // Every file a lesson quotes has its whole-file page, where the excerpt headers link.
+    for (const file of referencedFiles) {
+      const page = `${sourcePages}${file}/index.html`;
+      if (existsSync(join(root, file)) && !pages.includes(page)) {
+        error(file, `the lessons quote ${file} but the site has no page of it (${page}): rebuild it`);
       }
     }
     for (const page of pages) {
@@ -242,7 +277,7 @@ export function checkExcerpts(options: CheckOptions): CheckResult {
     }
     for (const lesson of lessons) {
       for (const ref of lesson.references) {
-        const key = `${ref.lesson}:${ref.line}`;
+        const key = atOf(ref);
         if (!seenRefs.has(key)) {
           error(
             key,
@@ -255,8 +290,9 @@ export function checkExcerpts(options: CheckOptions): CheckResult {
 
   function checkBlock(block: BuiltBlock, byLesson: Map<string, Lesson>, seenRefs: Set<string>): void {
     const lessonAt = block.lesson ?? `${block.page} (no data-lesson)`;
-    const [lessonFile, lessonLine] = (block.lesson ?? '').split(':');
-    const ref = byLesson.get(lessonFile ?? '')?.references.find((r) => String(r.line) === lessonLine);
+    const lessonFile = (block.lesson ?? '').replace(/:\d+:\d+$/, '');
+    const lesson = byLesson.get(lessonFile);
+    const ref = lesson?.references.find((r) => atOf(r) === block.lesson);
     if (!block.lesson || !ref) {
       error(
         `${lessonAt} ⇄ ${block.src}`,
@@ -264,7 +300,28 @@ export function checkExcerpts(options: CheckOptions): CheckResult {
       );
       return;
     }
+    if (seenRefs.has(block.lesson)) {
+      error(
+        `${block.lesson} ⇄ ${block.src}`,
+        `two blocks in ${block.page} claim the same place in the lesson: one tag, one block`,
+      );
+      return;
+    }
     seenRefs.add(block.lesson);
+    if (block.kind !== 'region' && block.kind !== 'output') {
+      error(
+        `${block.lesson} ⇄ ${block.src}`,
+        `data-klog-kind="${block.kind}" is neither "region" nor "output"`,
+      );
+      return;
+    }
+    if (block.kind !== ref.kind) {
+      error(
+        `${block.lesson} ⇄ ${block.src}`,
+        `the built block says it is ${block.kind === 'region' ? 'a source region' : 'run output'} but the lesson writes ${ref.kind === 'region' ? '<Excerpt>' : '<RunOutput>'} here`,
+      );
+      return;
+    }
     const refSrc = ref.kind === 'region' ? `${norm(ref.file)}#${ref.name}` : `${norm(ref.file)}#${ref.title}`;
     if (refSrc !== block.src) {
       error(
@@ -295,8 +352,39 @@ export function checkExcerpts(options: CheckOptions): CheckResult {
         };
       }
     }
-    if (!now) return; // already reported as a missing region or section
     const what = block.kind === 'region' ? `region "${block.name}"` : `section "== ${block.name} =="`;
+    if (!now) {
+      // Never pass a block that cannot be compared: name it, even if the reference was reported too.
+      error(
+        `${block.lesson} ⇄ ${block.file}`,
+        `the built block shows ${what}, which is not in ${block.file}`,
+      );
+      return;
+    }
+    if (block.kind === 'output') {
+      const command = commandOf(block.file);
+      const shown = block.commands;
+      const want = command === undefined ? undefined : `$ ${command}`;
+      if (want === undefined) {
+        error(
+          `${block.lesson} ⇄ ${block.file}`,
+          `the run output has no command in expected/manifest.json to check its caption against`,
+        );
+      } else if (shown.length !== 1 || shown[0] !== want) {
+        error(
+          `${block.lesson} ⇄ expected/manifest.json`,
+          `the command printed above the run output is not the one that makes ${block.file}`,
+          unifiedDiff(
+            `built HTML ${block.page} (${block.lesson})`,
+            'expected/manifest.json',
+            `${shown.join('\n')}\n`,
+            `${want}\n`,
+          ),
+        );
+      }
+    } else if (lesson?.chapter !== undefined && (block.gloss ?? '').trim() === '') {
+      error(`${block.lesson} ⇄ ${block.src}`, `the built excerpt shows no Thai gloss: rebuild the site`);
+    }
     if (block.text !== now.text) {
       const i = firstDifferingLine(block.text, now.text);
       error(
@@ -321,6 +409,29 @@ export function checkExcerpts(options: CheckOptions): CheckResult {
       error(
         `${block.lesson} ⇄ ${block.file}:${now.lines}`,
         `the built block says lines ${block.lines ?? '?'} but ${what} is now at lines ${now.lines}: rebuild the site`,
+      );
+    }
+  }
+
+  /** A whole-file page (src/pages/source): its code must be the file's bytes now. */
+  function checkSourcePage(page: string): void {
+    const shown = readSourcePage(root, page);
+    if (!shown) {
+      error(page, 'a source page without its [data-klog-source] block');
+      return;
+    }
+    if (!referencedFiles.has(shown.file)) {
+      warn(page, `a page of ${shown.file}, which no lesson quotes now (left over from an older build?)`);
+    }
+    const now = existsSync(join(root, shown.file)) ? readFileSync(join(root, shown.file), 'utf8') : undefined;
+    if (now === undefined) {
+      error(page, `shows ${shown.file}, which does not exist`);
+    } else if (now !== shown.text) {
+      const i = firstDifferingLine(shown.text, now);
+      error(
+        `${page} ⇄ ${shown.file}:${i + 1}`,
+        `the page of ${shown.file} differs from the file now: rebuild the site`,
+        unifiedDiff(`built HTML ${page}`, shown.file, shown.text, now),
       );
     }
   }

@@ -17,10 +17,32 @@ export function langOf(file: string): Lang {
   return 'text';
 }
 
-/** `<pre><code>` whose text content is `text`, byte for byte, coloured for both Starlight themes. */
-export async function highlight(text: string, lang: Lang): Promise<string> {
+/** Columns of a line's leading white space (a tab counts as TAB_SIZE, as the CSS sets it). */
+export const TAB_SIZE = 4;
+export function indentOf(line: string): number {
+  let width = 0;
+  for (const ch of line) {
+    if (ch === ' ') width++;
+    else if (ch === '\t') width += TAB_SIZE - (width % TAB_SIZE);
+    else break;
+  }
+  return width;
+}
+
+export interface HighlightOptions {
+  /** Give each line an id "L<n>", numbering from `firstLine` (the source viewer's anchors). */
+  readonly lineIds?: { readonly firstLine: number };
+}
+
+/**
+ * `<pre><code>` whose text content is `text`, byte for byte, coloured for both Starlight themes.
+ * Each line carries its indentation as `--klog-indent`, so a wrapped line continues under its
+ * own indentation (klog.css); styles and attributes change no text.
+ */
+export async function highlight(text: string, lang: Lang, options: HighlightOptions = {}): Promise<string> {
   highlighter ??= createHighlighter({ themes: Object.values(THEMES), langs: [...LANGS] });
   const h = await highlighter;
+  const lines = text.split('\n');
   return h.codeToHtml(text, {
     lang,
     themes: THEMES,
@@ -31,6 +53,11 @@ export async function highlight(text: string, lang: Lang): Promise<string> {
           // Starlight styles `.sl-markdown-content pre`; ours carries its own class and is focusable
           // for keyboard scrolling (Shiki already sets tabindex).
           this.addClassToHast(node, 'klog-code');
+        },
+        line(node, n) {
+          const indent = indentOf(lines[n - 1] ?? '');
+          if (indent > 0) node.properties['style'] = `--klog-indent:${indent}ch`;
+          if (options.lineIds) node.properties['id'] = `L${options.lineIds.firstLine + n - 1}`;
         },
       },
     ],

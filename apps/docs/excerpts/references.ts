@@ -1,27 +1,39 @@
 // What the lessons reference: every <Excerpt file region /> and <RunOutput file section /> in
-// the MDX under docs/, with the line it is written on. The MDX parser reads them (a tag inside
-// a code fence or a comment is not a reference); their attributes must be plain strings, so
-// the checker can read every reference without building anything.
+// the MDX under docs/, with the line and column it is written at (two tags may share a line).
+// The MDX parser reads them (a tag inside a code fence or a comment is not a reference); their
+// attributes must be plain strings, so the checker can read every reference without building
+// anything. The frontmatter is read as YAML, by the parser Astro itself uses.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createProcessor } from '@mdx-js/mdx';
+import yaml from 'js-yaml';
 import type { MarkerProblem } from './regions.js';
 
+interface At {
+  readonly lesson: string;
+  readonly line: number;
+  /** 1-based column of the tag's `<`. */
+  readonly column: number;
+}
+
 export type Reference =
-  | {
+  | (At & {
       readonly kind: 'region';
-      readonly lesson: string;
-      readonly line: number;
       readonly file: string;
       readonly name: string;
-    }
-  | {
+      /** The tag has children: the Thai gloss shown under the code. */
+      readonly glossed: boolean;
+    })
+  | (At & {
       readonly kind: 'output';
-      readonly lesson: string;
-      readonly line: number;
       readonly file: string;
       readonly title: string;
-    };
+    });
+
+/** Where a reference is written, as its rendered block carries it: "docs/07-idem.mdx:12:1". */
+export function atOf(ref: At): string {
+  return `${ref.lesson}:${ref.line}:${ref.column}`;
+}
 
 export interface Lesson {
   /** Repository-relative path, e.g. docs/07-idem.mdx. */
@@ -41,8 +53,19 @@ export interface Node {
   type: string;
   name?: string | null;
   attributes?: { type: string; name?: string; value?: unknown }[];
-  position?: { start: { line: number } };
+  position?: { start: { line: number; column: number } };
   children?: Node[];
+  value?: string;
+}
+
+/** Does a tag hold anything a reader would see (text or elements, not only white space)? */
+export function hasContent(node: Node): boolean {
+  return (node.children ?? []).some((c) => {
+    if (c.type === 'text') return (c.value ?? '').trim() !== '';
+    // A {/* comment */} is an expression a reader never sees.
+    if (c.type === 'mdxFlowExpression' || c.type === 'mdxTextExpression') return false;
+    return c.type === 'inlineCode' || hasContent(c);
+  });
 }
 
 const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)/;
@@ -54,11 +77,42 @@ function splitFrontmatter(text: string): { yaml: string; body: string } {
   return { yaml: m[1]!, body: m[0].replace(/[^\n]/g, '') + text.slice(m[0].length) };
 }
 
+/** The frontmatter's `chapter:`: absent, or a positive integer; anything else is a problem. */
+function readChapter(file: string, frontmatter: string, problems: MarkerProblem[]): number | undefined {
+  let data: unknown;
+  try {
+    data = yaml.load(frontmatter);
+  } catch (error) {
+    const e = error as { mark?: { line: number }; reason?: string; message: string };
+    problems.push({
+      file,
+      line: (e.mark?.line ?? 0) + 2,
+      message: `the frontmatter is not YAML: ${e.reason ?? e.message}`,
+    });
+    return undefined;
+  }
+  if (data === null || data === undefined) return undefined;
+  if (typeof data !== 'object' || Array.isArray(data)) {
+    problems.push({ file, line: 1, message: 'the frontmatter is not a YAML mapping' });
+    return undefined;
+  }
+  if (!('chapter' in data)) return undefined;
+  const chapter = (data as { chapter: unknown }).chapter;
+  if (typeof chapter === 'number' && Number.isSafeInteger(chapter) && chapter > 0) return chapter;
+  const line = frontmatter.split('\n').findIndex((l) => /^chapter\s*:/.test(l)) + 2;
+  problems.push({
+    file,
+    line,
+    message: `chapter: ${JSON.stringify(chapter)} is not a chapter number (a positive integer)`,
+  });
+  return undefined;
+}
+
 export function parseLesson(file: string, text: string): Lesson {
-  const { yaml, body } = splitFrontmatter(text);
-  const chapterMatch = /^chapter:\s*(\d+)\s*$/m.exec(yaml);
+  const { yaml: frontmatter, body } = splitFrontmatter(text);
   const references: Reference[] = [];
   const problems: MarkerProblem[] = [];
+  const chapter = readChapter(file, frontmatter, problems);
   let tree: Node;
   try {
     tree = createProcessor({ format: 'mdx' }).parse(body) as unknown as Node;
@@ -66,9 +120,12 @@ export function parseLesson(file: string, text: string): Lesson {
     const e = error as { line?: number; reason?: string; message: string };
     return {
       file,
-      chapter: undefined,
+      chapter,
       references,
-      problems: [{ file, line: e.line ?? 1, message: `MDX does not parse: ${e.reason ?? e.message}` }],
+      problems: [
+        ...problems,
+        { file, line: e.line ?? 1, message: `MDX does not parse: ${e.reason ?? e.message}` },
+      ],
     };
   }
   const walk = (node: Node): void => {
@@ -77,6 +134,7 @@ export function parseLesson(file: string, text: string): Lesson {
       (node.name === EXCERPT_TAG || node.name === OUTPUT_TAG)
     ) {
       const line = node.position?.start.line ?? 1;
+      const column = node.position?.start.column ?? 1;
       const attrs = new Map<string, string>();
       for (const a of node.attributes ?? []) {
         if (a.type !== 'mdxJsxAttribute' || typeof a.value !== 'string' || a.name === undefined) {
@@ -93,7 +151,16 @@ export function parseLesson(file: string, text: string): Lesson {
         const src = attrs.get('file');
         const name = attrs.get('region');
         if (!src || !name) problems.push({ file, line, message: '<Excerpt> needs file="…" and region="…"' });
-        else references.push({ kind: 'region', lesson: file, line, file: src, name });
+        else
+          references.push({
+            kind: 'region',
+            lesson: file,
+            line,
+            column,
+            file: src,
+            name,
+            glossed: hasContent(node),
+          });
       } else {
         const title = attrs.get('section');
         if (!title)
@@ -103,6 +170,7 @@ export function parseLesson(file: string, text: string): Lesson {
             kind: 'output',
             lesson: file,
             line,
+            column,
             file: attrs.get('file') ?? DEFAULT_GOLDEN,
             title,
           });
@@ -111,7 +179,7 @@ export function parseLesson(file: string, text: string): Lesson {
     for (const child of node.children ?? []) walk(child);
   };
   walk(tree);
-  return { file, chapter: chapterMatch ? Number(chapterMatch[1]) : undefined, references, problems };
+  return { file, chapter, references, problems };
 }
 
 /** Every lesson source under `docs/` (MDX and Markdown), repository-relative, sorted. */

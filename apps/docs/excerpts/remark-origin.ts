@@ -1,6 +1,7 @@
 // A remark plugin that stamps every <Excerpt> and <RunOutput> with where the lesson writes it,
-// `at="docs/07-idem.mdx:123"`, so each rendered block carries its lesson line and the checker
-// can name both places when a built block and its source disagree.
+// `at="docs/07-idem.mdx:123:1"` (line and column: two tags may share a line), so each rendered
+// block carries its place in the lesson and the checker can name both places when a built block
+// and its source disagree.
 import { realpathSync } from 'node:fs';
 import { EXCERPT_TAG, type Node, OUTPUT_TAG } from './references.js';
 import { ExcerptError, repoPath } from './source.js';
@@ -15,6 +16,7 @@ export function remarkExcerptOrigin(options: { root: string }) {
         (node.name === EXCERPT_TAG || node.name === OUTPUT_TAG)
       ) {
         const line = node.position?.start.line ?? 0;
+        const column = node.position?.start.column ?? 0;
         const attrs = node.attributes ?? [];
         for (const a of attrs) {
           if (a.type !== 'mdxJsxAttribute' || typeof a.value !== 'string') {
@@ -25,7 +27,7 @@ export function remarkExcerptOrigin(options: { root: string }) {
         }
         node.attributes = [
           ...attrs.filter((a) => a.name !== 'at'),
-          { type: 'mdxJsxAttribute', name: 'at', value: `${lesson}:${line}` },
+          { type: 'mdxJsxAttribute', name: 'at', value: `${lesson}:${line}:${column}` },
         ];
       }
       for (const child of node.children ?? []) walk(child);

@@ -50,6 +50,15 @@ export interface Excerpt {
   readonly cut: Cut | undefined;
 }
 
+/** Why a region that is not marked `fragment` is one. */
+export function cutMessage(name: string, cut: Cut): string {
+  const what =
+    cut.how === 'cut'
+      ? `cuts ${cut.what} (lines ${cut.startLine}-${cut.endLine}) in half`
+      : `is a part of the body of ${cut.what} (lines ${cut.startLine}-${cut.endLine}), not a whole unit`;
+  return `region "${name}" ${what}; mark it "// #region ${name} fragment" if that is meant`;
+}
+
 /** The region `name` of `file`, or an ExcerptError naming what is wrong (never an empty excerpt). */
 export function cutExcerpt(root: string, file: string, name: string): Excerpt {
   const { parsed, source } = readRegions(root, file);
@@ -64,9 +73,7 @@ export function cutExcerpt(root: string, file: string, name: string): Excerpt {
   }
   const cut = findCut(source, region);
   if (cut && !region.fragment) {
-    throw new ExcerptError(
-      `${region.file}:${region.beginLine}: region "${name}" cuts ${cut.what} (lines ${cut.startLine}-${cut.endLine}) in half; mark it "// #region ${name} fragment" if that is meant`,
-    );
+    throw new ExcerptError(`${region.file}:${region.beginLine}: ${cutMessage(name, cut)}`);
   }
   return { region, cut };
 }

@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkExcerpts, type Finding } from '../excerpts/check.js';
-import { type Fixture, makeFixture, realRoot, requireBuiltSite } from './fixture.js';
+import { checkOverlap } from '../excerpts/overlap.js';
+import { type Fixture, makeFixture, makeMiniSite, realRoot, requireBuiltSite } from './fixture.js';
 
 const LESSON = 'docs/07-idem.mdx';
 const VERDICT = 'packages/core/src/verdict.ts';
@@ -24,13 +25,23 @@ describe('the real tree', () => {
     expect(result.stats.blocks).toBe(result.stats.references);
   });
 
-  it('lists regions no lesson references, as warnings', () => {
+  it('has no region that no lesson references (append-idempotent and append-batch were resolved)', () => {
     const result = checkExcerpts({ root: realRoot, golden: false });
-    const unreferenced = warnings(result.findings).filter((f) => f.message.includes('not referenced'));
-    // append-idempotent is shown only through its fragment append-head.
-    expect(unreferenced.map((f) => f.message)).toContain(
-      'region "append-idempotent" is not referenced by any lesson',
-    );
+    expect(warnings(result.findings)).toEqual([]);
+  });
+
+  it("has no run of 30 or more characters of Thai prose in common with the user's chapter, when the chapter is here", () => {
+    const overlap = checkOverlap({ root: realRoot, dist: 'apps/docs/dist' });
+    if (overlap.status === 'skipped') {
+      console.warn(`overlap: SKIPPED (not passed): ${overlap.reason}`);
+      return;
+    }
+    expect(overlap.runs.map((r) => `${r.where}: ${r.text}`)).toEqual([]);
+    // Every built page and both golden files were measured.
+    const measured = overlap.texts.map((t) => t.where);
+    expect(measured).toContain('apps/docs/dist/07-idem/index.html');
+    expect(measured).toContain('expected/07-idem.txt');
+    expect(measured).toContain('expected/07-idem-pid42.txt');
   });
 });
 
@@ -54,11 +65,15 @@ describe('red paths, on a copy of the tree', () => {
     const lessonLine = fx.lineOf(LESSON, 'region="judge"');
     const sourceLine = fx.lineOf(VERDICT, 'if (firstSeq === expected');
     const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
-    expect(found).toHaveLength(1);
-    const [e] = found;
-    expect(e!.where).toBe(`${LESSON}:${lessonLine} ⇄ ${VERDICT}:${sourceLine}`);
+    // The excerpt, and the whole-file page the excerpt links to: both are stale now.
+    expect(found).toHaveLength(2);
+    const page = found.find((f) => f.where.startsWith('apps/docs/dist/source/'));
+    expect(page?.where).toBe(`apps/docs/dist/source/${VERDICT}/index.html ⇄ ${VERDICT}:${sourceLine}`);
+    expect(page?.message).toBe(`the page of ${VERDICT} differs from the file now: rebuild the site`);
+    const e = found.find((f) => f.where.startsWith(LESSON));
+    expect(e!.where).toBe(`${LESSON}:${lessonLine}:1 ⇄ ${VERDICT}:${sourceLine}`);
     expect(e!.message).toContain('region "judge"');
-    expect(e!.detail).toContain(`--- built HTML ${CHAPTER_HTML} (${LESSON}:${lessonLine})`);
+    expect(e!.detail).toContain(`--- built HTML ${CHAPTER_HTML} (${LESSON}:${lessonLine}:1)`);
     expect(e!.detail).toContain(`+++ ${VERDICT}:31-54`);
     expect(e!.detail).toContain('-  if (firstSeq === expected) return APPEND;');
     expect(e!.detail).toContain('+  if (firstSeq === expected && lastSeq >= firstSeq) return APPEND;');
@@ -74,7 +89,7 @@ describe('red paths, on a copy of the tree', () => {
     expect(cli?.detail).toContain('DIFFERS   expected/07-idem.txt');
     expect(cli?.detail).toContain('-log end offset   11 (เท่าเดิม)');
     expect(cli?.detail).toContain('+log end offset   10 (เท่าเดิม)');
-    const block = found.find((f) => f.where === `${LESSON}:${lessonLine} ⇄ ${GOLDEN}:${goldenLine}`);
+    const block = found.find((f) => f.where === `${LESSON}:${lessonLine}:1 ⇄ ${GOLDEN}:${goldenLine}`);
     expect(block?.message).toContain('section "== ack หายระหว่างทาง: producer ส่ง 7..9 ซ้ำ =="');
     expect(found).toHaveLength(2);
   });
@@ -90,7 +105,8 @@ describe('red paths, on a copy of the tree', () => {
     const lessonLine = fx.lineOf(LESSON, 'region="judge"');
     expect(
       found.some(
-        (f) => f.where === `${LESSON}:${lessonLine} ⇄ ${VERDICT}` && f.message.includes('no region "judge"'),
+        (f) =>
+          f.where === `${LESSON}:${lessonLine}:1 ⇄ ${VERDICT}` && f.message.includes('no region "judge"'),
       ),
     ).toBe(true);
   });
@@ -143,12 +159,12 @@ describe('red paths, on a copy of the tree', () => {
   });
 
   it('a lesson that references a missing region fails closed, naming both places (mdBook would include nothing)', () => {
-    fx.edit(LESSON, 'region="judge" />', 'region="judge-typo" />');
+    fx.edit(LESSON, 'region="judge">', 'region="judge-typo">');
     const lessonLine = fx.lineOf(LESSON, 'region="judge-typo"');
     const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
     expect(found).toContainEqual({
       level: 'error',
-      where: `${LESSON}:${lessonLine} ⇄ ${VERDICT}`,
+      where: `${LESSON}:${lessonLine}:1 ⇄ ${VERDICT}`,
       message: `no region "judge-typo" in ${VERDICT} (regions here: verdict, judge)`,
     });
   });
@@ -175,7 +191,7 @@ describe('red paths, on a copy of the tree', () => {
     fx.write(CHAPTER_HTML, html.slice(0, amp) + html.slice(amp).replace('&#x26;&#x26;', '&#x26;'));
     const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
     expect(found).toHaveLength(1);
-    expect(found[0]!.where).toMatch(/^docs\/07-idem\.mdx:\d+ ⇄ packages\/core\/src\/sequence\.ts:31$/);
+    expect(found[0]!.where).toMatch(/^docs\/07-idem\.mdx:\d+:1 ⇄ packages\/core\/src\/sequence\.ts:31$/);
     expect(found[0]!.detail).toContain(
       '-  return next === last + 1 || (next === 0 & last === MAX_SEQUENCE);',
     );
@@ -198,8 +214,8 @@ describe('red paths, on a copy of the tree', () => {
   it('a lesson edited without rebuilding the site fails (its blocks no longer line up)', () => {
     fx.edit(
       LESSON,
-      "import { Diagram, Excerpt, Quiz, RunOutput } from '@lesson';\n",
-      "import { Diagram, Excerpt, Quiz, RunOutput } from '@lesson';\n\n",
+      "import { Diagram, Excerpt, LogOffsets, Quiz, RunOutput, Sequence } from '@lesson';\n",
+      "import { Diagram, Excerpt, LogOffsets, Quiz, RunOutput, Sequence } from '@lesson';\n\n",
     );
     const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
     expect(found.length).toBeGreaterThan(0);
@@ -227,8 +243,182 @@ describe('red paths, on a copy of the tree', () => {
       { encoding: 'utf8' },
     );
     expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/^✗ docs\/07-idem\.mdx:\d+ ⇄ packages\/core\/src\/verdict\.ts:52$/m);
+    expect(run.stderr).toMatch(/^✗ docs\/07-idem\.mdx:\d+:1 ⇄ packages\/core\/src\/verdict\.ts:52$/m);
     expect(run.stderr).toContain('+  if (firstSeq == expected) return APPEND;');
-    expect(run.stderr).toMatch(/check:excerpts: FAIL · 1 error\(s\)/);
+    expect(run.stderr).toMatch(/check:excerpts: FAIL · 2 error\(s\)/);
+  });
+  // The four ways the checker used to pass wrongly, each reproduced, each red now.
+
+  it('1. a run-output block relabelled as a region and then edited fails (the kind is compared with the lesson)', () => {
+    const html = fx.read(CHAPTER_HTML);
+    const src = `data-src="${GOLDEN}#การส่งมีสามความหมาย"`;
+    const at = html.indexOf(src);
+    const figure = html.lastIndexOf('<figure', at);
+    const end = html.indexOf('</figure>', at);
+    const block = html.slice(figure, end);
+    expect(block).toContain('data-klog-kind="output"');
+    expect(block).toContain('at most once');
+    const forged = block
+      .replace('data-klog-kind="output"', 'data-klog-kind="region"')
+      .replace('at most once', 'at LEAST once');
+    fx.write(CHAPTER_HTML, html.slice(0, figure) + forged + html.slice(end));
+    const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
+    const lessonLine = fx.lineOf(LESSON, 'section="การส่งมีสามความหมาย"');
+    expect(found).toEqual([
+      {
+        level: 'error',
+        where: `${LESSON}:${lessonLine}:1 ⇄ ${GOLDEN}#การส่งมีสามความหมาย`,
+        message: 'the built block says it is a source region but the lesson writes <RunOutput> here',
+      },
+    ]);
+  });
+
+  it('1b. a block of a kind the checker does not know fails instead of being skipped', () => {
+    const html = fx.read(CHAPTER_HTML);
+    fx.write(CHAPTER_HTML, html.replace('data-klog-kind="output"', 'data-klog-kind="outptu"'));
+    const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
+    expect(found.map((f) => f.message)).toContain('data-klog-kind="outptu" is neither "region" nor "output"');
+  });
+
+  it('2. the chapter flag is read as YAML: a comment after it keeps the "nothing pasted" rule on', () => {
+    fx.edit(LESSON, '\nchapter: 7\n', '\nchapter: 7 # บทที่ 7\n');
+    const html = fx.read(CHAPTER_HTML);
+    const content = '<div class="sl-markdown-content">';
+    fx.write(CHAPTER_HTML, html.replace(content, `${content}<pre><code>const pasted = true;</code></pre>`));
+    const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
+    expect(found).toHaveLength(1);
+    expect(found[0]!.message).toContain(
+      'a code block in chapter 7 that no source region or golden section produced',
+    );
+  });
+
+  it('2b. a chapter flag that is not a chapter number is an error, not a page without rules', () => {
+    fx.edit(LESSON, '\nchapter: 7\n', '\nchapter: seven\n');
+    const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
+    expect(found).toContainEqual({
+      level: 'error',
+      where: `${LESSON}:4`,
+      message: 'chapter: "seven" is not a chapter number (a positive integer)',
+    });
+  });
+
+  it('3. a run output from a golden file the manifest does not list fails: nothing compares it with the CLI', () => {
+    fx.write('expected/hand-made.txt', fx.read(GOLDEN));
+    const title = 'การส่งมีสามความหมาย';
+    fx.edit(
+      LESSON,
+      `<RunOutput section="${title}" />`,
+      `<RunOutput file="expected/hand-made.txt" section="${title}" />`,
+    );
+    // The built page is made to agree, as if it had been built from the edited lesson.
+    fx.write(
+      CHAPTER_HTML,
+      fx
+        .read(CHAPTER_HTML)
+        .replace(`data-src="${GOLDEN}#${title}"`, `data-src="expected/hand-made.txt#${title}"`),
+    );
+    const lessonLine = fx.lineOf(LESSON, 'expected/hand-made.txt');
+    const found = errors(checkExcerpts({ root: fx.root }).findings);
+    expect(found.map((f) => `${f.where} ${f.message}`)).toEqual([
+      `${LESSON}:${lessonLine}:1 ⇄ expected/hand-made.txt expected/hand-made.txt has no command in expected/manifest.json, so nothing proves it is what the CLI prints: list it there with its klog arguments (and pnpm bless)`,
+      `${LESSON}:${lessonLine}:1 ⇄ expected/hand-made.txt the run output has no command in expected/manifest.json to check its caption against`,
+    ]);
+  });
+
+  it('4. the command printed above a run output is checked: klog → xlog in the built caption fails', () => {
+    const html = fx.read(CHAPTER_HTML);
+    const at = html.indexOf('data-klog-command');
+    expect(at).toBeGreaterThan(0);
+    const end = html.indexOf('</code>', at);
+    fx.write(
+      CHAPTER_HTML,
+      html.slice(0, at) + html.slice(at, end).replace('$ klog ', '$ xlog ') + html.slice(end),
+    );
+    const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
+    expect(found).toHaveLength(1);
+    expect(found[0]!.where).toMatch(/^docs\/07-idem\.mdx:\d+:1 ⇄ expected\/manifest\.json$/);
+    expect(found[0]!.message).toBe(
+      'the command printed above the run output is not the one that makes expected/07-idem.txt',
+    );
+    expect(found[0]!.detail).toContain('-$ xlog idem-demo --pid 1000');
+    expect(found[0]!.detail).toContain('+$ klog idem-demo --pid 1000');
+  });
+
+  it('an excerpt in a chapter without its Thai gloss fails, in the lesson and in the built page', () => {
+    const html = fx.read(CHAPTER_HTML);
+    const at = html.indexOf('data-klog-gloss', html.indexOf('data-src="packages/core/src/verdict.ts#judge"'));
+    const start = html.lastIndexOf('<div', at);
+    const end = html.indexOf('</figure>', at);
+    fx.write(CHAPTER_HTML, html.slice(0, start) + html.slice(end));
+    const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
+    expect(found).toHaveLength(1);
+    expect(found[0]!.message).toBe('the built excerpt shows no Thai gloss: rebuild the site');
+    expect(found[0]!.where).toMatch(/^docs\/07-idem\.mdx:\d+:1 ⇄ packages\/core\/src\/verdict\.ts#judge$/);
+  });
+
+  it('a region taken from inside a function body fails unless it says fragment', () => {
+    const file = 'packages/storage/src/compaction.ts';
+    fx.edit(file, '// #region compaction-must-keep fragment\n', '// #region compaction-must-keep\n');
+    fx.edit(file, '// #endregion compaction-must-keep fragment\n', '// #endregion compaction-must-keep\n');
+    const marker = fx.lineOf(file, '// #region compaction-must-keep');
+    const messages = errors(checkExcerpts({ root: fx.root, golden: false }).findings).map(
+      (f) => `${f.where} ${f.message}`,
+    );
+    expect(
+      messages.some((m) =>
+        new RegExp(
+          `^${file}:${marker} region "compaction-must-keep" is a part of the body of function compact \\(lines \\d+-\\d+\\), not a whole unit; mark it`,
+        ).test(m),
+      ),
+    ).toBe(true);
+  });
+
+  it('a region nothing references is listed as a warning', () => {
+    fx.edit(VERDICT, 'const APPEND: Append', '// #region append-constant\nconst APPEND: Append');
+    fx.edit(
+      VERDICT,
+      "Object.freeze({ kind: 'Append' });\n",
+      "Object.freeze({ kind: 'Append' });\n// #endregion append-constant\n",
+    );
+    const found = checkExcerpts({ root: fx.root, golden: false }).findings;
+    expect(warnings(found).map((f) => f.message)).toContain(
+      'region "append-constant" is not referenced by any lesson',
+    );
+  });
+});
+
+describe('two tags on one line', () => {
+  it('each gets its own block record: a missing second block fails, naming its column', () => {
+    const site = makeMiniSite();
+    try {
+      expect(errors(checkExcerpts({ root: site.root, golden: false }).findings)).toEqual([]);
+      site.dropBlock(1);
+      const found = errors(checkExcerpts({ root: site.root, golden: false }).findings);
+      expect(found).toEqual([
+        {
+          level: 'error',
+          where: `docs/x.mdx:6:${site.secondColumn}`,
+          message:
+            'referenced here but no block for it in the built site (apps/docs/dist/x/index.html): rebuild it',
+        },
+      ]);
+    } finally {
+      site.remove();
+    }
+  });
+
+  it('a block that claims the place of the other tag on its line fails', () => {
+    const site = makeMiniSite();
+    try {
+      site.retarget(1, 'docs/x.mdx:6:1');
+      const messages = errors(checkExcerpts({ root: site.root, golden: false }).findings).map(
+        (f) => f.message,
+      );
+      expect(messages).toContain(
+        'two blocks in apps/docs/dist/x/index.html claim the same place in the lesson: one tag, one block',
+      );
+    } finally {
+      site.remove();
+    }
   });
 });

@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { sha256 } from '../excerpts/regions.js';
 import { findRepoRoot } from '../excerpts/source.js';
 
 export const realRoot = findRepoRoot(new URL('.', import.meta.url).pathname);
@@ -85,4 +86,64 @@ export function makeFixture(): Fixture {
     remove: () => rmSync(root, { recursive: true, force: true }),
   };
   return fixture;
+}
+
+export interface MiniSite {
+  readonly root: string;
+  /** Column of the second tag on the lesson's line 6. */
+  readonly secondColumn: number;
+  /** Rebuild the page without block `i` (0 or 1). */
+  dropBlock(i: number): void;
+  /** Make block `i` claim another place in the lesson. */
+  retarget(i: number, at: string): void;
+  remove(): void;
+}
+
+/**
+ * A tiny tree, written by hand, for what the real chapter does not have: a lesson with two tags on
+ * one line (docs/x.mdx:6), a golden file listed in the manifest, and the page those would build.
+ * The blocks are written as the components write them (data-klog-kind, data-src, data-lines,
+ * data-sha256, data-lesson with line and column, the command caption).
+ */
+export function makeMiniSite(): MiniSite {
+  const root = mkdtempSync(join(tmpdir(), 'klog-mini-'));
+  const write = (rel: string, text: string) => {
+    mkdirSync(dirname(join(root, rel)), { recursive: true });
+    writeFileSync(join(root, rel), text);
+  };
+  const first = '<RunOutput file="expected/x.txt" section="a" />';
+  const second = '<RunOutput file="expected/x.txt" section="b" />';
+  write('pnpm-workspace.yaml', 'packages: []\n');
+  write('docs/x.mdx', `---\ntitle: x\nchapter: 1\n---\n\n${first} ${second}\n`);
+  write('expected/x.txt', '== a ==\nA\n\n== b ==\nB\n');
+  write('expected/manifest.json', JSON.stringify({ golden: [{ file: 'x.txt', args: ['x'] }] }));
+  const blocks = [
+    { src: 'expected/x.txt#a', lines: '1-2', text: '== a ==\nA\n', at: 'docs/x.mdx:6:1' },
+    { src: 'expected/x.txt#b', lines: '4-5', text: '== b ==\nB\n', at: `docs/x.mdx:6:${first.length + 2}` },
+  ];
+  const page = 'apps/docs/dist/x/index.html';
+  const render = () =>
+    write(
+      page,
+      `<!doctype html><html lang="th"><body><main><div class="sl-markdown-content">${blocks
+        .map(
+          (b) =>
+            `<figure data-klog-kind="output" data-src="${b.src}" data-lines="${b.lines}" data-sha256="${sha256(b.text)}" data-lesson="${b.at}"><figcaption><code data-klog-command>$ klog x</code></figcaption><pre><code>${b.text}</code></pre></figure>`,
+        )
+        .join('')}</div></main></body></html>`,
+    );
+  render();
+  return {
+    root,
+    secondColumn: first.length + 2,
+    dropBlock(i) {
+      blocks.splice(i, 1);
+      render();
+    },
+    retarget(i, at) {
+      blocks[i]!.at = at;
+      render();
+    },
+    remove: () => rmSync(root, { recursive: true, force: true }),
+  };
 }

@@ -61,19 +61,19 @@ describe('the chapter facts in the default run', () => {
   });
 
   it('resend, gap, overflow, restart and edges show the chapter numbers', () => {
-    expect(sections[2]).toMatch(/DUPLICATE · offset เดิม 7\.\.9/);
+    expect(sections[2]).toMatch(/DUPLICATE → ตอบด้วย offset ครั้งแรก 7\.\.9/);
     expect(sections[2]).toMatch(/^base_offset\s+7$/m);
     expect(sections[2]).toMatch(/^log end offset\s+10 /m);
     expect(sections[3]).toMatch(/OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 10 ได้ 13/);
     expect(sections[4]).toMatch(/\[10\.\.10 11\.\.11 12\.\.12 13\.\.13 14\.\.14\]/);
     expect(sections[4]).toMatch(/OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 15 ได้ 7/);
     expect(sections[5]).toMatch(/\[1000\]/);
-    expect(sections[5]).toMatch(/14\.\.14 ซ้ำหลัง restart → DUPLICATE · offset เดิม 14\.\.14/);
+    expect(sections[5]).toMatch(/14\.\.14 อีกครั้งหลังเปิดใหม่ → DUPLICATE · ได้ offset 14\.\.14 ของครั้งแรก/);
     expect(find('ขอบ')).toMatch(/pid 1001 seq 0\.\.2 → APPEND · base_offset 15/);
     expect(find('ขอบ')).toMatch(/segment\.bytes = 256/);
     expect(find('ขอบ')).toMatch(/→ 8 segment/);
-    expect(find('ขอบ')).toMatch(/ก่อน restart\s+\[3\.\.3 4\.\.4 5\.\.5 6\.\.6 7\.\.7\]/);
-    expect(find('ขอบ')).toMatch(/หลัง restart\s+\[7\.\.7\]/);
+    expect(find('ขอบ')).toMatch(/หน้าต่างมี\s+\[3\.\.3 4\.\.4 5\.\.5 6\.\.6 7\.\.7\]/);
+    expect(find('ขอบ')).toMatch(/เปิดใหม่แล้วเหลือ\s+\[7\.\.7\]/);
     expect(find('transaction')).toMatch(/LEO >= HW >= LSO/);
   });
 });
@@ -83,7 +83,7 @@ describe('a second parameter set gives a consistent, checked run', () => {
     const run = klog(['idem-demo', '--pid', '42', '--seq', '12..20', '--resend', '--now-ms', '5']);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/ {2}0\.\.6 +APPEND +0 +\[0\.\.6\]/);
-    expect(run.stdout).toMatch(/DUPLICATE · offset เดิม 12\.\.20 · timestamp เดิม 5/);
+    expect(run.stdout).toMatch(/DUPLICATE → ตอบด้วย offset ครั้งแรก 12\.\.20 · timestamp ครั้งแรก 5/);
     expect(run.stdout).toMatch(/รอ 21 ได้ 24/);
     expect(run.stdout).toMatch(/รอ 26 ได้ 12/);
     expect(run.stdout).toMatch(/pid 43 seq 0\.\.8 → APPEND · base_offset 26/);
@@ -93,7 +93,7 @@ describe('a second parameter set gives a consistent, checked run', () => {
     const run = klog(['idem-demo', '--now-ms', '0']);
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/ไม่ได้ใส่ --resend/);
-    expect(run.stdout).not.toMatch(/DUPLICATE · offset เดิม 7\.\.9/);
+    expect(run.stdout).not.toMatch(/DUPLICATE → ตอบด้วย offset ครั้งแรก 7\.\.9/);
   });
 
   it('small and edge values: A = 0 and a single-record batch', () => {

@@ -1,9 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { kafkajsLz4 } from '../../storage/test/fixtures/kafkajs-lz4/codec.mjs';
 
 /**
  * A segment file written from batches KafkaJS 2.2.4 encodes (deep require) with the
- * codec plugins an application installs: gzip built in, kafkajs-snappy, kafkajs-lz4;
+ * codec plugins an application installs: gzip built in, kafkajs-snappy, kafkajs-lz4 (its output
+ * recorded and played back: see storage's test/fixtures/kafkajs-lz4/codec.mjs);
  * for zstd, neither KafkaJS plugin installs on Node 20 here, so the same few lines
  * they are, over @mongodb-js/zstd. Nothing of klog's encoder is involved.
  */
@@ -15,11 +17,7 @@ const Long = require('kafkajs/src/utils/long');
 const zstd: { compress(b: Buffer): Promise<Buffer>; decompress(b: Buffer): Promise<Buffer> } =
   require('@mongodb-js/zstd');
 Codecs[Types.Snappy] = require('kafkajs-snappy');
-const lz4 = new (require('kafkajs-lz4'))();
-Codecs[Types.LZ4] = () => ({
-  compress: (encoder: unknown) => lz4.compress(encoder),
-  decompress: (buffer: Buffer) => lz4.decompress(buffer),
-});
+Codecs[Types.LZ4] = kafkajsLz4();
 Codecs[Types.ZSTD] = () => ({
   compress: async (encoder: { buffer: Buffer }) => zstd.compress(encoder.buffer),
   decompress: async (buffer: Buffer) => zstd.decompress(buffer),

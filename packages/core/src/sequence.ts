@@ -2,9 +2,9 @@ import { MAX_SEQUENCE, type Sequence } from './numbers.js';
 
 /**
  * Sequence arithmetic that wraps at 2^31-1 back to 0, as Kafka's
- * `DefaultRecordBatch.incrementSequence` / `decrementSequence` do. The chapter's
- * Rust used `i32::wrapping_add`, which would wrap to a negative number; a Kafka
- * producer never sends a negative sequence, so klog follows Kafka.
+ * `DefaultRecordBatch.incrementSequence` / `decrementSequence` do. A plain 32-bit
+ * wrapping add would go from 2^31-1 to -2^31; a Kafka producer never sends a
+ * negative sequence (-1 means "none"), so the wrap lands on 0.
  */
 
 // #region increment-sequence

@@ -46,7 +46,7 @@ function report(f: Figures): void {
   );
   console.log(`slowest input     ${f.slowestInputMs.toFixed(2)} ms`);
   console.log(
-    `largest buffer    ${kib(f.maxAllocBytes)}, for an input of ${kib(f.maxAllocInput)} (never more than the input)`,
+    `largest buffer    ${kib(f.maxAllocBytes)}, for an input of ${kib(f.maxAllocInput)} (uncompressed inputs; never more than the input)`,
   );
   console.log(`longest array     ${f.maxArrayLength} elements, for an input of ${kib(f.maxArrayInput)}`);
   const outcomes = [...f.outcomes].sort((a, b) => b[1] - a[1]);

@@ -69,7 +69,6 @@ function judgeBy(
 /** One build buffer for every append in the process: each batch is written out before the next is built. */
 const scratch = new BatchScratch();
 
-// #region append-idempotent
 // #region append-head fragment
 /**
  * Judge first, then write. Only an Append touches the log: a Duplicate answers
@@ -115,4 +114,3 @@ export function appendIdempotent(partition: Partition, batch: IdempotentBatch): 
     }
   }
 }
-// #endregion append-idempotent

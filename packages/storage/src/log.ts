@@ -259,7 +259,6 @@ export class Log {
     return this.#segments.reduce((sum, s) => sum + s.size, 0);
   }
 
-  // #region append-batch
   /**
    * Append one encoded batch from outside. It is checked whole first, as Kafka's
    * `LogValidator` does for a client's batch: length, magic, CRC and every record,
@@ -327,7 +326,6 @@ export class Log {
       rolled,
     };
   }
-  // #endregion append-batch
 
   static {
     writeBuiltBatch = (log, batch, header) => {

@@ -1,12 +1,16 @@
 import { createRequire } from 'node:module';
+import { kafkajsLz4, type Lz4FrameOptions } from './fixtures/kafkajs-lz4/codec.mjs';
+
+export type { Lz4FrameOptions };
 
 /**
  * Compressed batches as an outside implementation writes them: KafkaJS 2.2.4's
  * RecordBatch encoder (deep require) with the codec plugins an application installs.
  * - gzip: built into KafkaJS (Node's zlib).
  * - snappy: kafkajs-snappy (snappyjs), one raw snappy block, as librdkafka writes it too.
- * - lz4: kafkajs-lz4 (node-lz4, liblz4 built from source); its options are node-lz4's
- *   frame options, so Kafka's Java framing (64 KiB blocks, no content checksum) can be asked for.
+ * - lz4: kafkajs-lz4 (node-lz4, liblz4), its output recorded in fixtures/kafkajs-lz4 and played back
+ *   (its install compiles liblz4; see codec.mjs there); its options are node-lz4's frame options, so
+ *   Kafka's Java framing (64 KiB blocks, no content checksum) can be asked for.
  * - zstd: neither KafkaJS zstd plugin installs on Node 20 here (@kafkajs/zstd's cppzst fails to
  *   compile; @sensejs/kafkajs-zstd-support's zstd-napi downloads a binary at install), so the
  *   codec is the same three lines those plugins are, over @mongodb-js/zstd (libzstd, napi-rs).
@@ -17,7 +21,6 @@ const { Codecs, Types } = require('kafkajs/src/protocol/message/compression');
 const KafkaJsRecord = require('kafkajs/src/protocol/recordBatch/record/v0');
 const Long = require('kafkajs/src/utils/long');
 const SnappyCodec = require('kafkajs-snappy');
-const LZ4Codec = require('kafkajs-lz4');
 const mongoZstd: {
   compress(buf: Buffer, level?: number): Promise<Buffer>;
   decompress(buf: Buffer): Promise<Buffer>;
@@ -26,28 +29,12 @@ const mongoZstd: {
 export type Codec = 'gzip' | 'snappy' | 'lz4' | 'zstd';
 export const CODEC_IDS: Record<Codec, number> = { gzip: 1, snappy: 2, lz4: 3, zstd: 4 };
 
-/** node-lz4's frame options, as kafkajs-lz4 passes them on. */
-export interface Lz4FrameOptions {
-  readonly blockMaxSize?: number;
-  readonly blockChecksum?: boolean;
-  readonly streamChecksum?: boolean;
-  readonly streamSize?: boolean;
-  readonly blockIndependence?: boolean;
-}
-
 /** Kafka's Java client's LZ4 framing (KafkaLZ4BlockOutputStream): 64 KiB independent blocks, no checksums. */
 export const KAFKA_JAVA_LZ4: Lz4FrameOptions = { blockMaxSize: 64 * 1024, streamChecksum: false };
 
 function install(codec: Codec, lz4: Lz4FrameOptions): void {
   if (codec === 'snappy') Codecs[Types.Snappy] = SnappyCodec;
-  if (codec === 'lz4') {
-    // kafkajs-lz4's own `.codec` calls compress unbound and so drops its options: call it as a method.
-    const plugin = new LZ4Codec(lz4);
-    Codecs[Types.LZ4] = () => ({
-      compress: (encoder: unknown) => plugin.compress(encoder),
-      decompress: (buffer: Buffer) => plugin.decompress(buffer),
-    });
-  }
+  if (codec === 'lz4') Codecs[Types.LZ4] = kafkajsLz4(lz4);
   if (codec === 'zstd') {
     Codecs[Types.ZSTD] = () => ({
       compress: async (encoder: { buffer: Buffer }) => mongoZstd.compress(encoder.buffer),

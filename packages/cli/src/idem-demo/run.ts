@@ -114,7 +114,7 @@ function deliveryMeanings(demo: Demo): void {
   demo.out('  at least once   ไม่มีทางหาย แต่อาจได้ซ้ำ');
   demo.out('  exactly once    แต่ละข้อความถูกประมวลผลหนึ่งครั้งพอดี');
   demo.out('สองข้อแรกเป็นคำมั่นเรื่อง "การส่ง" ข้อที่สามเป็นคำมั่นเรื่อง "การประมวลผล"');
-  demo.out('ไม่มีใครส่งข้อความบนสายให้ถึงครั้งเดียวได้จริง ที่ทำได้คือทำให้รับซ้ำแล้วผลเท่ากับรับครั้งเดียว');
+  demo.out('สายที่ขาดได้บังคับให้ต้องส่งซ้ำได้ สิ่งที่ระบบคุมได้คือผลของการรับซ้ำ ไม่ใช่จำนวนรอบที่ส่ง');
   demo.out('');
 }
 
@@ -127,7 +127,7 @@ function fillWindow(demo: Demo): void {
   const batches = [...fillBatches(firstSeq), [firstSeq, lastSeq] as const];
   const seqWidth = Math.max(8, ...batches.map(([a, b]) => range(a, b).length));
   demo.out(
-    `  ${padEnd('seq', seqWidth)}  ${padEnd('คำตัดสิน', 9)}  ${padStart('base_offset', 11)}  หน้าต่างหลัง append`,
+    `  ${padEnd('seq', seqWidth)}  ${padEnd('ผลตัดสิน', 9)}  ${padStart('base_offset', 11)}  หน้าต่างเมื่อ append เสร็จ`,
   );
   for (const [first, last] of batches) {
     const expectedBase = demo.partition.logEndOffset;
@@ -173,7 +173,7 @@ function lostAck(demo: Demo): void {
   );
   if (result.kind !== 'Duplicate') return;
   demo.out(
-    `คำตัดสิน         ${paint(demo.style, result)} · offset เดิม ${range(result.firstOffset, result.lastOffset)} · timestamp เดิม ${result.timestamp}`,
+    `ผลตัดสิน         ${paint(demo.style, result)} → ตอบด้วย offset ครั้งแรก ${range(result.firstOffset, result.lastOffset)} · timestamp ครั้งแรก ${result.timestamp}`,
   );
   demo.out(`base_offset      ${result.firstOffset}`);
   demo.out(`log end offset   ${demo.partition.logEndOffset} (เท่าเดิม)`);
@@ -195,11 +195,11 @@ function gap(demo: Demo): void {
     { kind: 'OutOfOrderSequence', expected, got: sent },
     result,
   );
-  demo.out(`คำตัดสิน         ${paint(demo.style, result)} · รอ ${expected} ได้ ${sent}`);
+  demo.out(`ผลตัดสิน         ${paint(demo.style, result)} · รอ ${expected} ได้ ${sent}`);
   demo.out(`log end offset   ${demo.partition.logEndOffset} (เท่าเดิม)`);
   demo.out(`seq ${range(expected, sent - 1)} ไม่เคยมาถึง แปลว่ามีการเขียนที่หายไป ไม่ใช่ของซ้ำ`);
   demo.out('broker ปฏิเสธให้เห็นชัด การหายแบบเงียบ ๆ จึงกลายเป็นข้อผิดพลาดที่ producer รู้ตัว');
-  demo.out('ซึ่งอาจมีค่ากว่าการกันซ้ำเสียอีก');
+  demo.out('และข้อนี้สำคัญไม่น้อยกว่าการกันซ้ำ');
   demo.out('');
 }
 
@@ -225,7 +225,7 @@ function overflow(demo: Demo): void {
   );
   check('the window is the last batches on disk', windowOnDisk(demo.partition, pid), expectedWindow);
   demo.out(`append ทีละ record: ${expectedWindow.join(' ')} → APPEND ทั้ง ${singles.length}`);
-  demo.out(`หน้าต่างตอนนี้   ${formatWindow(entryOf(demo))}`);
+  demo.out(`ในหน้าต่างเหลือ  ${formatWindow(entryOf(demo))}`);
   const expected = lastSeq + 1 + NUM_BATCHES_TO_RETAIN;
   const result = sendRejectedOrDuplicate(
     demo,
@@ -239,13 +239,11 @@ function overflow(demo: Demo): void {
     result,
   );
   demo.out(
-    `ส่ง ${range(firstSeq, lastSeq)} อีกรอบ → ${paint(demo.style, result)} · รอ ${expected} ได้ ${firstSeq}`,
+    `${range(firstSeq, lastSeq)} ถูกส่งมาอีกรอบ → ${paint(demo.style, result)} · รอ ${expected} ได้ ${firstSeq}`,
   );
-  demo.out(`batch ${range(firstSeq, lastSeq)} ไม่ได้เปลี่ยน ที่เปลี่ยนคือสิ่งที่ broker ยังจำได้`);
-  demo.out(
-    `${NUM_BATCHES_TO_RETAIN} ตัวนี้คือ ${NUM_BATCHES_TO_RETAIN} ตัวเดียวกับเพดานของ max.in.flight.requests.per.connection`,
-  );
-  demo.out(`ถ้าปล่อยให้ค้างบนสายเกิน ${NUM_BATCHES_TO_RETAIN} batch ตัวแรกอาจหลุดหน้าต่างก่อน ack ของมันจะกลับมา`);
+  demo.out(`batch ${range(firstSeq, lastSeq)} เหมือนเดิมทุก byte ที่ต่างไปคือความจำของ broker`);
+  demo.out(`เลข ${NUM_BATCHES_TO_RETAIN} นี้คือเพดานเดียวกับ max.in.flight.requests.per.connection ของ producer`);
+  demo.out(`มี batch ค้างรอ ack เกิน ${NUM_BATCHES_TO_RETAIN} ก้อนเมื่อไร ก้อนแรกสุดอาจถูกลืมก่อนรู้ผลของมัน`);
   demo.out('');
 }
 
@@ -271,7 +269,7 @@ function restart(demo: Demo): void {
     result,
   );
   demo.out(
-    `ส่ง ${range(last, last)} ซ้ำหลัง restart → ${paint(demo.style, result)} · offset เดิม ${range(last, last)}`,
+    `ส่ง ${range(last, last)} อีกครั้งหลังเปิดใหม่ → ${paint(demo.style, result)} · ได้ offset ${range(last, last)} ของครั้งแรก`,
   );
   demo.out('สถานะทั้งหมดมาจากหัว batch ขนาด 61 byte ไม่มีการถอดรหัส record แม้แต่ตัวเดียว');
   demo.out('');
@@ -300,7 +298,7 @@ function newProcess(demo: Demo): void {
   const values = (b: typeof copy) =>
     (b?.records ?? []).map((r) => Buffer.from(r.value ?? []).toString('hex'));
   check('the log now holds the same records twice', values(original), values(copy));
-  demo.out('ก. process ที่เริ่มใหม่ได้ producer id ใหม่ และนับ seq ใหม่จาก 0');
+  demo.out('ก. โปรแกรมที่ล่มแล้วเปิดใหม่คือ producer คนใหม่: id ใหม่ และ seq เริ่มที่ 0');
   demo.out(
     `   payload เดิมของ ${range(firstSeq, lastSeq)} ส่งด้วย pid ${newPid} seq ${range(0, payload.length - 1)} → ${paint(demo.style, result)} · base_offset ${result.firstOffset}`,
   );
@@ -384,8 +382,8 @@ function narrowing(demo: Demo): void {
   demo.out('ข. การสร้างสถานะเห็นแค่ segment ที่ active');
   demo.out(`   partition narrow-0 · segment.bytes = ${NARROW_SEGMENT_BYTES} · batch ละ 1 record ยาว ${size}`);
   demo.out(`   append ${NARROW_BATCHES} batch (seq ${range(0, NARROW_BATCHES - 1)}) → ${segments} segment`);
-  demo.out(`   หน้าต่างก่อน restart  [${before.join(' ')}]`);
-  demo.out(`   หน้าต่างหลัง restart  [${after.join(' ')}]`);
+  demo.out(`   ก่อนปิด partition หน้าต่างมี  [${before.join(' ')}]`);
+  demo.out(`   เปิดใหม่แล้วเหลือ             [${after.join(' ')}]`);
   demo.out(
     `   จาก ${before.length} เหลือ ${after.length}: batch ที่ roll ไปอยู่ segment เก่าแล้ว หลุดจากการกันซ้ำหลัง restart`,
   );
@@ -418,12 +416,17 @@ function transactions(demo: Demo): void {
   check('the log end offset is one past the last offset on disk', last + 1, leo);
   check('HW is LEO on a single node', leo, hw);
   section(demo, 'transaction: วาดให้ดู ไม่ได้สร้าง');
-  demo.out('idempotence ยังไม่ใช่ exactly-once · transaction ต้องมี coordinator, topic ภายใน __transaction_state');
-  demo.out('และ control record ใน partition ของผู้ใช้ (ABORT = 0, COMMIT = 1) ซึ่งต้องอาศัย replication ของบทที่ 8');
+  demo.out(
+    'กันซ้ำได้แล้วก็ยังไม่ถึง exactly-once: ต้องมี transaction ซึ่งใช้ coordinator, topic ภายใน __transaction_state',
+  );
+  demo.out('และ control record ใน partition ของผู้ใช้ (ABORT = 0, COMMIT = 1) ทั้งหมดวางบน replication (บทที่ 8)');
+  demo.out('และไม่มีบทไหนของคอร์สที่สร้าง transaction');
   demo.out('เมื่อมี transaction จะมีเส้นสามเส้นเรียงกันเสมอ: LEO >= HW >= LSO');
   demo.out('  LEO  offset ที่ record ถัดไปจะได้');
-  demo.out('  HW   เส้น committed · read_uncommitted อ่านได้ถึงตรงนี้');
-  demo.out('  LSO  offset แรกของ transaction ที่ยังเปิดอยู่ · read_committed อ่านได้ถึงตรงนี้');
+  demo.out('  HW   offset แรกที่ยังไม่ committed · read_uncommitted อ่านได้เฉพาะ offset ที่น้อยกว่านี้');
+  demo.out(
+    '  LSO  offset แรกของ transaction ที่ยังไม่จบ (ถ้าไม่มี = HW) · read_committed อ่านได้เฉพาะ offset ที่น้อยกว่านี้',
+  );
   demo.out(
     'kaen-log มีสองเส้นแรก แต่มี node เดียว ทุก record ที่เขียนลง disk แล้วจึง committed ทันที HW ของมันจึงเท่ากับ LEO เสมอ',
   );
