@@ -1,6 +1,6 @@
 import { COMPRESSION_MASK, compressionName, compressionOf, decompressRecords } from './compression.js';
 import { crc32c } from './crc32c.js';
-import { DecodeError, StorageError } from './errors.js';
+import { crcMismatch, DecodeError, StorageError } from './errors.js';
 import { type Record, readRecord, recordBodySize, writeRecord } from './record.js';
 import {
   type Cursor,
@@ -351,11 +351,7 @@ export function decodeRecordBatch(bytes: Uint8Array, pos = 0, options: DecodeOpt
   if (options.verifyCrc !== false) {
     const actual = computeBatchCrc(bytes, pos, header);
     if (actual !== header.crc) {
-      throw new DecodeError(
-        'crc',
-        base + pos + CRC_OFFSET,
-        `stored 0x${hex(header.crc)} but the bytes give 0x${hex(actual)}`,
-      );
+      throw crcMismatch(header.crc, actual, base + pos + CRC_OFFSET);
     }
   }
   const codec = compressionOf(header.attributes)!;
@@ -444,8 +440,4 @@ function readCompressedRecords(
       `${error.reason} (at byte ${error.offset} of the ${plain.length} bytes ${codec} decompressed)`,
     );
   }
-}
-
-function hex(n: number): string {
-  return n.toString(16).padStart(8, '0');
 }
