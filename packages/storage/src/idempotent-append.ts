@@ -103,6 +103,7 @@ export function appendIdempotent(partition: Partition, batch: IdempotentBatch): 
         attributes: 0,
         lastOffsetDelta: records.length - 1,
         recordsCount: records.length,
+        maxTimestamp: nowMs,
         ...producer,
       };
       const written = appendBuiltBatch(log, bytes, header);

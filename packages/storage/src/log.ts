@@ -3,7 +3,7 @@ import { type AppendedHeader, type AppendOrigin, validateForAppend } from './bat
 import { DecodeError, StorageError } from './errors.js';
 import { DirectoryLock } from './file-lock.js';
 import { fsyncDirectory } from './fsync.js';
-import { io } from './io.js';
+import { io, ioError } from './io.js';
 import { listLogDir } from './log-dir.js';
 import {
   batchSize,
@@ -103,6 +103,9 @@ export interface LogOpenOptions {
    */
   readonly segmentFiles?: SegmentFileCache;
 }
+
+/** The largest offset an index entry can hold relative to its segment's base offset (an i32). */
+const MAX_RELATIVE_OFFSET = 0x7fffffff;
 
 /** The partition leader epoch klog stamps on a client's batch: one node, never a new leader. */
 const PARTITION_LEADER_EPOCH = 0;
@@ -290,18 +293,13 @@ export class Log {
   #accept(batch: Buffer, header: AppendedHeader, origin: AppendOrigin, leaderEpoch?: number): LogAppendInfo {
     const baseOffset = this.#logEndOffset;
     validateForAppend(header, batch.length, baseOffset, this.config.maxBatchBytes, origin);
-    return this.#place(batch, baseOffset, header.lastOffsetDelta, header.recordsCount, leaderEpoch);
+    return this.#place(batch, baseOffset, header, leaderEpoch);
   }
 
   /** Put a checked batch on the active segment (rolling first if it would not fit) and move the log end offset. */
-  #place(
-    batch: Buffer,
-    baseOffset: number,
-    lastOffsetDelta: number,
-    records: number,
-    leaderEpoch?: number,
-  ): LogAppendInfo {
-    const rolled = this.#maybeRoll(batch.length);
+  #place(batch: Buffer, baseOffset: number, header: AppendedHeader, leaderEpoch?: number): LogAppendInfo {
+    const { lastOffsetDelta, recordsCount: records } = header;
+    const rolled = this.#maybeRoll(batch.length, baseOffset + lastOffsetDelta);
     const segment = this.activeSegment;
     const position = segment.size;
     const lastOffset = baseOffset + lastOffsetDelta;
@@ -314,7 +312,7 @@ export class Log {
       view.setInt32(8, batch.readInt32BE(8));
       view.setInt32(12, leaderEpoch);
     }
-    segment.append(batch, lastOffset, head);
+    segment.append(batch, lastOffset, head, header.maxTimestamp);
     this.#logEndOffset = lastOffset + 1;
     this.#maybeFlush(records);
     return {
@@ -341,9 +339,11 @@ export class Log {
 
   // #region maybe-roll
   /** Kafka's roll rule on size: a new segment when this batch would take the active one past `segment.bytes`. */
-  #maybeRoll(nextBatchBytes: number): boolean {
+  #maybeRoll(nextBatchBytes: number, lastOffset: number): boolean {
     const active = this.activeSegment;
-    if (active.size === 0 || active.size + nextBatchBytes <= this.config.segmentBytes) return false;
+    // Also when the batch's last offset would not fit the index's relative offset (Kafka's canConvertToRelativeOffset).
+    const fits = lastOffset - active.baseOffset <= MAX_RELATIVE_OFFSET;
+    if (active.size === 0 || (fits && active.size + nextBatchBytes <= this.config.segmentBytes)) return false;
     active.seal(this.#logEndOffset, this.#files);
     this.#unflushedMessages = 0;
     this.#segments.push(LogSegment.create(this.dir, this.#logEndOffset));
@@ -376,6 +376,7 @@ export class Log {
         throw new StorageError('INVALID_REQUEST', `no inactive segment at offset ${base} in ${this.dir}`);
       }
       old.close();
+      removeIndexFiles(old.path);
       io('swap in cleaned segment', old.path, () => renameSync(`${old.path}.swap`, old.path));
       this.#segments[i] = LogSegment.open(old.path, base, {
         readOnly: true,
@@ -516,7 +517,7 @@ export class Log {
       let start = -1;
       let end = -1;
       try {
-        for (const { position, size } of segment.positionsFrom(segment === first ? offset : 0)) {
+        for (const { position, size } of segment.batchesFrom(segment === first ? offset : segment.baseOffset)) {
           if (start === -1) {
             start = position;
             end = position + size;
@@ -570,7 +571,7 @@ export class Log {
     try {
       this.activeSegment.flush();
     } finally {
-      for (const segment of this.#segments) segment.close();
+      for (const segment of this.#segments) segment.close({ writeIndex: segment === this.activeSegment });
       if (this.#ownsFiles) this.#files.closeAll();
       this.#lock.release();
     }
@@ -578,6 +579,18 @@ export class Log {
 
   #checkOpen(): void {
     if (this.#closed) throw new StorageError('CLOSED', `log ${this.dir} is closed`, { path: this.dir });
+  }
+}
+
+/** Remove a segment's `.index` and `.timeindex` (derived data: rebuilt from the segment when missing). */
+function removeIndexFiles(segmentPath: string): void {
+  const stem = segmentPath.slice(0, -'.log'.length);
+  for (const path of [`${stem}.index`, `${stem}.timeindex`]) {
+    try {
+      unlinkSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError('remove index file', path, error);
+    }
   }
 }
 
@@ -606,6 +619,8 @@ function finishInterruptedWork(dir: string): ReturnType<typeof listLogDir> {
   for (const path of listing.unfinished) io('remove unfinished file', path, () => unlinkSync(path));
   for (const swap of listing.swaps) {
     const target = swap.path.slice(0, -'.swap'.length);
+    // The old segment's index would point into the old bytes: removed first, rebuilt from the cleaned segment.
+    removeIndexFiles(target);
     io('finish the swap of cleaned segment', swap.path, () => renameSync(swap.path, target));
   }
   fsyncDirectory(dir);
@@ -624,7 +639,8 @@ function checkFollowsOn(segments: readonly LogSegment[]): void {
   const active = segments.at(-1)!;
   let last: number | undefined;
   try {
-    for (const { header } of previous.headers()) last = lastOffsetOf(header);
+    // From the last index entry on: opening a log does not scan its older segments.
+    for (const { header } of previous.headers(previous.lastIndexedPosition())) last = lastOffsetOf(header);
   } catch (error) {
     // A damaged older segment is reported when it is read; what it holds before the damage still counts.
     if (!(error instanceof DecodeError)) throw error;

@@ -1,6 +1,9 @@
 import {
   closeSync,
   fstatSync,
+  openSync,
+  readFileSync,
+  renameSync,
   fsyncSync,
   ftruncateSync,
   readSync,
@@ -10,7 +13,16 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { crcMismatch, DecodeError, StorageError } from './errors.js';
-import { CREATE_NEW, checkRegularFile, io, ioError, OPEN_READ, OPEN_READ_WRITE, openRegular } from './io.js';
+import {
+  CREATE_NEW,
+  CREATE_OR_OPEN,
+  checkRegularFile,
+  io,
+  ioError,
+  OPEN_READ,
+  OPEN_READ_WRITE,
+  openRegular,
+} from './io.js';
 import {
   batchSize,
   computeBatchCrc,
@@ -28,6 +40,12 @@ import {
   type StoredBatchHeader,
 } from './record-batch.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
+import {
+  DEFAULT_MAX_INDEX_BYTES,
+  OFFSET_INDEX_SUFFIX,
+  SegmentIndex,
+  TIME_INDEX_SUFFIX,
+} from './segment-index.js';
 
 /**
  * One segment file, `<20-digit base offset>.log`, holding whole batches back to
@@ -177,6 +195,10 @@ export class LogSegment {
   #closed = false;
   #index: BatchIndex | undefined;
   #nextBaseOffset: number | undefined;
+  /** The sparse offset and time index (Kafka's `.index` / `.timeindex`), made or loaded on first need. */
+  #sparse: SegmentIndex | undefined;
+  /** Why this segment's index files were rebuilt rather than loaded, if they were. */
+  #indexRebuiltBecause: string | undefined;
 
   private constructor(
     readonly path: string,
@@ -200,6 +222,8 @@ export class LogSegment {
     const fd = openRegular(path, CREATE_NEW, 'new segment file');
     const segment = new LogSegment(path, baseOffset, fd, undefined, 0, true, undefined);
     segment.#index = { lastOffsets: [], positions: [], end: 0, error: undefined };
+    segment.#sparse = new SegmentIndex(baseOffset);
+    segment.#preallocateIndexFiles();
     return segment;
   }
 
@@ -242,6 +266,7 @@ export class LogSegment {
   seal(nextBaseOffset: number, cache: SegmentFileCache): void {
     this.#checkWritable();
     this.flush();
+    this.#writeIndexFiles();
     closeSync(this.#pinned);
     this.#pinned = -1;
     this.#cache = cache;
@@ -260,7 +285,7 @@ export class LogSegment {
    * `head`, when given, replaces the batch's first bytes on disk (the offsets the log
    * assigns), so the caller's buffer is never written to.
    */
-  append(batch: Uint8Array, lastOffset: number, head?: Uint8Array): void {
+  append(batch: Uint8Array, lastOffset: number, head?: Uint8Array, maxTimestamp = -1): void {
     this.#checkWritable();
     const fd = this.#pinned;
     let written = 0;
@@ -283,6 +308,7 @@ export class LogSegment {
       this.#index.positions.push(this.#size);
       this.#index.end = this.#size + batch.length;
     }
+    this.#sparse?.onBatch(this.#size, batch.length, lastOffset, maxTimestamp);
     this.#size += batch.length;
   }
 
@@ -455,20 +481,26 @@ export class LogSegment {
     }
   }
 
-  /** Position of the first batch whose last offset is `offset` or more, if the valid batches hold one. */
+  /** Position of the first batch whose last offset is `offset` or more, found through the sparse index. */
   positionOfOffset(offset: number): number | undefined {
-    const index = this.#batchIndex();
-    return index.positions[this.#search(index, offset)];
+    for (const { position } of this.batchesFrom(offset)) return position;
+    return undefined;
   }
 
-  /** The largest timestamp any batch of the segment may hold (an upper bound: the time index refines it). */
+  /** The largest timestamp the segment's batches hold (-1 for none), from its time index. */
   maxTimestamp(): number {
-    return Number.POSITIVE_INFINITY;
+    return this.sparseIndex().maxTimestamp;
   }
 
-  /** Batch headers from where a batch with a timestamp of `timestampMs` or more may first be. */
-  headersFromTimestamp(_timestampMs: number): Generator<BatchPosition<RecordBatchHeader>> {
-    return this.headers(0);
+  /** Batch headers from where a batch with a timestamp of `timestampMs` or more may first be (Kafka's `findOffsetByTimestamp`). */
+  headersFromTimestamp(timestampMs: number): Generator<BatchPosition<RecordBatchHeader>> {
+    const index = this.sparseIndex();
+    return this.headers(index.lookup(index.lookupTime(timestampMs)));
+  }
+
+  /** Where the last batch of the segment may start: the last index entry's position. */
+  lastIndexedPosition(): number {
+    return this.sparseIndex().lastEntryPosition();
   }
 
   #search(index: BatchIndex, offset: number): number {
@@ -606,15 +638,126 @@ export class LogSegment {
     io('truncate segment', this.path, () => ftruncateSync(fd, size));
     this.#size = size;
     this.#index = undefined;
+    this.#sparse = undefined;
   }
 
-  /** Close the segment's file (a pinned descriptor, or the cache's). Reads and appends are refused after. */
-  close(): void {
+  /**
+   * Close the segment's file (a pinned descriptor, or the cache's). Reads and appends are
+   * refused after. `writeIndex`: the log closes its active segment cleanly, so its index
+   * files are written, trimmed.
+   */
+  close(options: { readonly writeIndex?: boolean } = {}): void {
     if (this.#closed) return;
+    // The active segment's index files, trimmed to their entries, as Kafka's close leaves them.
+    if (this.#writable && options.writeIndex === true) this.#writeIndexFiles();
     this.#closed = true;
     if (this.#pinned !== -1) closeSync(this.#pinned);
     this.#pinned = -1;
     this.#cache?.forget(this.path);
+  }
+
+  /** `<base>.index` and `<base>.timeindex`, beside the segment. */
+  get indexPaths(): { readonly offsets: string; readonly times: string } {
+    const stem = this.path.slice(0, -SEGMENT_SUFFIX.length);
+    return { offsets: stem + OFFSET_INDEX_SUFFIX, times: stem + TIME_INDEX_SUFFIX };
+  }
+
+  /** Why the index files were rebuilt from the segment rather than loaded (missing, or failing a check). */
+  get indexRebuiltBecause(): string | undefined {
+    this.sparseIndex();
+    return this.#indexRebuiltBecause;
+  }
+
+  /**
+   * The segment's sparse index. The active segment's is made by a header scan of it
+   * (its files may hold a crash's leftovers); an inactive segment's is loaded from its
+   * files, or, when they are missing or fail the sanity check, rebuilt from a header
+   * scan and written again (unless the segment was opened alone, read only).
+   */
+  sparseIndex(): SegmentIndex {
+    if (this.#sparse !== undefined) return this.#sparse;
+    if (!this.#writable) {
+      const { offsets, times } = this.indexPaths;
+      let loaded: SegmentIndex | string;
+      try {
+        loaded = SegmentIndex.decode(
+          readFileSync(offsets),
+          readFileSync(times),
+          this.baseOffset,
+          this.#size,
+          this.#nextBaseOffset,
+        );
+      } catch (error) {
+        loaded = `index files cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
+      }
+      if (typeof loaded !== 'string') {
+        this.#sparse = loaded;
+        return loaded;
+      }
+      this.#indexRebuiltBecause = loaded;
+    }
+    const index = new SegmentIndex(this.baseOffset);
+    try {
+      for (const { position, header } of this.headers()) {
+        index.onBatch(position, batchSize(header), lastOffsetOf(header), header.maxTimestamp);
+      }
+    } catch (error) {
+      // A damaged batch ends the index: reads past it report the damage, as before.
+      if (!(error instanceof DecodeError)) throw error;
+    }
+    if (!this.#writable) {
+      index.finish();
+      if (this.#cache !== undefined) this.#replaceIndexFiles(index);
+    }
+    this.#sparse = index;
+    return index;
+  }
+
+  /** Positions and sizes of the batches from the one holding `offset` to the end, found through the sparse index. */
+  *batchesFrom(offset: number): Generator<{ readonly position: number; readonly size: number }> {
+    for (const { position, header } of this.headers(this.sparseIndex().lookup(offset))) {
+      if (lastOffsetOf(header) >= offset) yield { position, size: batchSize(header) };
+    }
+  }
+
+  /** Kafka preallocates an active segment's index files (`segment.index.bytes`) and trims them when it is done. */
+  #preallocateIndexFiles(): void {
+    for (const path of [this.indexPaths.offsets, this.indexPaths.times]) {
+      const fd = openRegular(path, CREATE_OR_OPEN, 'index file');
+      try {
+        io('preallocate index file', path, () => ftruncateSync(fd, DEFAULT_MAX_INDEX_BYTES));
+      } finally {
+        closeSync(fd);
+      }
+    }
+  }
+
+  /** Write the active segment's index files, trimmed to their entries, and fsync them. */
+  #writeIndexFiles(): void {
+    const index = this.sparseIndex();
+    index.finish();
+    this.#replaceIndexFiles(index);
+  }
+
+  #replaceIndexFiles(index: SegmentIndex): void {
+    const { offsets, times } = this.indexPaths;
+    for (const [path, bytes] of [
+      [offsets, index.encodeOffsetIndex()],
+      [times, index.encodeTimeIndex()],
+    ] as const) {
+      const temporary = `${path}.tmp`;
+      io('write index file', path, () => {
+        const fd = openSync(temporary, 'w', 0o644);
+        try {
+          let done = 0;
+          while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        renameSync(temporary, path);
+      });
+    }
   }
 
   #checkWritable(): void {

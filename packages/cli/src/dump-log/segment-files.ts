@@ -39,6 +39,7 @@ export interface DumpPlan {
 }
 
 const DROPPED = /\.log\.dropped-\d+(\.\d+)?$/;
+const DERIVED = /^\d{20}\.(index|timeindex|snapshot)$/;
 
 /**
  * Whether a file given by path is dumped: a `.log` file (Kafka's rule, by suffix) or
@@ -130,8 +131,9 @@ function planDirectory(path: string, files: DumpItem[], dropped: string[], ignor
   });
   const segmentNames = new Set(segments.map((s) => s.name));
   for (const name of [...names].sort()) {
-    // The partition's lock (`.lock`, Kafka's name): every open writes it; it is no data.
-    if (segmentNames.has(name) || name === LOCK_FILE_NAME) continue;
+    // The partition's lock (`.lock`, Kafka's name) and the files derived from the segments
+    // (`.index`, `.timeindex`, `.snapshot`): not data of their own.
+    if (segmentNames.has(name) || name === LOCK_FILE_NAME || DERIVED.test(name)) continue;
     const file = join(path, name);
     if (DROPPED.test(name)) dropped.push(file);
     else if (statSync(file, { throwIfNoEntry: false })?.isFile()) ignored.push(file);
