@@ -9,7 +9,9 @@ import {
   batchSize,
   DEFAULT_MAX_BATCH_BYTES,
   decodeRecordBatch,
+  LOG_OVERHEAD,
   lastOffsetOf,
+  RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
   TIMESTAMP_TYPE_MASK,
@@ -514,24 +516,21 @@ export class Log {
     }
     for (let i = this.#segments.indexOf(first); i < this.#segments.length; i++) {
       const segment = this.#segments[i]!;
-      let start = -1;
-      let end = -1;
-      try {
-        for (const { position, size } of segment.batchesFrom(segment === first ? offset : segment.baseOffset)) {
-          if (start === -1) {
-            start = position;
-            end = position + size;
-          } else if (end - start + size > maxBytes) {
-            break;
-          } else {
-            end += size;
-          }
-        }
-      } catch (error) {
-        // Serve what came before a bad batch; a fetch that starts at it gets the error.
-        if (!(error instanceof DecodeError) || start === -1) throw error;
+      // The index and a short header scan find where the batch holding `offset` starts ...
+      const start = segment.positionOfOffset(segment === first ? offset : segment.baseOffset);
+      if (start === undefined) continue;
+      // ... then one read of up to maxBytes from there, cut after the last whole batch in it.
+      const bytes = segment.read(start, Math.max(maxBytes, LOG_OVERHEAD));
+      let end = 0;
+      while (end + LOG_OVERHEAD <= bytes.length) {
+        const size = LOG_OVERHEAD + bytes.readInt32BE(end + 8);
+        if (size < RECORD_BATCH_OVERHEAD || end + size > bytes.length) break;
+        end += size;
       }
-      if (start !== -1) return segment.read(start, end - start);
+      if (end > 0) return bytes.subarray(0, end);
+      // The first batch alone is larger than maxBytes: served whole, as Kafka does.
+      const { bytes: whole } = segment.readBatchFraming(start);
+      return whole;
     }
     return Buffer.alloc(0);
   }

@@ -148,6 +148,8 @@ const SCAN_CHUNK = 64 * 1024;
  * one small read costs less than copying a chunk of record bytes it would skip.
  */
 const SCAN_HEADER_ONLY_AFTER = 4 * 1024;
+/** Bytes read at a time when seeking from an index entry to an offset: entries are 4 KiB apart. */
+const SEEK_CHUNK = 8 * 1024;
 const CRC_FIELD = 17;
 const NO_PARTITION_LEADER_EPOCH = -1;
 
@@ -349,10 +351,10 @@ export class LogSegment {
    * byte at the first that does not. `from` must be the position of a batch (0, or
    * one this scan or the index gave).
    */
-  *headers(from = 0): Generator<BatchPosition<RecordBatchHeader>> {
+  *headers(from = 0, chunkBytes = SCAN_CHUNK): Generator<BatchPosition<RecordBatchHeader>> {
     // One buffer for the whole scan, refilled in place: a header is copied out before the next read.
     // Never larger than the file: a header that does not fit is reported truncated, not read past.
-    const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(SCAN_CHUNK, this.#size - from)));
+    const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(chunkBytes, this.#size - from)));
     let chunk = buffer.subarray(0, 0);
     let chunkStart = 0;
     let chunkOptions = onDisk(0);
@@ -361,7 +363,7 @@ export class LogSegment {
     while (position < this.#size) {
       if (position + RECORD_BATCH_OVERHEAD > chunkStart + chunk.length) {
         chunkStart = position;
-        const want = size > SCAN_HEADER_ONLY_AFTER ? RECORD_BATCH_OVERHEAD : SCAN_CHUNK;
+        const want = size > SCAN_HEADER_ONLY_AFTER ? RECORD_BATCH_OVERHEAD : chunkBytes;
         chunk = buffer.subarray(0, this.#readInto(buffer, position, want));
         chunkOptions = onDisk(chunkStart);
       }
@@ -479,6 +481,12 @@ export class LogSegment {
         throw error instanceof DecodeError ? error.inFile(this.path) : error;
       }
     }
+  }
+
+  /** The whole batch at `position` (framing checked, inside the file; no CRC check): what a fetch serves. */
+  readBatchFraming(position: number): { readonly bytes: Buffer } {
+    const size = this.#wholeBatchSize(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
+    return { bytes: this.read(position, size) };
   }
 
   /** Position of the first batch whose last offset is `offset` or more, found through the sparse index. */
@@ -715,7 +723,8 @@ export class LogSegment {
 
   /** Positions and sizes of the batches from the one holding `offset` to the end, found through the sparse index. */
   *batchesFrom(offset: number): Generator<{ readonly position: number; readonly size: number }> {
-    for (const { position, header } of this.headers(this.sparseIndex().lookup(offset))) {
+    // Index entries are about index.interval.bytes apart: a small first read usually reaches the batch.
+    for (const { position, header } of this.headers(this.sparseIndex().lookup(offset), SEEK_CHUNK)) {
       if (lastOffsetOf(header) >= offset) yield { position, size: batchSize(header) };
     }
   }
