@@ -97,6 +97,15 @@ export {
 } from './recovery.js';
 export { SegmentFileCache } from './segment-file-cache.js';
 export {
+  DEFAULT_INDEX_INTERVAL_BYTES,
+  DEFAULT_MAX_INDEX_BYTES,
+  OFFSET_ENTRY_BYTES,
+  OFFSET_INDEX_SUFFIX,
+  SegmentIndex,
+  TIME_ENTRY_BYTES,
+  TIME_INDEX_SUFFIX,
+} from './segment-index.js';
+export {
   type BatchPosition,
   type InspectedBatch,
   type InspectionEntry,
