@@ -121,7 +121,7 @@ let writeClientBatch: (log: Log, batch: Buffer, header: AppendedHeader) => LogAp
  * Append a batch a client built, already decoded and CRC-checked by the caller
  * (`Partition.appendProducerBatch`): Kafka's `LogValidator` client rules and the log's
  * limits, then the bytes written as received, with the base offset and the partition
- * leader epoch (0: one node) assigned on the way to the file.
+ * leader epoch (0: one node) assigned in place (outside the CRC), as Kafka's leader does.
  */
 export function appendClientBatch(log: Log, batch: Buffer, header: AppendedHeader): LogAppendInfo {
   return writeClientBatch(log, batch, header);
@@ -292,14 +292,26 @@ export class Log {
   }
 
   /** Check a batch against the log's limits, then place it at the log end offset. */
-  #accept(batch: Buffer, header: AppendedHeader, origin: AppendOrigin, leaderEpoch?: number): LogAppendInfo {
+  #accept(
+    batch: Buffer,
+    header: AppendedHeader,
+    origin: AppendOrigin,
+    leaderEpoch?: number,
+    inPlace = false,
+  ): LogAppendInfo {
     const baseOffset = this.#logEndOffset;
     validateForAppend(header, batch.length, baseOffset, this.config.maxBatchBytes, origin);
-    return this.#place(batch, baseOffset, header, leaderEpoch);
+    return this.#place(batch, baseOffset, header, leaderEpoch, inPlace);
   }
 
   /** Put a checked batch on the active segment (rolling first if it would not fit) and move the log end offset. */
-  #place(batch: Buffer, baseOffset: number, header: AppendedHeader, leaderEpoch?: number): LogAppendInfo {
+  #place(
+    batch: Buffer,
+    baseOffset: number,
+    header: AppendedHeader,
+    leaderEpoch: number | undefined,
+    inPlace: boolean,
+  ): LogAppendInfo {
     const { lastOffsetDelta, recordsCount: records } = header;
     const rolled = this.#maybeRoll(batch.length, baseOffset + lastOffsetDelta);
     const segment = this.activeSegment;
@@ -307,14 +319,16 @@ export class Log {
     const lastOffset = baseOffset + lastOffsetDelta;
     // What the log assigns, written over the batch's first bytes on the way to the file: baseOffset,
     // and for a client's batch the partition leader epoch too (both outside the CRC).
-    const head = Buffer.allocUnsafe(leaderEpoch === undefined ? 8 : 16);
-    const view = new DataView(head.buffer, head.byteOffset, head.length);
+    // In place (one write) when the buffer is the log's to change: a batch it built, or a client's
+    // batch handed over by `appendProducerBatch`, as Kafka's leader assigns offsets in place.
+    const head = inPlace ? batch : Buffer.allocUnsafe(leaderEpoch === undefined ? 8 : 16);
+    const view = new DataView(head.buffer, head.byteOffset, leaderEpoch === undefined ? 8 : 16);
     writeInt64(view, 0, baseOffset);
     if (leaderEpoch !== undefined) {
       view.setInt32(8, batch.readInt32BE(8));
       view.setInt32(12, leaderEpoch);
     }
-    segment.append(batch, lastOffset, head, header.maxTimestamp);
+    segment.append(batch, lastOffset, inPlace ? undefined : head, header.maxTimestamp);
     this.#logEndOffset = lastOffset + 1;
     this.#maybeFlush(records);
     return {
@@ -330,12 +344,12 @@ export class Log {
   static {
     writeBuiltBatch = (log, batch, header) => {
       log.#checkOpen();
-      return log.#accept(batch, header, 'klog');
+      return log.#accept(batch, header, 'klog', undefined, true);
     };
     swapInCleaned = (log, baseOffsets) => log.#swapInCleaned(baseOffsets);
     writeClientBatch = (log, batch, header) => {
       log.#checkOpen();
-      return log.#accept(batch, header, 'client', PARTITION_LEADER_EPOCH);
+      return log.#accept(batch, header, 'client', PARTITION_LEADER_EPOCH, true);
     };
   }
 
