@@ -156,7 +156,7 @@ try {
     readmeExamplesWork(pkg, manifest, app);
   }
 
-  // The CLI: npx klog prints the golden files.
+  // The CLI: npx klog prints the golden files, with the exit code the manifest expects.
   const cli = packages.find((p) => p.name === '@klog/cli');
   const cliApp = join(work, 'cli');
   npmProject(
@@ -166,10 +166,16 @@ try {
   if (!existsSync(join(cliApp, 'node_modules/.bin/klog')))
     throw new Error('npm did not link the klog command');
   const manifest = JSON.parse(readFileSync(join(root, 'expected/manifest.json'), 'utf8'));
-  for (const { file, args } of manifest.golden) {
-    const out = run('npx', ['--no-install', 'klog', ...args], cliApp, {
+  for (const { file, args, status = 0 } of manifest.golden) {
+    const klog = spawnSync('npx', ['--no-install', 'klog', ...args], {
+      cwd: cliApp,
+      encoding: 'utf8',
       env: { ...process.env, NO_COLOR: '1' },
     });
+    if (klog.status !== status) {
+      throw new Error(`npx klog ${args.join(' ')} exited ${klog.status}, expected ${status}\n${klog.stderr}`);
+    }
+    const out = klog.stdout;
     expectEqual(
       `npx klog ${args.join(' ')} = expected/${file}`,
       readFileSync(join(root, 'expected', file), 'utf8'),

@@ -212,11 +212,13 @@ describe('red paths, on a copy of the tree', () => {
   });
 
   it('a lesson edited without rebuilding the site fails (its blocks no longer line up)', () => {
-    fx.edit(
-      LESSON,
-      "import { Diagram, Excerpt, LogOffsets, Quiz, RunOutput, Sequence } from '@lesson';\n",
-      "import { Diagram, Excerpt, LogOffsets, Quiz, RunOutput, Sequence } from '@lesson';\n\n",
-    );
+    // A blank line after the components' import moves every block down one line.
+    const importLine = fx
+      .read(LESSON)
+      .split('\n')
+      .find((l) => l.endsWith("from '@lesson';"))!;
+    const imports = `${importLine}\n`;
+    fx.edit(LESSON, imports, `${imports}\n`);
     const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
     expect(found.length).toBeGreaterThan(0);
     expect(found.every((f) => /rebuild it/.test(f.message))).toBe(true);
@@ -358,16 +360,19 @@ describe('red paths, on a copy of the tree', () => {
 
   it('a region taken from inside a function body fails unless it says fragment', () => {
     const file = 'packages/storage/src/compaction.ts';
-    fx.edit(file, '// #region compaction-must-keep fragment\n', '// #region compaction-must-keep\n');
-    fx.edit(file, '// #endregion compaction-must-keep fragment\n', '// #endregion compaction-must-keep\n');
-    const marker = fx.lineOf(file, '// #region compaction-must-keep');
+    fx.edit(
+      file,
+      '  const state = new ProducerState();\n',
+      '  // #region must-keep-state\n  const state = new ProducerState();\n  // #endregion must-keep-state\n',
+    );
+    const marker = fx.lineOf(file, '// #region must-keep-state');
     const messages = errors(checkExcerpts({ root: fx.root, golden: false }).findings).map(
       (f) => `${f.where} ${f.message}`,
     );
     expect(
       messages.some((m) =>
         new RegExp(
-          `^${file}:${marker} region "compaction-must-keep" is a part of the body of function compact \\(lines \\d+-\\d+\\), not a whole unit; mark it`,
+          `^${file}:${marker} region "must-keep-state" is a part of the body of function mustKeep \\(lines \\d+-\\d+\\), not a whole unit; mark it`,
         ).test(m),
       ),
     ).toBe(true);

@@ -33,3 +33,13 @@ export class OutputClosed extends Error {
     super('the output was closed by its reader');
   }
 }
+
+/** `klog model-check` found a schedule that breaks an invariant: the counterexample is on stdout, exit code 1. */
+export class InvariantBroken extends Error {
+  override readonly name = 'InvariantBroken';
+}
+
+/** `klog model-check` gave up before the end (too many states): nothing is proven either way, exit code 3. */
+export class Inconclusive extends Error {
+  override readonly name = 'Inconclusive';
+}

@@ -3,7 +3,15 @@ import { isatty } from 'node:tty';
 import { Command, CommanderError } from 'commander';
 import { dumpLogCommand } from './commands/dump-log.js';
 import { idemDemoCommand } from './commands/idem-demo.js';
-import { CheckFailed, CorruptData, OutputClosed, UsageError } from './errors.js';
+import { modelCheckCommand } from './commands/model-check.js';
+import {
+  CheckFailed,
+  CorruptData,
+  Inconclusive,
+  InvariantBroken,
+  OutputClosed,
+  UsageError,
+} from './errors.js';
 import { colorEnabled, createStyle, type Style } from './style.js';
 
 /** What a command needs from the outside world: where to print, and how. */
@@ -74,7 +82,7 @@ function writeAll(fd: number, text: string): void {
 }
 
 /** Whether stdout or stderr is a terminal, asked of the descriptor (not of `process.stdout`: see createOutput). */
-function onTerminal(fd: number): boolean {
+export function onTerminal(fd: number): boolean {
   return isatty(fd);
 }
 
@@ -103,7 +111,7 @@ export function buildProgram(ctx: CommandContext, output = createOutput()): Comm
     .version(version(), '-V, --version')
     .exitOverride()
     .configureOutput(errorsAsOneLine('klog --help'));
-  for (const command of [idemDemoCommand(ctx), dumpLogCommand(ctx)]) {
+  for (const command of [idemDemoCommand(ctx), dumpLogCommand(ctx), modelCheckCommand(ctx)]) {
     program.addCommand(
       command
         .copyInheritedSettings(program)
@@ -157,7 +165,11 @@ export function main(argv: string[]): number {
       ctx.err(`klog: ${error.message}`);
       return 2;
     }
-    if (error instanceof CorruptData) {
+    if (error instanceof Inconclusive) {
+      ctx.err(`klog: ${error.message}`);
+      return 3;
+    }
+    if (error instanceof CorruptData || error instanceof InvariantBroken) {
       ctx.err(`klog: ${error.message}`);
       return 1;
     }

@@ -17,7 +17,6 @@ export type InvalidProducerEpoch = {
 
 export type FencedVerdict = Verdict | InvalidProducerEpoch;
 
-// #region judge-with-fencing
 /** `judge`, preceded by Kafka's epoch rules: an older epoch is fenced, a newer one must start at 0. */
 export function judgeWithFencing(
   entry: ProducerStateEntry,
@@ -35,4 +34,3 @@ export function judgeWithFencing(
   }
   return judge(entry, epoch, firstSeq, lastSeq);
 }
-// #endregion judge-with-fencing

@@ -6,3 +6,4 @@ export { default as LogOffsets } from './LogOffsets.astro';
 export { default as Quiz } from './Quiz.astro';
 export { default as RunOutput } from './RunOutput.astro';
 export { default as Sequence } from './Sequence.astro';
+export { default as Simulator } from './Simulator.astro';

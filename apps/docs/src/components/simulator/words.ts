@@ -1,0 +1,47 @@
+// The simulator's account of what happened, in the words `klog idem-demo` and `klog model-check`
+// use: verdicts come out through @klog/model's `answerWords`, so the page and the CLI agree.
+import type { Verdict } from '@klog/core';
+import { type Answer, answerWords } from '@klog/model';
+import type { SentBatch, SimEvent } from './sandbox.js';
+
+function answerOf(verdict: Verdict, firstOffset: number, lastOffset: number): Answer {
+  if (verdict.kind === 'OutOfOrderSequence') return verdict;
+  return { kind: verdict.kind, firstOffset, lastOffset };
+}
+
+export function verdictWords(verdict: Verdict, firstOffset: number, lastOffset: number): string {
+  return answerWords(answerOf(verdict, firstOffset, lastOffset));
+}
+
+export function eventWords(event: SimEvent): string {
+  switch (event.kind) {
+    case 'produce': {
+      const head = `pid ${event.pid} ส่ง ${event.range}${event.resend ? ' ซ้ำ' : ''}`;
+      if (event.fate === 'request-lost' || event.verdict === undefined)
+        return `${head} · request หายก่อนถึง broker`;
+      const parts = [`${head} → ${verdictWords(event.verdict, event.firstOffset, event.lastOffset)}`];
+      if (event.evicted.length > 0) parts.push(`${event.evicted.join(' ')} หลุดจากหน้าต่าง`);
+      if (event.fate === 'ack-lost') parts.push('ack หายกลางทาง producer ยังไม่รู้ผล');
+      return parts.join(' · ');
+    }
+    case 'restart': {
+      const windows = event.windows.map((w) => `pid ${w.pid} [${w.window.join(' ')}]`).join(' · ');
+      return `restart broker · สร้างหน้าต่างจาก segment ที่ active: ${windows || 'ไม่มี batch ของ producer ใดเลย'}`;
+    }
+    case 'roll':
+      return `roll segment · segment ใหม่เริ่มที่ offset ${event.baseOffset}`;
+    case 'new-session':
+      return (
+        `process ใหม่ได้ pid ${event.pid} นับ seq จาก 0` +
+        (event.abandoned > 0
+          ? ` · ที่ pid ${event.previous} ยังรอคำตอบอีก ${event.abandoned} batch ไม่มีใครส่งซ้ำแล้ว`
+          : '')
+      );
+  }
+}
+
+export function sentWords(batch: SentBatch): string {
+  const { status } = batch;
+  if (status.kind === 'waiting') return `รอคำตอบ (${status.why === 'ack-lost' ? 'ack หาย' : 'request หาย'})`;
+  return verdictWords(status.verdict, status.firstOffset, status.lastOffset);
+}
