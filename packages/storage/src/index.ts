@@ -58,7 +58,10 @@ export {
 export { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
 export type { Record, RecordHeader, RecordInput } from './record.js';
 export {
+  BATCH_FIELD,
+  type BatchFieldName,
   batchSize,
+  CRC_COVERS_FROM,
   CONTROL_FLAG,
   computeBatchCrc,
   DEFAULT_MAX_BATCH_BYTES,

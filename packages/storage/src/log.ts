@@ -6,6 +6,7 @@ import { fsyncDirectory } from './fsync.js';
 import { io, ioError } from './io.js';
 import { listLogDir } from './log-dir.js';
 import {
+  BATCH_FIELD,
   batchSize,
   DEFAULT_MAX_BATCH_BYTES,
   decodeRecordBatch,
@@ -325,8 +326,8 @@ export class Log {
     const view = new DataView(head.buffer, head.byteOffset, leaderEpoch === undefined ? 8 : 16);
     writeInt64(view, 0, baseOffset);
     if (leaderEpoch !== undefined) {
-      view.setInt32(8, batch.readInt32BE(8));
-      view.setInt32(12, leaderEpoch);
+      view.setInt32(BATCH_FIELD.batchLength, batch.readInt32BE(BATCH_FIELD.batchLength));
+      view.setInt32(BATCH_FIELD.partitionLeaderEpoch, leaderEpoch);
     }
     segment.append(batch, lastOffset, inPlace ? undefined : head, header.maxTimestamp);
     this.#logEndOffset = lastOffset + 1;
@@ -537,7 +538,7 @@ export class Log {
       const bytes = segment.read(start, Math.max(maxBytes, LOG_OVERHEAD));
       let end = 0;
       while (end + LOG_OVERHEAD <= bytes.length) {
-        const size = LOG_OVERHEAD + bytes.readInt32BE(end + 8);
+        const size = LOG_OVERHEAD + bytes.readInt32BE(end + BATCH_FIELD.batchLength);
         if (size < RECORD_BATCH_OVERHEAD || end + size > bytes.length) break;
         end += size;
       }

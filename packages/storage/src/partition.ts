@@ -19,7 +19,7 @@ import { io } from './io.js';
 import { appendClientBatch, Log, type LogAppendInfo, type LogConfig } from './log.js';
 import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from './producer-snapshot.js';
-import { batchSize, computeBatchCrc, decodeBatchHeader } from './record-batch.js';
+import { BATCH_FIELD, batchSize, computeBatchCrc, decodeBatchHeader } from './record-batch.js';
 import type { RecoveryReport } from './recovery.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
 import { partitionDirName } from './topic.js';
@@ -235,7 +235,7 @@ export class Partition {
       );
     }
     const computed = computeBatchCrc(bytes, 0, header);
-    if (computed !== header.crc) throw crcMismatch(header.crc, computed, CRC_FIELD);
+    if (computed !== header.crc) throw crcMismatch(header.crc, computed, BATCH_FIELD.crc);
     if (options.nowMs !== undefined) this.removeExpiredProducers(validateTimestamp(options.nowMs, 'nowMs'));
     if (header.producerId < 0) return this.#written(appendClientBatch(log, bytes, header));
     validateForAppend(header, bytes.length, log.logEndOffset, log.config.maxBatchBytes, 'client');
@@ -339,9 +339,6 @@ export class Partition {
     if (expiration !== undefined) this.#state.removeExpired(this.options.nowMs ?? Date.now(), expiration);
   }
 }
-
-/** Where the CRC field is in a batch (see record-batch.ts). */
-const CRC_FIELD = 17;
 
 function logOptions(options: PartitionOptions) {
   return options.segmentFiles === undefined ? {} : { segmentFiles: options.segmentFiles };

@@ -30,7 +30,9 @@ class Column<A extends Int32Array | Float64Array> {
   constructor(public values: A) {}
   push(value: number): void {
     if (this.length === this.values.length) {
-      const grown = new (this.values.constructor as new (n: number) => A)(Math.max(16, this.values.length * 2));
+      const grown = new (this.values.constructor as new (n: number) => A)(
+        Math.max(16, this.values.length * 2),
+      );
       grown.set(this.values);
       this.values = grown;
     }

@@ -24,6 +24,7 @@ import {
   openRegular,
 } from './io.js';
 import {
+  BATCH_FIELD,
   batchSize,
   computeBatchCrc,
   type DecodeOptions,
@@ -150,7 +151,7 @@ const SCAN_CHUNK = 64 * 1024;
 const SCAN_HEADER_ONLY_AFTER = 4 * 1024;
 /** Bytes read at a time when seeking from an index entry to an offset: entries are 4 KiB apart. */
 const SEEK_CHUNK = 8 * 1024;
-const CRC_FIELD = 17;
+const CRC_FIELD = BATCH_FIELD.crc;
 const NO_PARTITION_LEADER_EPOCH = -1;
 
 /** Valid batches of a segment, in order, and why the scan stopped early if it did. */
@@ -571,7 +572,7 @@ export class LogSegment {
     if (position + size > this.#size) {
       throw new DecodeError(
         'batchLength',
-        position + 8,
+        position + BATCH_FIELD.batchLength,
         `truncated: batch needs ${size} bytes, the file has ${this.#size - position} left`,
         this.path,
       );
@@ -630,7 +631,7 @@ export class LogSegment {
     if (header.partitionLeaderEpoch < NO_PARTITION_LEADER_EPOCH) {
       const error = new DecodeError(
         'partitionLeaderEpoch',
-        position + 12,
+        position + BATCH_FIELD.partitionLeaderEpoch,
         `${header.partitionLeaderEpoch} is below -1 (no epoch)`,
         this.path,
       );
