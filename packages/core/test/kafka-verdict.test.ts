@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   BatchMetadata,
   judge,
+  judgeBatch,
   judgeByKafkaRules,
   type KafkaVerdict,
   MAX_SEQUENCE,
   ProducerState,
+  recordAppendedBatch,
   toProducerEpoch,
   toProducerId,
   toSequence,
@@ -199,5 +201,27 @@ describe('ProducerState.removeExpired (Kafka removeExpiredProducers)', () => {
     expect(judgeByKafkaRules(state.get(toProducerId(1)), epoch(0), seq(77), seq(77))).toEqual({
       kind: 'Append',
     });
+  });
+});
+
+describe('judgeBatch and recordAppendedBatch: the producer-state halves of an append', () => {
+  it('judges by the rule named, and records only what was appended', () => {
+    const state = new ProducerState();
+    const pid = toProducerId(5);
+    // A new producer at sequence 9: the chapter wants 0, Kafka takes it.
+    expect(judgeBatch('chapter', state, pid, epoch(0), seq(9), seq(9))).toMatchObject({
+      kind: 'OutOfOrderSequence',
+    });
+    expect(judgeBatch('kafka', state, pid, epoch(0), seq(9), seq(9))).toEqual({ kind: 'Append' });
+    expect(state.size).toBe(0);
+    recordAppendedBatch(state, pid, epoch(0), seq(9), 0, 0, 1);
+    expect(judgeBatch('kafka', state, pid, epoch(0), seq(9), seq(9))).toMatchObject({ kind: 'Duplicate' });
+    // An older epoch: fenced by the Kafka rules and by chapter-fencing; the chapter's judge has no epoch rule but the match.
+    recordAppendedBatch(state, pid, epoch(2), seq(0), 1, 0, 2);
+    expect(judgeBatch('kafka', state, pid, epoch(1), seq(1), seq(1)).kind).toBe('InvalidProducerEpoch');
+    expect(judgeBatch('chapter-fencing', state, pid, epoch(1), seq(1), seq(1)).kind).toBe(
+      'InvalidProducerEpoch',
+    );
+    expect(judgeBatch('chapter', state, pid, epoch(1), seq(1), seq(1)).kind).toBe('Append');
   });
 });

@@ -1,18 +1,12 @@
 import {
   type Append,
-  BatchMetadata,
   type Duplicate,
   type InvalidProducerEpoch,
   incrementSequence,
-  judge,
-  judgeByKafkaRules,
-  judgeWithFencing,
-  type KafkaVerdict,
+  judgeBatch,
   type OutOfOrderSequence,
-  type ProducerEpoch,
-  type ProducerId,
-  ProducerStateEntry,
-  type Sequence,
+  recordAppendedBatch,
+  type SequenceRule,
   toProducerEpoch,
   toProducerId,
   toSequence,
@@ -31,13 +25,7 @@ export type IdempotentAppend =
   | OutOfOrderSequence
   | InvalidProducerEpoch;
 
-/**
- * Which sequence rule judges the batch:
- * - `'chapter'` (default): the chapter's `judge`: a new producer starts at 0, no epoch rules;
- * - `'chapter-fencing'`: `judgeWithFencing`, the chapter's rule after Kafka's epoch checks;
- * - `'kafka'`: Kafka 4.1's `judgeByKafkaRules`, as a broker applies it to real clients.
- */
-export type SequenceRule = 'chapter' | 'chapter-fencing' | 'kafka';
+export type { SequenceRule } from '@klog/core';
 
 /** One batch from an idempotent producer, as the records it holds (klog builds the bytes). */
 export interface IdempotentBatch {
@@ -49,21 +37,6 @@ export interface IdempotentBatch {
   /** The broker's clock: the batch's timestamp. */
   readonly nowMs: number;
   readonly rule?: SequenceRule;
-}
-
-function judgeBy(
-  rule: SequenceRule,
-  entry: ProducerStateEntry | undefined,
-  pid: ProducerId,
-  epoch: ProducerEpoch,
-  first: Sequence,
-  last: Sequence,
-): KafkaVerdict {
-  if (rule === 'kafka') return judgeByKafkaRules(entry, epoch, first, last);
-  const known = entry ?? new ProducerStateEntry(pid);
-  return rule === 'chapter-fencing'
-    ? judgeWithFencing(known, epoch, first, last)
-    : judge(known, epoch, first, last);
 }
 
 /** One build buffer for every append in the process: each batch is written out before the next is built. */
@@ -85,7 +58,7 @@ export function appendIdempotent(partition: Partition, batch: IdempotentBatch): 
   validateTimestamp(nowMs);
   const last = incrementSequence(first, records.length - 1);
   const state = partition.producerState;
-  const verdict = judgeBy(batch.rule ?? 'chapter', state.get(pid), pid, epoch, first, last);
+  const verdict = judgeBatch(batch.rule ?? 'chapter', state, pid, epoch, first, last);
 
   switch (verdict.kind) {
     case 'Duplicate':
@@ -108,9 +81,7 @@ export function appendIdempotent(partition: Partition, batch: IdempotentBatch): 
       };
       const written = appendBuiltBatch(log, bytes, header);
       // The window learns of the batch only once it is on the log.
-      state
-        .entry(pid)
-        .addBatch(epoch, new BatchMetadata(last, written.lastOffset, records.length - 1, nowMs));
+      recordAppendedBatch(state, pid, epoch, last, written.lastOffset, records.length - 1, nowMs);
       return { kind: 'Append', firstOffset: written.firstOffset, lastOffset: written.lastOffset };
     }
   }
