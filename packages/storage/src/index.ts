@@ -108,17 +108,14 @@ export {
   TIME_ENTRY_BYTES,
   TIME_INDEX_SUFFIX,
 } from './segment-index.js';
+export { type BatchPosition, LogSegment, type SegmentOpenOptions } from './segment.js';
 export {
-  type BatchPosition,
   type InspectedBatch,
   type InspectionEntry,
   type InspectionStop,
-  LogSegment,
-  parseSegmentFileName,
-  SEGMENT_SUFFIX,
-  type SegmentOpenOptions,
-  segmentFileName,
-} from './segment.js';
+  inspectSegment,
+} from './segment-inspection.js';
+export { parseSegmentFileName, SEGMENT_SUFFIX, segmentFileName } from './segment-name.js';
 export {
   MAX_PARTITIONS,
   MAX_TOPIC_NAME_LENGTH,

@@ -15,6 +15,9 @@
  * than 2^31 - 1 past it goes to a new segment (`canConvertToRelativeOffset`).
  */
 
+import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, ftruncateSync } from 'node:fs';
+import { CREATE_OR_OPEN, io, openRegular } from './io.js';
+
 export const OFFSET_INDEX_SUFFIX = '.index';
 export const TIME_INDEX_SUFFIX = '.timeindex';
 /** Kafka's `index.interval.bytes`. */
@@ -214,5 +217,64 @@ export class SegmentIndex {
       index.#offsetOfMaxTimestamp = baseOffset + relative;
     }
     return index;
+  }
+}
+
+/** Where a segment's two index files are. */
+export interface IndexPaths {
+  readonly offsets: string;
+  readonly times: string;
+}
+
+/** Kafka preallocates an active segment's index files (`segment.index.bytes`) and trims them when it is done. */
+export function preallocateIndexFiles(paths: IndexPaths): void {
+  for (const path of [paths.offsets, paths.times]) {
+    const fd = openRegular(path, CREATE_OR_OPEN, 'index file');
+    try {
+      io('preallocate index file', path, () => ftruncateSync(fd, DEFAULT_MAX_INDEX_BYTES));
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+/** Write both files of `index`, trimmed to their entries: each under a temporary name, fsynced, renamed. */
+export function writeIndexFiles(paths: IndexPaths, index: SegmentIndex): void {
+  for (const [path, bytes] of [
+    [paths.offsets, index.encodeOffsetIndex()],
+    [paths.times, index.encodeTimeIndex()],
+  ] as const) {
+    const temporary = `${path}.tmp`;
+    io('write index file', path, () => {
+      const fd = openSync(temporary, 'w', 0o644);
+      try {
+        let done = 0;
+        while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      renameSync(temporary, path);
+    });
+  }
+}
+
+/** An inactive segment's index from its files, or why it cannot be used (missing, unreadable, failing the sanity check). */
+export function readIndexFiles(
+  paths: IndexPaths,
+  baseOffset: number,
+  segmentSize: number,
+  nextBaseOffset: number | undefined,
+): SegmentIndex | string {
+  try {
+    return SegmentIndex.decode(
+      readFileSync(paths.offsets),
+      readFileSync(paths.times),
+      baseOffset,
+      segmentSize,
+      nextBaseOffset,
+    );
+  } catch (error) {
+    return `index files cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
   }
 }

@@ -1,9 +1,6 @@
 import {
   closeSync,
   fstatSync,
-  openSync,
-  readFileSync,
-  renameSync,
   fsyncSync,
   ftruncateSync,
   readSync,
@@ -13,16 +10,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { crcMismatch, DecodeError, StorageError } from './errors.js';
-import {
-  CREATE_NEW,
-  CREATE_OR_OPEN,
-  checkRegularFile,
-  io,
-  ioError,
-  OPEN_READ,
-  OPEN_READ_WRITE,
-  openRegular,
-} from './io.js';
+import { CREATE_NEW, checkRegularFile, io, ioError, OPEN_READ, OPEN_READ_WRITE, openRegular } from './io.js';
 import {
   BATCH_FIELD,
   batchSize,
@@ -33,26 +21,29 @@ import {
   decodeRecordBatch,
   lastOffsetOf,
   DEFAULT_MAX_BATCH_BYTES,
-  MAX_OFFSET,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
-  readStoredBatchHeader,
-  type StoredBatchHeader,
 } from './record-batch.js';
+import { type InspectionEntry, inspectSegment } from './segment-inspection.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
+import { SEGMENT_SUFFIX, segmentFileName } from './segment-name.js';
 import {
-  DEFAULT_MAX_INDEX_BYTES,
   OFFSET_INDEX_SUFFIX,
+  preallocateIndexFiles,
+  readIndexFiles,
   SegmentIndex,
   TIME_INDEX_SUFFIX,
+  writeIndexFiles,
 } from './segment-index.js';
 
 /**
  * One segment file, `<20-digit base offset>.log`, holding whole batches back to
- * back (Kafka's `LogSegment`, without the `.index` / `.timeindex` files: klog keeps
- * a batch index in memory, built on first read). I/O is synchronous on purpose: an
- * append is one `write` that no other append can interleave with.
+ * back (Kafka's `LogSegment`): its file I/O, its sparse `.index` / `.timeindex`
+ * (segment-index.ts), and an in-memory index of every batch for the checked reads of
+ * `Log.read`. Names are in segment-name.ts, diagnostics in segment-inspection.ts. I/O
+ * is synchronous on purpose: an append is one `write` that no other append can
+ * interleave with.
  *
  * What makes the bytes of a segment trustworthy, checked in three places with the
  * same rules (`inspect` for recovery and `klog dump-log`, the index scan for reads,
@@ -67,80 +58,13 @@ import {
  *   the last one before the next segment's base offset) and an epoch is -1 or more.
  */
 
-export const SEGMENT_SUFFIX = '.log';
-const SEGMENT_NAME = /^\d{20}\.log$/;
-
-export function segmentFileName(baseOffset: number): string {
-  return String(baseOffset).padStart(20, '0') + SEGMENT_SUFFIX;
-}
-
-/**
- * The base offset in a segment file name, or undefined if the name is not a
- * segment's. A segment name whose offset klog cannot hold exactly (past 2^53 - 1)
- * is refused with StorageError `OFFSET_OVERFLOW`, never skipped.
- */
-export function parseSegmentFileName(name: string): number | undefined {
-  if (!SEGMENT_NAME.test(name)) return undefined;
-  const value = Number(name.slice(0, 20));
-  if (value > MAX_OFFSET) {
-    throw new StorageError(
-      'OFFSET_OVERFLOW',
-      `segment file ${name} starts at offset ${name.slice(0, 20).replace(/^0+(?=\d)/, '')}, past ${MAX_OFFSET}, ` +
-        'the largest offset klog holds exactly',
-    );
-  }
-  return value;
-}
+export { parseSegmentFileName, SEGMENT_SUFFIX, segmentFileName } from './segment-name.js';
 
 export interface BatchPosition<T> {
   /** Byte position of the batch in its segment file. */
   readonly position: number;
   readonly header: T;
 }
-
-/**
- * A whole batch found by `LogSegment.inspect` (its length leads to the next one), with
- * what is wrong with it, if anything. `header` is undefined when a field holds a value
- * the format does not allow (a flipped high byte in producerId, a compression id of 7):
- * then `headerProblem` says which, and `stored` still shows every field as it is.
- */
-export type InspectedBatch = InspectedBatchFields &
-  (
-    | { readonly header: RecordBatchHeader; readonly headerProblem: undefined }
-    | { readonly header: undefined; readonly headerProblem: DecodeError }
-  );
-
-interface InspectedBatchFields {
-  readonly kind: 'batch';
-  readonly position: number;
-  /** The header exactly as stored, 64-bit fields as bigint. */
-  readonly stored: StoredBatchHeader;
-  /** The batch's bytes as stored, `batchSize(header)` of them. */
-  readonly bytes: Buffer;
-  /** CRC-32C of the bytes, attributes … end of batch; `header.crc` is what was stored. */
-  readonly computedCrc: number;
-  readonly crcValid: boolean;
-  /**
-   * Why this whole batch is not to be trusted: its CRC, its offsets out of order, its
-   * epoch. Undefined for a valid batch. Offsets count from the start of the file.
-   */
-  readonly problem: DecodeError | undefined;
-  /**
-   * This batch starts below where the one before it ended (for a batch whose CRC
-   * fails too: its stored baseOffset does). Both baseOffsets lie outside the CRC and
-   * either may be the wrong one, so neither is to be trusted.
-   */
-  readonly previousSuspect: boolean;
-}
-
-/** Where `inspect` could not find a whole batch: the position and why. */
-export interface InspectionStop {
-  readonly kind: 'stop';
-  readonly position: number;
-  readonly error: DecodeError;
-}
-
-export type InspectionEntry = InspectedBatch | InspectionStop;
 
 /** Bytes read at a time by the header scan while batches are small: many headers share one read. */
 const SCAN_CHUNK = 64 * 1024;
@@ -169,7 +93,7 @@ interface BatchIndex {
  * `message.max.bytes` can be set to), never the setting itself, which applies when
  * data is accepted. The batch must also lie inside the file.
  */
-function onDisk(base: number): DecodeOptions & { readonly base: number } {
+export function onDisk(base: number): DecodeOptions & { readonly base: number } {
   return { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES, base };
 }
 
@@ -226,7 +150,7 @@ export class LogSegment {
     const segment = new LogSegment(path, baseOffset, fd, undefined, 0, true, undefined);
     segment.#index = { lastOffsets: [], positions: [], end: 0, error: undefined };
     segment.#sparse = new SegmentIndex(baseOffset);
-    segment.#preallocateIndexFiles();
+    preallocateIndexFiles(segment.indexPaths);
     return segment;
   }
 
@@ -376,70 +300,12 @@ export class LogSegment {
   }
 
   /**
-   * Every batch in the file checked as recovery and `klog dump-log` need it: whole
-   * batches come with their bytes, their CRC and what is wrong with them, if
-   * anything, and the scan goes on past a bad one as long as its length leads to
-   * the next; it ends with a `stop` entry where no whole batch could be found (a
-   * torn write, or a length field that is garbage). `from` must be a batch position;
-   * `expectFrom` is the offset the first batch must not start below.
+   * Every batch in the file checked as recovery and `klog dump-log` need it (see
+   * `inspectSegment` in segment-inspection.ts): whole batches with their bytes, CRC and
+   * problems, then a `stop` entry where no whole batch could be found.
    */
-  *inspect(from = 0, expectFrom = this.baseOffset): Generator<InspectionEntry> {
-    let position = from;
-    let nextOffset = expectFrom;
-    let previous = from > 0;
-    while (position < this.#size) {
-      let size: number;
-      try {
-        size = this.#wholeBatchSize(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
-      } catch (error) {
-        if (!(error instanceof DecodeError)) throw error;
-        yield { kind: 'stop', position, error };
-        return;
-      }
-      const bytes = this.read(position, size);
-      const stored = readStoredBatchHeader(bytes);
-      // A field the format does not allow makes the batch bad, not the scan: its length still leads to the next.
-      let header: RecordBatchHeader | undefined;
-      let headerProblem: DecodeError | undefined;
-      try {
-        header = decodeBatchHeader(bytes, 0, onDisk(position));
-      } catch (error) {
-        if (!(error instanceof DecodeError)) throw error;
-        headerProblem = error.inFile(this.path);
-      }
-      const computedCrc = computeBatchCrc(bytes, 0, stored);
-      const crcValid = computedCrc === stored.crc;
-      let problem: DecodeError | undefined;
-      let previousSuspect = false;
-      if (!crcValid) {
-        problem = crcMismatch(stored.crc, computedCrc, position + CRC_FIELD, this.path);
-        // Its baseOffset is outside the CRC either way; if it still disagrees with the batch
-        // before, that one's baseOffset may be the wrong one, and nothing after can vouch for it.
-        previousSuspect = previous && stored.baseOffset < BigInt(nextOffset);
-      } else if (header === undefined) {
-        problem = headerProblem;
-      } else {
-        const misplaced = this.#outOfPlace(header, position, nextOffset);
-        problem = misplaced?.error;
-        previousSuspect = misplaced?.neighbour === true && previous;
-        // A batch whose CRC fails may have any lastOffsetDelta: judge the next one by the last good one.
-        nextOffset = lastOffsetOf(header) + 1;
-      }
-      const fields = {
-        kind: 'batch',
-        position,
-        stored,
-        bytes,
-        computedCrc,
-        crcValid,
-        previousSuspect,
-      } as const;
-      yield header === undefined
-        ? { ...fields, header, headerProblem: headerProblem!, problem }
-        : { ...fields, header, headerProblem: undefined, problem };
-      previous = true;
-      position += bytes.length;
-    }
+  inspect(from = 0, expectFrom = this.baseOffset): Generator<InspectionEntry> {
+    return inspectSegment(this, from, expectFrom);
   }
 
   /**
@@ -486,7 +352,7 @@ export class LogSegment {
 
   /** The whole batch at `position` (framing checked, inside the file; no CRC check): what a fetch serves. */
   readBatchFraming(position: number): { readonly bytes: Buffer } {
-    const size = this.#wholeBatchSize(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
+    const size = this.wholeBatchSize(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
     return { bytes: this.read(position, size) };
   }
 
@@ -533,7 +399,7 @@ export class LogSegment {
     let nextOffset = this.baseOffset;
     try {
       for (const { position, header } of this.headers()) {
-        const misplaced = this.#outOfPlace(header, position, nextOffset);
+        const misplaced = this.outOfPlace(header, position, nextOffset);
         if (misplaced !== undefined) {
           // Two neighbours that disagree on offsets: either baseOffset may be the wrong one.
           if (misplaced.neighbour && index.positions.length > 0) {
@@ -556,8 +422,11 @@ export class LogSegment {
     return index;
   }
 
-  /** The size of the batch at `at` in `bytes` (which start at file position `base`): its framing, and inside the file. */
-  #wholeBatchSize(bytes: Uint8Array, at: number, options: DecodeOptions & { readonly base: number }): number {
+  /**
+   * The size of the batch at `at` in `bytes` (which start at file position `base`): its
+   * framing, and inside the file. For the modules that scan a segment; a DecodeError names the file.
+   */
+  wholeBatchSize(bytes: Uint8Array, at: number, options: DecodeOptions & { readonly base: number }): number {
     let size: number;
     try {
       size = decodeBatchFraming(bytes, at, options);
@@ -600,7 +469,7 @@ export class LogSegment {
    * What is wrong with a whole batch's fields outside the CRC, given the offset it
    * must not start below. `neighbour` is set when it disagrees with the batch before it.
    */
-  #outOfPlace(
+  outOfPlace(
     header: RecordBatchHeader,
     position: number,
     nextOffset: number,
@@ -686,19 +555,7 @@ export class LogSegment {
   sparseIndex(): SegmentIndex {
     if (this.#sparse !== undefined) return this.#sparse;
     if (!this.#writable) {
-      const { offsets, times } = this.indexPaths;
-      let loaded: SegmentIndex | string;
-      try {
-        loaded = SegmentIndex.decode(
-          readFileSync(offsets),
-          readFileSync(times),
-          this.baseOffset,
-          this.#size,
-          this.#nextBaseOffset,
-        );
-      } catch (error) {
-        loaded = `index files cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`;
-      }
+      const loaded = readIndexFiles(this.indexPaths, this.baseOffset, this.#size, this.#nextBaseOffset);
       if (typeof loaded !== 'string') {
         this.#sparse = loaded;
         return loaded;
@@ -716,7 +573,7 @@ export class LogSegment {
     }
     if (!this.#writable) {
       index.finish();
-      if (this.#cache !== undefined) this.#replaceIndexFiles(index);
+      if (this.#cache !== undefined) writeIndexFiles(this.indexPaths, index);
     }
     this.#sparse = index;
     return index;
@@ -730,44 +587,11 @@ export class LogSegment {
     }
   }
 
-  /** Kafka preallocates an active segment's index files (`segment.index.bytes`) and trims them when it is done. */
-  #preallocateIndexFiles(): void {
-    for (const path of [this.indexPaths.offsets, this.indexPaths.times]) {
-      const fd = openRegular(path, CREATE_OR_OPEN, 'index file');
-      try {
-        io('preallocate index file', path, () => ftruncateSync(fd, DEFAULT_MAX_INDEX_BYTES));
-      } finally {
-        closeSync(fd);
-      }
-    }
-  }
-
   /** Write the active segment's index files, trimmed to their entries, and fsync them. */
   #writeIndexFiles(): void {
     const index = this.sparseIndex();
     index.finish();
-    this.#replaceIndexFiles(index);
-  }
-
-  #replaceIndexFiles(index: SegmentIndex): void {
-    const { offsets, times } = this.indexPaths;
-    for (const [path, bytes] of [
-      [offsets, index.encodeOffsetIndex()],
-      [times, index.encodeTimeIndex()],
-    ] as const) {
-      const temporary = `${path}.tmp`;
-      io('write index file', path, () => {
-        const fd = openSync(temporary, 'w', 0o644);
-        try {
-          let done = 0;
-          while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-          fsyncSync(fd);
-        } finally {
-          closeSync(fd);
-        }
-        renameSync(temporary, path);
-      });
-    }
+    writeIndexFiles(this.indexPaths, index);
   }
 
   #checkWritable(): void {
