@@ -39,7 +39,8 @@ export const RECORD_BATCH_OVERHEAD = 61;
 export const LOG_OVERHEAD = 12;
 export const MAGIC_V2 = 2;
 export const NO_PRODUCER_ID = -1;
-export const NO_PRODUCER_EPOCH = -1;
+/** Kafka's `RecordBatch.NO_PRODUCER_EPOCH`, defined once, in @klog/core. */
+export { NO_PRODUCER_EPOCH } from '@klog/core';
 export const NO_SEQUENCE = -1;
 // #endregion batch-header-layout
 /**
