@@ -1,11 +1,10 @@
 import { closeSync, fsyncSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  BatchMetadata,
   incrementSequence,
-  judge,
+  judgeBatch,
   ProducerState,
-  ProducerStateEntry,
+  recordAppendedBatch,
   toProducerEpoch,
   toProducerId,
   toSequence,
@@ -88,15 +87,13 @@ class AppendRun {
   }
 
   append(records: readonly RecordInput[]): void {
-    const result = appendIdempotent(
-      this.partition!,
-      this.state,
-      PRODUCER_ID,
-      0,
-      this.seq,
-      records,
-      BENCH_NOW_MS,
-    );
+    const result = appendIdempotent(this.partition!, {
+      producerId: PRODUCER_ID,
+      producerEpoch: 0,
+      firstSequence: this.seq,
+      records: records,
+      nowMs: BENCH_NOW_MS,
+    });
     if (result.kind !== 'Append') throw new Error(`append was judged ${result.kind}`);
     this.seq += records.length;
   }
@@ -274,15 +271,14 @@ function judgeTask(recordsPerBatch: number): TaskSpec {
       offset = 0;
     },
     fn: () => {
+      // The same two calls appendIdempotent makes around its write.
       for (let i = 0; i < calls; i++) {
         const first = toSequence(seq);
         const last = incrementSequence(first, recordsPerBatch - 1);
-        const entry = state.get(pid) ?? new ProducerStateEntry(pid);
-        const verdict = judge(entry, epoch, first, last);
+        const verdict = judgeBatch('chapter', state, pid, epoch, first, last);
         if (verdict.kind !== 'Append') throw new Error(`judged ${verdict.kind}`);
         offset += recordsPerBatch;
-        entry.addBatch(epoch, new BatchMetadata(last, offset - 1, recordsPerBatch - 1, BENCH_NOW_MS));
-        state.update(entry);
+        recordAppendedBatch(state, pid, epoch, last, offset - 1, recordsPerBatch - 1, BENCH_NOW_MS);
         seq = incrementSequence(last, 1);
       }
     },

@@ -59,13 +59,18 @@ function writeSegment(ctx: BenchContext, c: SegmentCase): Segment {
   const dir = join(ctx.scratch, `rebuild-${c.bytes}-${c.recordsPerBatch}`);
   mkdirSync(dir);
   let partition = Partition.open(dir, 'bench', 0);
-  const state = new ProducerState();
   const seqs = new Array<number>(PRODUCERS).fill(0);
   const records = recordInputs(c.recordsPerBatch, VALUE_BYTES, 7);
   let batches = 0;
   while (partition.log.activeSegment.size < c.bytes) {
     const p = batches % PRODUCERS;
-    const result = appendIdempotent(partition, state, 5000 + p, 0, seqs[p]!, records, BENCH_NOW_MS + batches);
+    const result = appendIdempotent(partition, {
+      producerId: 5000 + p,
+      producerEpoch: 0,
+      firstSequence: seqs[p]!,
+      records: records,
+      nowMs: BENCH_NOW_MS + batches,
+    });
     if (result.kind !== 'Append') throw new Error(`segment writer was judged ${result.kind}`);
     seqs[p]! += c.recordsPerBatch;
     batches++;

@@ -1,8 +1,25 @@
-import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildPlainBatch, Partition, segmentFileName } from '@klog/storage';
+import { createRecordsBatch, Reader, readRecordsBatch } from '@platformatic/kafka';
+import {
+  buildPlainBatch,
+  buildProducerBatch,
+  decodeRecordBatch,
+  encodeRecordBatch,
+  Partition,
+  segmentFileName,
+} from '@klog/storage';
 import { BENCH_NOW_MS, recordInputs } from './data.js';
 import { machineInfo } from './machine.js';
 
@@ -37,10 +54,25 @@ const median = (xs: readonly number[]) => {
 };
 
 /** Run `subject` and `baseline` `rounds` times, alternating; medians of the times and of the per-round ratios. */
+export interface Side {
+  /** Outside the timed part, before and after (opening and closing files, say). */
+  readonly setup?: () => void;
+  readonly run: () => void;
+  readonly teardown?: () => void;
+}
+
+const timeSide = (side: (() => void) | Side): number => {
+  if (typeof side === 'function') return time(side);
+  side.setup?.();
+  const t = time(side.run);
+  side.teardown?.();
+  return t;
+};
+
 export function compare(
   rounds: number,
-  subject: () => void,
-  baseline: () => void,
+  subject: (() => void) | Side,
+  baseline: (() => void) | Side,
 ): Pick<Figure, 'subjectMs' | 'baselineMs' | 'ratio'> {
   const s: number[] = [];
   const b: number[] = [];
@@ -49,11 +81,11 @@ export function compare(
     let ts: number;
     let tb: number;
     if (round % 2 === 0) {
-      ts = time(subject);
-      tb = time(baseline);
+      ts = timeSide(subject);
+      tb = timeSide(baseline);
     } else {
-      tb = time(baseline);
-      ts = time(subject);
+      tb = timeSide(baseline);
+      ts = timeSide(subject);
     }
     s.push(ts);
     b.push(tb);
@@ -130,7 +162,264 @@ function recoveryFigures(scratch: string, quick: boolean): Figure[] {
   ];
 }
 
-const GROUPS = ['recovery'] as const;
+/** A log of `bytes` of 1 KiB records, 10 to a batch (as a client batching 16 KiB sends them), 128 MiB segments. */
+function writeLog(scratch: string, bytes: number): { dataDir: string; offsets: number } {
+  const dataDir = join(scratch, `log-${bytes}`);
+  const p = Partition.open(dataDir, 'bench', 0, { segmentBytes: 128 * 1024 * 1024 });
+  const records = recordInputs(10, 1024, 3);
+  let seq = 0;
+  while (p.log.size < bytes) {
+    const batch = buildProducerBatch(records, 0, BENCH_NOW_MS + seq, {
+      producerId: 1,
+      producerEpoch: 0,
+      baseSequence: seq,
+    });
+    if (p.appendProducerBatch(batch).kind !== 'Append') throw new Error('log writer was refused');
+    seq += 10;
+  }
+  const offsets = p.logEndOffset;
+  p.close();
+  return { dataDir, offsets };
+}
+
+/** A small seeded generator, so both sides fetch the same offsets. */
+function randoms(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+function fetchFigures(scratch: string, quick: boolean): Figure[] {
+  const bytes = quick ? 128 * 1024 * 1024 : 1024 * 1024 * 1024;
+  const { dataDir, offsets } = writeLog(scratch, bytes);
+  const p = Partition.open(dataDir, 'bench', 0, { segmentBytes: 128 * 1024 * 1024 });
+  const next = randoms(7);
+  const fetches = quick ? 2000 : 20_000;
+  const maxBytes = 1024 * 1024;
+  const wanted = Array.from({ length: fetches }, () => Math.floor(next() * offsets));
+  // The byte ranges klog serves, found once: the baseline preads exactly these.
+  const ranges = wanted.map((offset) => {
+    const records = p.fetch(offset, maxBytes).records;
+    const segment = p.log.segmentFor(offset)!;
+    return { path: segment.path, position: segment.positionOfOffset(offset)!, length: records.length };
+  });
+  const fds = new Map<string, number>();
+  const fdOf = (path: string) => {
+    let fd = fds.get(path);
+    if (fd === undefined) {
+      fd = openSync(path, 'r');
+      fds.set(path, fd);
+    }
+    return fd;
+  };
+  const reused = Buffer.allocUnsafe(maxBytes * 2);
+  let served = 0;
+  const run = () => {
+    for (const offset of wanted) served += p.fetch(offset, maxBytes).records.length;
+  };
+  const rounds = quick ? 3 : 5;
+  // As klog hands each fetch its own buffer (a broker sends it while it reads the next), so does this pread.
+  const fresh = compare(rounds, run, () => {
+    for (const r of ranges) readSync(fdOf(r.path), Buffer.allocUnsafe(r.length), 0, r.length, r.position);
+  });
+  const oneBuffer = compare(rounds, run, () => {
+    for (const r of ranges) readSync(fdOf(r.path), reused, 0, r.length, r.position);
+  });
+  for (const fd of fds.values()) closeSync(fd);
+  p.close();
+  const average = `${(served / fetches / (2 * rounds) / 1024).toFixed(0)} KiB a fetch on average`;
+  return [
+    {
+      label: `fetch from ${fetches} random offsets of a ${bytes / 1024 / 1024} MiB log of 1 KiB records (max 1 MiB)`,
+      ...fresh,
+      ratio: fresh.baselineMs / fresh.subjectMs,
+      note: `${average}; baseline: pread of the same byte ranges, each into a new buffer as a fetch must; ratio = klog's throughput / pread's, target >= 0.80`,
+    },
+    {
+      label: '  the same, against preads into one reused buffer (the floor no server can hand out)',
+      ...oneBuffer,
+      ratio: oneBuffer.baselineMs / oneBuffer.subjectMs,
+      note: 'klog / pread into one buffer',
+    },
+  ];
+}
+
+function openFigures(scratch: string, quick: boolean): Figure[] {
+  const sizes = quick ? [64 * 1024 * 1024, 256 * 1024 * 1024] : [256 * 1024 * 1024, 1024 * 1024 * 1024];
+  const figures: Figure[] = [];
+  for (const bytes of sizes) {
+    const { dataDir } = writeLog(scratch, bytes);
+    const fullScan = () => {
+      const p = Partition.open(dataDir, 'bench', 0, { segmentBytes: 128 * 1024 * 1024 });
+      let batches = 0;
+      for (const segment of p.log.segments) for (const _ of segment.headers()) batches++;
+      p.close();
+      if (batches === 0) throw new Error('no batches');
+    };
+    const fig = compare(
+      quick ? 3 : 5,
+      () => Partition.open(dataDir, 'bench', 0, { segmentBytes: 128 * 1024 * 1024 }).close(),
+      fullScan,
+    );
+    figures.push({
+      label: `open a partition with a ${bytes / 1024 / 1024} MiB log (128 MiB segments), through its indexes`,
+      ...fig,
+      ratio: fig.baselineMs / fig.subjectMs,
+      note: 'baseline: the same open plus a header scan of every segment (what an open without indexes reads); ratio = how many times faster',
+    });
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  return figures;
+}
+
+function appendFigures(scratch: string, quick: boolean): Figure[] {
+  const count = quick ? 5_000 : 20_000;
+  const records = recordInputs(10, 1024, 5);
+  const batches = Array.from({ length: count }, (_, i) =>
+    buildProducerBatch(records, 0, BENCH_NOW_MS, { producerId: 9, producerEpoch: 0, baseSequence: i * 10 }),
+  );
+  let round = 0;
+  let p: Partition | undefined;
+  let fd = -1;
+  let dir = '';
+  const fig = compare(
+    quick ? 3 : 5,
+    {
+      setup: () => {
+        dir = join(scratch, `append-${round++}`);
+        p = Partition.open(dir, 'bench', 0);
+      },
+      run: () => {
+        for (const b of batches) p!.appendProducerBatch(b);
+      },
+      teardown: () => {
+        p!.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    },
+    {
+      setup: () => {
+        dir = join(scratch, `raw-${round++}`);
+        mkdirSync(dir);
+        fd = openSync(join(dir, 'raw.log'), 'w');
+      },
+      run: () => {
+        let pos = 0;
+        for (const b of batches) pos += writeSync(fd, b, 0, b.length, pos);
+      },
+      teardown: () => {
+        closeSync(fd);
+        rmSync(dir, { recursive: true, force: true });
+      },
+    },
+  );
+  return [
+    {
+      label: `append ${count} client-built batches (10 records of 1 KiB, CRC checked once) with appendProducerBatch`,
+      ...fig,
+      ratio: fig.baselineMs / fig.subjectMs,
+      note: 'baseline: writeSync of the same bytes to a fresh file, one write per batch; opening and closing outside the timed part; target >= 0.80',
+    },
+  ];
+}
+
+/**
+ * RecordBatch decode with the CRC checked (klog) against @platformatic/kafka 1.x's
+ * `readRecordsBatch` (which does not check it), and encode against its
+ * `createRecordsBatch`, batches of 10 and 100 records of 100 B and 1 KiB.
+ */
+function codecFigures(quick: boolean): Figure[] {
+  const figures: Figure[] = [];
+  const reps = quick ? 200 : 2000;
+  for (const valueBytes of [100, 1024]) {
+    for (const count of [10, 100]) {
+      const inputs = recordInputs(count, valueBytes, 11);
+      const bytes = encodeRecordBatch({
+        baseOffset: 0,
+        partitionLeaderEpoch: 0,
+        attributes: 0,
+        lastOffsetDelta: count - 1,
+        baseTimestamp: BENCH_NOW_MS,
+        maxTimestamp: BENCH_NOW_MS,
+        producerId: -1,
+        producerEpoch: -1,
+        baseSequence: -1,
+        records: inputs.map((r, i) => ({
+          ...r,
+          attributes: 0,
+          timestampDelta: 0,
+          offsetDelta: i,
+          headers: [],
+        })),
+      });
+      const theirs = readRecordsBatch(Reader.from(bytes));
+      if (theirs.records.length !== count) throw new Error('@platformatic/kafka read another batch');
+      const decode = compare(
+        quick ? 3 : 5,
+        () => {
+          for (let i = 0; i < reps; i++) decodeRecordBatch(bytes);
+        },
+        () => {
+          for (let i = 0; i < reps; i++) readRecordsBatch(Reader.from(bytes));
+        },
+      );
+      figures.push({
+        label: `decode ${count} records of ${valueBytes} B`,
+        ...decode,
+        ratio: decode.baselineMs / decode.subjectMs,
+        note: 'klog checks the CRC-32C, @platformatic/kafka 1.35 does not; ratio = times faster than it, target >= 1',
+      });
+      const messages = () =>
+        inputs.map((r) => ({
+          topic: 'bench',
+          partition: 0,
+          key: Buffer.from(r.key!),
+          value: Buffer.from(r.value!),
+          timestamp: BigInt(BENCH_NOW_MS),
+        }));
+      const fields = {
+        baseOffset: 0,
+        partitionLeaderEpoch: 0,
+        attributes: 0,
+        lastOffsetDelta: count - 1,
+        baseTimestamp: BENCH_NOW_MS,
+        maxTimestamp: BENCH_NOW_MS,
+        producerId: -1,
+        producerEpoch: -1,
+        baseSequence: -1,
+        records: inputs.map((r, i) => ({
+          ...r,
+          attributes: 0,
+          timestampDelta: 0,
+          offsetDelta: i,
+          headers: [],
+        })),
+      };
+      const encode = compare(
+        quick ? 3 : 5,
+        () => {
+          for (let i = 0; i < reps; i++) encodeRecordBatch(fields);
+        },
+        () => {
+          for (let i = 0; i < reps; i++) createRecordsBatch(messages());
+        },
+      );
+      figures.push({
+        label: `encode ${count} records of ${valueBytes} B`,
+        ...encode,
+        ratio: encode.baselineMs / encode.subjectMs,
+        note: 'against @platformatic/kafka 1.35 createRecordsBatch (its message objects made inside its side); ratio = times faster',
+      });
+    }
+  }
+  return figures;
+}
+
+const GROUPS = ['recovery', 'fetch', 'open', 'append', 'codec'] as const;
 
 function main(): void {
   const { values } = parseArgs({
@@ -154,12 +443,16 @@ function main(): void {
   const figures: Figure[] = [];
   try {
     if (only.includes('recovery')) figures.push(...recoveryFigures(scratch, quick));
+    if (only.includes('fetch')) figures.push(...fetchFigures(scratch, quick));
+    if (only.includes('open')) figures.push(...openFigures(scratch, quick));
+    if (only.includes('append')) figures.push(...appendFigures(scratch, quick));
+    if (only.includes('codec')) figures.push(...codecFigures(quick));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
   for (const f of figures) {
     process.stdout.write(
-      `${f.label}\n  ${f.subjectMs.toFixed(0)} ms against ${f.baselineMs.toFixed(0)} ms: ${f.ratio.toFixed(2)}× the baseline\n  (${f.note})\n`,
+      `${f.label}\n  klog ${f.subjectMs.toFixed(0)} ms, baseline ${f.baselineMs.toFixed(0)} ms: ratio ${f.ratio.toFixed(2)}\n  (${f.note})\n`,
     );
   }
 }

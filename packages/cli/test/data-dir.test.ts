@@ -14,8 +14,13 @@ describe('--data-dir keeps the partitions for inspection', () => {
     const run = klog(['idem-demo', '--resend', '--now-ms', '1', '--data-dir', dir]);
     expect(run.status).toBe(0);
     expect(run.stderr).toMatch(/partitions are in/);
-    expect(readdirSync(dir).sort()).toEqual(['narrow-0', 'orders-0']);
-    expect(readdirSync(join(dir, 'orders-0')).sort()).toEqual(['.lock', '00000000000000000000.log']);
+    expect(readdirSync(dir).sort()).toEqual(['.lock', 'narrow-0', 'orders-0']);
+    expect(readdirSync(join(dir, 'orders-0')).sort()).toEqual([
+      '.lock',
+      '00000000000000000000.index',
+      '00000000000000000000.log',
+      '00000000000000000000.timeindex',
+    ]);
     expect(readdirSync(join(dir, 'narrow-0')).filter((n) => n.endsWith('.log'))).toHaveLength(8);
     const orders = Partition.open(dir, 'orders', 0);
     expect(orders.logEndOffset).toBe(18);

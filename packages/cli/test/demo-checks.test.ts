@@ -11,9 +11,9 @@ import { createStyle } from '../src/style.js';
  */
 vi.mock('@klog/storage', async (importOriginal) => {
   const real = await importOriginal<typeof import('@klog/storage')>();
-  const broken: typeof real.appendIdempotent = (partition, state, pid, epoch, firstSeq, records, nowMs) => {
-    const verdict = real.appendIdempotent(partition, state, pid, epoch, firstSeq, records, nowMs);
-    if (verdict.kind === 'Duplicate') real.appendRecords(partition, records, nowMs);
+  const broken: typeof real.appendIdempotent = (partition, batch) => {
+    const verdict = real.appendIdempotent(partition, batch);
+    if (verdict.kind === 'Duplicate') real.appendRecords(partition, batch.records, batch.nowMs);
     return verdict;
   };
   return { ...real, appendIdempotent: broken };

@@ -15,4 +15,5 @@ export {
 export { ProducerState } from './producer-state.js';
 export { NO_PRODUCER_EPOCH, NUM_BATCHES_TO_RETAIN, ProducerStateEntry } from './producer-state-entry.js';
 export { decrementSequence, incrementSequence, inSequence } from './sequence.js';
+export { judgeBatch, recordAppendedBatch, type SequenceRule } from './sequence-rule.js';
 export { type Append, type Duplicate, judge, type OutOfOrderSequence, type Verdict } from './verdict.js';

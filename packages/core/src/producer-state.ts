@@ -3,8 +3,8 @@ import { ProducerStateEntry } from './producer-state-entry.js';
 
 /**
  * Every producer the partition has heard from: producer id → entry. The in-memory
- * half of Kafka's `ProducerStateManager` (klog has no `.snapshot` files; see
- * `rebuildProducerState` in @klog/storage for how it survives a restart).
+ * half of Kafka's `ProducerStateManager` (see @klog/storage for how it survives a
+ * restart: a rebuild from the active segment, or Kafka's `.snapshot` files).
  */
 export class ProducerState {
   readonly #entries = new Map<ProducerId, ProducerStateEntry>();
@@ -27,6 +27,20 @@ export class ProducerState {
   /** Store an entry after a successful append (Kafka's `ProducerStateManager.update`). */
   update(entry: ProducerStateEntry): void {
     this.#entries.set(entry.producerId, entry);
+  }
+
+  /**
+   * Kafka's `removeExpiredProducers` (`producer.id.expiration.ms`): forget every
+   * producer whose last batch's timestamp is `expirationMs` or more before `nowMs`.
+   * Returns the ids removed, ascending.
+   */
+  removeExpired(nowMs: number, expirationMs: number): ProducerId[] {
+    const removed: ProducerId[] = [];
+    for (const [id, entry] of this.#entries) {
+      if (nowMs - entry.lastTimestamp >= expirationMs) removed.push(id);
+    }
+    for (const id of removed) this.#entries.delete(id);
+    return removed.sort((a, b) => a - b);
   }
 
   /** Producer ids with state, ascending. */

@@ -3,10 +3,12 @@ import { describe, expect, it } from 'vitest';
 import {
   BatchMetadata,
   judge,
+  judgeBatch,
   judgeByKafkaRules,
   type KafkaVerdict,
   MAX_SEQUENCE,
   ProducerState,
+  recordAppendedBatch,
   toProducerEpoch,
   toProducerId,
   toSequence,
@@ -185,5 +187,41 @@ describe('judgeByKafkaRules (ProducerAppendInfo.checkProducerEpoch / checkSequen
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('ProducerState.removeExpired (Kafka removeExpiredProducers)', () => {
+  it('forgets producers whose last batch is at least the expiration old; a forgotten producer then starts anywhere', () => {
+    const state = new ProducerState();
+    state.entry(toProducerId(1)).addBatch(epoch(0), new BatchMetadata(seq(4), 4, 4, 1_000));
+    state.entry(toProducerId(2)).addBatch(epoch(0), new BatchMetadata(seq(9), 9, 4, 5_000));
+    expect(state.removeExpired(10_999, 10_000)).toEqual([]);
+    expect(state.removeExpired(11_000, 10_000)).toEqual([1]);
+    expect(state.producerIds()).toEqual([2]);
+    expect(judgeByKafkaRules(state.get(toProducerId(1)), epoch(0), seq(77), seq(77))).toEqual({
+      kind: 'Append',
+    });
+  });
+});
+
+describe('judgeBatch and recordAppendedBatch: the producer-state halves of an append', () => {
+  it('judges by the rule named, and records only what was appended', () => {
+    const state = new ProducerState();
+    const pid = toProducerId(5);
+    // A new producer at sequence 9: the chapter wants 0, Kafka takes it.
+    expect(judgeBatch('chapter', state, pid, epoch(0), seq(9), seq(9))).toMatchObject({
+      kind: 'OutOfOrderSequence',
+    });
+    expect(judgeBatch('kafka', state, pid, epoch(0), seq(9), seq(9))).toEqual({ kind: 'Append' });
+    expect(state.size).toBe(0);
+    recordAppendedBatch(state, pid, epoch(0), seq(9), 0, 0, 1);
+    expect(judgeBatch('kafka', state, pid, epoch(0), seq(9), seq(9))).toMatchObject({ kind: 'Duplicate' });
+    // An older epoch: fenced by the Kafka rules and by chapter-fencing; the chapter's judge has no epoch rule but the match.
+    recordAppendedBatch(state, pid, epoch(2), seq(0), 1, 0, 2);
+    expect(judgeBatch('kafka', state, pid, epoch(1), seq(1), seq(1)).kind).toBe('InvalidProducerEpoch');
+    expect(judgeBatch('chapter-fencing', state, pid, epoch(1), seq(1), seq(1)).kind).toBe(
+      'InvalidProducerEpoch',
+    );
+    expect(judgeBatch('chapter', state, pid, epoch(1), seq(1), seq(1)).kind).toBe('Append');
   });
 });

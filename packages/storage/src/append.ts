@@ -18,6 +18,7 @@ export function appendRecords(
     attributes: 0,
     lastOffsetDelta: records.length - 1,
     recordsCount: records.length,
+    maxTimestamp: nowMs,
     ...NO_PRODUCER,
   };
   return appendBuiltBatch(log, buildPlainBatch(records, log.logEndOffset, nowMs), header);

@@ -1,5 +1,11 @@
 import { crc32c } from '@node-rs/crc32';
-import { DEFAULT_MAX_BATCH_BYTES, LOG_OVERHEAD, MAGIC_V2, RECORD_BATCH_OVERHEAD } from './record-batch.js';
+import {
+  BATCH_FIELD,
+  DEFAULT_MAX_BATCH_BYTES,
+  LOG_OVERHEAD,
+  MAGIC_V2,
+  RECORD_BATCH_OVERHEAD,
+} from './record-batch.js';
 import type { LogSegment } from './segment.js';
 import { readInt32, readUint32 } from './varint.js';
 
@@ -27,11 +33,11 @@ export interface FoundBatch {
 }
 
 // Field positions of the header (see record-batch.ts for the layout).
-const BATCH_LENGTH = 8;
-const MAGIC = 16;
-const CRC = 17;
+const BATCH_LENGTH = BATCH_FIELD.batchLength;
+const MAGIC = BATCH_FIELD.magic;
+const CRC = BATCH_FIELD.crc;
 /** Where the CRC-32C's bytes start: attributes. */
-const ATTRIBUTES = 21;
+const ATTRIBUTES = BATCH_FIELD.attributes;
 const TWO_32 = 4_294_967_296;
 
 /**

@@ -19,7 +19,13 @@ export type AppendOrigin = 'client' | 'klog';
 /** The header fields the checks read. */
 export type AppendedHeader = Pick<
   RecordBatchHeader,
-  'attributes' | 'lastOffsetDelta' | 'recordsCount' | 'producerId' | 'producerEpoch' | 'baseSequence'
+  | 'attributes'
+  | 'lastOffsetDelta'
+  | 'recordsCount'
+  | 'producerId'
+  | 'producerEpoch'
+  | 'baseSequence'
+  | 'maxTimestamp'
 >;
 
 /**

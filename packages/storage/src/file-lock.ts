@@ -25,19 +25,30 @@ export class DirectoryLock {
     this.#fd = fd;
   }
 
-  /** Take the lock of `dir` or throw StorageError `LOCKED` naming the holder's pid. `what` names the directory's role. */
-  static acquire(dir: string, what: string): DirectoryLock {
+  /**
+   * Take the lock of `dir` or throw StorageError `LOCKED` naming the holder's pid.
+   * `what` names the directory's role. A shared lock (a partition opened on its own
+   * takes one on its data directory) excludes only an exclusive one (a `LogManager`'s).
+   */
+  static acquire(dir: string, what: string, options: { readonly shared?: boolean } = {}): DirectoryLock {
     const path = join(dir, LOCK_FILE_NAME);
+    const shared = options.shared === true;
     const fd = openRegular(path, constants.O_RDWR | constants.O_CREAT | NO_FOLLOW, 'lock file');
     let locked: boolean;
+    let heldShared = false;
     try {
-      locked = fsx.tryLock(fd);
+      locked = fsx.tryLock(fd, { shared });
+      // Refused an exclusive lock: by other shared holders (partitions opened alone), or by one writer?
+      if (!locked && !shared && fsx.tryLock(fd, { shared: true })) {
+        heldShared = true;
+        fsx.unlock(fd);
+      }
     } catch (error) {
       closeSync(fd);
       throw ioError('lock', path, error);
     }
     if (!locked) {
-      const holder = holderOf(fd);
+      const holder = heldShared ? 'partitions opened on their own (Partition.open)' : holderOf(fd);
       closeSync(fd);
       throw new StorageError(
         'LOCKED',
@@ -45,6 +56,8 @@ export class DirectoryLock {
         { path },
       );
     }
+    // Only an exclusive holder writes its pid: shared holders are many.
+    if (shared) return new DirectoryLock(path, fd);
     try {
       const pid = Buffer.from(`${process.pid}\n`);
       io('write the pid into', path, () => {

@@ -1,14 +1,12 @@
 import {
   type Append,
-  BatchMetadata,
   type Duplicate,
   type InvalidProducerEpoch,
   incrementSequence,
-  judge,
-  judgeWithFencing,
+  judgeBatch,
   type OutOfOrderSequence,
-  type ProducerState,
-  ProducerStateEntry,
+  recordAppendedBatch,
+  type SequenceRule,
   toProducerEpoch,
   toProducerId,
   toSequence,
@@ -27,9 +25,18 @@ export type IdempotentAppend =
   | OutOfOrderSequence
   | InvalidProducerEpoch;
 
-export interface IdempotentAppendOptions {
-  /** Apply Kafka's epoch fencing before judging (`judgeWithFencing`); the chapter's broker does not. */
-  readonly fencing?: boolean;
+export type { SequenceRule } from '@klog/core';
+
+/** One batch from an idempotent producer, as the records it holds (klog builds the bytes). */
+export interface IdempotentBatch {
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  /** The sequence of the first record; the others follow, wrapping at 2^31 - 1. */
+  readonly firstSequence: number;
+  readonly records: readonly RecordInput[];
+  /** The broker's clock: the batch's timestamp. */
+  readonly nowMs: number;
+  readonly rule?: SequenceRule;
 }
 
 /** One build buffer for every append in the process: each batch is written out before the next is built. */
@@ -42,26 +49,16 @@ const scratch = new BatchScratch();
  * writes a byte, so the log end offset stays where it was (Kafka's `UnifiedLog.append`
  * skips `localLog.append` when `maybeDuplicate` is present).
  */
-export function appendIdempotent(
-  partition: Partition,
-  state: ProducerState,
-  producerId: number,
-  producerEpoch: number,
-  firstSeq: number,
-  records: readonly RecordInput[],
-  nowMs: number,
-  options: IdempotentAppendOptions = {},
-): IdempotentAppend {
-  const pid = toProducerId(producerId);
-  const epoch = toProducerEpoch(producerEpoch);
-  const first = toSequence(firstSeq, 'first sequence');
+export function appendIdempotent(partition: Partition, batch: IdempotentBatch): IdempotentAppend {
+  const pid = toProducerId(batch.producerId);
+  const epoch = toProducerEpoch(batch.producerEpoch);
+  const first = toSequence(batch.firstSequence, 'first sequence');
+  const { records, nowMs } = batch;
   if (records.length === 0) throw new StorageError('INVALID_RECORD', 'a batch needs at least one record');
   validateTimestamp(nowMs);
   const last = incrementSequence(first, records.length - 1);
-  const entry = state.get(pid) ?? new ProducerStateEntry(pid);
-  const verdict = options.fencing
-    ? judgeWithFencing(entry, epoch, first, last)
-    : judge(entry, epoch, first, last);
+  const state = partition.producerState;
+  const verdict = judgeBatch(batch.rule ?? 'chapter', state, pid, epoch, first, last);
 
   switch (verdict.kind) {
     case 'Duplicate':
@@ -74,17 +71,17 @@ export function appendIdempotent(
       const log = partition.log;
       const producer = { producerId: pid, producerEpoch: epoch, baseSequence: first };
       // Built in a reused buffer: appendBatch writes it out before another batch is built.
-      const batch = buildProducerBatch(records, log.logEndOffset, nowMs, producer, scratch.allocate);
+      const bytes = buildProducerBatch(records, log.logEndOffset, nowMs, producer, scratch.allocate);
       const header = {
         attributes: 0,
         lastOffsetDelta: records.length - 1,
         recordsCount: records.length,
+        maxTimestamp: nowMs,
         ...producer,
       };
-      const written = appendBuiltBatch(log, batch, header);
+      const written = appendBuiltBatch(log, bytes, header);
       // The window learns of the batch only once it is on the log.
-      entry.addBatch(epoch, new BatchMetadata(last, written.lastOffset, records.length - 1, nowMs));
-      state.update(entry);
+      recordAppendedBatch(state, pid, epoch, last, written.lastOffset, records.length - 1, nowMs);
       return { kind: 'Append', firstOffset: written.firstOffset, lastOffset: written.lastOffset };
     }
   }

@@ -29,7 +29,8 @@ export { fsyncDirectory } from './fsync.js';
 export {
   appendIdempotent,
   type IdempotentAppend,
-  type IdempotentAppendOptions,
+  type IdempotentBatch,
+  type SequenceRule,
 } from './idempotent-append.js';
 export {
   DEFAULT_LOG_CONFIG,
@@ -39,11 +40,28 @@ export {
   type LogConfig,
   type LogOpenOptions,
 } from './log.js';
-export { Partition } from './partition.js';
+export { LogManager, type LogManagerOptions } from './log-manager.js';
+export {
+  type FetchResult,
+  Partition,
+  type PartitionOptions,
+  type ProducerBatchAppend,
+} from './partition.js';
+export {
+  decodeProducerSnapshot,
+  encodeProducerSnapshot,
+  type LoadedSnapshot,
+  loadLatestSnapshot,
+  snapshotFileName,
+  writeProducerSnapshot,
+} from './producer-snapshot.js';
 export { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
 export type { Record, RecordHeader, RecordInput } from './record.js';
 export {
+  BATCH_FIELD,
+  type BatchFieldName,
   batchSize,
+  CRC_COVERS_FROM,
   CONTROL_FLAG,
   computeBatchCrc,
   DEFAULT_MAX_BATCH_BYTES,
@@ -82,17 +100,24 @@ export {
 } from './recovery.js';
 export { SegmentFileCache } from './segment-file-cache.js';
 export {
-  type BatchPosition,
+  DEFAULT_INDEX_INTERVAL_BYTES,
+  DEFAULT_MAX_INDEX_BYTES,
+  OFFSET_ENTRY_BYTES,
+  OFFSET_INDEX_SUFFIX,
+  SegmentIndex,
+  TIME_ENTRY_BYTES,
+  TIME_INDEX_SUFFIX,
+} from './segment-index.js';
+export { type BatchPosition, LogSegment, type SegmentOpenOptions } from './segment.js';
+export {
   type InspectedBatch,
   type InspectionEntry,
   type InspectionStop,
-  LogSegment,
-  parseSegmentFileName,
-  SEGMENT_SUFFIX,
-  type SegmentOpenOptions,
-  segmentFileName,
-} from './segment.js';
+  inspectSegment,
+} from './segment-inspection.js';
+export { parseSegmentFileName, SEGMENT_SUFFIX, segmentFileName } from './segment-name.js';
 export {
+  MAX_PARTITIONS,
   MAX_TOPIC_NAME_LENGTH,
   partitionDirName,
   validatePartitionNumber,

@@ -62,6 +62,7 @@ export const NO_FOLLOW = constants.O_NOFOLLOW | constants.O_NONBLOCK;
 export const OPEN_READ = constants.O_RDONLY | NO_FOLLOW;
 export const OPEN_READ_WRITE = constants.O_RDWR | NO_FOLLOW;
 export const CREATE_NEW = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW;
+export const CREATE_OR_OPEN = constants.O_RDWR | constants.O_CREAT | NO_FOLLOW;
 
 /** What a directory entry is, without following it: a regular file is the only thing a log reads or writes. */
 export function entryKind(

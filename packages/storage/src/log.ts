@@ -3,14 +3,19 @@ import { type AppendedHeader, type AppendOrigin, validateForAppend } from './bat
 import { DecodeError, StorageError } from './errors.js';
 import { DirectoryLock } from './file-lock.js';
 import { fsyncDirectory } from './fsync.js';
-import { io } from './io.js';
+import { io, ioError } from './io.js';
 import { listLogDir } from './log-dir.js';
 import {
+  BATCH_FIELD,
   batchSize,
   DEFAULT_MAX_BATCH_BYTES,
   decodeRecordBatch,
+  LOG_OVERHEAD,
   lastOffsetOf,
+  RECORD_BATCH_OVERHEAD,
   type RecordBatch,
+  type RecordBatchHeader,
+  TIMESTAMP_TYPE_MASK,
 } from './record-batch.js';
 import { type RecoveryReport, recoverSegment } from './recovery.js';
 import { LogSegment } from './segment.js';
@@ -102,9 +107,26 @@ export interface LogOpenOptions {
   readonly segmentFiles?: SegmentFileCache;
 }
 
+/** The largest offset an index entry can hold relative to its segment's base offset (an i32). */
+const MAX_RELATIVE_OFFSET = 0x7fffffff;
+
+/** The partition leader epoch klog stamps on a client's batch: one node, never a new leader. */
+const PARTITION_LEADER_EPOCH = 0;
+
 /** Set by `Log`'s static block, so that only this package can reach the write paths below. */
 let writeBuiltBatch: (log: Log, batch: Buffer, header: AppendedHeader) => LogAppendInfo;
 let swapInCleaned: (log: Log, baseOffsets: readonly number[]) => void;
+let writeClientBatch: (log: Log, batch: Buffer, header: AppendedHeader) => LogAppendInfo;
+
+/**
+ * Append a batch a client built, already decoded and CRC-checked by the caller
+ * (`Partition.appendProducerBatch`): Kafka's `LogValidator` client rules and the log's
+ * limits, then the bytes written as received, with the base offset and the partition
+ * leader epoch (0: one node) assigned in place (outside the CRC), as Kafka's leader does.
+ */
+export function appendClientBatch(log: Log, batch: Buffer, header: AppendedHeader): LogAppendInfo {
+  return writeClientBatch(log, batch, header);
+}
 
 /**
  * Append a batch that this package's own builder produced in the same call and that
@@ -142,6 +164,8 @@ export class Log {
   #logEndOffset: number;
   #unflushedMessages = 0;
   #closed = false;
+  /** Called after each roll with the new active segment's base offset (a Partition writes its producer snapshot). */
+  rollListener: ((baseOffset: number) => void) | undefined;
 
   private constructor(
     readonly dir: string,
@@ -269,21 +293,43 @@ export class Log {
   }
 
   /** Check a batch against the log's limits, then place it at the log end offset. */
-  #accept(batch: Buffer, header: AppendedHeader, origin: AppendOrigin): LogAppendInfo {
+  #accept(
+    batch: Buffer,
+    header: AppendedHeader,
+    origin: AppendOrigin,
+    leaderEpoch?: number,
+    inPlace = false,
+  ): LogAppendInfo {
     const baseOffset = this.#logEndOffset;
     validateForAppend(header, batch.length, baseOffset, this.config.maxBatchBytes, origin);
-    return this.#place(batch, baseOffset, header.lastOffsetDelta, header.recordsCount);
+    return this.#place(batch, baseOffset, header, leaderEpoch, inPlace);
   }
 
   /** Put a checked batch on the active segment (rolling first if it would not fit) and move the log end offset. */
-  #place(batch: Buffer, baseOffset: number, lastOffsetDelta: number, records: number): LogAppendInfo {
-    const rolled = this.#maybeRoll(batch.length);
+  #place(
+    batch: Buffer,
+    baseOffset: number,
+    header: AppendedHeader,
+    leaderEpoch: number | undefined,
+    inPlace: boolean,
+  ): LogAppendInfo {
+    const { lastOffsetDelta, recordsCount: records } = header;
+    const rolled = this.#maybeRoll(batch.length, baseOffset + lastOffsetDelta);
     const segment = this.activeSegment;
     const position = segment.size;
     const lastOffset = baseOffset + lastOffsetDelta;
-    const head = Buffer.allocUnsafe(8);
-    writeInt64(new DataView(head.buffer, head.byteOffset, 8), 0, baseOffset);
-    segment.append(batch, lastOffset, head);
+    // What the log assigns, written over the batch's first bytes on the way to the file: baseOffset,
+    // and for a client's batch the partition leader epoch too (both outside the CRC).
+    // In place (one write) when the buffer is the log's to change: a batch it built, or a client's
+    // batch handed over by `appendProducerBatch`, as Kafka's leader assigns offsets in place.
+    const head = inPlace ? batch : Buffer.allocUnsafe(leaderEpoch === undefined ? 8 : 16);
+    const view = new DataView(head.buffer, head.byteOffset, leaderEpoch === undefined ? 8 : 16);
+    writeInt64(view, 0, baseOffset);
+    if (leaderEpoch !== undefined) {
+      view.setInt32(BATCH_FIELD.batchLength, batch.readInt32BE(BATCH_FIELD.batchLength));
+      view.setInt32(BATCH_FIELD.partitionLeaderEpoch, leaderEpoch);
+    }
+    segment.append(batch, lastOffset, inPlace ? undefined : head, header.maxTimestamp);
     this.#logEndOffset = lastOffset + 1;
     this.#maybeFlush(records);
     return {
@@ -299,20 +345,27 @@ export class Log {
   static {
     writeBuiltBatch = (log, batch, header) => {
       log.#checkOpen();
-      return log.#accept(batch, header, 'klog');
+      return log.#accept(batch, header, 'klog', undefined, true);
     };
     swapInCleaned = (log, baseOffsets) => log.#swapInCleaned(baseOffsets);
+    writeClientBatch = (log, batch, header) => {
+      log.#checkOpen();
+      return log.#accept(batch, header, 'client', PARTITION_LEADER_EPOCH, true);
+    };
   }
 
   // #region maybe-roll
   /** Kafka's roll rule on size: a new segment when this batch would take the active one past `segment.bytes`. */
-  #maybeRoll(nextBatchBytes: number): boolean {
+  #maybeRoll(nextBatchBytes: number, lastOffset: number): boolean {
     const active = this.activeSegment;
-    if (active.size === 0 || active.size + nextBatchBytes <= this.config.segmentBytes) return false;
+    // Also when the batch's last offset would not fit the index's relative offset (Kafka's canConvertToRelativeOffset).
+    const fits = lastOffset - active.baseOffset <= MAX_RELATIVE_OFFSET;
+    if (active.size === 0 || (fits && active.size + nextBatchBytes <= this.config.segmentBytes)) return false;
     active.seal(this.#logEndOffset, this.#files);
     this.#unflushedMessages = 0;
     this.#segments.push(LogSegment.create(this.dir, this.#logEndOffset));
     fsyncDirectory(this.dir);
+    this.rollListener?.(this.#logEndOffset);
     return true;
   }
   // #endregion maybe-roll
@@ -340,6 +393,7 @@ export class Log {
         throw new StorageError('INVALID_REQUEST', `no inactive segment at offset ${base} in ${this.dir}`);
       }
       old.close();
+      removeIndexFiles(old.path);
       io('swap in cleaned segment', old.path, () => renameSync(`${old.path}.swap`, old.path));
       this.#segments[i] = LogSegment.open(old.path, base, {
         readOnly: true,
@@ -396,15 +450,7 @@ export class Log {
 
   #slices(offset: number, maxBytes: number): { segment: LogSegment; position: number; bytes: Buffer }[] {
     this.#checkOpen();
-    if (!Number.isSafeInteger(offset)) {
-      throw new StorageError('INVALID_REQUEST', `offset must be a safe integer, got ${String(offset)}`);
-    }
-    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
-      throw new StorageError(
-        'INVALID_REQUEST',
-        `max bytes must be a safe integer >= 0, got ${String(maxBytes)}`,
-      );
-    }
+    checkReadArguments(offset, maxBytes);
     if (offset === this.#logEndOffset) return [];
     const first = this.segmentFor(offset);
     if (first === undefined) {
@@ -442,6 +488,96 @@ export class Log {
     }
   }
 
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  /**
+   * Every batch header from the batch holding `offset` (or the first after it) to the
+   * end of the log, across segments, reading headers only: what a producer-state replay
+   * needs. Stops with the DecodeError of a batch that cannot be read.
+   */
+  *headersFrom(offset: number): Generator<{ readonly position: number; readonly header: RecordBatchHeader }> {
+    this.#checkOpen();
+    for (const segment of this.#segments) {
+      if (segment.nextBaseOffset !== undefined && segment.nextBaseOffset <= offset) continue;
+      const from = segment.baseOffset >= offset ? 0 : segment.positionOfOffset(offset);
+      if (from === undefined) continue;
+      for (const entry of segment.headers(from)) {
+        if (lastOffsetOf(entry.header) >= offset) yield entry;
+      }
+    }
+  }
+
+  /**
+   * Raw bytes of whole batches from the one holding `offset`, from one segment, up to
+   * `maxBytes` (but at least one batch, as Kafka's fetch returns one oversized batch
+   * rather than none), read with one `pread` of a contiguous range: bytes ready to send
+   * (Kafka's `LocalLog.read`). Batches are not decoded and their CRC is not checked
+   * here, as Kafka's broker does not on fetch (the consumer checks it); their framing and
+   * offsets come from the segment's index. Empty at the log end offset; StorageError
+   * `OFFSET_OUT_OF_RANGE` outside [log start, log end].
+   */
+  fetch(offset: number, maxBytes: number): Buffer {
+    this.#checkOpen();
+    checkReadArguments(offset, maxBytes);
+    if (offset === this.#logEndOffset) return Buffer.alloc(0);
+    const first = this.segmentFor(offset);
+    if (first === undefined) {
+      throw new StorageError(
+        'OFFSET_OUT_OF_RANGE',
+        `offset ${offset} is outside the log [${this.logStartOffset}, ${this.#logEndOffset}]`,
+      );
+    }
+    for (let i = this.#segments.indexOf(first); i < this.#segments.length; i++) {
+      const segment = this.#segments[i]!;
+      // The index and a short header scan find where the batch holding `offset` starts ...
+      const start = segment.positionOfOffset(segment === first ? offset : segment.baseOffset);
+      if (start === undefined) continue;
+      // ... then one read of up to maxBytes from there, cut after the last whole batch in it.
+      const bytes = segment.read(start, Math.max(maxBytes, LOG_OVERHEAD));
+      let end = 0;
+      while (end + LOG_OVERHEAD <= bytes.length) {
+        const size = LOG_OVERHEAD + bytes.readInt32BE(end + BATCH_FIELD.batchLength);
+        if (size < RECORD_BATCH_OVERHEAD || end + size > bytes.length) break;
+        end += size;
+      }
+      if (end > 0) return bytes.subarray(0, end);
+      // The first batch alone is larger than maxBytes: served whole, as Kafka does.
+      const { bytes: whole } = segment.readBatchFraming(start);
+      return whole;
+    }
+    return Buffer.alloc(0);
+  }
+
+  /**
+   * The first record whose timestamp is at or after `timestampMs`, and its timestamp
+   * (Kafka's `fetchOffsetByTimestamp` for ListOffsets): the first batch whose max
+   * timestamp reaches it, then the first record in it that does. Undefined if none.
+   */
+  offsetForTimestamp(timestampMs: number): { offset: number; timestamp: number } | undefined {
+    this.#checkOpen();
+    if (!Number.isSafeInteger(timestampMs)) {
+      throw new StorageError(
+        'INVALID_REQUEST',
+        `timestamp must be a safe integer, got ${String(timestampMs)}`,
+      );
+    }
+    for (const segment of this.#segments) {
+      if (segment.maxTimestamp() < timestampMs) continue;
+      for (const { position, header } of segment.headersFromTimestamp(timestampMs)) {
+        if (header.maxTimestamp < timestampMs) continue;
+        const batch = decodeRecordBatch(segment.readBatchAt(position).bytes, 0, { base: position });
+        const logAppendTime = (batch.attributes & TIMESTAMP_TYPE_MASK) !== 0;
+        for (const record of batch.records) {
+          const timestamp = logAppendTime ? batch.maxTimestamp : batch.baseTimestamp + record.timestampDelta;
+          if (timestamp >= timestampMs) return { offset: batch.baseOffset + record.offsetDelta, timestamp };
+        }
+      }
+    }
+    return undefined;
+  }
+
   /** Flush and close every segment, and release the directory's lock. The log can be opened again. */
   close(): void {
     if (this.#closed) return;
@@ -449,7 +585,7 @@ export class Log {
     try {
       this.activeSegment.flush();
     } finally {
-      for (const segment of this.#segments) segment.close();
+      for (const segment of this.#segments) segment.close({ writeIndex: segment === this.activeSegment });
       if (this.#ownsFiles) this.#files.closeAll();
       this.#lock.release();
     }
@@ -457,6 +593,31 @@ export class Log {
 
   #checkOpen(): void {
     if (this.#closed) throw new StorageError('CLOSED', `log ${this.dir} is closed`, { path: this.dir });
+  }
+}
+
+/** Remove a segment's `.index` and `.timeindex` (derived data: rebuilt from the segment when missing). */
+function removeIndexFiles(segmentPath: string): void {
+  const stem = segmentPath.slice(0, -'.log'.length);
+  for (const path of [`${stem}.index`, `${stem}.timeindex`]) {
+    try {
+      unlinkSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError('remove index file', path, error);
+    }
+  }
+}
+
+/** An offset and a byte budget from a caller: safe integers, the budget >= 0. */
+function checkReadArguments(offset: number, maxBytes: number): void {
+  if (!Number.isSafeInteger(offset)) {
+    throw new StorageError('INVALID_REQUEST', `offset must be a safe integer, got ${String(offset)}`);
+  }
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+    throw new StorageError(
+      'INVALID_REQUEST',
+      `max bytes must be a safe integer >= 0, got ${String(maxBytes)}`,
+    );
   }
 }
 
@@ -472,6 +633,8 @@ function finishInterruptedWork(dir: string): ReturnType<typeof listLogDir> {
   for (const path of listing.unfinished) io('remove unfinished file', path, () => unlinkSync(path));
   for (const swap of listing.swaps) {
     const target = swap.path.slice(0, -'.swap'.length);
+    // The old segment's index would point into the old bytes: removed first, rebuilt from the cleaned segment.
+    removeIndexFiles(target);
     io('finish the swap of cleaned segment', swap.path, () => renameSync(swap.path, target));
   }
   fsyncDirectory(dir);
@@ -490,7 +653,8 @@ function checkFollowsOn(segments: readonly LogSegment[]): void {
   const active = segments.at(-1)!;
   let last: number | undefined;
   try {
-    for (const { header } of previous.headers()) last = lastOffsetOf(header);
+    // From the last index entry on: opening a log does not scan its older segments.
+    for (const { header } of previous.headers(previous.lastIndexedPosition())) last = lastOffsetOf(header);
   } catch (error) {
     // A damaged older segment is reported when it is read; what it holds before the damage still counts.
     if (!(error instanceof DecodeError)) throw error;

@@ -1,6 +1,6 @@
 import { COMPRESSION_MASK, compressionName, compressionOf, decompressRecords } from './compression.js';
 import { crc32c } from './crc32c.js';
-import { DecodeError, StorageError } from './errors.js';
+import { crcMismatch, DecodeError, StorageError } from './errors.js';
 import { type Record, readRecord, recordBodySize, writeRecord } from './record.js';
 import {
   type Cursor,
@@ -39,7 +39,8 @@ export const RECORD_BATCH_OVERHEAD = 61;
 export const LOG_OVERHEAD = 12;
 export const MAGIC_V2 = 2;
 export const NO_PRODUCER_ID = -1;
-export const NO_PRODUCER_EPOCH = -1;
+/** Kafka's `RecordBatch.NO_PRODUCER_EPOCH`, defined once, in @klog/core. */
+export { NO_PRODUCER_EPOCH } from '@klog/core';
 export const NO_SEQUENCE = -1;
 // #endregion batch-header-layout
 /**
@@ -61,8 +62,42 @@ export const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
  */
 export const MAX_OFFSET = Number.MAX_SAFE_INTEGER - 1;
 
-const CRC_OFFSET = 17;
-const ATTRIBUTES_OFFSET = 21;
+/**
+ * Where each header field starts, derived by name from the fields' sizes in order, as
+ * Kafka's `DefaultRecordBatch` derives `CRC_OFFSET = MAGIC_OFFSET + MAGIC_LENGTH` and so
+ * on: the one place a field's position is written down.
+ */
+const FIELD_SIZES = [
+  ['baseOffset', 8],
+  ['batchLength', 4],
+  ['partitionLeaderEpoch', 4],
+  ['magic', 1],
+  ['crc', 4],
+  ['attributes', 2],
+  ['lastOffsetDelta', 4],
+  ['baseTimestamp', 8],
+  ['maxTimestamp', 8],
+  ['producerId', 8],
+  ['producerEpoch', 2],
+  ['baseSequence', 4],
+  ['recordsCount', 4],
+] as const;
+export type BatchFieldName = (typeof FIELD_SIZES)[number][0];
+export const BATCH_FIELD: { readonly [K in BatchFieldName]: number } = (() => {
+  const at = {} as { [K in BatchFieldName]: number };
+  let offset = 0;
+  for (const [name, size] of FIELD_SIZES) {
+    at[name] = offset;
+    offset += size;
+  }
+  if (offset !== RECORD_BATCH_OVERHEAD) throw new Error(`the header adds up to ${offset} bytes, not 61`);
+  return Object.freeze(at);
+})();
+const F = BATCH_FIELD;
+const CRC_OFFSET = F.crc;
+/** The CRC-32C covers the batch from here (attributes) to its end. */
+export const CRC_COVERS_FROM = F.attributes;
+const ATTRIBUTES_OFFSET = F.attributes;
 export const TIMESTAMP_TYPE_MASK = 0x08;
 export const TRANSACTIONAL_FLAG = 0x10;
 export const CONTROL_FLAG = 0x20;
@@ -142,18 +177,18 @@ export function encodeRecordBatch(
   }
   const buf = allocate(size);
   const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  writeInt64(view, 0, fields.baseOffset);
-  view.setInt32(8, size - LOG_OVERHEAD);
-  view.setInt32(12, fields.partitionLeaderEpoch);
-  view.setInt8(16, MAGIC_V2);
-  view.setInt16(21, fields.attributes);
-  view.setInt32(23, fields.lastOffsetDelta);
-  writeInt64(view, 27, fields.baseTimestamp);
-  writeInt64(view, 35, fields.maxTimestamp);
-  writeInt64(view, 43, fields.producerId);
-  view.setInt16(51, fields.producerEpoch);
-  view.setInt32(53, fields.baseSequence);
-  view.setInt32(57, records.length);
+  writeInt64(view, F.baseOffset, fields.baseOffset);
+  view.setInt32(F.batchLength, size - LOG_OVERHEAD);
+  view.setInt32(F.partitionLeaderEpoch, fields.partitionLeaderEpoch);
+  view.setInt8(F.magic, MAGIC_V2);
+  view.setInt16(F.attributes, fields.attributes);
+  view.setInt32(F.lastOffsetDelta, fields.lastOffsetDelta);
+  writeInt64(view, F.baseTimestamp, fields.baseTimestamp);
+  writeInt64(view, F.maxTimestamp, fields.maxTimestamp);
+  writeInt64(view, F.producerId, fields.producerId);
+  view.setInt16(F.producerEpoch, fields.producerEpoch);
+  view.setInt32(F.baseSequence, fields.baseSequence);
+  view.setInt32(F.recordsCount, records.length);
   let pos = RECORD_BATCH_OVERHEAD;
   let keyIndex = 0;
   for (let i = 0; i < records.length; i++) {
@@ -186,34 +221,38 @@ export function decodeBatchFraming(bytes: Uint8Array, pos = 0, options: DecodeOp
   if (available < LOG_OVERHEAD) {
     throw new DecodeError(
       'batchLength',
-      base + pos + 8,
+      base + pos + F.batchLength,
       `truncated: ${available} bytes left, the length prefix needs 12`,
     );
   }
   // Fields are read byte by byte (varint.ts): cheaper than a DataView made for every header.
-  const batchLength = readInt32(bytes, pos + 8);
+  const batchLength = readInt32(bytes, pos + F.batchLength);
   if (batchLength < RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) {
-    throw new DecodeError('batchLength', base + pos + 8, `${batchLength} is below the v2 minimum of 49`);
+    throw new DecodeError(
+      'batchLength',
+      base + pos + F.batchLength,
+      `${batchLength} is below the v2 minimum of 49`,
+    );
   }
   if (LOG_OVERHEAD + batchLength > maxBatchBytes) {
     throw new DecodeError(
       'batchLength',
-      base + pos + 8,
+      base + pos + F.batchLength,
       `batch of ${LOG_OVERHEAD + batchLength} bytes exceeds the limit of ${maxBatchBytes}`,
     );
   }
   if (available < RECORD_BATCH_OVERHEAD) {
     throw new DecodeError(
       'magic',
-      base + pos + 16,
+      base + pos + F.magic,
       `truncated: ${available} bytes left, the header needs 61`,
     );
   }
-  const magic = readInt8(bytes, pos + 16);
+  const magic = readInt8(bytes, pos + F.magic);
   if (magic !== MAGIC_V2) {
     throw new DecodeError(
       'magic',
-      base + pos + 16,
+      base + pos + F.magic,
       `magic ${magic} is not 2 (only RecordBatch v2 is supported)`,
     );
   }
@@ -233,28 +272,32 @@ export function decodeBatchHeader(
 ): RecordBatchHeader {
   const base = options.base ?? 0;
   const batchLength = decodeBatchFraming(bytes, pos, options) - LOG_OVERHEAD;
-  const attributes = readInt16(bytes, pos + 21);
+  const attributes = readInt16(bytes, pos + F.attributes);
   if (compressionOf(attributes) === undefined) {
     throw new DecodeError(
       'attributes',
-      base + pos + 21,
+      base + pos + F.attributes,
       `compression id ${attributes & COMPRESSION_MASK} is not one Kafka defines (0-4)`,
     );
   }
   const baseOffset = readInt64(bytes, pos, 'baseOffset', base);
   if (baseOffset < 0) throw new DecodeError('baseOffset', base + pos, `${baseOffset} is negative`);
-  const lastOffsetDelta = readInt32(bytes, pos + 23);
+  const lastOffsetDelta = readInt32(bytes, pos + F.lastOffsetDelta);
   if (lastOffsetDelta < 0) {
-    throw new DecodeError('lastOffsetDelta', base + pos + 23, `${lastOffsetDelta} is negative`);
+    throw new DecodeError(
+      'lastOffsetDelta',
+      base + pos + F.lastOffsetDelta,
+      `${lastOffsetDelta} is negative`,
+    );
   }
   if (lastOffsetDelta > MAX_OFFSET - baseOffset) {
     throw new DecodeError(
       'lastOffsetDelta',
-      base + pos + 23,
+      base + pos + F.lastOffsetDelta,
       `the batch's last offset ${baseOffset} + ${lastOffsetDelta} is past ${MAX_OFFSET}, the largest offset klog holds exactly`,
     );
   }
-  const recordsCount = readInt32(bytes, pos + 57);
+  const recordsCount = readInt32(bytes, pos + F.recordsCount);
   // Every record takes at least 7 bytes; a larger count is garbage, refused before anything is allocated.
   // (Of a compressed batch, 7 of the decompressed bytes: checked once those are known.)
   const compressed = (attributes & COMPRESSION_MASK) !== 0;
@@ -262,32 +305,32 @@ export function decodeBatchHeader(
   if (recordsCount < 0 || (!compressed && recordsCount * 7 > bodyBytes)) {
     throw new DecodeError(
       'recordsCount',
-      base + pos + 57,
+      base + pos + F.recordsCount,
       `${recordsCount} records cannot fit in ${batchLength + LOG_OVERHEAD} bytes`,
     );
   }
   if (recordsCount > lastOffsetDelta + 1) {
     throw new DecodeError(
       'recordsCount',
-      base + pos + 57,
+      base + pos + F.recordsCount,
       `${recordsCount} records exceed lastOffsetDelta + 1 = ${lastOffsetDelta + 1}`,
     );
   }
-  const producerId = readInt64(bytes, pos + 43, 'producerId', base);
-  const producerEpoch = readInt16(bytes, pos + 51);
-  const baseSequence = readInt32(bytes, pos + 53);
+  const producerId = readInt64(bytes, pos + F.producerId, 'producerId', base);
+  const producerEpoch = readInt16(bytes, pos + F.producerEpoch);
+  const baseSequence = readInt32(bytes, pos + F.baseSequence);
   if (producerId < NO_PRODUCER_ID)
-    throw new DecodeError('producerId', base + pos + 43, `${producerId} is below -1`);
+    throw new DecodeError('producerId', base + pos + F.producerId, `${producerId} is below -1`);
   return {
     baseOffset,
     batchLength,
-    partitionLeaderEpoch: readInt32(bytes, pos + 12),
+    partitionLeaderEpoch: readInt32(bytes, pos + F.partitionLeaderEpoch),
     magic: MAGIC_V2,
     crc: readUint32(bytes, pos + CRC_OFFSET),
     attributes,
     lastOffsetDelta,
-    baseTimestamp: readInt64(bytes, pos + 27, 'baseTimestamp', base),
-    maxTimestamp: readInt64(bytes, pos + 35, 'maxTimestamp', base),
+    baseTimestamp: readInt64(bytes, pos + F.baseTimestamp, 'baseTimestamp', base),
+    maxTimestamp: readInt64(bytes, pos + F.maxTimestamp, 'maxTimestamp', base),
     producerId,
     producerEpoch,
     baseSequence,
@@ -302,19 +345,19 @@ export function decodeBatchHeader(
 export function readStoredBatchHeader(bytes: Uint8Array, pos = 0): StoredBatchHeader {
   const view = new DataView(bytes.buffer, bytes.byteOffset + pos, RECORD_BATCH_OVERHEAD);
   return {
-    baseOffset: view.getBigInt64(0),
-    batchLength: view.getInt32(8),
-    partitionLeaderEpoch: view.getInt32(12),
-    magic: view.getInt8(16),
+    baseOffset: view.getBigInt64(F.baseOffset),
+    batchLength: view.getInt32(F.batchLength),
+    partitionLeaderEpoch: view.getInt32(F.partitionLeaderEpoch),
+    magic: view.getInt8(F.magic),
     crc: view.getUint32(CRC_OFFSET),
     attributes: view.getInt16(ATTRIBUTES_OFFSET),
-    lastOffsetDelta: view.getInt32(23),
-    baseTimestamp: view.getBigInt64(27),
-    maxTimestamp: view.getBigInt64(35),
-    producerId: view.getBigInt64(43),
-    producerEpoch: view.getInt16(51),
-    baseSequence: view.getInt32(53),
-    recordsCount: view.getInt32(57),
+    lastOffsetDelta: view.getInt32(F.lastOffsetDelta),
+    baseTimestamp: view.getBigInt64(F.baseTimestamp),
+    maxTimestamp: view.getBigInt64(F.maxTimestamp),
+    producerId: view.getBigInt64(F.producerId),
+    producerEpoch: view.getInt16(F.producerEpoch),
+    baseSequence: view.getInt32(F.baseSequence),
+    recordsCount: view.getInt32(F.recordsCount),
   };
 }
 
@@ -344,18 +387,14 @@ export function decodeRecordBatch(bytes: Uint8Array, pos = 0, options: DecodeOpt
   if (end > bytes.length) {
     throw new DecodeError(
       'batchLength',
-      base + pos + 8,
+      base + pos + F.batchLength,
       `truncated: batch needs ${batchSize(header)} bytes, ${bytes.length - pos} left`,
     );
   }
   if (options.verifyCrc !== false) {
     const actual = computeBatchCrc(bytes, pos, header);
     if (actual !== header.crc) {
-      throw new DecodeError(
-        'crc',
-        base + pos + CRC_OFFSET,
-        `stored 0x${hex(header.crc)} but the bytes give 0x${hex(actual)}`,
-      );
+      throw crcMismatch(header.crc, actual, base + pos + CRC_OFFSET);
     }
   }
   const codec = compressionOf(header.attributes)!;
@@ -444,8 +483,4 @@ function readCompressedRecords(
       `${error.reason} (at byte ${error.offset} of the ${plain.length} bytes ${codec} decompressed)`,
     );
   }
-}
-
-function hex(n: number): string {
-  return n.toString(16).padStart(8, '0');
 }

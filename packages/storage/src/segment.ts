@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { crcMismatch, DecodeError, StorageError } from './errors.js';
 import { CREATE_NEW, checkRegularFile, io, ioError, OPEN_READ, OPEN_READ_WRITE, openRegular } from './io.js';
 import {
+  BATCH_FIELD,
   batchSize,
   computeBatchCrc,
   type DecodeOptions,
@@ -20,20 +21,29 @@ import {
   decodeRecordBatch,
   lastOffsetOf,
   DEFAULT_MAX_BATCH_BYTES,
-  MAX_OFFSET,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
-  readStoredBatchHeader,
-  type StoredBatchHeader,
 } from './record-batch.js';
+import { type InspectionEntry, inspectSegment } from './segment-inspection.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
+import { SEGMENT_SUFFIX, segmentFileName } from './segment-name.js';
+import {
+  OFFSET_INDEX_SUFFIX,
+  preallocateIndexFiles,
+  readIndexFiles,
+  SegmentIndex,
+  TIME_INDEX_SUFFIX,
+  writeIndexFiles,
+} from './segment-index.js';
 
 /**
  * One segment file, `<20-digit base offset>.log`, holding whole batches back to
- * back (Kafka's `LogSegment`, without the `.index` / `.timeindex` files: klog keeps
- * a batch index in memory, built on first read). I/O is synchronous on purpose: an
- * append is one `write` that no other append can interleave with.
+ * back (Kafka's `LogSegment`): its file I/O, its sparse `.index` / `.timeindex`
+ * (segment-index.ts), and an in-memory index of every batch for the checked reads of
+ * `Log.read`. Names are in segment-name.ts, diagnostics in segment-inspection.ts. I/O
+ * is synchronous on purpose: an append is one `write` that no other append can
+ * interleave with.
  *
  * What makes the bytes of a segment trustworthy, checked in three places with the
  * same rules (`inspect` for recovery and `klog dump-log`, the index scan for reads,
@@ -48,80 +58,13 @@ import type { SegmentFileCache } from './segment-file-cache.js';
  *   the last one before the next segment's base offset) and an epoch is -1 or more.
  */
 
-export const SEGMENT_SUFFIX = '.log';
-const SEGMENT_NAME = /^\d{20}\.log$/;
-
-export function segmentFileName(baseOffset: number): string {
-  return String(baseOffset).padStart(20, '0') + SEGMENT_SUFFIX;
-}
-
-/**
- * The base offset in a segment file name, or undefined if the name is not a
- * segment's. A segment name whose offset klog cannot hold exactly (past 2^53 - 1)
- * is refused with StorageError `OFFSET_OVERFLOW`, never skipped.
- */
-export function parseSegmentFileName(name: string): number | undefined {
-  if (!SEGMENT_NAME.test(name)) return undefined;
-  const value = Number(name.slice(0, 20));
-  if (value > MAX_OFFSET) {
-    throw new StorageError(
-      'OFFSET_OVERFLOW',
-      `segment file ${name} starts at offset ${name.slice(0, 20).replace(/^0+(?=\d)/, '')}, past ${MAX_OFFSET}, ` +
-        'the largest offset klog holds exactly',
-    );
-  }
-  return value;
-}
+export { parseSegmentFileName, SEGMENT_SUFFIX, segmentFileName } from './segment-name.js';
 
 export interface BatchPosition<T> {
   /** Byte position of the batch in its segment file. */
   readonly position: number;
   readonly header: T;
 }
-
-/**
- * A whole batch found by `LogSegment.inspect` (its length leads to the next one), with
- * what is wrong with it, if anything. `header` is undefined when a field holds a value
- * the format does not allow (a flipped high byte in producerId, a compression id of 7):
- * then `headerProblem` says which, and `stored` still shows every field as it is.
- */
-export type InspectedBatch = InspectedBatchFields &
-  (
-    | { readonly header: RecordBatchHeader; readonly headerProblem: undefined }
-    | { readonly header: undefined; readonly headerProblem: DecodeError }
-  );
-
-interface InspectedBatchFields {
-  readonly kind: 'batch';
-  readonly position: number;
-  /** The header exactly as stored, 64-bit fields as bigint. */
-  readonly stored: StoredBatchHeader;
-  /** The batch's bytes as stored, `batchSize(header)` of them. */
-  readonly bytes: Buffer;
-  /** CRC-32C of the bytes, attributes … end of batch; `header.crc` is what was stored. */
-  readonly computedCrc: number;
-  readonly crcValid: boolean;
-  /**
-   * Why this whole batch is not to be trusted: its CRC, its offsets out of order, its
-   * epoch. Undefined for a valid batch. Offsets count from the start of the file.
-   */
-  readonly problem: DecodeError | undefined;
-  /**
-   * This batch starts below where the one before it ended (for a batch whose CRC
-   * fails too: its stored baseOffset does). Both baseOffsets lie outside the CRC and
-   * either may be the wrong one, so neither is to be trusted.
-   */
-  readonly previousSuspect: boolean;
-}
-
-/** Where `inspect` could not find a whole batch: the position and why. */
-export interface InspectionStop {
-  readonly kind: 'stop';
-  readonly position: number;
-  readonly error: DecodeError;
-}
-
-export type InspectionEntry = InspectedBatch | InspectionStop;
 
 /** Bytes read at a time by the header scan while batches are small: many headers share one read. */
 const SCAN_CHUNK = 64 * 1024;
@@ -130,7 +73,9 @@ const SCAN_CHUNK = 64 * 1024;
  * one small read costs less than copying a chunk of record bytes it would skip.
  */
 const SCAN_HEADER_ONLY_AFTER = 4 * 1024;
-const CRC_FIELD = 17;
+/** Bytes read at a time when seeking from an index entry to an offset: entries are 4 KiB apart. */
+const SEEK_CHUNK = 8 * 1024;
+const CRC_FIELD = BATCH_FIELD.crc;
 const NO_PARTITION_LEADER_EPOCH = -1;
 
 /** Valid batches of a segment, in order, and why the scan stopped early if it did. */
@@ -148,7 +93,7 @@ interface BatchIndex {
  * `message.max.bytes` can be set to), never the setting itself, which applies when
  * data is accepted. The batch must also lie inside the file.
  */
-function onDisk(base: number): DecodeOptions & { readonly base: number } {
+export function onDisk(base: number): DecodeOptions & { readonly base: number } {
   return { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES, base };
 }
 
@@ -177,6 +122,10 @@ export class LogSegment {
   #closed = false;
   #index: BatchIndex | undefined;
   #nextBaseOffset: number | undefined;
+  /** The sparse offset and time index (Kafka's `.index` / `.timeindex`), made or loaded on first need. */
+  #sparse: SegmentIndex | undefined;
+  /** Why this segment's index files were rebuilt rather than loaded, if they were. */
+  #indexRebuiltBecause: string | undefined;
 
   private constructor(
     readonly path: string,
@@ -200,6 +149,8 @@ export class LogSegment {
     const fd = openRegular(path, CREATE_NEW, 'new segment file');
     const segment = new LogSegment(path, baseOffset, fd, undefined, 0, true, undefined);
     segment.#index = { lastOffsets: [], positions: [], end: 0, error: undefined };
+    segment.#sparse = new SegmentIndex(baseOffset);
+    preallocateIndexFiles(segment.indexPaths);
     return segment;
   }
 
@@ -242,6 +193,7 @@ export class LogSegment {
   seal(nextBaseOffset: number, cache: SegmentFileCache): void {
     this.#checkWritable();
     this.flush();
+    this.#writeIndexFiles();
     closeSync(this.#pinned);
     this.#pinned = -1;
     this.#cache = cache;
@@ -260,7 +212,7 @@ export class LogSegment {
    * `head`, when given, replaces the batch's first bytes on disk (the offsets the log
    * assigns), so the caller's buffer is never written to.
    */
-  append(batch: Uint8Array, lastOffset: number, head?: Uint8Array): void {
+  append(batch: Uint8Array, lastOffset: number, head?: Uint8Array, maxTimestamp = -1): void {
     this.#checkWritable();
     const fd = this.#pinned;
     let written = 0;
@@ -283,6 +235,7 @@ export class LogSegment {
       this.#index.positions.push(this.#size);
       this.#index.end = this.#size + batch.length;
     }
+    this.#sparse?.onBatch(this.#size, batch.length, lastOffset, maxTimestamp);
     this.#size += batch.length;
   }
 
@@ -323,10 +276,10 @@ export class LogSegment {
    * byte at the first that does not. `from` must be the position of a batch (0, or
    * one this scan or the index gave).
    */
-  *headers(from = 0): Generator<BatchPosition<RecordBatchHeader>> {
+  *headers(from = 0, chunkBytes = SCAN_CHUNK): Generator<BatchPosition<RecordBatchHeader>> {
     // One buffer for the whole scan, refilled in place: a header is copied out before the next read.
     // Never larger than the file: a header that does not fit is reported truncated, not read past.
-    const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(SCAN_CHUNK, this.#size - from)));
+    const buffer = Buffer.allocUnsafe(Math.max(0, Math.min(chunkBytes, this.#size - from)));
     let chunk = buffer.subarray(0, 0);
     let chunkStart = 0;
     let chunkOptions = onDisk(0);
@@ -335,7 +288,7 @@ export class LogSegment {
     while (position < this.#size) {
       if (position + RECORD_BATCH_OVERHEAD > chunkStart + chunk.length) {
         chunkStart = position;
-        const want = size > SCAN_HEADER_ONLY_AFTER ? RECORD_BATCH_OVERHEAD : SCAN_CHUNK;
+        const want = size > SCAN_HEADER_ONLY_AFTER ? RECORD_BATCH_OVERHEAD : chunkBytes;
         chunk = buffer.subarray(0, this.#readInto(buffer, position, want));
         chunkOptions = onDisk(chunkStart);
       }
@@ -347,70 +300,12 @@ export class LogSegment {
   }
 
   /**
-   * Every batch in the file checked as recovery and `klog dump-log` need it: whole
-   * batches come with their bytes, their CRC and what is wrong with them, if
-   * anything, and the scan goes on past a bad one as long as its length leads to
-   * the next; it ends with a `stop` entry where no whole batch could be found (a
-   * torn write, or a length field that is garbage). `from` must be a batch position;
-   * `expectFrom` is the offset the first batch must not start below.
+   * Every batch in the file checked as recovery and `klog dump-log` need it (see
+   * `inspectSegment` in segment-inspection.ts): whole batches with their bytes, CRC and
+   * problems, then a `stop` entry where no whole batch could be found.
    */
-  *inspect(from = 0, expectFrom = this.baseOffset): Generator<InspectionEntry> {
-    let position = from;
-    let nextOffset = expectFrom;
-    let previous = from > 0;
-    while (position < this.#size) {
-      let size: number;
-      try {
-        size = this.#wholeBatchSize(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
-      } catch (error) {
-        if (!(error instanceof DecodeError)) throw error;
-        yield { kind: 'stop', position, error };
-        return;
-      }
-      const bytes = this.read(position, size);
-      const stored = readStoredBatchHeader(bytes);
-      // A field the format does not allow makes the batch bad, not the scan: its length still leads to the next.
-      let header: RecordBatchHeader | undefined;
-      let headerProblem: DecodeError | undefined;
-      try {
-        header = decodeBatchHeader(bytes, 0, onDisk(position));
-      } catch (error) {
-        if (!(error instanceof DecodeError)) throw error;
-        headerProblem = error.inFile(this.path);
-      }
-      const computedCrc = computeBatchCrc(bytes, 0, stored);
-      const crcValid = computedCrc === stored.crc;
-      let problem: DecodeError | undefined;
-      let previousSuspect = false;
-      if (!crcValid) {
-        problem = crcMismatch(stored.crc, computedCrc, position + CRC_FIELD, this.path);
-        // Its baseOffset is outside the CRC either way; if it still disagrees with the batch
-        // before, that one's baseOffset may be the wrong one, and nothing after can vouch for it.
-        previousSuspect = previous && stored.baseOffset < BigInt(nextOffset);
-      } else if (header === undefined) {
-        problem = headerProblem;
-      } else {
-        const misplaced = this.#outOfPlace(header, position, nextOffset);
-        problem = misplaced?.error;
-        previousSuspect = misplaced?.neighbour === true && previous;
-        // A batch whose CRC fails may have any lastOffsetDelta: judge the next one by the last good one.
-        nextOffset = lastOffsetOf(header) + 1;
-      }
-      const fields = {
-        kind: 'batch',
-        position,
-        stored,
-        bytes,
-        computedCrc,
-        crcValid,
-        previousSuspect,
-      } as const;
-      yield header === undefined
-        ? { ...fields, header, headerProblem: headerProblem!, problem }
-        : { ...fields, header, headerProblem: undefined, problem };
-      previous = true;
-      position += bytes.length;
-    }
+  inspect(from = 0, expectFrom = this.baseOffset): Generator<InspectionEntry> {
+    return inspectSegment(this, from, expectFrom);
   }
 
   /**
@@ -455,6 +350,34 @@ export class LogSegment {
     }
   }
 
+  /** The whole batch at `position` (framing checked, inside the file; no CRC check): what a fetch serves. */
+  readBatchFraming(position: number): { readonly bytes: Buffer } {
+    const size = this.wholeBatchSize(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
+    return { bytes: this.read(position, size) };
+  }
+
+  /** Position of the first batch whose last offset is `offset` or more, found through the sparse index. */
+  positionOfOffset(offset: number): number | undefined {
+    for (const { position } of this.batchesFrom(offset)) return position;
+    return undefined;
+  }
+
+  /** The largest timestamp the segment's batches hold (-1 for none), from its time index. */
+  maxTimestamp(): number {
+    return this.sparseIndex().maxTimestamp;
+  }
+
+  /** Batch headers from where a batch with a timestamp of `timestampMs` or more may first be (Kafka's `findOffsetByTimestamp`). */
+  headersFromTimestamp(timestampMs: number): Generator<BatchPosition<RecordBatchHeader>> {
+    const index = this.sparseIndex();
+    return this.headers(index.lookup(index.lookupTime(timestampMs)));
+  }
+
+  /** Where the last batch of the segment may start: the last index entry's position. */
+  lastIndexedPosition(): number {
+    return this.sparseIndex().lastEntryPosition();
+  }
+
   #search(index: BatchIndex, offset: number): number {
     let lo = 0;
     let hi = index.lastOffsets.length;
@@ -476,7 +399,7 @@ export class LogSegment {
     let nextOffset = this.baseOffset;
     try {
       for (const { position, header } of this.headers()) {
-        const misplaced = this.#outOfPlace(header, position, nextOffset);
+        const misplaced = this.outOfPlace(header, position, nextOffset);
         if (misplaced !== undefined) {
           // Two neighbours that disagree on offsets: either baseOffset may be the wrong one.
           if (misplaced.neighbour && index.positions.length > 0) {
@@ -499,8 +422,11 @@ export class LogSegment {
     return index;
   }
 
-  /** The size of the batch at `at` in `bytes` (which start at file position `base`): its framing, and inside the file. */
-  #wholeBatchSize(bytes: Uint8Array, at: number, options: DecodeOptions & { readonly base: number }): number {
+  /**
+   * The size of the batch at `at` in `bytes` (which start at file position `base`): its
+   * framing, and inside the file. For the modules that scan a segment; a DecodeError names the file.
+   */
+  wholeBatchSize(bytes: Uint8Array, at: number, options: DecodeOptions & { readonly base: number }): number {
     let size: number;
     try {
       size = decodeBatchFraming(bytes, at, options);
@@ -515,7 +441,7 @@ export class LogSegment {
     if (position + size > this.#size) {
       throw new DecodeError(
         'batchLength',
-        position + 8,
+        position + BATCH_FIELD.batchLength,
         `truncated: batch needs ${size} bytes, the file has ${this.#size - position} left`,
         this.path,
       );
@@ -543,7 +469,7 @@ export class LogSegment {
    * What is wrong with a whole batch's fields outside the CRC, given the offset it
    * must not start below. `neighbour` is set when it disagrees with the batch before it.
    */
-  #outOfPlace(
+  outOfPlace(
     header: RecordBatchHeader,
     position: number,
     nextOffset: number,
@@ -574,7 +500,7 @@ export class LogSegment {
     if (header.partitionLeaderEpoch < NO_PARTITION_LEADER_EPOCH) {
       const error = new DecodeError(
         'partitionLeaderEpoch',
-        position + 12,
+        position + BATCH_FIELD.partitionLeaderEpoch,
         `${header.partitionLeaderEpoch} is below -1 (no epoch)`,
         this.path,
       );
@@ -590,15 +516,82 @@ export class LogSegment {
     io('truncate segment', this.path, () => ftruncateSync(fd, size));
     this.#size = size;
     this.#index = undefined;
+    this.#sparse = undefined;
   }
 
-  /** Close the segment's file (a pinned descriptor, or the cache's). Reads and appends are refused after. */
-  close(): void {
+  /**
+   * Close the segment's file (a pinned descriptor, or the cache's). Reads and appends are
+   * refused after. `writeIndex`: the log closes its active segment cleanly, so its index
+   * files are written, trimmed.
+   */
+  close(options: { readonly writeIndex?: boolean } = {}): void {
     if (this.#closed) return;
+    // The active segment's index files, trimmed to their entries, as Kafka's close leaves them.
+    if (this.#writable && options.writeIndex === true) this.#writeIndexFiles();
     this.#closed = true;
     if (this.#pinned !== -1) closeSync(this.#pinned);
     this.#pinned = -1;
     this.#cache?.forget(this.path);
+  }
+
+  /** `<base>.index` and `<base>.timeindex`, beside the segment. */
+  get indexPaths(): { readonly offsets: string; readonly times: string } {
+    const stem = this.path.slice(0, -SEGMENT_SUFFIX.length);
+    return { offsets: stem + OFFSET_INDEX_SUFFIX, times: stem + TIME_INDEX_SUFFIX };
+  }
+
+  /** Why the index files were rebuilt from the segment rather than loaded (missing, or failing a check). */
+  get indexRebuiltBecause(): string | undefined {
+    this.sparseIndex();
+    return this.#indexRebuiltBecause;
+  }
+
+  /**
+   * The segment's sparse index. The active segment's is made by a header scan of it
+   * (its files may hold a crash's leftovers); an inactive segment's is loaded from its
+   * files, or, when they are missing or fail the sanity check, rebuilt from a header
+   * scan and written again (unless the segment was opened alone, read only).
+   */
+  sparseIndex(): SegmentIndex {
+    if (this.#sparse !== undefined) return this.#sparse;
+    if (!this.#writable) {
+      const loaded = readIndexFiles(this.indexPaths, this.baseOffset, this.#size, this.#nextBaseOffset);
+      if (typeof loaded !== 'string') {
+        this.#sparse = loaded;
+        return loaded;
+      }
+      this.#indexRebuiltBecause = loaded;
+    }
+    const index = new SegmentIndex(this.baseOffset);
+    try {
+      for (const { position, header } of this.headers()) {
+        index.onBatch(position, batchSize(header), lastOffsetOf(header), header.maxTimestamp);
+      }
+    } catch (error) {
+      // A damaged batch ends the index: reads past it report the damage, as before.
+      if (!(error instanceof DecodeError)) throw error;
+    }
+    if (!this.#writable) {
+      index.finish();
+      if (this.#cache !== undefined) writeIndexFiles(this.indexPaths, index);
+    }
+    this.#sparse = index;
+    return index;
+  }
+
+  /** Positions and sizes of the batches from the one holding `offset` to the end, found through the sparse index. */
+  *batchesFrom(offset: number): Generator<{ readonly position: number; readonly size: number }> {
+    // Index entries are about index.interval.bytes apart: a small first read usually reaches the batch.
+    for (const { position, header } of this.headers(this.sparseIndex().lookup(offset), SEEK_CHUNK)) {
+      if (lastOffsetOf(header) >= offset) yield { position, size: batchSize(header) };
+    }
+  }
+
+  /** Write the active segment's index files, trimmed to their entries, and fsync them. */
+  #writeIndexFiles(): void {
+    const index = this.sparseIndex();
+    index.finish();
+    writeIndexFiles(this.indexPaths, index);
   }
 
   #checkWritable(): void {

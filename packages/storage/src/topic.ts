@@ -45,6 +45,9 @@ export function validateTopicName(topic: string): string {
   return topic;
 }
 
+/** The most partitions a topic may have here: its directories' names must stay within a filesystem's limits. */
+export const MAX_PARTITIONS = 100_000;
+
 /** A partition number: 0 .. 2^31-1. */
 export function validatePartitionNumber(partition: number): number {
   if (!Number.isSafeInteger(partition) || partition < 0 || partition > 2_147_483_647) {

@@ -1,6 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProducerState } from '@klog/core';
 import { describe, expect, it } from 'vitest';
 import {
   appendIdempotent,
@@ -44,14 +43,30 @@ describe('every write path refuses, before writing, what a reader would refuse',
     expect(thrown(StorageError, () => appendRecords(p, big(2 * 1024 * 1024), NOW)).code).toBe(
       'MESSAGE_TOO_LARGE',
     );
-    const state = new ProducerState();
-    const error = thrown(StorageError, () => appendIdempotent(p, state, 9, 0, 0, big(2 * 1024 * 1024), NOW));
+    const state = p.producerState;
+    const error = thrown(StorageError, () =>
+      appendIdempotent(p, {
+        producerId: 9,
+        producerEpoch: 0,
+        firstSequence: 0,
+        records: big(2 * 1024 * 1024),
+        nowMs: NOW,
+      }),
+    );
     expect(error.code).toBe('MESSAGE_TOO_LARGE');
     expect(error.message).toContain('1048588');
     expect(state.get(9 as never)).toBeUndefined();
     expect(fingerprint(p.dir)).toEqual(before);
     // The producer's next try (a smaller batch, same sequence) is appended: nothing was half-recorded.
-    expect(appendIdempotent(p, state, 9, 0, 0, records(1), NOW).kind).toBe('Append');
+    expect(
+      appendIdempotent(p, {
+        producerId: 9,
+        producerEpoch: 0,
+        firstSequence: 0,
+        records: records(1),
+        nowMs: NOW,
+      }).kind,
+    ).toBe('Append');
     appendRecords(p, records(1), NOW);
     p.close();
     const again = Partition.open(join(p.dir, '..'), 'orders', 0);
@@ -80,12 +95,19 @@ describe('every write path refuses, before writing, what a reader would refuse',
 
   it('a timestamp that is not a safe integer >= 0 is refused, not rounded or stored as 0', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
-    const state = new ProducerState();
     for (const nowMs of [2 ** 53, -(2 ** 60), Number.NaN, 1.5, -1, Number.POSITIVE_INFINITY]) {
       expect(thrown(StorageError, () => appendRecords(p, records(1), nowMs)).code).toBe('INVALID_TIMESTAMP');
-      expect(thrown(StorageError, () => appendIdempotent(p, state, 1, 0, 0, records(1), nowMs)).code).toBe(
-        'INVALID_TIMESTAMP',
-      );
+      expect(
+        thrown(StorageError, () =>
+          appendIdempotent(p, {
+            producerId: 1,
+            producerEpoch: 0,
+            firstSequence: 0,
+            records: records(1),
+            nowMs: nowMs,
+          }),
+        ).code,
+      ).toBe('INVALID_TIMESTAMP');
     }
     expect(p.logEndOffset).toBe(0);
     expect(p.log.activeSegment.size).toBe(0);
@@ -145,7 +167,13 @@ describe('a batch on disk no producer could have sent (producer 5, epoch -1)', (
     const state = rebuildProducerState(p.log, (s) => skipped.push(s));
     expect(state.producerIds()).toEqual([6]);
     expect(skipped).toEqual([{ position: ok.length, reason: expect.stringContaining('epoch -1') }]);
-    const resend: IdempotentAppend = appendIdempotent(p, state, 6, 0, 0, records(1), NOW);
+    const resend: IdempotentAppend = appendIdempotent(p, {
+      producerId: 6,
+      producerEpoch: 0,
+      firstSequence: 0,
+      records: records(1),
+      nowMs: NOW,
+    });
     expect(resend.kind).toBe('Duplicate');
     p.close();
     expect(readFileSync(join(dir, SEGMENT)).equals(Buffer.concat([ok, odd]))).toBe(true);

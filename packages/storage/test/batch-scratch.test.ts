@@ -1,4 +1,3 @@
-import { ProducerState } from '@klog/core';
 import { describe, expect, it } from 'vitest';
 import { BatchScratch, buildProducerBatch } from '../src/batch-builder.js';
 import { appendIdempotent, Partition } from '../src/index.js';
@@ -36,7 +35,6 @@ describe('BatchScratch', () => {
 describe('appendIdempotent with its reused build buffer', () => {
   it('every batch on disk is the one appended, across sizes that grow and shrink', () => {
     const p = Partition.open(tempDir(), 'sizes', 0, { maxBatchBytes: 4 * 1024 * 1024 });
-    const state = new ProducerState();
     const shapes = [
       [3, 10],
       [2, 40_000],
@@ -48,7 +46,13 @@ describe('appendIdempotent with its reused build buffer', () => {
     ] as const;
     let seq = 0;
     for (const [count, size] of shapes) {
-      const result = appendIdempotent(p, state, 7, 0, seq, recordsOf(count, size), NOW);
+      const result = appendIdempotent(p, {
+        producerId: 7,
+        producerEpoch: 0,
+        firstSequence: seq,
+        records: recordsOf(count, size),
+        nowMs: NOW,
+      });
       expect(result.kind).toBe('Append');
       seq += count;
     }

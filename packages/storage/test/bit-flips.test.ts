@@ -1,6 +1,5 @@
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProducerState } from '@klog/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -101,7 +100,6 @@ describe('a flipped bit in a segment on disk', () => {
   /** Three dense batches from one producer, as a real Log writes them. */
   const dataDir = tempDir();
   const p = Partition.open(dataDir, 'orders', 0);
-  const state = new ProducerState();
   const places: { position: number; end: number; baseOffset: number }[] = [];
   for (const [seq, n] of [
     [0, 2],
@@ -109,7 +107,13 @@ describe('a flipped bit in a segment on disk', () => {
     [3, 3],
   ] as const) {
     const position = p.log.activeSegment.size;
-    const result = appendIdempotent(p, state, 1000, 0, seq, withHeaders(n, `b${seq}`), NOW + seq);
+    const result = appendIdempotent(p, {
+      producerId: 1000,
+      producerEpoch: 0,
+      firstSequence: seq,
+      records: withHeaders(n, `b${seq}`),
+      nowMs: NOW + seq,
+    });
     if (result.kind !== 'Append') throw new Error('setup');
     places.push({ position, end: p.log.activeSegment.size, baseOffset: result.firstOffset });
   }
@@ -208,11 +212,16 @@ describe('random flips, end to end: open recovers, and what it serves is what wa
   it('keeps a byte-exact prefix of the batches and saves every other byte', LONG_TEST, () => {
     const source = tempDir();
     const p = Partition.open(source, 'orders', 0);
-    const state = new ProducerState();
     const places: { position: number; end: number }[] = [];
     for (let seq = 0; seq < 6; seq++) {
       const position = p.log.activeSegment.size;
-      appendIdempotent(p, state, 7, 0, seq, withHeaders(1 + (seq % 3), `r${seq}`), NOW);
+      appendIdempotent(p, {
+        producerId: 7,
+        producerEpoch: 0,
+        firstSequence: seq,
+        records: withHeaders(1 + (seq % 3), `r${seq}`),
+        nowMs: NOW,
+      });
       places.push({ position, end: p.log.activeSegment.size });
     }
     const original = p.log.readBatches(0).map(plain);

@@ -94,8 +94,20 @@ describe('compaction and restarts, against the same log never compacted', () => 
                       : Buffer.from(`p${pid}-s${nextSeq[o.producer]! + i}`),
                 }));
                 const first = nextSeq[o.producer]!;
-                const a = appendIdempotent(compacted, states[0]!, pid, 0, first, records, NOW);
-                const b = appendIdempotent(plain, states[1]!, pid, 0, first, records, NOW);
+                const a = appendIdempotent(compacted, {
+                  producerId: pid,
+                  producerEpoch: 0,
+                  firstSequence: first,
+                  records: records,
+                  nowMs: NOW,
+                });
+                const b = appendIdempotent(plain, {
+                  producerId: pid,
+                  producerEpoch: 0,
+                  firstSequence: first,
+                  records: records,
+                  nowMs: NOW,
+                });
                 expect(a).toEqual(b);
                 if (a.kind === 'Append') nextSeq[o.producer] = first + records.length;
               } else if (o.kind === 'compact') {
@@ -115,7 +127,13 @@ describe('compaction and restarts, against the same log never compacted', () => 
                       value: Buffer.from('resend'),
                     }));
                     expect(
-                      appendIdempotent(compacted, states[0]!, pid as number, 0, b.firstSeq(), resend, NOW),
+                      appendIdempotent(compacted, {
+                        producerId: pid as number,
+                        producerEpoch: 0,
+                        firstSequence: b.firstSeq(),
+                        records: resend,
+                        nowMs: NOW,
+                      }),
                       `${list}`,
                     ).toEqual({
                       kind: 'Duplicate',

@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs';
-import { ProducerState } from '@klog/core';
+import type { ProducerState } from '@klog/core';
 import { describe, expect, it } from 'vitest';
 import {
   appendIdempotent,
@@ -110,12 +110,23 @@ describe('compact', () => {
     const dir = tempDir();
     const config = { segmentBytes: 300 };
     let p = Partition.open(dir, 'orders', 0, config);
-    const state = new ProducerState();
     // Producer 1000 overwrites the same three keys in ten batches; producer 2000 writes twice.
     for (let s = 0; s < 10; s++) {
-      appendIdempotent(p, state, 1000, 0, s, [kv(`k${s % 3}`, `v${s}`)], NOW + s);
+      appendIdempotent(p, {
+        producerId: 1000,
+        producerEpoch: 0,
+        firstSequence: s,
+        records: [kv(`k${s % 3}`, `v${s}`)],
+        nowMs: NOW + s,
+      });
       if (s === 4 || s === 8)
-        appendIdempotent(p, state, 2000, 1, s === 4 ? 0 : 1, [kv(`k${s % 3}`, `w${s}`)], NOW);
+        appendIdempotent(p, {
+          producerId: 2000,
+          producerEpoch: 1,
+          firstSequence: s === 4 ? 0 : 1,
+          records: [kv(`k${s % 3}`, `w${s}`)],
+          nowMs: NOW,
+        });
     }
     p.close();
     p = Partition.open(dir, 'orders', 0, config);
@@ -131,10 +142,26 @@ describe('compact', () => {
     expect(window(rebuilt, 1000)).toEqual(window(expected, 1000));
     expect(window(rebuilt, 2000)).toEqual(window(expected, 2000));
     const leo = p.logEndOffset;
-    expect(appendIdempotent(p, rebuilt, 1000, 0, 9, [kv('k0', 'v9')], NOW)).toMatchObject({
+    expect(
+      appendIdempotent(p, {
+        producerId: 1000,
+        producerEpoch: 0,
+        firstSequence: 9,
+        records: [kv('k0', 'v9')],
+        nowMs: NOW,
+      }),
+    ).toMatchObject({
       kind: 'Duplicate',
     });
-    expect(appendIdempotent(p, rebuilt, 1000, 0, 10, [kv('k1', 'v10')], NOW)).toMatchObject({
+    expect(
+      appendIdempotent(p, {
+        producerId: 1000,
+        producerEpoch: 0,
+        firstSequence: 10,
+        records: [kv('k1', 'v10')],
+        nowMs: NOW,
+      }),
+    ).toMatchObject({
       kind: 'Append',
       firstOffset: leo,
     });
@@ -143,13 +170,26 @@ describe('compact', () => {
 
   it('keeps an emptied batch that its producer window still holds, epochs included', () => {
     const p = Partition.open(tempDir(), 'orders', 0, { segmentBytes: 150 });
-    const state = new ProducerState();
     // Epoch 0 writes k at seq 0..2, epoch 1 starts over at 0 and overwrites k twice.
-    for (let s = 0; s < 3; s++) appendIdempotent(p, state, 5, 0, s, [kv('k', `e0-${s}`)], NOW);
+    for (let s = 0; s < 3; s++)
+      appendIdempotent(p, {
+        producerId: 5,
+        producerEpoch: 0,
+        firstSequence: s,
+        records: [kv('k', `e0-${s}`)],
+        nowMs: NOW,
+      });
     for (let s = 0; s < 2; s++) {
-      expect(appendIdempotent(p, state, 5, 1, s, [kv('k', `e1-${s}`)], NOW, { fencing: true }).kind).toBe(
-        'Append',
-      );
+      expect(
+        appendIdempotent(p, {
+          producerId: 5,
+          producerEpoch: 1,
+          firstSequence: s,
+          records: [kv('k', `e1-${s}`)],
+          nowMs: NOW,
+          rule: 'chapter-fencing',
+        }).kind,
+      ).toBe('Append');
     }
     roll(p);
     compact(p);

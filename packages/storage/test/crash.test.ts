@@ -197,7 +197,13 @@ describe('kill -9 while appending', () => {
     const expected = Array.from({ length: acked + 1 - from }, (_, i) => from + i).slice(-5);
     expect(state.get(lastProducer as never)?.batches.map((b) => b.lastOffset) ?? []).toEqual(expected);
     expect(
-      appendIdempotent(p, state, producerId(session), 0, 0, [{ key: null, value: Buffer.from('after') }], 0),
+      appendIdempotent(p, {
+        producerId: producerId(session),
+        producerEpoch: 0,
+        firstSequence: 0,
+        records: [{ key: null, value: Buffer.from('after') }],
+        nowMs: 0,
+      }),
     ).toMatchObject({ kind: 'Append', firstOffset: acked + 1 });
     p.close();
     console.info(

@@ -17,10 +17,14 @@ export function tempDir(): string {
   return dir;
 }
 
-/** The files of a partition directory, sorted, without its lock file (`.lock`, which every open writes). */
+/**
+ * The files of a partition directory that hold data, sorted: without its lock file
+ * (`.lock`, which every open writes) and the derived files a clean close writes
+ * (`.index`, `.timeindex`, `.snapshot`: rebuilt from the segments when missing).
+ */
 export function logFiles(dir: string): string[] {
   return readdirSync(dir)
-    .filter((name) => name !== '.lock')
+    .filter((name) => name !== '.lock' && !/\.(index|timeindex|snapshot)$/.test(name))
     .sort();
 }
 

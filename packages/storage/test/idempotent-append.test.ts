@@ -1,4 +1,4 @@
-import { ProducerState } from '@klog/core';
+import type { ProducerState } from '@klog/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { appendIdempotent, Partition, rebuildProducerState } from '../src/index.js';
@@ -10,7 +10,6 @@ const window = (state: ProducerState, pid: number) =>
 describe('appendIdempotent', () => {
   it('Append writes; Duplicate and OutOfOrderSequence leave every byte on disk as it was', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
-    const state = new ProducerState();
     const ranges = [
       [0, 2],
       [2, 2],
@@ -19,16 +18,42 @@ describe('appendIdempotent', () => {
       [7, 3],
     ] as const;
     for (const [first, n] of ranges) {
-      expect(appendIdempotent(p, state, 1000, 0, first, records(n), NOW + first).kind).toBe('Append');
+      expect(
+        appendIdempotent(p, {
+          producerId: 1000,
+          producerEpoch: 0,
+          firstSequence: first,
+          records: records(n),
+          nowMs: NOW + first,
+        }).kind,
+      ).toBe('Append');
     }
     expect(p.logEndOffset).toBe(10);
     const before = fingerprint(p.dir);
 
-    const dup = appendIdempotent(p, state, 1000, 0, 7, records(3), NOW + 99);
+    const dup = appendIdempotent(p, {
+      producerId: 1000,
+      producerEpoch: 0,
+      firstSequence: 7,
+      records: records(3),
+      nowMs: NOW + 99,
+    });
     expect(dup).toEqual({ kind: 'Duplicate', firstOffset: 7, lastOffset: 9, timestamp: NOW + 7 });
-    const gap = appendIdempotent(p, state, 1000, 0, 13, records(1), NOW);
+    const gap = appendIdempotent(p, {
+      producerId: 1000,
+      producerEpoch: 0,
+      firstSequence: 13,
+      records: records(1),
+      nowMs: NOW,
+    });
     expect(gap).toEqual({ kind: 'OutOfOrderSequence', expected: 10, got: 13 });
-    const halfOverlap = appendIdempotent(p, state, 1000, 0, 6, records(4), NOW);
+    const halfOverlap = appendIdempotent(p, {
+      producerId: 1000,
+      producerEpoch: 0,
+      firstSequence: 6,
+      records: records(4),
+      nowMs: NOW,
+    });
     expect(halfOverlap.kind).toBe('OutOfOrderSequence');
 
     expect(p.logEndOffset).toBe(10);
@@ -38,16 +63,29 @@ describe('appendIdempotent', () => {
 
   it('a rejected first batch leaves no producer state behind', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
-    const state = new ProducerState();
-    expect(appendIdempotent(p, state, 7, 0, 3, records(1), NOW).kind).toBe('OutOfOrderSequence');
+    const state = p.producerState;
+    expect(
+      appendIdempotent(p, {
+        producerId: 7,
+        producerEpoch: 0,
+        firstSequence: 3,
+        records: records(1),
+        nowMs: NOW,
+      }).kind,
+    ).toBe('OutOfOrderSequence');
     expect(state.size).toBe(0);
     p.close();
   });
 
   it('writes the three producer fields into the batch header', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
-    const state = new ProducerState();
-    appendIdempotent(p, state, 1000, 3, 0, records(2), NOW);
+    appendIdempotent(p, {
+      producerId: 1000,
+      producerEpoch: 3,
+      firstSequence: 0,
+      records: records(2),
+      nowMs: NOW,
+    });
     const [batch] = p.log.readBatches(0);
     expect(batch).toMatchObject({ producerId: 1000, producerEpoch: 3, baseSequence: 0, lastOffsetDelta: 1 });
     p.close();
@@ -55,28 +93,94 @@ describe('appendIdempotent', () => {
 
   it('validates its numbers at the boundary', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
-    const state = new ProducerState();
-    expect(() => appendIdempotent(p, state, -5, 0, 0, records(1), NOW)).toThrow(/producer id/);
-    expect(() => appendIdempotent(p, state, 2 ** 53, 0, 0, records(1), NOW)).toThrow(/producer id/);
-    expect(() => appendIdempotent(p, state, 1, 0, 2 ** 31, records(1), NOW)).toThrow(/first sequence/);
-    expect(() => appendIdempotent(p, state, 1, 40_000, 0, records(1), NOW)).toThrow(/producer epoch/);
-    expect(() => appendIdempotent(p, state, 1, 0, 0, [], NOW)).toThrow(/at least one record/);
+    expect(() =>
+      appendIdempotent(p, {
+        producerId: -5,
+        producerEpoch: 0,
+        firstSequence: 0,
+        records: records(1),
+        nowMs: NOW,
+      }),
+    ).toThrow(/producer id/);
+    expect(() =>
+      appendIdempotent(p, {
+        producerId: 2 ** 53,
+        producerEpoch: 0,
+        firstSequence: 0,
+        records: records(1),
+        nowMs: NOW,
+      }),
+    ).toThrow(/producer id/);
+    expect(() =>
+      appendIdempotent(p, {
+        producerId: 1,
+        producerEpoch: 0,
+        firstSequence: 2 ** 31,
+        records: records(1),
+        nowMs: NOW,
+      }),
+    ).toThrow(/first sequence/);
+    expect(() =>
+      appendIdempotent(p, {
+        producerId: 1,
+        producerEpoch: 40_000,
+        firstSequence: 0,
+        records: records(1),
+        nowMs: NOW,
+      }),
+    ).toThrow(/producer epoch/);
+    expect(() =>
+      appendIdempotent(p, { producerId: 1, producerEpoch: 0, firstSequence: 0, records: [], nowMs: NOW }),
+    ).toThrow(/at least one record/);
     expect(p.logEndOffset).toBe(0);
     p.close();
   });
 
   it('with fencing: an older epoch is refused, a newer one restarts at 0 and clears the window', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
-    const state = new ProducerState();
-    const fencing = { fencing: true };
-    appendIdempotent(p, state, 9, 2, 0, records(1), NOW, fencing);
-    expect(appendIdempotent(p, state, 9, 1, 1, records(1), NOW, fencing)).toEqual({
+    const state = p.producerState;
+    appendIdempotent(p, {
+      producerId: 9,
+      producerEpoch: 2,
+      firstSequence: 0,
+      records: records(1),
+      nowMs: NOW,
+      rule: 'chapter-fencing',
+    });
+    expect(
+      appendIdempotent(p, {
+        producerId: 9,
+        producerEpoch: 1,
+        firstSequence: 1,
+        records: records(1),
+        nowMs: NOW,
+        rule: 'chapter-fencing',
+      }),
+    ).toEqual({
       kind: 'InvalidProducerEpoch',
       current: 2,
       got: 1,
     });
-    expect(appendIdempotent(p, state, 9, 3, 1, records(1), NOW, fencing).kind).toBe('OutOfOrderSequence');
-    expect(appendIdempotent(p, state, 9, 3, 0, records(1), NOW, fencing).kind).toBe('Append');
+    expect(
+      appendIdempotent(p, {
+        producerId: 9,
+        producerEpoch: 3,
+        firstSequence: 1,
+        records: records(1),
+        nowMs: NOW,
+        rule: 'chapter-fencing',
+      }).kind,
+    ).toBe('OutOfOrderSequence');
+    expect(
+      appendIdempotent(p, {
+        producerId: 9,
+        producerEpoch: 3,
+        firstSequence: 0,
+        records: records(1),
+        nowMs: NOW,
+        rule: 'chapter-fencing',
+      }).kind,
+    ).toBe('Append');
     expect(window(state, 9)).toEqual(['0..0']);
     expect(p.logEndOffset).toBe(2);
     p.close();
@@ -101,12 +205,18 @@ describe('property: appends and resends against a model', () => {
       fc.property(fc.array(op, { minLength: 1, maxLength: 25 }), (ops) => {
         const dir = tempDir();
         const p = Partition.open(dir, 'orders', 0);
-        const state = new ProducerState();
+        const state = p.producerState;
         const model: { first: number; last: number; firstOffset: number; lastOffset: number }[] = [];
         let nextSeq = 0;
         for (const o of ops) {
           if (o.kind === 'append') {
-            const r = appendIdempotent(p, state, 1, 0, nextSeq, records(o.n), NOW);
+            const r = appendIdempotent(p, {
+              producerId: 1,
+              producerEpoch: 0,
+              firstSequence: nextSeq,
+              records: records(o.n),
+              nowMs: NOW,
+            });
             expect(r.kind).toBe('Append');
             if (r.kind !== 'Append') return;
             model.push({
@@ -121,15 +231,13 @@ describe('property: appends and resends against a model', () => {
             const before = fingerprint(p.dir);
             const leo = p.logEndOffset;
             if (o.kind === 'resend' && target !== undefined) {
-              const r = appendIdempotent(
-                p,
-                state,
-                1,
-                0,
-                target.first,
-                records(target.last - target.first + 1),
-                NOW,
-              );
+              const r = appendIdempotent(p, {
+                producerId: 1,
+                producerEpoch: 0,
+                firstSequence: target.first,
+                records: records(target.last - target.first + 1),
+                nowMs: NOW,
+              });
               if (o.back <= 5) {
                 expect(r).toMatchObject({
                   kind: 'Duplicate',
@@ -141,7 +249,13 @@ describe('property: appends and resends against a model', () => {
               }
             } else {
               const skip = o.kind === 'gap' ? o.skip : 1;
-              const r = appendIdempotent(p, state, 1, 0, nextSeq + skip, records(1), NOW);
+              const r = appendIdempotent(p, {
+                producerId: 1,
+                producerEpoch: 0,
+                firstSequence: nextSeq + skip,
+                records: records(1),
+                nowMs: NOW,
+              });
               expect(r).toEqual({ kind: 'OutOfOrderSequence', expected: nextSeq, got: nextSeq + skip });
             }
             expect(p.logEndOffset).toBe(leo);

@@ -1,8 +1,10 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { crc32c, decodeRecordBatch, encodeRecordBatch } from '../src/index.js';
+import { readFileSync } from 'node:fs';
+import { buildProducerBatch, crc32c, decodeRecordBatch, encodeRecordBatch, Partition } from '../src/index.js';
 import { arbBatchFields } from './arbitraries.js';
+import { tempDir } from './helpers.js';
 
 /**
  * An outside implementation of the same format: KafkaJS 2.2.4's RecordBatch encoder
@@ -114,5 +116,57 @@ describe('klog reads what KafkaJS writes', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('KafkaJS reads the segments of a klog log with indexes, batch after batch', () => {
+  it('every batch of every segment, offsets following on, CRC re-checked, and each index entry points at one', async () => {
+    const p = Partition.open(tempDir(), 'interop', 0, { segmentBytes: 32 * 1024 });
+    for (let seq = 0; seq < 200; seq += 4) {
+      const records = Array.from({ length: 4 }, (_, i) => ({
+        key: Buffer.from(`k${seq + i}`),
+        value: Buffer.alloc(500, i),
+      }));
+      p.appendProducerBatch(
+        buildProducerBatch(records, 0, 1_700_000_000_000 + seq, {
+          producerId: 8,
+          producerEpoch: 0,
+          baseSequence: seq,
+        }),
+      );
+    }
+    const segments = p.log.segments.map((s) => ({
+      path: s.path,
+      base: s.baseOffset,
+      index: s.indexPaths.offsets,
+    }));
+    p.close();
+    expect(segments.length).toBeGreaterThan(3);
+    let next = 0;
+    for (const segment of segments) {
+      const bytes = readFileSync(segment.path);
+      const starts = new Map<number, number>();
+      for (let pos = 0; pos < bytes.length; ) {
+        const size = 12 + bytes.readInt32BE(pos + 8);
+        const batch = bytes.subarray(pos, pos + size);
+        expect(kafkaJsCrc32C(batch.subarray(21))).toBe(batch.readUInt32BE(17));
+        const theirs = await decodeKafkaJsBatch(new Decoder(batch));
+        expect(Number(theirs.firstOffset)).toBe(next);
+        expect(theirs.records.map((r: { offset: string }) => Number(r.offset))).toEqual([
+          next,
+          next + 1,
+          next + 2,
+          next + 3,
+        ]);
+        starts.set(pos, next + theirs.lastOffsetDelta);
+        next += theirs.lastOffsetDelta + 1;
+        pos += size;
+      }
+      const index = readFileSync(segment.index);
+      for (let at = 0; at < index.length; at += 8) {
+        expect(starts.get(index.readInt32BE(at + 4))).toBe(segment.base + index.readInt32BE(at));
+      }
+    }
+    expect(next).toBe(200);
   });
 });

@@ -18,7 +18,12 @@ describe('Partition and Log on disk', () => {
     const dir = tempDir();
     const p = Partition.open(dir, 'orders', 0);
     expect(p.dir).toBe(join(dir, 'orders-0'));
-    expect(readdirSync(p.dir).sort()).toEqual(['.lock', '00000000000000000000.log']);
+    expect(readdirSync(p.dir).sort()).toEqual([
+      '.lock',
+      '00000000000000000000.index',
+      '00000000000000000000.log',
+      '00000000000000000000.timeindex',
+    ]);
     expect(p.logEndOffset).toBe(0);
     p.close();
   });

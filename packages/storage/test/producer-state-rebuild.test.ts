@@ -1,5 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { ProducerState } from '@klog/core';
+import type { ProducerState } from '@klog/core';
 import { describe, expect, it } from 'vitest';
 import {
   appendIdempotent,
@@ -17,14 +17,26 @@ describe('rebuildProducerState', () => {
   it('after a restart finds each producer and the same window, and a resend is still a Duplicate', () => {
     const dir = tempDir();
     let p = Partition.open(dir, 'orders', 0);
-    const state = new ProducerState();
+    const state = p.producerState;
     let seq = 0;
     for (const n of [2, 2, 2, 1, 3, 1, 1, 1, 1, 1]) {
-      appendIdempotent(p, state, 1000, 0, seq, records(n), NOW + seq);
+      appendIdempotent(p, {
+        producerId: 1000,
+        producerEpoch: 0,
+        firstSequence: seq,
+        records: records(n),
+        nowMs: NOW + seq,
+      });
       seq += n;
     }
     appendRecords(p, records(2), NOW); // a plain batch: skipped by the rebuild
-    appendIdempotent(p, state, 1001, 4, 0, records(1), NOW);
+    appendIdempotent(p, {
+      producerId: 1001,
+      producerEpoch: 4,
+      firstSequence: 0,
+      records: records(1),
+      nowMs: NOW,
+    });
     p.close();
 
     p = Partition.open(dir, 'orders', 0);
@@ -37,7 +49,15 @@ describe('rebuildProducerState', () => {
       rebuilt.get(1000 as never)?.batches.map((b) => [b.firstOffset(), b.lastOffset, b.timestamp]),
     ).toEqual(state.get(1000 as never)?.batches.map((b) => [b.firstOffset(), b.lastOffset, b.timestamp]));
     const before = p.logEndOffset;
-    expect(appendIdempotent(p, rebuilt, 1000, 0, 14, records(1), NOW)).toMatchObject({
+    expect(
+      appendIdempotent(p, {
+        producerId: 1000,
+        producerEpoch: 0,
+        firstSequence: 14,
+        records: records(1),
+        nowMs: NOW,
+      }),
+    ).toMatchObject({
       kind: 'Duplicate',
       firstOffset: 14,
       lastOffset: 14,
@@ -55,8 +75,15 @@ describe('rebuildProducerState', () => {
     }).length;
     const config = { segmentBytes: one * 2 - 1 }; // one batch per segment
     let p = Partition.open(dir, 'narrow', 0, config);
-    const state = new ProducerState();
-    for (let s = 0; s < 8; s++) appendIdempotent(p, state, 1, 0, s, records(1), NOW);
+    const state = p.producerState;
+    for (let s = 0; s < 8; s++)
+      appendIdempotent(p, {
+        producerId: 1,
+        producerEpoch: 0,
+        firstSequence: s,
+        records: records(1),
+        nowMs: NOW,
+      });
     expect(p.log.segments).toHaveLength(8);
     expect(window(state, 1)).toEqual(['3..3', '4..4', '5..5', '6..6', '7..7']);
     p.close();
@@ -64,7 +91,15 @@ describe('rebuildProducerState', () => {
     const rebuilt = rebuildProducerState(p.log);
     expect(window(rebuilt, 1)).toEqual(['7..7']);
     // What narrowed is no longer deduplicated: a resend of 6..6 is out of order now.
-    expect(appendIdempotent(p, rebuilt, 1, 0, 6, records(1), NOW)).toEqual({
+    expect(
+      appendIdempotent(p, {
+        producerId: 1,
+        producerEpoch: 0,
+        firstSequence: 6,
+        records: records(1),
+        nowMs: NOW,
+      }),
+    ).toEqual({
       kind: 'OutOfOrderSequence',
       expected: 8,
       got: 6,
@@ -76,8 +111,8 @@ describe('rebuildProducerState', () => {
     const dir = tempDir();
     const p = Partition.open(dir, 'orders', 0);
     const big = Array.from({ length: 100 }, (_, i) => ({ key: null, value: Buffer.alloc(1024, i) }));
-    const state = new ProducerState();
-    for (let s = 0; s < 300; s += 100) appendIdempotent(p, state, 5, 0, s, big, NOW);
+    for (let s = 0; s < 300; s += 100)
+      appendIdempotent(p, { producerId: 5, producerEpoch: 0, firstSequence: s, records: big, nowMs: NOW });
     const segment = p.log.activeSegment;
     // Damage a record body on disk: a full decode would fail its CRC; the header scan must not care.
     const fd = openSync(segment.path, 'r+');

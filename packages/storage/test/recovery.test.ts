@@ -1,6 +1,6 @@
 import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ProducerState } from '@klog/core';
+import type { ProducerState } from '@klog/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -42,7 +42,7 @@ interface Written {
 function writeLog(): Written {
   const dir = tempDir();
   const p = Partition.open(dir, 'orders', 0);
-  const state = new ProducerState();
+  const state = p.producerState;
   const batches: Written['batches'] = [];
   const windows: string[][] = [];
   const nextSeq: number[] = [];
@@ -56,7 +56,13 @@ function writeLog(): Written {
         ...r,
         headers: [{ key: 'trace', value: Buffer.from('x') }],
       }));
-      const result = appendIdempotent(p, state, PID, 0, seq, input, NOW + seq);
+      const result = appendIdempotent(p, {
+        producerId: PID,
+        producerEpoch: 0,
+        firstSequence: seq,
+        records: input,
+        nowMs: NOW + seq,
+      });
       if (result.kind !== 'Append') throw new Error(`setup: ${result.kind}`);
       info = result;
       seq += n;
@@ -125,8 +131,8 @@ describe('recovery on open: a torn last batch', () => {
             true,
           );
         }
-        // The producer-state rebuild runs on what survived: the window before the last batch.
-        const state = rebuildProducerState(p.log);
+        // The producer-state rebuild on open ran on what survived: the window before the last batch.
+        const state = p.producerState;
         expect(window(state, PID), at).toEqual(written.windows.at(-2));
         // The producer resends the batch whose ack it never got: appended again, at the same offsets.
         const seq = written.nextSeq.at(-2)!;
@@ -134,7 +140,16 @@ describe('recovery on open: a torn last batch', () => {
           ...r,
           headers: [{ key: 'trace', value: Buffer.from('x') }],
         }));
-        expect(appendIdempotent(p, state, PID, 0, seq, resend, NOW + seq), at).toEqual({
+        expect(
+          appendIdempotent(p, {
+            producerId: PID,
+            producerEpoch: 0,
+            firstSequence: seq,
+            records: resend,
+            nowMs: NOW + seq,
+          }),
+          at,
+        ).toEqual({
           kind: 'Append',
           firstOffset: last.firstOffset,
           lastOffset: last.lastOffset,

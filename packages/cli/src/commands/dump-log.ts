@@ -1,7 +1,9 @@
+import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { DEFAULT_MAX_BATCH_BYTES } from '@klog/storage';
 import { Command } from 'commander';
 import { dumpLog, type RecordsShown } from '../dump-log/dump.js';
+import { dumpIndexFile, type IndexMode, indexFilesIn, isIndexFile } from '../dump-log/index-files.js';
 import { planDump } from '../dump-log/segment-files.js';
 import { CorruptData, UsageError } from '../errors.js';
 import type { CommandContext } from '../program.js';
@@ -29,6 +31,12 @@ a regular file (a FIFO) is never opened, and is a problem. Batches up to
 ${DEFAULT_MAX_BATCH_BYTES} bytes are read, the one limit every reader of a klog log
 uses (the maxBatchBytes setting limits appends only).
 
+Index files: a <base>.index or <base>.timeindex given by path is dumped entry by
+entry and each entry checked against its segment; --verify-index-only checks the
+index files of the segments or directories given without printing entries, and
+--index-sanity-check runs only each file's own check (entries in order, inside the
+segment), as Kafka's tool does.
+
 Kafka's flag names work too: --files a.log,b.log (the paths, comma-separated),
 --print-data-log (= --records), --deep-iteration.
 
@@ -40,6 +48,8 @@ Example:
   klog dump-log /tmp/klog-data/orders-0 --records`;
 
 interface DumpLogFlags {
+  readonly indexSanityCheck?: boolean;
+  readonly verifyIndexOnly?: boolean;
   readonly records?: boolean;
   readonly printDataLog?: boolean;
   readonly deepIteration?: boolean;
@@ -70,11 +80,47 @@ export function dumpLogCommand(ctx: CommandContext): Command {
         ...value.split(',').filter((p) => p !== ''),
       ],
     )
+    .option(
+      '--index-sanity-check',
+      "check each index file's own structure, as kafka-dump-log does; no batches shown",
+    )
+    .option(
+      '--verify-index-only',
+      'check every index entry against its segment without printing the entries (kafka-dump-log --verify-index-only)',
+    )
     .addHelpText('after', HELP_AFTER)
     .action((args: string[], flags: DumpLogFlags) => {
       const paths = [...args, ...(flags.files ?? [])];
       if (paths.length === 0) {
         throw new UsageError("missing required argument 'path' (see klog dump-log --help)");
+      }
+      const indexMode: IndexMode | undefined = flags.indexSanityCheck
+        ? 'sanity-check'
+        : flags.verifyIndexOnly
+          ? 'verify-only'
+          : undefined;
+      // Index files given by path, or the index files of the segments and directories given, with an index flag.
+      const indexPaths = paths.filter(isIndexFile);
+      if (indexMode !== undefined || indexPaths.length > 0) {
+        const targets =
+          indexMode === undefined
+            ? indexPaths
+            : paths.flatMap((p) =>
+                isIndexFile(p)
+                  ? [p]
+                  : statSync(p, { throwIfNoEntry: false })?.isDirectory()
+                    ? indexFilesIn(p)
+                    : [`${p.replace(/\.log$/, '')}.index`, `${p.replace(/\.log$/, '')}.timeindex`],
+              );
+        const problems = targets.flatMap((t) => dumpIndexFile(t, indexMode ?? 'dump', ctx.out, ctx.style));
+        if (problems.length > 0) {
+          throw new CorruptData(
+            `dump-log: ${problems.length} index problem${problems.length === 1 ? '' : 's'}; the first: ${problems[0]}`,
+          );
+        }
+        const rest = paths.filter((p) => !isIndexFile(p));
+        if (indexMode !== undefined || rest.length === 0) return;
+        paths.splice(0, paths.length, ...rest);
       }
       const plan = planDump(paths);
       const findings = dumpLog(plan, { records: recordsShown(flags) }, ctx.out, ctx.err, ctx.style);

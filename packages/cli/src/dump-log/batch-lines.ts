@@ -1,7 +1,8 @@
 import { incrementSequence } from '@klog/core';
 import {
-  CONTROL_FLAG,
   compressionName,
+  CONTROL_FLAG,
+  NO_SEQUENCE,
   type Record,
   type StoredBatchHeader,
   TIMESTAMP_TYPE_MASK,
@@ -19,7 +20,6 @@ import {
  */
 
 const HAS_DELETE_HORIZON = 0x40;
-const NO_SEQUENCE = -1;
 
 type Sequence = Parameters<typeof incrementSequence>[0];
 

@@ -1,6 +1,6 @@
-import { readdirSync, type Stats, statSync } from 'node:fs';
+import { lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { LOCK_FILE_NAME, parseSegmentFileName, SEGMENT_SUFFIX } from '@klog/storage';
+import { type LogDirListing, listLogDir, parseSegmentFileName, SEGMENT_SUFFIX } from '@klog/storage';
 import { UsageError } from '../errors.js';
 
 /** One file to dump: where it is, the base offset its name gives, and the next segment's, if known. */
@@ -91,14 +91,24 @@ function partitionDirsIn(path: string, names: readonly string[]): string[] {
     .sort();
 }
 
-/** The segments of a partition directory in offset order, and what else it holds. */
+/**
+ * The segments of a partition directory in offset order, and what else it holds: the
+ * same listing `Log.open` makes (storage's `listLogDir`), taken leniently, so that an
+ * entry the log would refuse (a FIFO named like a segment) is shown as a problem
+ * instead of ending the dump.
+ */
 function planDirectory(path: string, files: DumpItem[], dropped: string[], ignored: string[]): void {
-  const names = list(path);
-  const segments = names
-    .map((name) => ({ name, base: parseSegmentFileName(name) }))
-    .filter((s): s is { name: string; base: number } => s.base !== undefined)
-    .sort((a, b) => a.base - b.base);
-  if (segments.length === 0) {
+  let listing: LogDirListing;
+  try {
+    listing = listLogDir(path, { strict: false });
+  } catch (error) {
+    throw new UsageError(`dump-log ${path}: cannot list it: ${(error as Error).message}`);
+  }
+  const notFiles = listing.refused
+    .map((r) => ({ path: r.path, base: parseSegmentFileName(basename(r.path)) }))
+    .filter((r): r is { path: string; base: number } => r.base !== undefined);
+  if (listing.segments.length === 0 && notFiles.length === 0) {
+    const names = list(path);
     const partitions = partitionDirsIn(path, names);
     if (partitions.length > 0) {
       const shown = partitions.slice(0, 5).join(', ') + (partitions.length > 5 ? ', …' : '');
@@ -110,32 +120,26 @@ function planDirectory(path: string, files: DumpItem[], dropped: string[], ignor
     }
     throw new UsageError(`dump-log ${path}: no segment files (<20-digit offset>.log) in this directory`);
   }
-  segments.forEach((s, i) => {
-    const file = join(path, s.name);
-    let info: Stats;
-    try {
-      info = statSync(file);
-    } catch (error) {
-      files.push({
-        kind: 'not-a-file',
-        path: file,
-        type: `unreadable (${(error as NodeJS.ErrnoException).code})`,
-      });
-      return;
+  const items = [
+    ...listing.segments.map((s) => ({ base: s.baseOffset, path: s.path, file: true })),
+    ...notFiles.map((n) => ({ base: n.base, path: n.path, file: false })),
+  ].sort((x, y) => x.base - y.base);
+  const bases = listing.segments.map((s) => s.baseOffset);
+  for (const item of items) {
+    if (!item.file) {
+      files.push({ kind: 'not-a-file', path: item.path, type: typeOf(lstatSync(item.path)) });
+      continue;
     }
-    // A FIFO would block the reader forever, a device could be anything: neither is opened.
-    if (!info.isFile()) files.push({ kind: 'not-a-file', path: file, type: typeOf(info) });
-    else
-      files.push({ kind: 'segment', path: file, baseOffset: s.base, nextBaseOffset: segments[i + 1]?.base });
-  });
-  const segmentNames = new Set(segments.map((s) => s.name));
-  for (const name of [...names].sort()) {
-    // The partition's lock (`.lock`, Kafka's name): every open writes it; it is no data.
-    if (segmentNames.has(name) || name === LOCK_FILE_NAME) continue;
-    const file = join(path, name);
-    if (DROPPED.test(name)) dropped.push(file);
-    else if (statSync(file, { throwIfNoEntry: false })?.isFile()) ignored.push(file);
+    const next = bases.find((b) => b > item.base);
+    files.push({ kind: 'segment', path: item.path, baseOffset: item.base, nextBaseOffset: next });
   }
+  dropped.push(...listing.dropped);
+  const misnamed = listing.refused
+    .filter((r) => parseSegmentFileName(basename(r.path)) === undefined)
+    .map((r) => r.path);
+  ignored.push(
+    ...[...listing.others, ...misnamed, ...listing.unfinished, ...listing.swaps.map((s) => s.path)].sort(),
+  );
 }
 
 /**

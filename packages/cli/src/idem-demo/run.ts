@@ -2,20 +2,13 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  incrementSequence,
-  NUM_BATCHES_TO_RETAIN,
-  type ProducerId,
-  ProducerState,
-  type Sequence,
-} from '@klog/core';
+import { incrementSequence, NUM_BATCHES_TO_RETAIN, type ProducerId, type Sequence } from '@klog/core';
 import {
   appendIdempotent,
   buildProducerBatch,
   type IdempotentAppend,
   Partition,
   type RecordInput,
-  rebuildProducerState,
 } from '@klog/storage';
 import { check } from '../check.js';
 import { CheckFailed } from '../errors.js';
@@ -32,14 +25,13 @@ const EPOCH = 0;
 
 type Out = (line: string) => void;
 
-/** Everything one run shares: the partition, its producer state, and how to print. */
+/** Everything one run shares: the partition (which holds its producer state), and how to print. */
 interface Demo {
   readonly opts: IdemDemoOptions;
   readonly dataDir: string;
   readonly out: Out;
   readonly style: Style;
   partition: Partition;
-  state: ProducerState;
 }
 
 function verdictName(result: IdempotentAppend): string {
@@ -88,7 +80,7 @@ function windowOnDisk(partition: Partition, pid: number): string[] {
 }
 
 function entryOf(demo: Demo, pid = demo.opts.pid) {
-  return demo.state.get(pid as ProducerId);
+  return demo.partition.producerState.get(pid as ProducerId);
 }
 
 function section(demo: Demo, title: string): void {
@@ -104,15 +96,13 @@ function sendRejectedOrDuplicate(
 ): IdempotentAppend {
   const leo = demo.partition.logEndOffset;
   const before = fingerprint(demo.partition.dir);
-  const result = appendIdempotent(
-    demo.partition,
-    demo.state,
-    demo.opts.pid,
-    EPOCH,
-    first,
-    records,
-    demo.opts.nowMs,
-  );
+  const result = appendIdempotent(demo.partition, {
+    producerId: demo.opts.pid,
+    producerEpoch: EPOCH,
+    firstSequence: first,
+    records: records,
+    nowMs: demo.opts.nowMs,
+  });
   check(`${claim}: the log end offset did not move`, leo, demo.partition.logEndOffset);
   check(`${claim}: no byte of the segment files changed`, before, fingerprint(demo.partition.dir));
   return result;
@@ -141,15 +131,13 @@ function fillWindow(demo: Demo): void {
   );
   for (const [first, last] of batches) {
     const expectedBase = demo.partition.logEndOffset;
-    const result = appendIdempotent(
-      demo.partition,
-      demo.state,
-      pid,
-      EPOCH,
-      first,
-      orderRecords(first, last),
-      demo.opts.nowMs,
-    );
+    const result = appendIdempotent(demo.partition, {
+      producerId: pid,
+      producerEpoch: EPOCH,
+      firstSequence: first,
+      records: orderRecords(first, last),
+      nowMs: demo.opts.nowMs,
+    });
     check(`batch ${range(first, last)} is appended`, 'Append', result.kind);
     if (result.kind !== 'Append') return;
     check(`batch ${range(first, last)} starts at the log end offset`, expectedBase, result.firstOffset);
@@ -220,15 +208,13 @@ function overflow(demo: Demo): void {
   section(demo, 'หน้าต่างล้น: batch ที่ถูกดันออกไปแล้วถูกลืม');
   const singles = Array.from({ length: NUM_BATCHES_TO_RETAIN }, (_, i) => lastSeq + 1 + i);
   for (const seq of singles) {
-    const result = appendIdempotent(
-      demo.partition,
-      demo.state,
-      pid,
-      EPOCH,
-      seq,
-      orderRecords(seq, seq),
-      nowMs,
-    );
+    const result = appendIdempotent(demo.partition, {
+      producerId: pid,
+      producerEpoch: EPOCH,
+      firstSequence: seq,
+      records: orderRecords(seq, seq),
+      nowMs: nowMs,
+    });
     check(`single-record batch ${range(seq, seq)} is appended`, 'Append', result.kind);
   }
   const expectedWindow = singles.map((s) => range(s, s));
@@ -267,13 +253,13 @@ function restart(demo: Demo): void {
   const before = windowRanges(entryOf(demo));
   const leo = demo.partition.logEndOffset;
   demo.partition.close();
+  // Opening rebuilds the producer state from the active segment's batch headers (rebuildProducerState).
   demo.partition = Partition.open(demo.dataDir, demo.partition.topic, demo.partition.partition);
-  demo.state = rebuildProducerState(demo.partition.log);
   check('reopening from disk finds the same log end offset', leo, demo.partition.logEndOffset);
-  check('the rebuild finds exactly the one producer', [pid], demo.state.producerIds());
+  check('the rebuild finds exactly the one producer', [pid], demo.partition.producerState.producerIds());
   check('the rebuilt window equals the window before the restart', before, windowRanges(entryOf(demo)));
   demo.out(`ปิด partition แล้วเปิดจาก disk · log end offset ${demo.partition.logEndOffset}`);
-  demo.out(`producer id ที่พบ     [${demo.state.producerIds().join(' ')}]`);
+  demo.out(`producer id ที่พบ     [${demo.partition.producerState.producerIds().join(' ')}]`);
   demo.out(`หน้าต่างที่สร้างได้    ${formatWindow(entryOf(demo))} ตรงกับก่อน restart`);
   const last = leo - 1;
   const result = sendRejectedOrDuplicate(demo, last, orderRecords(last, last), 'a resend after the restart');
@@ -294,7 +280,13 @@ function newProcess(demo: Demo): void {
   const newPid = pid + 1;
   const payload = orderRecords(firstSeq, lastSeq);
   const leo = demo.partition.logEndOffset;
-  const result = appendIdempotent(demo.partition, demo.state, newPid, EPOCH, 0, payload, nowMs);
+  const result = appendIdempotent(demo.partition, {
+    producerId: newPid,
+    producerEpoch: EPOCH,
+    firstSequence: 0,
+    records: payload,
+    nowMs: nowMs,
+  });
   check(
     'the same payload from a new producer id is appended',
     { kind: 'Append', firstOffset: leo, lastOffset: leo + payload.length - 1 },
@@ -334,7 +326,6 @@ function narrowing(demo: Demo): void {
   const { pid, nowMs } = demo.opts;
   const config = { segmentBytes: NARROW_SEGMENT_BYTES };
   let narrow = Partition.open(demo.dataDir, 'narrow', 0, config);
-  const state = new ProducerState();
   const sizes: number[] = [];
   const written: string[] = [];
   for (let seq = 0; seq < NARROW_BATCHES; seq++) {
@@ -343,7 +334,13 @@ function narrowing(demo: Demo): void {
       buildProducerBatch(records, 0, nowMs, { producerId: pid, producerEpoch: EPOCH, baseSequence: seq })
         .length,
     );
-    const result = appendIdempotent(narrow, state, pid, EPOCH, seq, records, nowMs);
+    const result = appendIdempotent(narrow, {
+      producerId: pid,
+      producerEpoch: EPOCH,
+      firstSequence: seq,
+      records: records,
+      nowMs: nowMs,
+    });
     check(`narrow-0 batch ${range(seq, seq)} is appended`, 'Append', result.kind);
     written.push(range(seq, seq));
   }
@@ -358,7 +355,7 @@ function narrowing(demo: Demo): void {
     segments,
     readdirSync(narrow.dir).filter((n) => n.endsWith('.log')).length,
   );
-  const before = windowRanges(state.get(pid as ProducerId));
+  const before = windowRanges(narrow.producerState.get(pid as ProducerId));
   check(
     'before the restart the window holds the last five batches written',
     written.slice(-NUM_BATCHES_TO_RETAIN),
@@ -366,8 +363,7 @@ function narrowing(demo: Demo): void {
   );
   narrow.close();
   narrow = Partition.open(demo.dataDir, 'narrow', 0, config);
-  const rebuilt = rebuildProducerState(narrow.log);
-  const after = windowRanges(rebuilt.get(pid as ProducerId));
+  const after = windowRanges(narrow.producerState.get(pid as ProducerId));
   const inActive = [...narrow.log.activeSegment.headers()]
     .filter(({ header }) => header.producerId === pid)
     .map(({ header }) =>
@@ -449,7 +445,6 @@ export function runIdemDemo(opts: IdemDemoOptions, out: Out, style: Style): void
     out,
     style,
     partition: Partition.open(dataDir, 'orders', 0),
-    state: new ProducerState(),
   };
   let failed = false;
   try {
