@@ -3,15 +3,19 @@
  * handlers see `BrokerLog` and `BrokerPartition`, and errors as `LogError` carrying the name of the Kafka
  * error to answer with — a rename in storage is a change here and nowhere else.
  */
-import type { ErrorName } from '@klog/protocol';
+import { type ErrorName, isErrorName } from '@klog/protocol';
 import {
   batchSize,
   CONTROL_FLAG,
   DecodeError,
   decodeBatchHeader,
   fsyncDirectory,
+  LogManager,
+  type Partition,
   type RecordBatchHeader,
+  StorageError,
   TRANSACTIONAL_FLAG,
+  validateTopicName,
 } from '@klog/storage';
 
 /** The compression codec: the low three bits of the attributes (Kafka's `CompressionType` id). */
@@ -143,7 +147,84 @@ export interface LogOptions {
   readonly messageMaxBytes: number;
 }
 
-/** Opens the data directory's log (storage's LogManager), holding its lock until `close`. */
-export function openBrokerLog(_options: LogOptions): BrokerLog {
-  throw new LogError('KAFKA_STORAGE_ERROR', "@klog/storage's LogManager is not merged into this branch yet");
+/** A storage error as the Kafka error a broker answers with (klog-only codes become KAFKA_STORAGE_ERROR). */
+function asLogError(error: unknown): unknown {
+  if (error instanceof StorageError) {
+    return new LogError(isErrorName(error.code) ? error.code : 'KAFKA_STORAGE_ERROR', error.message);
+  }
+  // Bytes that do not frame as a batch: Kafka's CorruptRecordException.
+  if (error instanceof DecodeError) return new LogError('CORRUPT_MESSAGE', error.message);
+  return error;
+}
+
+function call<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (error) {
+    throw asLogError(error);
+  }
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function brokerPartition(p: Partition): BrokerPartition {
+  return {
+    topic: p.topic,
+    partition: p.partition,
+    get logStartOffset() {
+      return p.logStartOffset;
+    },
+    get logEndOffset() {
+      return p.logEndOffset;
+    },
+    get highWatermark() {
+      return p.highWatermark;
+    },
+    get lastStableOffset() {
+      return p.lastStableOffset;
+    },
+    appendProducerBatch: (bytes, nowMs) => call(() => p.appendProducerBatch(asBuffer(bytes), { nowMs })),
+    fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
+    offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
+  };
+}
+
+/**
+ * Opens the data directory's log (storage's LogManager), holding its lock until `close`: Kafka's
+ * producer snapshots on, so a restarted broker knows every producer's window, not only what the active
+ * segment holds (the chapter's demo keeps them off to show the narrowing).
+ */
+export function openBrokerLog(options: LogOptions): BrokerLog {
+  const manager = call(() =>
+    LogManager.open(options.dataDir, {
+      config: { segmentBytes: options.segmentBytes, maxBatchBytes: options.messageMaxBytes },
+      producerSnapshots: true,
+    }),
+  );
+  const wrapped = new WeakMap<Partition, BrokerPartition>();
+  return {
+    topics: () => manager.topics(),
+    partition(topic, partition) {
+      const p = call(() => manager.partition(topic, partition));
+      if (p === undefined) return undefined;
+      let w = wrapped.get(p);
+      if (w === undefined) {
+        w = brokerPartition(p);
+        wrapped.set(p, w);
+      }
+      return w;
+    },
+    createTopic: (topic, partitions) => call(() => manager.createTopic(topic, partitions)),
+    invalidTopicName(topic) {
+      try {
+        validateTopicName(topic);
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+    close: () => call(() => manager.close()),
+  };
 }

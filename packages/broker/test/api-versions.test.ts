@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryLog } from './support/memory-log.js';
 import { startBroker, type TestBroker } from './support/broker.js';
 import { kafkajs, RawClient, rawFrame } from './support/raw-client.js';
 
 let b: TestBroker;
 beforeAll(async () => {
-  b = await startBroker({ openLog: memoryLog });
+  b = await startBroker({});
 });
 afterAll(() => b.stop());
 

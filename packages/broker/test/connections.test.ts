@@ -1,12 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from './support/broker.js';
-import { memoryLog } from './support/memory-log.js';
 import { kafkajs, RawClient, rawFrame } from './support/raw-client.js';
 
 let b: TestBroker;
 beforeAll(async () => {
-  b = await startBroker({ openLog: memoryLog, socketRequestMaxBytes: 65536, maxBufferedResponseBytes: 16 * 1024 });
+  b = await startBroker({ socketRequestMaxBytes: 65536, maxBufferedResponseBytes: 16 * 1024 });
   const c = await RawClient.connect(b.port);
   const create = await kafkajs('createTopics', 0, {
     topics: Array.from({ length: 300 }, (_, i) => ({ topic: `topic-with-a-long-name-${String(i).padStart(4, '0')}`, numPartitions: 1, replicationFactor: 1 })),
@@ -199,7 +198,7 @@ describe('limits', () => {
   });
 
   it('an idle connection is closed after connections.max.idle.ms', async () => {
-    const idle = await startBroker({ openLog: memoryLog, connectionsMaxIdleMs: 200 });
+    const idle = await startBroker({ connectionsMaxIdleMs: 200 });
     try {
       const c = await RawClient.connect(idle.port);
       await c.closed;

@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { PRODUCER_ID_FILE, ProducerIdFileError, ProducerIdManager } from '../src/producer-id-manager.js';
 import { syncDirectory } from '../src/log-port.js';
 import { startBroker, tempDir } from './support/broker.js';
-import { memoryLog } from './support/memory-log.js';
 import { kafkajs, RawClient } from './support/raw-client.js';
 
 describe('producer ids: a block reserved on disk before any id in it is handed out', () => {
@@ -53,7 +52,7 @@ describe('producer ids: a block reserved on disk before any id in it is handed o
   });
 
   it('InitProducerId through the broker: a fresh id at epoch 0 each time, and fresh ones after a restart', async () => {
-    let b = await startBroker({ openLog: memoryLog });
+    let b = await startBroker({});
     const d = b.dataDir;
     const ask = async (version: number, port: number, transactionalId: string | null = null) => {
       const c = await RawClient.connect(port);

@@ -2,12 +2,11 @@ import { Admin } from '@platformatic/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from './support/broker.js';
-import { memoryLog } from './support/memory-log.js';
 import { kafkajs, RawClient, rawFrame } from './support/raw-client.js';
 
 let b: TestBroker;
 beforeAll(async () => {
-  b = await startBroker({ openLog: memoryLog, numPartitions: 2 });
+  b = await startBroker({ numPartitions: 2 });
 });
 afterAll(() => b.stop());
 
@@ -86,7 +85,7 @@ describe('Metadata and CreateTopics through real clients', () => {
     expect((data.topicMetadata as { topic: string; topicErrorCode: number }[])[0]).toMatchObject({ topic: 'nope', topicErrorCode: 3 });
     c.close();
 
-    const auto = await startBroker({ openLog: memoryLog, autoCreateTopics: true, numPartitions: 2 });
+    const auto = await startBroker({ autoCreateTopics: true, numPartitions: 2 });
     try {
       const a = await RawClient.connect(auto.port);
       const refused = await kafkajs('metadata', 6, { topics: ['wanted'], allowAutoTopicCreation: false }, 2);

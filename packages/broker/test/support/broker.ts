@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Broker, createLogger, type StartOptions } from '../../src/index.js';
-import { interimLog } from './interim-log.js';
 
 export interface TestBroker {
   readonly broker: Broker;
@@ -24,8 +23,7 @@ export async function startBroker(options: Partial<StartOptions> = {}, dataDir?:
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'klog-broker-'));
   const lines: string[] = [];
   const logger = createLogger('debug', (level, line) => lines.push(`${level}: ${line}`));
-  // TEMPORARY default until storage's LogManager is merged: see interim-log.ts.
-  const broker = await Broker.start({ dataDir: dir, host: '127.0.0.1', port: 0, logger, openLog: interimLog, ...options });
+  const broker = await Broker.start({ dataDir: dir, host: '127.0.0.1', port: 0, logger, ...options });
   const self: TestBroker = {
     broker,
     port: broker.address.port,
