@@ -32,6 +32,7 @@ describe('the broker section of the Performance page', () => {
     expect(text).toContain('| 1 M × 100 B | 10.0 ms | 5.0 ms | 2.00× |');
     expect(text).toContain('| ต่อ connection | 10.2 KiB |');
     expect(text).toContain('kcat 1.7.1 (librdkafka 2.0.2)');
+    expect(text).toContain('ไม่ถึงเป้า 0.5×: fetch 1 M × 100 B (0.30×)');
     const compiled = String(await compile(text, { remarkPlugins: [remarkGfm] }));
     expect(compiled).toContain('"table"');
   });
