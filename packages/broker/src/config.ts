@@ -31,6 +31,13 @@ export interface BrokerConfig {
   readonly messageMaxBytes: number;
   /** Kafka's `log.segment.bytes`. */
   readonly segmentBytes: number;
+  /**
+   * Teaching faults (`faults.ts`): the responses of the first `dropAcks` Produce requests that write records
+   * are dropped (the connection stays open)…
+   */
+  readonly dropAcks: number;
+  /** …and the next `closeAfterAppend` such requests get their connection closed instead of an answer. */
+  readonly closeAfterAppend: number;
 }
 
 export const DEFAULT_CONFIG = {
@@ -45,6 +52,8 @@ export const DEFAULT_CONFIG = {
   fetchMaxBytes: 55 * 1024 * 1024,
   messageMaxBytes: 1_048_588,
   segmentBytes: 1024 * 1024 * 1024,
+  dropAcks: 0,
+  closeAfterAppend: 0,
 } as const;
 
 export class ConfigError extends Error {
@@ -85,5 +94,7 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     fetchMaxBytes: integer('fetchMaxBytes', c.fetchMaxBytes, 1, 2 ** 31 - 1),
     messageMaxBytes: integer('messageMaxBytes', c.messageMaxBytes, 1, 2 ** 31 - 1),
     segmentBytes: integer('segmentBytes', c.segmentBytes, 14, 2 ** 31 - 1),
+    dropAcks: integer('dropAcks', c.dropAcks, 0, 2 ** 31 - 1),
+    closeAfterAppend: integer('closeAfterAppend', c.closeAfterAppend, 0, 2 ** 31 - 1),
   };
 }

@@ -168,6 +168,11 @@ export class Connection {
           `conn ${this.remote} #${this.id}: ${label} correlation ${header.correlationId} client ${JSON.stringify(header.clientId)}: ${handled.summary}`,
         );
       }
+      if (handled.close !== undefined) {
+        // A teaching fault, already logged in its own line: the client sees the connection go, no answer.
+        this.close(handled.close, 'debug');
+        return;
+      }
       if (handled.frame === undefined || this.#closed) return;
       this.socket.cork();
       for (const chunk of handled.frame.chunks) this.socket.write(chunk);

@@ -1,4 +1,5 @@
 import type { BrokerConfig } from './config.js';
+import type { FaultInjector } from './faults.js';
 import type { FetchPurgatory } from './fetch-purgatory.js';
 import type { BrokerLog } from './log-port.js';
 import type { Logger } from './logger.js';
@@ -14,6 +15,8 @@ export interface BrokerContext {
   readonly producerIds: ProducerIdManager;
   readonly fetchWaits: FetchPurgatory;
   readonly logger: Logger;
+  /** The teaching faults asked for (none unless `dropAcks` / `closeAfterAppend`). */
+  readonly faults: FaultInjector;
   /** Wall-clock milliseconds (the append's time for producer state and LogAppendTime). */
   now(): number;
   readonly stats: RequestStats;

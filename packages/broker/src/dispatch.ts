@@ -30,10 +30,14 @@ import { handleListOffsets } from './handlers/list-offsets.js';
 import { handleMetadata } from './handlers/metadata.js';
 import { handleProduce } from './handlers/produce.js';
 
-/** What handling a request came to: a response to send, or none (acks = 0). */
+/**
+ * What handling a request came to: a response to send, or none (acks = 0, or a response a teaching fault
+ * drops); `close` says the connection is to be closed instead of answered (a fault), and why.
+ */
 export interface Handled {
   readonly frame: ResponseFrame | undefined;
   readonly summary: string;
+  readonly close?: string;
 }
 
 type Request = Extract<ParsedRequest, { kind: 'request' | 'apiVersionsTooNew' }>;
@@ -101,9 +105,14 @@ export function dispatch(ctx: BrokerContext, request: Request, signal: AbortSign
     }
     case Produce.apiKey: {
       const req = body as ProduceRequest;
-      const res = handleProduce(ctx, header, req);
-      const summary = produceSummary(req, res);
-      return res === NO_RESPONSE ? { frame: undefined, summary } : respond(Produce, header, res, summary);
+      const { response, written } = handleProduce(ctx, header, req);
+      const summary = produceSummary(req, response);
+      if (response === NO_RESPONSE) return { frame: undefined, summary };
+      // The batches are on the log; a teaching fault may now lose the answer (faults.ts).
+      const fault = ctx.faults.afterAppend(written);
+      if (fault.kind === 'drop') return { frame: undefined, summary: `${summary} (response dropped: ${fault.line})` };
+      if (fault.kind === 'close') return { frame: undefined, summary, close: fault.line };
+      return respond(Produce, header, response, summary);
     }
     case Fetch.apiKey: {
       const req = body as FetchRequest;

@@ -3,6 +3,7 @@ import { brokerDir } from './broker-dir.js';
 import { type BrokerConfig, type BrokerOptions, resolveConfig } from './config.js';
 import { Connection, type ConnectionStats } from './connection.js';
 import type { BrokerContext, RequestStats } from './context.js';
+import { FaultInjector } from './faults.js';
 import { FetchPurgatory } from './fetch-purgatory.js';
 import { type BrokerLog, type LogOptions, openBrokerLog, syncDirectory } from './log-port.js';
 import { type Logger, SILENT } from './logger.js';
@@ -56,6 +57,7 @@ export class Broker {
         producerIds,
         fetchWaits: this.#fetchWaits,
         logger: this.#logger,
+        faults: new FaultInjector({ dropAcks: config.dropAcks, closeAfterAppend: config.closeAfterAppend }, this.#logger),
         now: () => Date.now(),
         stats: new Map(),
         inFlight: new Set(),
@@ -91,6 +93,13 @@ export class Broker {
       `klog serve: listening on ${config.host}:${broker.#port}, advertised as ${broker.#ctx.advertised.host}:${broker.#ctx.advertised.port}; ` +
         `node ${config.nodeId}, cluster ${broker.#ctx.clusterId}, data in ${config.dataDir} (${topics.size} topic${topics.size === 1 ? '' : 's'})`,
     );
+    if (broker.#ctx.faults.active) {
+      const { dropAcks, closeAfterAppend } = config;
+      broker.#logger.warn(
+        `klog serve: faults on: of the Produce requests that write records, the first ${dropAcks} lose their response` +
+          ` and the next ${closeAfterAppend} their connection, after the append`,
+      );
+    }
     return broker;
   }
 
@@ -111,6 +120,11 @@ export class Broker {
   /** Fetches waiting for data now. */
   get waitingFetches(): number {
     return this.#fetchWaits.size;
+  }
+
+  /** The teaching faults done so far (`dropAcks`, `closeAfterAppend`). */
+  get faults(): { readonly dropped: number; readonly closed: number } {
+    return this.#ctx.faults.done;
   }
 
   get connections(): ConnectionStats[] {

@@ -1,6 +1,7 @@
 import { readFileSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { Command, CommanderError } from 'commander';
+import { ackLossDemoCommand } from './commands/ack-loss-demo.js';
 import { dumpLogCommand } from './commands/dump-log.js';
 import { idemDemoCommand } from './commands/idem-demo.js';
 import { modelCheckCommand } from './commands/model-check.js';
@@ -120,6 +121,7 @@ export function buildProgram(ctx: CommandContext, output = createOutput()): Comm
     .configureOutput(errorsAsOneLine('klog --help'));
   for (const command of [
     idemDemoCommand(ctx),
+    ackLossDemoCommand(ctx),
     dumpLogCommand(ctx),
     modelCheckCommand(ctx),
     serveCommand(ctx),

@@ -1,9 +1,17 @@
 import { ErrorCode, type ErrorName, type ProduceRequest, type ProduceResponse, type RequestHeader } from '@klog/protocol';
 import { type BrokerContext, CloseConnection, NO_RESPONSE } from '../context.js';
+import type { WrittenBatch } from '../faults.js';
 import { FetchPurgatory } from '../fetch-purgatory.js';
 import { inspectProducedRecords, LogError } from '../log-port.js';
 
 type PartitionResponse = ProduceResponse.PartitionProduceResponse;
+
+/** A Produce request handled: its response (none for acks = 0) and the batches it appended, in order. */
+export interface ProduceOutcome {
+  readonly response: ProduceResponse | typeof NO_RESPONSE;
+  /** Empty when nothing was written: every partition a duplicate or an error. */
+  readonly written: readonly WrittenBatch[];
+}
 
 /** zstd's codec id: Produce below version 7 may not carry it (KIP-110). */
 const ZSTD = 4;
@@ -31,6 +39,7 @@ function producePartition(
   version: number,
   topic: string,
   data: ProduceRequest.PartitionProduceData,
+  written: WrittenBatch[],
 ): PartitionResponse {
   const partition = ctx.log.partition(topic, data.index);
   if (partition === undefined) {
@@ -53,6 +62,7 @@ function producePartition(
     switch (result.kind) {
       case 'Append':
         ctx.fetchWaits.notify(FetchPurgatory.key(topic, data.index));
+        written.push({ topic, partition: data.index, firstOffset: result.firstOffset, lastOffset: result.lastOffset });
         return {
           index: data.index,
           errorCode: ErrorCode.NONE,
@@ -93,11 +103,8 @@ function producePartition(
   }
 }
 
-export function handleProduce(
-  ctx: BrokerContext,
-  header: RequestHeader,
-  request: ProduceRequest,
-): ProduceResponse | typeof NO_RESPONSE {
+export function handleProduce(ctx: BrokerContext, header: RequestHeader, request: ProduceRequest): ProduceOutcome {
+  const written: WrittenBatch[] = [];
   let responses: ProduceResponse['responses'];
   if (request.acks !== -1 && request.acks !== 0 && request.acks !== 1) {
     responses = request.topicData.map((t) => ({
@@ -114,7 +121,7 @@ export function handleProduce(
   } else {
     responses = request.topicData.map((t) => ({
       name: t.name,
-      partitionResponses: t.partitionData.map((p) => producePartition(ctx, header.apiVersion, t.name, p)),
+      partitionResponses: t.partitionData.map((p) => producePartition(ctx, header.apiVersion, t.name, p, written)),
     }));
   }
   if (request.acks === 0) {
@@ -123,7 +130,7 @@ export function handleProduce(
     if (errors.length > 0) {
       throw new CloseConnection(`acks=0 produce failed (${errors.map((e) => e.errorMessage ?? e.errorCode).join('; ')})`);
     }
-    return NO_RESPONSE;
+    return { response: NO_RESPONSE, written };
   }
-  return { responses, throttleTimeMs: 0 };
+  return { response: { responses, throttleTimeMs: 0 }, written };
 }

@@ -16,11 +16,19 @@ Served: ApiVersions 0-3, Metadata 0-9, Produce 3-8, Fetch 4-12, ListOffsets 0-5,
 CreateTopics 0-7, InitProducerId 0-4. Consumer groups and transactions are not
 built: a client that needs them gets a clear error.
 
+Faults for teaching, off unless asked: --drop-acks N drops the responses of the
+first N Produce requests that write records, after their batches are on the log
+(the connection stays open: the client times out and retries); --close-after-
+append M closes the connection instead, for the M such requests after those. A
+retry the broker answers as a duplicate writes nothing and is not counted; nor is
+an acks=0 request. Each fault is logged in one line ("fault: ...").
+
 Ctrl-C (SIGINT) or SIGTERM shuts it down cleanly: it stops accepting, answers the
 requests in hand, flushes and closes the log, and exits 0.
 
 Examples:
   klog serve --data-dir ./klog-data
+  klog serve --data-dir ./klog-data --drop-acks 2   (a lost ack: see klog ack-loss-demo)
   klog topics create orders --partitions 3
   kcat -b 127.0.0.1:9092 -P -t orders -X enable.idempotence=true`;
 
@@ -36,6 +44,8 @@ interface Raw {
   segmentBytes?: string;
   socketRequestMaxBytes?: string;
   connectionsMaxIdleMs?: string;
+  dropAcks: string;
+  closeAfterAppend: string;
   logLevel: string;
 }
 
@@ -57,6 +67,10 @@ export function serveCommand(ctx: CommandContext): Command {
     .addOption(new Option('--segment-bytes <n>', 'roll a segment at this size (log.segment.bytes, default 1 GiB)'))
     .addOption(new Option('--socket-request-max-bytes <n>', 'largest request accepted (default 100 MiB)'))
     .addOption(new Option('--connections-max-idle-ms <ms>', 'close a connection idle this long (default 600000)'))
+    .addOption(new Option('--drop-acks <n>', 'drop the responses of the first N Produce requests that write records').default('0'))
+    .addOption(
+      new Option('--close-after-append <n>', 'then close the connection of the next N such requests instead of answering').default('0'),
+    )
     .addOption(new Option('--log-level <level>', 'error, warn, info, or debug (each connection and request)').default('info'))
     .addHelpText('after', HELP_AFTER)
     .action(async (raw: Raw) => {
@@ -79,6 +93,8 @@ export function serveCommand(ctx: CommandContext): Command {
         ...(raw.connectionsMaxIdleMs === undefined
           ? {}
           : { connectionsMaxIdleMs: optional('--connections-max-idle-ms', raw.connectionsMaxIdleMs, 1, 2 ** 31 - 1)! }),
+        dropAcks: wholeNumber('--drop-acks', raw.dropAcks, 0, 2 ** 31 - 1),
+        closeAfterAppend: wholeNumber('--close-after-append', raw.closeAfterAppend, 0, 2 ** 31 - 1),
       };
       // The log goes out line by line as it happens (a server's output is its log), not in chunks.
       const logger = createLogger(level, (l, line) => ctx.log(`${timestamp()} ${l.toUpperCase().padEnd(5)} ${line}`));
