@@ -154,6 +154,11 @@ describe('klog serve refuses to start, in one line', () => {
     expect(klog(['serve', '--port', '70000'])).toMatchObject({ status: 2, stderr: 'klog: --port "70000": expected a whole number from 0 to 65535\n' });
     expect(klog(['serve', '--log-level', 'loud'])).toMatchObject({ status: 2, stderr: 'klog: --log-level "loud": expected one of error, warn, info, debug\n' });
     expect(klog(['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', join(scratch, 'x')])).toMatchObject({ status: 2 });
+    expect(klog(['serve', '--drop-acks', '-1'])).toMatchObject({ status: 2, stderr: 'klog: --drop-acks "-1": expected a whole number from 0 to 2147483647\n' });
+    expect(klog(['serve', '--close-after-append', 'all'])).toMatchObject({
+      status: 2,
+      stderr: 'klog: --close-after-append "all": expected a whole number from 0 to 2147483647\n',
+    });
   });
 
   it('a port in use, and a data directory another broker holds: exit 1, saying which', async () => {

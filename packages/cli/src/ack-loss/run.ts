@@ -194,7 +194,7 @@ const NAMED = 4;
 /** What the run shows about the messages whose ack was lost, in a line or a few. */
 function story(io: DemoIo, r: RunResult): void {
   const pad = '       ';
-  r.faults.forEach((f, i) => io.out(`${i === 0 ? `  ${padEnd(modeName(r.idempotence), 5)}` : pad}${f.line}`));
+  for (const [i, f] of r.faults.entries()) io.out(`${i === 0 ? `  ${padEnd(modeName(r.idempotence), 5)}` : pad}${f.line}`);
   const t = r.tally;
   const keyAt = new Map(r.records.map((x) => [x.offset, x.key!]));
   const faultedKeys = [...new Set(faultedOffsets(r.faults, TOPIC, PARTITION).map((o) => keyAt.get(o)!))];

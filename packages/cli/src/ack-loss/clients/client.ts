@@ -26,7 +26,7 @@ export function keysOf(run: Pick<ProduceRun, 'prefix' | 'count'>): string[] {
 }
 
 /** A message's value (the Python side makes the same). */
-export const valueOf = (key: string) => `value of ${key}`;
+export const messageValue = (key: string) => `value of ${key}`;
 
 /**
  * What the application was told about one message: the offset its delivery report or promise gave, or the

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Found, KafkaClient, Produced, ProduceRun, Told } from './client.js';
-import { keysOf, valueOf } from './client.js';
+import { keysOf, messageValue } from './client.js';
 import { chunks, inPool } from './pool.js';
 
 const require = createRequire(import.meta.url);
@@ -50,10 +50,10 @@ export const kafkajs: KafkaClient = {
           const meta = await producer.send({
             topic: run.topic,
             acks: -1,
-            messages: keys.map((key) => ({ key, value: valueOf(key), partition: 0 })),
+            messages: keys.map((key) => ({ key, value: messageValue(key), partition: 0 })),
           });
           const base = Number(meta[0]!.baseOffset);
-          keys.forEach((key, i) => told.push({ key, offset: base + i }));
+          for (const [i, key] of keys.entries()) told.push({ key, offset: base + i });
         } catch (error) {
           for (const key of keys) told.push({ key, error: (error as Error).message });
         }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Children } from '../processes.js';
-import { type Found, type GuardedClient, keysOf, type Produced, type ProduceRun, type Told, valueOf } from './client.js';
+import { type Found, type GuardedClient, keysOf, type Produced, type ProduceRun, type Told, messageValue } from './client.js';
 
 /** librdkafka's settings for a run, the same for kcat and confluent-kafka (`-X name=value`). */
 export function librdkafkaSettings(run: ProduceRun): [string, string][] {
@@ -48,7 +48,7 @@ export const kcat: GuardedClient = {
 
   async produce(children: Children, run: ProduceRun): Promise<Produced> {
     const file = join(run.scratch, 'kcat-messages.txt');
-    writeFileSync(file, keysOf(run).map((k) => `${k}:${valueOf(k)}\n`).join(''));
+    writeFileSync(file, keysOf(run).map((k) => `${k}:${messageValue(k)}\n`).join(''));
     const settings = librdkafkaSettings(run).flatMap(([k, v]) => ['-X', `${k}=${v}`]);
     const args = ['-P', '-b', `127.0.0.1:${run.port}`, '-t', run.topic, '-p', '0', '-K', ':', '-E', '-v', '-v', '-v', ...settings, '-l', file];
     const r = await children.run('kcat', args, run.hangMs);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Found, KafkaClient, Produced, ProduceRun, Told } from './client.js';
-import { keysOf, valueOf } from './client.js';
+import { keysOf, messageValue } from './client.js';
 import { chunks, inPool } from './pool.js';
 
 const require = createRequire(import.meta.url);
@@ -75,14 +75,14 @@ export const platformatic: KafkaClient = {
     let resentByApplication = 0;
     try {
       const sends = chunks(keysOf(run), run.batch).map((keys) => async () => {
-        const messages = keys.map((key) => ({ topic: run.topic, key, value: valueOf(key), partition: 0 }));
+        const messages = keys.map((key) => ({ topic: run.topic, key, value: messageValue(key), partition: 0 }));
         let failure: Error | undefined;
         for (let attempt = 0; attempt <= APPLICATION_RESENDS; attempt++) {
           if (attempt > 0) resentByApplication++;
           try {
             const result = await producer.send({ acks: -1, messages });
             const base = Number(result.offsets?.[0]?.offset ?? Number.NaN);
-            keys.forEach((key, i) => told.push({ key, offset: base + i }));
+            for (const [i, key] of keys.entries()) told.push({ key, offset: base + i });
             return;
           } catch (error) {
             failure = error as Error;
