@@ -235,7 +235,9 @@ async function demoClient(io: DemoIo, o: AckLossOptions, client: KafkaClient, ti
   for (const r of [off, on]) {
     const note = client.inFlightNote({ idempotence: r.idempotence, inFlight: o.inFlight });
     if (note !== undefined) io.out(`  (${modeName(r.idempotence)}: ${note})`);
-    if (r.resentByApplication > 0) io.out(`  (${modeName(r.idempotence)}: ${client.resendNote} ${r.resentByApplication} ครั้ง)`);
+  }
+  if (off.resentByApplication + on.resentByApplication > 0) {
+    io.out(`  (${client.resendNote}: รอบ off ${off.resentByApplication} ครั้ง รอบ on ${on.resentByApplication} ครั้ง)`);
   }
   tableHeader(io);
   tableRow(io, off);

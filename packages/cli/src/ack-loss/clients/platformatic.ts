@@ -46,7 +46,7 @@ const APPLICATION_RESENDS = 5;
  */
 export const platformatic: KafkaClient = {
   name: '@platformatic/kafka',
-  resendNote: 'หมดเวลารอแล้ว @platformatic/kafka 1.35 ไม่ส่งซ้ำเอง แต่แจ้ง application ว่าส่งไม่สำเร็จ ทั้งที่ batch อยู่บน log แล้ว application จึงส่งข้อความนั้นใหม่เอง',
+  resendNote: 'หมดเวลารอแล้ว @platformatic/kafka 1.35 ไม่ส่งซ้ำเอง มันแจ้ง application ว่าส่งไม่สำเร็จ ทั้งที่ batch อยู่บน log แล้ว application จึงส่งข้อความนั้นใหม่ทันที',
 
   async find(): Promise<Found> {
     try {
