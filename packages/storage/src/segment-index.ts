@@ -295,14 +295,12 @@ export class ActiveIndexFiles {
     }
   }
 
-  /** Entries made since the last write that are not in the files yet. */
-  get pending(): number {
-    return this.index.entries - this.#offsetsWritten + (this.index.timeEntries - this.#timesWritten);
-  }
-
-  /** After an append: write the waiting entries once a page of them is there. */
+  /**
+   * After an append: write the waiting entries once a page of offset entries is there
+   * (a time entry is only ever made with an offset entry, so the time index never has more waiting).
+   */
   afterAppend(): void {
-    if (this.pending >= PENDING_ENTRIES_BEFORE_WRITE) this.writePending();
+    if (this.index.entries - this.#offsetsWritten >= PENDING_ENTRIES_BEFORE_WRITE) this.writePending();
   }
 
   /** Write the entries not in the files yet, each at its place. */
