@@ -91,6 +91,10 @@ describe("the active segment's index files, as appends go", () => {
     expect(p.logEndOffset).toBe(30);
     // Nothing in the files points past what recovery kept, before anything was appended or closed.
     const rebuilt = offsetEntries(index);
+    // Exactly the entries the first 30 appends made (from the second batch on, each is past 4 KiB).
+    expect(rebuilt).toEqual(
+      infos.slice(1, 30).map((info) => ({ relative: info.lastOffset, position: info.position })),
+    );
     expect(rebuilt.length).toBeLessThan(staleEntries);
     expect(rebuilt.every((e) => e.position < cut.position)).toBe(true);
     expectEntriesMatch(log, 0, rebuilt);
