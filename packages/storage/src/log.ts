@@ -294,40 +294,28 @@ export class Log {
         `says ${batchSize(header)} bytes but the buffer holds ${batch.length}`,
       );
     }
-    return this.#accept(batch, header, 'client');
+    return this.#accept(batch, header, 'client', false);
   }
 
   /** Check a batch against the log's limits, then place it at the log end offset. */
-  #accept(
-    batch: Buffer,
-    header: AppendedHeader,
-    origin: AppendOrigin,
-    leaderEpoch?: number,
-    inPlace = false,
-  ): LogAppendInfo {
+  #accept(batch: Buffer, header: AppendedHeader, origin: AppendOrigin, inPlace: boolean): LogAppendInfo {
     const baseOffset = this.#logEndOffset;
     validateForAppend(header, batch.length, baseOffset, this.config.maxBatchBytes, origin);
-    return this.#place(batch, baseOffset, header, leaderEpoch, inPlace);
+    return this.#place(batch, baseOffset, header, inPlace);
   }
 
   /** Put a checked batch on the active segment (rolling first if it would not fit) and move the log end offset. */
-  #place(
-    batch: Buffer,
-    baseOffset: number,
-    header: AppendedHeader,
-    leaderEpoch: number | undefined,
-    inPlace: boolean,
-  ): LogAppendInfo {
+  #place(batch: Buffer, baseOffset: number, header: AppendedHeader, inPlace: boolean): LogAppendInfo {
     const lastOffset = baseOffset + header.lastOffsetDelta;
     const rolled = this.#maybeRoll(batch.length, lastOffset);
     const segment = this.activeSegment;
     const position = segment.size;
     if (inPlace) {
-      this.#write(batch, baseOffset, lastOffset, header, leaderEpoch);
+      this.#write(batch, baseOffset, lastOffset, header, undefined);
     } else {
-      // Not the log's buffer to change: what the log assigns goes to the file in a head of its own.
-      const head = Buffer.from(batch.subarray(0, leaderEpoch === undefined ? 8 : 16));
-      stampBatchHead(head, baseOffset, leaderEpoch);
+      // Not the log's buffer to change: the base offset goes to the file in a head of its own.
+      const head = Buffer.from(batch.subarray(0, 8));
+      stampBatchHead(head, baseOffset, undefined);
       segment.append(batch, lastOffset, head, header.maxTimestamp);
       this.#logEndOffset = lastOffset + 1;
       this.#maybeFlush(header.recordsCount);
@@ -364,7 +352,7 @@ export class Log {
   static {
     writeBuiltBatch = (log, batch, header) => {
       log.#checkOpen();
-      return log.#accept(batch, header, 'klog', undefined, true);
+      return log.#accept(batch, header, 'klog', true);
     };
     swapInCleaned = (log, baseOffsets) => log.#swapInCleaned(baseOffsets);
     writeClientBatch = (log, batch, header) => {

@@ -105,6 +105,22 @@ describe('producer snapshots, when on', () => {
     expect(snapshots(join(data, 'orders-0'))).toEqual([]);
   });
 
+  it('reopen: the log again from disk, the producer state rebuilt, and snapshots still taken at each roll', () => {
+    const data = tempDir();
+    const dir = join(data, 'orders-0');
+    const p = Partition.open(data, 'orders', 0, config, { producerSnapshots: true });
+    roll(p, 2);
+    p.reopen();
+    expect(p.logEndOffset).toBe(2);
+    expect(p.appendProducerBatch(clientBatch(3, 0, 1))).toMatchObject({ kind: 'Duplicate', firstOffset: 1 });
+    const before = snapshots(dir);
+    for (let seq = 2; seq < 8; seq++) p.appendProducerBatch(clientBatch(3, 0, seq));
+    const bases = p.log.segments.map((s) => s.baseOffset);
+    expect(snapshots(dir)).not.toEqual(before);
+    expect(snapshots(dir)).toEqual(bases.slice(-2).map((b) => `${String(b).padStart(20, '0')}.snapshot`));
+    p.close();
+  });
+
   it('a second close touches nothing: the directory may be gone by then', () => {
     const data = tempDir();
     const p = Partition.open(data, 'orders', 0, config, { producerSnapshots: true });

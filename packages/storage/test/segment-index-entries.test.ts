@@ -7,7 +7,9 @@ import { tempDir } from './helpers.js';
 /** Batches of `size` bytes at positions 0, size, 2·size, …, each one offset, timestamps as given. */
 function indexOf(base: number, size: number, timestamps: number[], interval = 100): SegmentIndex {
   const index = new SegmentIndex(base, interval);
-  timestamps.forEach((t, i) => index.onBatch(i * size, size, base + i, t));
+  timestamps.forEach((t, i) => {
+    index.onBatch(i * size, size, base + i, t);
+  });
   return index;
 }
 
