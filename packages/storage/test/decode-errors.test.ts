@@ -83,6 +83,13 @@ describe('decode errors: the field, the byte, the reason', () => {
       '-1 is negative',
     ],
     [
+      'a base offset past 2^53',
+      placed(good, (b) => b.writeBigInt64BE(2n ** 60n, 0)),
+      'baseOffset',
+      at(0),
+      'i64 0x1000000000000000 is not a safe integer',
+    ],
+    [
       'a negative lastOffsetDelta',
       placed(good, (b) => b.writeInt32BE(-1, 23)),
       'lastOffsetDelta',
