@@ -1,4 +1,4 @@
-import { readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -105,20 +105,28 @@ describe('producer snapshots, when on', () => {
     expect(snapshots(join(data, 'orders-0'))).toEqual([]);
   });
 
-  it('reopen: the log again from disk, the producer state rebuilt, and snapshots still taken at each roll', () => {
+  it('reopen: the log again from disk, recovered, the producer state rebuilt, snapshots still taken at each roll', () => {
     const data = tempDir();
     const dir = join(data, 'orders-0');
-    const p = Partition.open(data, 'orders', 0, config, { producerSnapshots: true });
-    roll(p, 2);
+    // Snapshots off: the rebuild sees the active segment only, as after a restart.
+    const p = Partition.open(data, 'orders', 0, config);
+    roll(p, 8);
+    const window = () => p.producerState.get(3 as never)!.batches.map((b) => b.lastSeq);
+    expect(window()).toEqual([3, 4, 5, 6, 7]);
+    const active = p.log.activeSegment.path;
+    writeFileSync(active, Buffer.concat([readFileSync(active), Buffer.alloc(20)]));
     p.reopen();
-    expect(p.logEndOffset).toBe(2);
-    expect(p.appendProducerBatch(clientBatch(3, 0, 1))).toMatchObject({ kind: 'Duplicate', firstOffset: 1 });
-    const before = snapshots(dir);
-    for (let seq = 2; seq < 8; seq++) p.appendProducerBatch(clientBatch(3, 0, seq));
-    const bases = p.log.segments.map((s) => s.baseOffset);
-    expect(snapshots(dir)).not.toEqual(before);
-    expect(snapshots(dir)).toEqual(bases.slice(-2).map((b) => `${String(b).padStart(20, '0')}.snapshot`));
+    expect(p.recovery).toMatchObject({ kind: 'torn-tail', truncatedBytes: 20 });
+    expect(window()).toEqual([7]);
+    expect(p.appendProducerBatch(clientBatch(3, 0, 7))).toMatchObject({ kind: 'Duplicate', firstOffset: 7 });
     p.close();
+    // Snapshots on: the roll listener is set again on the reopened log.
+    const q = Partition.open(data, 'orders', 0, config, { producerSnapshots: true });
+    q.reopen();
+    for (let seq = 8; seq < 12; seq++) q.appendProducerBatch(clientBatch(3, 0, seq));
+    const bases = q.log.segments.map((s) => s.baseOffset);
+    expect(snapshots(dir)).toEqual(bases.slice(-2).map((b) => `${String(b).padStart(20, '0')}.snapshot`));
+    q.close();
   });
 
   it('a second close touches nothing: the directory may be gone by then', () => {
