@@ -9,7 +9,8 @@ import type { RoundOptions } from './harness.js';
 import { machineInfo } from './machine.js';
 import { runMemoryBench } from './memory-bench.js';
 import { renderPerformancePage } from './page.js';
-import { BENCH_DIR, PAGE_PATH, RESULTS_PATH } from './paths.js';
+import { readBrokerResults } from './broker/results.js';
+import { BENCH_DIR, BROKER_RESULTS_PATH, PAGE_PATH, RESULTS_PATH } from './paths.js';
 import { runRebuildBench } from './rebuild-bench.js';
 import { ratioTable, rebuildTable, targetTable } from './report.js';
 import type { BenchResults, Comparison, MemoryResult } from './results.js';
@@ -157,7 +158,7 @@ async function run(args: Args): Promise<void> {
     const complete: BenchResults = { ...results, schema: 1, memory };
     writeFileSync(RESULTS_PATH, `${JSON.stringify(complete, null, 2)}\n`);
     mkdirSync(dirname(PAGE_PATH), { recursive: true });
-    writeFileSync(PAGE_PATH, renderPerformancePage(complete));
+    writeFileSync(PAGE_PATH, renderPerformancePage(complete, readBrokerResults(BROKER_RESULTS_PATH)));
     ctx.progress(`wrote ${RESULTS_PATH} and ${PAGE_PATH}`);
   } else {
     ctx.progress('wrote nothing (a full run without --no-write writes results.json and the page)');

@@ -1,3 +1,5 @@
+import { renderBrokerSection } from './broker/page-section.js';
+import type { BrokerBenchResults } from './broker/results.js';
 import { renderChart } from './chart.js';
 import type { BenchResults, Comparison, GroupId, RatioFormat, TaskStats } from './results.js';
 import { formatCount, formatMs, formatRate, formatRatio } from './stats.js';
@@ -140,7 +142,7 @@ function missedNotes(results: BenchResults): string[] {
   return notes;
 }
 
-export function renderPerformancePage(results: BenchResults): string {
+export function renderPerformancePage(results: BenchResults, broker?: BrokerBenchResults): string {
   const m = results.machine;
   const memory = results.memory;
   const lines: string[] = [];
@@ -270,12 +272,16 @@ export function renderPerformancePage(results: BenchResults): string {
     'วัดด้วย `node --expose-gc`: heap ก่อนและหลังสร้าง state ของ producer 10,000 ตัว (ตัวละ 6 batch จึงถูกไล่ออกไปแล้วหนึ่ง)' +
       ' หลัง GC เต็มรอบ ส่วนเกินจากตัวเลขล้วน ๆ คือ object header ของ JavaScript, Map entry และ array ของ window',
     '',
+  );
+  if (broker !== undefined) push(...renderBrokerSection(broker));
+  push(
     '## วัดใหม่',
     '',
     '```sh',
     'pnpm bench          # full run, a few minutes: rewrites bench/results.json and this page',
     'pnpm bench --quick  # short run, prints the table, writes nothing',
-    'pnpm bench:page     # this page again from bench/results.json',
+    'pnpm bench:broker   # klog serve against the mock cluster: rewrites bench/broker-results.json and this page',
+    'pnpm bench:page     # this page again from bench/results.json and bench/broker-results.json',
     '```',
     '',
   );

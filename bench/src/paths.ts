@@ -6,3 +6,5 @@ export const BENCH_DIR = dirname(dirname(fileURLToPath(import.meta.url)));
 export const RESULTS_PATH = join(BENCH_DIR, 'results.json');
 /** The site's Performance page, rendered from RESULTS_PATH. */
 export const PAGE_PATH = join(BENCH_DIR, '..', 'docs', 'performance.mdx');
+/** `pnpm bench:broker`'s figures: klog serve against librdkafka's mock cluster and loopback sockets. */
+export const BROKER_RESULTS_PATH = join(BENCH_DIR, 'broker-results.json');

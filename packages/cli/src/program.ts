@@ -4,6 +4,8 @@ import { Command, CommanderError } from 'commander';
 import { dumpLogCommand } from './commands/dump-log.js';
 import { idemDemoCommand } from './commands/idem-demo.js';
 import { modelCheckCommand } from './commands/model-check.js';
+import { serveCommand } from './commands/serve.js';
+import { topicsCommand } from './commands/topics.js';
 import {
   CheckFailed,
   CorruptData,
@@ -18,6 +20,11 @@ import { colorEnabled, createStyle, type Style } from './style.js';
 export interface CommandContext {
   readonly out: (line: string) => void;
   readonly err: (line: string) => void;
+  /**
+   * A line of a long-running command's log (`klog serve`), written at once rather than in chunks; when
+   * the reader of stdout has gone, the line is dropped and the command goes on.
+   */
+  readonly log: (line: string) => void;
   readonly style: Style;
 }
 
@@ -111,7 +118,13 @@ export function buildProgram(ctx: CommandContext, output = createOutput()): Comm
     .version(version(), '-V, --version')
     .exitOverride()
     .configureOutput(errorsAsOneLine('klog --help'));
-  for (const command of [idemDemoCommand(ctx), dumpLogCommand(ctx), modelCheckCommand(ctx)]) {
+  for (const command of [
+    idemDemoCommand(ctx),
+    dumpLogCommand(ctx),
+    modelCheckCommand(ctx),
+    serveCommand(ctx),
+    topicsCommand(ctx),
+  ]) {
     program.addCommand(
       command
         .copyInheritedSettings(program)
@@ -121,8 +134,8 @@ export function buildProgram(ctx: CommandContext, output = createOutput()): Comm
   return program;
 }
 
-/** Run klog with `argv` (without node and the script); returns the exit code. */
-export function main(argv: string[]): number {
+/** Run klog with `argv` (without node and the script); resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
   // Output goes out in chunks as it is made (a long dump shows progress and holds no more than a chunk),
   // and everything printed so far is flushed before an error line.
   const output = createOutput();
@@ -141,11 +154,19 @@ export function main(argv: string[]): number {
       flush();
       output.err(`${line}\n`);
     },
+    log: (line) => {
+      try {
+        flush();
+        output.out(`${line}\n`);
+      } catch (error) {
+        if (!(error instanceof OutputClosed)) throw error;
+      }
+    },
     style: createStyle(colorEnabled({ isTTY: onTerminal(1) }, process.env)),
   };
   try {
     try {
-      buildProgram(ctx, output).parse(argv, { from: 'user' });
+      await buildProgram(ctx, output).parseAsync(argv, { from: 'user' });
     } finally {
       flush();
     }

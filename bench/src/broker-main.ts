@@ -1,0 +1,124 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchIdleConnections, benchWorkload, WORKLOADS } from './broker/broker-bench.js';
+import type { BrokerBenchResults, WorkloadResult } from './broker/results.js';
+import { machineInfo } from './machine.js';
+import { renderPerformancePage } from './page.js';
+import { BENCH_DIR, BROKER_RESULTS_PATH, PAGE_PATH, RESULTS_PATH } from './paths.js';
+import type { BenchResults } from './results.js';
+
+const USAGE = `usage: pnpm bench:broker [--quick] [--write | --no-write]
+
+  klog serve against librdkafka's own mock cluster (test.mock.num.brokers=1) and against raw
+  loopback sockets, with the same kcat producing idempotently (acks=all) and reading back.
+  A full run (a few minutes) writes bench/broker-results.json and docs/performance.mdx.
+
+  --quick     a tenth of the messages, one round; writes nothing unless --write
+  --no-write  write nothing`;
+
+/** The produce and fetch goal of the issue: at least half the mock's throughput. */
+export const MOCK_RATIO_TARGET = 0.5;
+const IDLE_CONNECTIONS = 1000;
+
+function tool(command: string, args: string[]): string {
+  const r = spawnSync(command, args, { encoding: 'utf8' });
+  if (r.error) throw new Error(`${command} is needed (${r.error.message}); install Debian's kcat and python3-confluent-kafka`);
+  return `${r.stdout}${r.stderr}`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    args: process.argv.slice(2),
+    options: { quick: { type: 'boolean' }, write: { type: 'boolean' }, 'no-write': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+    strict: true,
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const quick = values.quick ?? false;
+  const write = values.write ?? (!values['no-write'] && !quick);
+  const klogBin = join(BENCH_DIR, '..', 'packages', 'cli', 'dist', 'bin.js');
+  if (!existsSync(klogBin)) throw new Error(`${klogBin} is missing: build @klog/cli first`);
+  const python = '/usr/bin/python3';
+  tool(python, ['-c', 'import confluent_kafka']);
+  const kcatVersion = /Version (\S+) .*librdkafka (\S+)/.exec(tool('kcat', ['-V']));
+  const started = performance.now();
+  const scratch = mkdtempSync(join(tmpdir(), 'klog-bench-broker-'));
+  const cleanup = () => rmSync(scratch, { recursive: true, force: true });
+  const onSignal = () => {
+    cleanup();
+    process.stderr.write('\nklog bench:broker: interrupted; temporary files removed\n');
+    process.exit(130);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const rounds = quick ? 1 : 3;
+  const ctx = {
+    quick,
+    rounds,
+    scratch,
+    klog: [process.execPath, klogBin],
+    python,
+    mockHost: join(BENCH_DIR, 'python', 'mock_host.py'),
+    progress: (line: string) => process.stderr.write(`${line}\n`),
+  };
+  const m = machineInfo();
+  ctx.progress(`klog bench:broker (${quick ? 'quick' : 'full, a few minutes'}): ${m.cpu}, ${m.cores} cores, Node ${m.node}, kcat ${kcatVersion?.[1]}`);
+  const workloads: WorkloadResult[] = [];
+  let idle: BrokerBenchResults['idle'];
+  try {
+    for (const w of WORKLOADS) {
+      ctx.progress(`  ${w.label}`);
+      workloads.push(await benchWorkload(ctx, w));
+    }
+    ctx.progress(`  ${IDLE_CONNECTIONS} idle connections`);
+    idle = await benchIdleConnections(ctx, IDLE_CONNECTIONS);
+  } finally {
+    cleanup();
+  }
+  const ratios = workloads.flatMap((w) => [w.produce.ratio, w.fetch.ratio]);
+  const worst = Math.min(...ratios);
+  const results: BrokerBenchResults = {
+    schema: 1,
+    date: new Date().toISOString(),
+    quick,
+    durationSeconds: Math.round((performance.now() - started) / 1000),
+    machine: m,
+    tools: { kcat: kcatVersion?.[1] ?? 'unknown', librdkafka: kcatVersion?.[2] ?? 'unknown' },
+    rounds,
+    workloads,
+    idle,
+    target: { min: MOCK_RATIO_TARGET, worst, met: worst >= MOCK_RATIO_TARGET },
+  };
+  const out = process.stdout;
+  const f = (x: number) => x.toFixed(2);
+  out.write('\nworkload            produce/mock  fetch/mock  produce/loopback  read-back/loopback  klog CPU s/MB  mock CPU s/MB\n');
+  for (const w of workloads) {
+    const cpu = (runs: readonly { cpuSecondsPerMb?: number }[]) => f(runs.reduce((s, r) => s + (r.cpuSecondsPerMb ?? 0), 0) / runs.length * 1000) + ' ms';
+    out.write(
+      `${w.label.padEnd(20)}${f(w.produce.ratio).padStart(12)}${f(w.fetch.ratio).padStart(12)}${f(w.produceVsLoopback.ratio).padStart(18)}${f(w.readBackVsLoopback.ratio).padStart(20)}${cpu(w.produce.klog).padStart(15)}${cpu(w.produce.baseline).padStart(15)}\n`,
+    );
+  }
+  out.write(`\n${idle.connections} idle connections: ${(idle.bytesPerConnection / 1024).toFixed(1)} KiB each (RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB)\n`);
+  out.write(`goal ≥ ${MOCK_RATIO_TARGET} of the mock: worst ${f(worst)} — ${results.target.met ? 'met' : 'MISSED'}\n`);
+  if (write) {
+    writeFileSync(BROKER_RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
+    const storage = JSON.parse(readFileSync(RESULTS_PATH, 'utf8')) as BenchResults;
+    mkdirSync(dirname(PAGE_PATH), { recursive: true });
+    writeFileSync(PAGE_PATH, renderPerformancePage(storage, results));
+    ctx.progress(`wrote ${BROKER_RESULTS_PATH} and ${PAGE_PATH}`);
+  } else {
+    ctx.progress('wrote nothing (a full run without --no-write writes broker-results.json and the page)');
+  }
+}
+
+try {
+  await main();
+} catch (error) {
+  process.stderr.write(`klog bench:broker: ${(error as Error).message}\n`);
+  process.exit(1);
+}

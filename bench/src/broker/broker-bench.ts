@@ -1,0 +1,239 @@
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { createConnection, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { once } from 'node:events';
+import { median } from '../harness.js';
+import { cpuSeconds, rssBytes, run, type Service, startService } from './processes.js';
+import type { IdleConnectionsResult, Pair, Run, WorkloadResult } from './results.js';
+
+export interface BrokerBenchContext {
+  readonly quick: boolean;
+  readonly rounds: number;
+  readonly scratch: string;
+  /** `node <klog bin>`. */
+  readonly klog: readonly string[];
+  readonly python: string;
+  readonly mockHost: string;
+  progress(line: string): void;
+}
+
+export interface Workload {
+  readonly id: string;
+  readonly label: string;
+  readonly messages: number;
+  readonly messageBytes: number;
+  /** Messages per partition of the fetch window: what the mock keeps of a partition (~5 MB), with room. */
+  readonly windowPerPartition: number;
+}
+
+export const WORKLOADS: readonly Workload[] = [
+  { id: '100B', label: '1 M × 100 B', messages: 1_000_000, messageBytes: 100, windowPerPartition: 35_000 },
+  { id: '1KiB', label: '100 k × 1 KiB', messages: 100_000, messageBytes: 1024, windowPerPartition: 3_500 },
+];
+
+const WINDOW_PARTITIONS = 4;
+const MB = 1e6;
+
+/** kcat as an idempotent producer with acks=all, the same flags against either broker. */
+function produceArgs(address: string, topic: string, partition: number, file: string): string[] {
+  return ['-P', '-b', address, '-t', topic, '-p', String(partition), '-X', 'enable.idempotence=true', '-X', 'acks=all', '-l', file];
+}
+
+function consumeArgs(address: string, topic: string, count: number, partition?: number): string[] {
+  const p = partition === undefined ? [] : ['-p', String(partition)];
+  return ['-C', '-b', address, '-t', topic, ...p, '-o', 'beginning', '-e', '-q', '-c', String(count)];
+}
+
+/** A file of `count` lines, each a message of `bytes` printable characters (kcat -l sends one per line). */
+async function messageFile(path: string, count: number, bytes: number): Promise<void> {
+  const out = createWriteStream(path);
+  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  let seed = 12345;
+  const chunk: string[] = [];
+  for (let i = 0; i < count; i++) {
+    let line = '';
+    for (let j = 0; j < bytes; j++) {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+      line += alphabet[seed % alphabet.length];
+    }
+    chunk.push(line);
+    if (chunk.length === 1000 || i === count - 1) {
+      if (!out.write(`${chunk.join('\n')}\n`)) await once(out, 'drain');
+      chunk.length = 0;
+    }
+  }
+  out.end();
+  await once(out, 'finish');
+}
+
+async function startKlog(ctx: BrokerBenchContext, dataDir: string): Promise<Service> {
+  return startService(
+    process.execPath,
+    [...ctx.klog.slice(1), 'serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info'],
+    (line) => /listening on (127\.0\.0\.1:\d+)/.exec(line)?.[1],
+    'sigterm',
+  );
+}
+
+function startMock(ctx: BrokerBenchContext): Promise<Service> {
+  return startService(ctx.python, [ctx.mockHost], (line) => (/^[\w.-]+:\d+$/.test(line.trim()) ? line.trim() : undefined), 'stdin');
+}
+
+async function createTopic(ctx: BrokerBenchContext, address: string, topic: string, partitions: number): Promise<void> {
+  await run(process.execPath, [...ctx.klog.slice(1), 'topics', 'create', topic, '--partitions', String(partitions), '--bootstrap-server', address]);
+}
+
+/** Moves `bytes` through a loopback TCP connection into a process that discards them; wall ms. */
+async function loopback(bytes: number): Promise<number> {
+  // The receiver runs in a child process, as a broker would: one process sending, another reading.
+  const child = await startService(
+    process.execPath,
+    [
+      '-e',
+      `const s=require('node:net').createServer(c=>{let n=0;c.on('data',d=>{n+=d.length;if(n>=${bytes})c.end('done')})});s.listen(0,'127.0.0.1',()=>console.log('127.0.0.1:'+s.address().port))`,
+    ],
+    (line) => (/^127\.0\.0\.1:\d+$/.test(line) ? line : undefined),
+    'sigterm',
+  );
+  try {
+    const [host, p] = child.address.split(':') as [string, string];
+    const socket = createConnection({ host, port: Number(p) });
+    await once(socket, 'connect');
+    const chunk = Buffer.alloc(1024 * 1024, 0x61);
+    const started = performance.now();
+    const done = once(socket, 'end');
+    socket.resume();
+    let sent = 0;
+    while (sent < bytes) {
+      const n = Math.min(chunk.length, bytes - sent);
+      sent += n;
+      if (!socket.write(n === chunk.length ? chunk : chunk.subarray(0, n))) await once(socket, 'drain');
+    }
+    await done;
+    const ms = performance.now() - started;
+    socket.destroy();
+    return ms;
+  } finally {
+    await child.stop();
+  }
+}
+
+function pair(klog: Run[], baseline: Run[]): Pair {
+  const roundRatios = klog.map((k, i) => k.mbPerSec / baseline[i]!.mbPerSec);
+  return { klog, baseline, roundRatios, ratio: median(roundRatios) };
+}
+
+function runOf(ms: number, payloadBytes: number, cpu?: number): Run {
+  const mb = payloadBytes / MB;
+  return { ms, mbPerSec: mb / (ms / 1000), ...(cpu === undefined ? {} : { cpuSecondsPerMb: cpu / mb }) };
+}
+
+export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promise<WorkloadResult> {
+  const messages = ctx.quick ? w.messages / 10 : w.messages;
+  const perPartition = ctx.quick ? w.windowPerPartition / 5 : w.windowPerPartition;
+  const file = join(ctx.scratch, `${w.id}.txt`);
+  const windowFile = join(ctx.scratch, `${w.id}-window.txt`);
+  await messageFile(file, messages, w.messageBytes);
+  await messageFile(windowFile, perPartition, w.messageBytes);
+  const payload = messages * w.messageBytes;
+  const windowMessages = perPartition * WINDOW_PARTITIONS;
+  const produceKlog: Run[] = [];
+  const produceMock: Run[] = [];
+  const fetchKlog: Run[] = [];
+  const fetchMock: Run[] = [];
+  const readBack: Run[] = [];
+  const loop: Run[] = [];
+  for (let round = 0; round < ctx.rounds; round++) {
+    ctx.progress(`    ${w.label}: round ${round + 1}/${ctx.rounds}`);
+    const dataDir = mkdtempSync(join(ctx.scratch, 'klog-data-'));
+    const klog = await startKlog(ctx, dataDir);
+    const mock = await startMock(ctx);
+    try {
+      await createTopic(ctx, klog.address, 'bench', 1);
+      await createTopic(ctx, klog.address, 'window', WINDOW_PARTITIONS);
+      const produce = async (broker: Service) => {
+        const cpu = cpuSeconds(broker.pid);
+        const { ms } = await run('kcat', produceArgs(broker.address, 'bench', 0, file));
+        return runOf(ms, payload, cpuSeconds(broker.pid) - cpu);
+      };
+      // Who goes first changes every round.
+      if (round % 2 === 0) {
+        produceKlog.push(await produce(klog));
+        produceMock.push(await produce(mock));
+      } else {
+        produceMock.push(await produce(mock));
+        produceKlog.push(await produce(klog));
+      }
+      const back = await run('kcat', consumeArgs(klog.address, 'bench', messages, 0), { stdout: 'count-lines' });
+      if (back.lines !== messages) throw new Error(`read back ${back.lines} of ${messages} messages from klog`);
+      readBack.push(runOf(back.ms, payload));
+      for (const broker of [klog, mock]) {
+        for (let p = 0; p < WINDOW_PARTITIONS; p++) await run('kcat', produceArgs(broker.address, 'window', p, windowFile));
+      }
+      const fetch = async (broker: Service) => {
+        const r = await run('kcat', consumeArgs(broker.address, 'window', windowMessages), { stdout: 'count-lines' });
+        if (r.lines !== windowMessages) throw new Error(`fetched ${r.lines} of ${windowMessages} messages from ${broker.address}`);
+        return runOf(r.ms, windowMessages * w.messageBytes);
+      };
+      if (round % 2 === 0) {
+        fetchKlog.push(await fetch(klog));
+        fetchMock.push(await fetch(mock));
+      } else {
+        fetchMock.push(await fetch(mock));
+        fetchKlog.push(await fetch(klog));
+      }
+      loop.push(runOf(await loopback(messages * (w.messageBytes + 1)), payload));
+    } finally {
+      await klog.stop();
+      await mock.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }
+  rmSync(file, { force: true });
+  rmSync(windowFile, { force: true });
+  return {
+    id: w.id,
+    label: ctx.quick ? `${messages.toLocaleString('en')} × ${w.messageBytes} B` : w.label,
+    messages,
+    messageBytes: w.messageBytes,
+    produce: pair(produceKlog, produceMock),
+    fetch: { ...pair(fetchKlog, fetchMock), messages: windowMessages },
+    produceVsLoopback: pair(produceKlog, loop),
+    readBackVsLoopback: pair(readBack, loop),
+  };
+}
+
+/** klog serve's resident memory with `count` idle connections open, each having asked ApiVersions once. */
+export async function benchIdleConnections(ctx: BrokerBenchContext, count: number): Promise<IdleConnectionsResult> {
+  const dataDir = mkdtempSync(join(ctx.scratch, 'klog-idle-'));
+  const klog = await startKlog(ctx, dataDir);
+  const sockets: Socket[] = [];
+  try {
+    const [host, port] = klog.address.split(':') as [string, string];
+    // ApiVersions v0: header v1 (key 18, version 0, correlation id, client id "idle"), empty body.
+    const request = Buffer.from([0, 0, 0, 14, 0, 18, 0, 0, 0, 0, 0, 1, 0, 4, 0x69, 0x64, 0x6c, 0x65]);
+    const connect = async () => {
+      const s = createConnection({ host, port: Number(port) });
+      await once(s, 'connect');
+      s.write(request);
+      await once(s, 'data');
+      sockets.push(s);
+    };
+    await connect();
+    await new Promise((r) => setTimeout(r, 300));
+    const before = rssBytes(klog.pid);
+    for (let i = 1; i < count; i += 50) await Promise.all(Array.from({ length: Math.min(50, count - i) }, connect));
+    await new Promise((r) => setTimeout(r, 500));
+    const after = rssBytes(klog.pid);
+    return {
+      connections: sockets.length,
+      rssBeforeBytes: before,
+      rssAfterBytes: after,
+      bytesPerConnection: Math.round((after - before) / (sockets.length - 1)),
+    };
+  } finally {
+    for (const s of sockets) s.destroy();
+    await klog.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,87 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+/** Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ: 100 on every Linux Node runs on). */
+const CLOCK_TICKS = 100;
+
+/** CPU seconds (user + system) a process has used so far, from /proc/<pid>/stat. */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may hold spaces, inside parentheses): utime is the 14th, stime the 15th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** Resident memory of a process in bytes, from /proc/<pid>/status. */
+export function rssBytes(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (m === null) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]) * 1024;
+}
+
+/** Runs a command to its end; rejects with its stderr when it fails. Resolves to its wall time in ms. */
+export function run(command: string, args: readonly string[], options: { stdout?: 'ignore' | 'count-lines' } = {}) {
+  return new Promise<{ ms: number; lines: number }>((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(command, args, { stdio: ['ignore', options.stdout === 'count-lines' ? 'pipe' : 'ignore', 'pipe'] });
+    let stderr = '';
+    let lines = 0;
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.stdout?.on('data', (d: Buffer) => {
+      for (const byte of d) if (byte === 10) lines++;
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const ms = performance.now() - started;
+      if (code === 0) resolve({ ms, lines });
+      else reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+    });
+  });
+}
+
+/** A long-running child that prints a line saying where it listens; stopped with SIGTERM (or stdin closed). */
+export interface Service {
+  readonly pid: number;
+  readonly address: string;
+  stop(): Promise<void>;
+}
+
+export function startService(
+  command: string,
+  args: readonly string[],
+  addressFrom: (line: string) => string | undefined,
+  stopBy: 'sigterm' | 'stdin',
+): Promise<Service> {
+  return new Promise((resolve, reject) => {
+    const child: ChildProcess = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const exited = new Promise<void>((done) => child.once('exit', () => done()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} did not say where it listens within 30 s: ${stderr}`));
+    }, 30_000);
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`${command} exited ${code} before listening: ${stderr}`)));
+    const lines = createInterface({ input: child.stdout! });
+    lines.on('line', (line) => {
+      const address = addressFrom(line);
+      if (address === undefined) return;
+      clearTimeout(timer);
+      resolve({
+        pid: child.pid!,
+        address,
+        async stop() {
+          if (stopBy === 'stdin') child.stdin?.end();
+          else child.kill('SIGTERM');
+          await exited;
+        },
+      });
+    });
+  });
+}

@@ -1,0 +1,67 @@
+import { existsSync, readFileSync } from 'node:fs';
+import type { MachineInfo } from '../results.js';
+
+/**
+ * The shape of bench/broker-results.json: `pnpm bench:broker`, klog serve against librdkafka's own mock
+ * cluster and against raw loopback sockets, the same kcat, the same bytes, in one run. The Performance
+ * page renders its broker section from it.
+ */
+
+/** One measured run of one side. */
+export interface Run {
+  readonly ms: number;
+  /** Payload megabytes (10^6 bytes of message values) per second. */
+  readonly mbPerSec: number;
+  /** CPU seconds (user + system) of the broker's process per payload megabyte, where measured. */
+  readonly cpuSecondsPerMb?: number;
+}
+
+export interface Pair {
+  readonly klog: readonly Run[];
+  readonly baseline: readonly Run[];
+  /** klog throughput / baseline throughput, per round. */
+  readonly roundRatios: readonly number[];
+  /** Median of the round ratios. */
+  readonly ratio: number;
+}
+
+export interface WorkloadResult {
+  readonly id: string;
+  readonly label: string;
+  readonly messages: number;
+  readonly messageBytes: number;
+  /** Producing every message with kcat, idempotent, acks=all: klog / the mock. */
+  readonly produce: Pair;
+  /** Reading back a window both brokers keep (the mock keeps ~5 MB per partition): klog / the mock. */
+  readonly fetch: Pair & { readonly messages: number };
+  /** klog's produce against moving the same bytes through a loopback socket (the limit). */
+  readonly produceVsLoopback: Pair;
+  /** Reading every message back from klog against the loopback socket. */
+  readonly readBackVsLoopback: Pair;
+}
+
+export interface IdleConnectionsResult {
+  readonly connections: number;
+  readonly rssBeforeBytes: number;
+  readonly rssAfterBytes: number;
+  readonly bytesPerConnection: number;
+}
+
+export interface BrokerBenchResults {
+  readonly schema: 1;
+  readonly date: string;
+  readonly quick: boolean;
+  readonly durationSeconds: number;
+  readonly machine: MachineInfo;
+  readonly tools: { readonly kcat: string; readonly librdkafka: string };
+  readonly rounds: number;
+  readonly workloads: readonly WorkloadResult[];
+  readonly idle: IdleConnectionsResult;
+  /** The issue's goal: produce and fetch throughput at least half the mock's. */
+  readonly target: { readonly min: number; readonly worst: number; readonly met: boolean };
+}
+
+/** bench/broker-results.json if `pnpm bench:broker` has written one. */
+export function readBrokerResults(path: string): BrokerBenchResults | undefined {
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as BrokerBenchResults) : undefined;
+}

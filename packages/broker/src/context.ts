@@ -1,0 +1,43 @@
+import type { BrokerConfig } from './config.js';
+import type { FetchPurgatory } from './fetch-purgatory.js';
+import type { BrokerLog } from './log-port.js';
+import type { Logger } from './logger.js';
+import type { ProducerIdManager } from './producer-id-manager.js';
+
+/** What a request handler may use: the broker's configuration, its log, and its shared state. */
+export interface BrokerContext {
+  readonly config: BrokerConfig;
+  /** The address clients are told to connect to (Metadata): known once the broker listens. */
+  readonly advertised: { readonly host: string; readonly port: number };
+  readonly clusterId: string;
+  readonly log: BrokerLog;
+  readonly producerIds: ProducerIdManager;
+  readonly fetchWaits: FetchPurgatory;
+  readonly logger: Logger;
+  /** Wall-clock milliseconds (the append's time for producer state and LogAppendTime). */
+  now(): number;
+  readonly stats: RequestStats;
+  /**
+   * Handlers still running (a fetch waiting for data), also those of connections already closed: the log
+   * is closed only once they are done.
+   */
+  readonly inFlight: Set<Promise<unknown>>;
+}
+
+/**
+ * Requests handled, by API name; `pipelined` counts those whose bytes were already here when the one
+ * before them on their connection was answered — the client had sent them without waiting (requests in
+ * flight, as librdkafka's `max.in.flight` allows).
+ */
+export type RequestStats = Map<string, { requests: number; pipelined: number }>;
+
+/** The Produce path asks for no response (acks = 0). */
+export const NO_RESPONSE = Symbol('no response');
+
+/**
+ * Close the connection instead of answering: what Kafka does when an acks = 0 produce fails, the only way
+ * such a producer learns of it.
+ */
+export class CloseConnection extends Error {
+  override readonly name = 'CloseConnection';
+}

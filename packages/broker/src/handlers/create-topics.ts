@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { type CreateTopicsRequest, type CreateTopicsResponse, ErrorCode, type ErrorName, type RequestHeader } from '@klog/protocol';
+import type { BrokerContext } from '../context.js';
+import { LogError } from '../log-port.js';
+
+type TopicResult = CreateTopicsResponse.CreatableTopicResult;
+
+/**
+ * A topic's id, as CreateTopics v7 returns it: stable for a name (a hash of it, in a UUID's form), since
+ * klog's log keeps no topic ids; Metadata stops at version 9, before topic ids.
+ */
+export function topicId(name: string): string {
+  const h = createHash('sha256').update(`klog topic ${name}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((Number.parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * CreateTopics, checked as Kafka's controller checks it: one replica on one broker, partitions from the
+ * request or (−1) `numPartitions` — Kafka's controller takes −1 as the default in every version — a manual assignment only onto this broker, no per-topic
+ * configs (klog's log takes none yet, and silently ignoring `cleanup.policy=compact` would mislead).
+ * `validateOnly` checks and creates nothing.
+ */
+export function handleCreateTopics(ctx: BrokerContext, _header: RequestHeader, request: CreateTopicsRequest): CreateTopicsResponse {
+  const counts = new Map<string, number>();
+  for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+  const topics = request.topics.map((t): TopicResult => {
+    const fail = (code: ErrorName, message: string): TopicResult => ({
+      name: t.name,
+      topicId: '00000000-0000-0000-0000-000000000000',
+      errorCode: ErrorCode[code],
+      errorMessage: message,
+      numPartitions: -1,
+      replicationFactor: -1,
+      configs: null,
+    });
+    if ((counts.get(t.name) ?? 0) > 1) {
+      return fail('INVALID_REQUEST', `Create topics request contains multiple entries for the topic ${t.name}.`);
+    }
+    const invalid = ctx.log.invalidTopicName(t.name);
+    if (invalid !== undefined) return fail('INVALID_TOPIC_EXCEPTION', invalid);
+    if (ctx.log.topics().has(t.name)) return fail('TOPIC_ALREADY_EXISTS', `Topic '${t.name}' already exists.`);
+    let partitions = t.numPartitions;
+    if (t.assignments.length > 0) {
+      if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
+        return fail('INVALID_REQUEST', 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
+      }
+      const indexes = t.assignments.map((a) => a.partitionIndex).sort((a, b) => a - b);
+      if (indexes.some((p, i) => p !== i)) {
+        return fail('INVALID_REPLICA_ASSIGNMENT', `Partitions must be numbered 0 to ${indexes.length - 1} without gaps: got ${indexes.join(', ')}.`);
+      }
+      const elsewhere = t.assignments.find((a) => a.brokerIds.length !== 1 || a.brokerIds[0] !== ctx.config.nodeId);
+      if (elsewhere !== undefined) {
+        return fail(
+          'INVALID_REPLICA_ASSIGNMENT',
+          `Partition ${elsewhere.partitionIndex} is assigned to [${elsewhere.brokerIds.join(', ')}]; the only broker is ${ctx.config.nodeId}.`,
+        );
+      }
+      partitions = indexes.length;
+    } else {
+      if (partitions === -1) partitions = ctx.config.numPartitions;
+      if (partitions <= 0) return fail('INVALID_PARTITIONS', `Number of partitions must be larger than 0, got ${t.numPartitions}.`);
+      const rf = t.replicationFactor === -1 ? 1 : t.replicationFactor;
+      if (rf !== 1) {
+        return fail(
+          'INVALID_REPLICATION_FACTOR',
+          rf <= 0
+            ? `Replication factor must be larger than 0, got ${rf}.`
+            : `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only 1 broker(s) are registered.`,
+        );
+      }
+    }
+    if (t.configs.length > 0) {
+      return fail(
+        'INVALID_CONFIG',
+        `klog does not set per-topic configs yet: ${t.configs.map((c) => c.name).join(', ')}. Create the topic without them.`,
+      );
+    }
+    if (!request.validateOnly) {
+      try {
+        ctx.log.createTopic(t.name, partitions);
+      } catch (error) {
+        if (error instanceof LogError) return fail(error.code, error.message);
+        throw error;
+      }
+      ctx.logger.info(`created topic ${t.name} with ${partitions} partition(s) (CreateTopics)`);
+    }
+    return {
+      name: t.name,
+      topicId: topicId(t.name),
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      numPartitions: partitions,
+      replicationFactor: 1,
+      configs: [],
+    };
+  });
+  return { throttleTimeMs: 0, topics };
+}

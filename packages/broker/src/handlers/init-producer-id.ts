@@ -1,0 +1,20 @@
+import { ErrorCode, type InitProducerIdRequest, type InitProducerIdResponse } from '@klog/protocol';
+import type { BrokerContext } from '../context.js';
+
+/**
+ * InitProducerId: a fresh producer id at epoch 0 for an idempotent producer. Kafka ignores the request's
+ * producer id and epoch (version 3+) when there is no transactional id, and so does klog (@platformatic/kafka
+ * sends 0 / 0). Transactions are the chapter's "drawn, not built": a transactional id is refused with a
+ * fatal error clients report instead of retrying, and the broker's log says why.
+ */
+export function handleInitProducerId(ctx: BrokerContext, request: InitProducerIdRequest): InitProducerIdResponse {
+  if (request.transactionalId !== null) {
+    ctx.logger.warn(
+      `InitProducerId for transactional id ${JSON.stringify(request.transactionalId)} refused: ` +
+        'klog does not build transactions (no coordinator, no __transaction_state); use an idempotent producer without a transactional id',
+    );
+    return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1, producerEpoch: -1 };
+  }
+  const producerId = ctx.producerIds.allocate();
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId, producerEpoch: 0 };
+}

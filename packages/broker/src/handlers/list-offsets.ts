@@ -1,0 +1,46 @@
+import { ErrorCode, type ListOffsetsRequest, type ListOffsetsResponse, type RequestHeader } from '@klog/protocol';
+import type { BrokerContext } from '../context.js';
+
+type PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse;
+
+/** ListOffsets' special timestamps (Kafka's `ListOffsetsRequest`). */
+const LATEST = -1;
+const EARLIEST = -2;
+
+/**
+ * ListOffsets: the log start offset for EARLIEST (−2), the log end offset for LATEST (−1) — which is also
+ * the last stable offset and the high watermark on one node without transactions — and for a timestamp
+ * the first offset whose batch has a timestamp at least that, through the time index (offset −1 when
+ * there is none). Version 0 answers a list of offsets (here one, or none).
+ */
+export function handleListOffsets(ctx: BrokerContext, header: RequestHeader, request: ListOffsetsRequest): ListOffsetsResponse {
+  const v0 = header.apiVersion === 0;
+  const answer = (partitionIndex: number, errorCode: number, offset: number, timestamp: number): PartitionResponse => ({
+    partitionIndex,
+    errorCode,
+    oldStyleOffsets: v0 && offset >= 0 ? [offset] : [],
+    timestamp: v0 ? -1 : timestamp,
+    offset: v0 ? -1 : offset,
+    leaderEpoch: -1,
+  });
+  return {
+    throttleTimeMs: 0,
+    topics: request.topics.map((topic) => ({
+      name: topic.name,
+      partitions: topic.partitions.map((p) => {
+        const partition = ctx.log.partition(topic.name, p.partitionIndex);
+        if (partition === undefined) return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, -1);
+        if (p.timestamp === EARLIEST) return answer(p.partitionIndex, ErrorCode.NONE, partition.logStartOffset, -1);
+        if (p.timestamp === LATEST) return answer(p.partitionIndex, ErrorCode.NONE, partition.lastStableOffset, -1);
+        if (p.timestamp < 0) {
+          // −3 (max timestamp) and the tiered-storage lookups need versions klog does not serve.
+          return answer(p.partitionIndex, ErrorCode.UNSUPPORTED_VERSION, -1, -1);
+        }
+        const found = partition.offsetForTimestamp(p.timestamp);
+        return found === undefined
+          ? answer(p.partitionIndex, ErrorCode.NONE, -1, -1)
+          : answer(p.partitionIndex, ErrorCode.NONE, found.offset, found.timestamp);
+      }),
+    })),
+  };
+}

@@ -1,0 +1,90 @@
+import { ErrorCode, type MetadataRequest, type MetadataResponse, type RequestHeader } from '@klog/protocol';
+import type { BrokerContext } from '../context.js';
+import { LogError } from '../log-port.js';
+
+type TopicMetadata = MetadataResponse.MetadataResponseTopic;
+
+/** "No authorized operations were asked for" (Kafka's `Int.MinValue` default). */
+const NO_OPERATIONS = -2147483648;
+/**
+ * Without an authorizer every operation is allowed: the bits of Kafka's AclOperation codes a topic has
+ * (READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7, DESCRIBE 8, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11) and a
+ * cluster has (those and CLUSTER_ACTION 9, IDEMPOTENT_WRITE 12, ALTER/DESCRIBE 13/14 for 2.x clients).
+ */
+const TOPIC_OPERATIONS = [3, 4, 5, 6, 7, 8, 10, 11].reduce((bits, op) => bits | (1 << op), 0);
+const CLUSTER_OPERATIONS = [4, 5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bits | (1 << op), 0);
+
+/**
+ * Metadata: this one broker (at the address clients can reach), the controller (also this broker: KafkaJS
+ * sends InitProducerId to the controller), and the topics asked for — all of them for a null list (or,
+ * in version 0, an empty one). With auto-creation on, a topic asked for that does not exist is created
+ * with `numPartitions` partitions, as Kafka's `auto.create.topics.enable` does.
+ */
+export function handleMetadata(ctx: BrokerContext, header: RequestHeader, request: MetadataRequest): MetadataResponse {
+  const all = request.topics === null || (header.apiVersion === 0 && request.topics.length === 0);
+  const known = ctx.log.topics();
+  const names = all ? [...known.keys()].sort() : (request.topics ?? []).map((t) => t.name);
+  const topics: TopicMetadata[] = [];
+  for (const name of names) {
+    if (name === null) continue;
+    topics.push(topicMetadata(ctx, request, name, known.get(name)));
+  }
+  return {
+    throttleTimeMs: 0,
+    brokers: [{ nodeId: ctx.config.nodeId, host: ctx.advertised.host, port: ctx.advertised.port, rack: null }],
+    clusterId: ctx.clusterId,
+    controllerId: ctx.config.nodeId,
+    topics,
+    clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : NO_OPERATIONS,
+  };
+}
+
+function topicMetadata(
+  ctx: BrokerContext,
+  request: MetadataRequest,
+  name: string,
+  partitions: number | undefined,
+): TopicMetadata {
+  const failed = (errorCode: number): TopicMetadata => ({
+    errorCode,
+    name,
+    isInternal: false,
+    partitions: [],
+    topicAuthorizedOperations: NO_OPERATIONS,
+  });
+  let count = partitions;
+  if (count === undefined) {
+    const invalid = ctx.log.invalidTopicName(name);
+    if (invalid !== undefined) return failed(ErrorCode.INVALID_TOPIC_EXCEPTION);
+    if (!(ctx.config.autoCreateTopics && request.allowAutoTopicCreation)) {
+      return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    }
+    try {
+      ctx.log.createTopic(name, ctx.config.numPartitions);
+      ctx.logger.info(`created topic ${name} with ${ctx.config.numPartitions} partition(s) (auto-create, asked by Metadata)`);
+    } catch (error) {
+      // Created meanwhile by another request: that is the topic asked for.
+      if (!(error instanceof LogError && error.code === 'TOPIC_ALREADY_EXISTS')) {
+        if (error instanceof LogError) return failed(ErrorCode[error.code]);
+        throw error;
+      }
+    }
+    count = ctx.log.topics().get(name) ?? ctx.config.numPartitions;
+  }
+  const node = ctx.config.nodeId;
+  return {
+    errorCode: ErrorCode.NONE,
+    name,
+    isInternal: false,
+    partitions: Array.from({ length: count }, (_, partitionIndex) => ({
+      errorCode: ErrorCode.NONE,
+      partitionIndex,
+      leaderId: node,
+      leaderEpoch: 0,
+      replicaNodes: [node],
+      isrNodes: [node],
+      offlineReplicas: [],
+    })),
+    topicAuthorizedOperations: request.includeTopicAuthorizedOperations ? TOPIC_OPERATIONS : NO_OPERATIONS,
+  };
+}

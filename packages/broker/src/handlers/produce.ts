@@ -1,0 +1,129 @@
+import { ErrorCode, type ErrorName, type ProduceRequest, type ProduceResponse, type RequestHeader } from '@klog/protocol';
+import { type BrokerContext, CloseConnection, NO_RESPONSE } from '../context.js';
+import { FetchPurgatory } from '../fetch-purgatory.js';
+import { inspectProducedRecords, LogError } from '../log-port.js';
+
+type PartitionResponse = ProduceResponse.PartitionProduceResponse;
+
+/** zstd's codec id: Produce below version 7 may not carry it (KIP-110). */
+const ZSTD = 4;
+
+function failed(index: number, code: ErrorName, message: string | null): PartitionResponse {
+  return {
+    index,
+    errorCode: ErrorCode[code],
+    baseOffset: -1,
+    logAppendTimeMs: -1,
+    logStartOffset: -1,
+    recordErrors: [],
+    errorMessage: message,
+  };
+}
+
+/**
+ * One partition's batch: Kafka's checks of the request (exactly one v2 batch; no transactions, which klog
+ * does not build), then the append under Kafka's producer rules. A retry of a batch already written gets
+ * NONE and the base offset it was first written at (never DUPLICATE_SEQUENCE_NUMBER); a gap gets
+ * OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch INVALID_PRODUCER_EPOCH.
+ */
+function producePartition(
+  ctx: BrokerContext,
+  version: number,
+  topic: string,
+  data: ProduceRequest.PartitionProduceData,
+): PartitionResponse {
+  const partition = ctx.log.partition(topic, data.index);
+  if (partition === undefined) {
+    return failed(data.index, 'UNKNOWN_TOPIC_OR_PARTITION', `This server does not host ${topic}-${data.index}.`);
+  }
+  const batch = inspectProducedRecords(data.records);
+  if (batch.kind === 'invalid') return failed(data.index, batch.code, batch.message);
+  if (batch.transactional || batch.control) {
+    return failed(
+      data.index,
+      'INVALID_TXN_STATE',
+      'klog does not build transactions: a transactional or control batch cannot be appended',
+    );
+  }
+  if (batch.compression === ZSTD && version < 7) {
+    return failed(data.index, 'UNSUPPORTED_COMPRESSION_TYPE', 'Produce requests below version 7 cannot carry zstd');
+  }
+  try {
+    const result = partition.appendProducerBatch(data.records!, ctx.now());
+    switch (result.kind) {
+      case 'Append':
+        ctx.fetchWaits.notify(FetchPurgatory.key(topic, data.index));
+        return {
+          index: data.index,
+          errorCode: ErrorCode.NONE,
+          baseOffset: result.firstOffset,
+          logAppendTimeMs: result.logAppendTimeMs,
+          logStartOffset: result.logStartOffset,
+          recordErrors: [],
+          errorMessage: null,
+        };
+      case 'Duplicate':
+        // Kafka answers a retry of a batch it holds with the offsets it was written at, as a success.
+        return {
+          index: data.index,
+          errorCode: ErrorCode.NONE,
+          baseOffset: result.firstOffset,
+          logAppendTimeMs: -1,
+          logStartOffset: result.logStartOffset,
+          recordErrors: [],
+          errorMessage: null,
+        };
+      case 'OutOfOrderSequence':
+        return failed(
+          data.index,
+          'OUT_OF_ORDER_SEQUENCE_NUMBER',
+          `Out of order sequence number for producer ${batch.producerId} at ${topic}-${data.index}: ` +
+            `${result.got} (incoming seq. number), ${result.expected} (expected)`,
+        );
+      case 'InvalidProducerEpoch':
+        return failed(
+          data.index,
+          'INVALID_PRODUCER_EPOCH',
+          `Epoch of producer ${batch.producerId} at ${topic}-${data.index} is ${result.current}, which is larger than the epoch ${result.got} of the batch`,
+        );
+    }
+  } catch (error) {
+    if (error instanceof LogError) return failed(data.index, error.code, error.message);
+    throw error;
+  }
+}
+
+export function handleProduce(
+  ctx: BrokerContext,
+  header: RequestHeader,
+  request: ProduceRequest,
+): ProduceResponse | typeof NO_RESPONSE {
+  let responses: ProduceResponse['responses'];
+  if (request.acks !== -1 && request.acks !== 0 && request.acks !== 1) {
+    responses = request.topicData.map((t) => ({
+      name: t.name,
+      partitionResponses: t.partitionData.map((p) => failed(p.index, 'INVALID_REQUIRED_ACKS', null)),
+    }));
+  } else if (request.transactionalId !== null) {
+    responses = request.topicData.map((t) => ({
+      name: t.name,
+      partitionResponses: t.partitionData.map((p) =>
+        failed(p.index, 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED', 'klog does not build transactions'),
+      ),
+    }));
+  } else {
+    responses = request.topicData.map((t) => ({
+      name: t.name,
+      partitionResponses: t.partitionData.map((p) => producePartition(ctx, header.apiVersion, t.name, p)),
+    }));
+  }
+  if (request.acks === 0) {
+    // No response for acks = 0; a failure closes the connection, Kafka's only way to tell such a producer.
+    const errors = responses.flatMap((t) => t.partitionResponses.filter((p) => p.errorCode !== ErrorCode.NONE));
+    if (errors.length > 0) {
+      throw new CloseConnection(`acks=0 produce failed (${errors.map((e) => e.errorMessage ?? e.errorCode).join('; ')})`);
+    }
+    return NO_RESPONSE;
+  }
+  return { responses, throttleTimeMs: 0 };
+}

@@ -1,0 +1,230 @@
+/**
+ * Everything the broker asks of the log, in one place: the only module that calls @klog/storage. The
+ * handlers see `BrokerLog` and `BrokerPartition`, and errors as `LogError` carrying the name of the Kafka
+ * error to answer with — a rename in storage is a change here and nowhere else.
+ */
+import { type ErrorName, isErrorName } from '@klog/protocol';
+import {
+  batchSize,
+  CONTROL_FLAG,
+  DecodeError,
+  decodeBatchHeader,
+  fsyncDirectory,
+  LogManager,
+  type Partition,
+  type RecordBatchHeader,
+  StorageError,
+  TRANSACTIONAL_FLAG,
+  validateTopicName,
+} from '@klog/storage';
+
+/** The compression codec: the low three bits of the attributes (Kafka's `CompressionType` id). */
+const COMPRESSION_MASK = 0x07;
+
+/** What one append of a client's batch did (storage's `ProducerBatchAppend`, Kafka's verdicts). */
+export type ProducerBatchAppend =
+  | { kind: 'Append'; firstOffset: number; lastOffset: number; logAppendTimeMs: number; logStartOffset: number }
+  | { kind: 'Duplicate'; firstOffset: number; lastOffset: number; timestamp: number; logStartOffset: number }
+  | { kind: 'OutOfOrderSequence'; expected: number; got: number }
+  | { kind: 'InvalidProducerEpoch'; current: number; got: number };
+
+export interface FetchResult {
+  /** Whole batches, as stored. */
+  readonly records: Uint8Array;
+  readonly highWatermark: number;
+  readonly lastStableOffset: number;
+  readonly logStartOffset: number;
+}
+
+export interface BrokerPartition {
+  readonly topic: string;
+  readonly partition: number;
+  readonly logStartOffset: number;
+  readonly logEndOffset: number;
+  /** = log end offset on one node. */
+  readonly highWatermark: number;
+  /** = high watermark: there are no transactions. */
+  readonly lastStableOffset: number;
+  /** Appends one RecordBatch v2 as the client sent it, under Kafka 4.1's producer rules. Throws LogError. */
+  appendProducerBatch(bytes: Uint8Array, nowMs: number): ProducerBatchAppend;
+  /** Whole batches from the one holding `offset`, at most `maxBytes` but at least one. Throws LogError. */
+  fetch(offset: number, maxBytes: number): FetchResult;
+  /** The first offset whose timestamp is at least `timestampMs`, through the time index. */
+  offsetForTimestamp(timestampMs: number): { offset: number; timestamp: number } | undefined;
+}
+
+export interface BrokerLog {
+  /** topic → partition count. */
+  topics(): ReadonlyMap<string, number>;
+  partition(topic: string, partition: number): BrokerPartition | undefined;
+  /** Creates the topic's partitions. Throws LogError (TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION…). */
+  createTopic(topic: string, partitions: number): void;
+  /** Why `topic` cannot name a topic (Kafka's `Topic.validate`), or undefined if it can. */
+  invalidTopicName(topic: string): string | undefined;
+  /** Flushes and closes every partition, releasing the data directory. */
+  close(): void;
+}
+
+/** A log operation refused: the Kafka error to answer with, and why. */
+export class LogError extends Error {
+  override readonly name = 'LogError';
+  constructor(
+    readonly code: ErrorName,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The RecordBatch header fields the Produce path checks before appending (Kafka's
+ * `ProduceRequest.validateRecords`), or why the bytes are not exactly one v2 batch.
+ */
+export type ProducedRecords =
+  | {
+      readonly kind: 'batch';
+      readonly producerId: number;
+      readonly producerEpoch: number;
+      readonly baseSequence: number;
+      readonly recordCount: number;
+      readonly compression: number;
+      readonly transactional: boolean;
+      readonly control: boolean;
+    }
+  | { readonly kind: 'invalid'; readonly code: ErrorName; readonly message: string };
+
+/**
+ * Kafka's `ProduceRequest.validateRecords` for version 3 and above: the records of one partition must be
+ * exactly one batch, of magic 2. The header's producer fields come back for the log line and the checks
+ * the broker makes before appending (transactions are not built).
+ */
+export function inspectProducedRecords(bytes: Uint8Array | null): ProducedRecords {
+  if (bytes === null || bytes.length === 0) {
+    return { kind: 'invalid', code: 'INVALID_RECORD', message: 'Produce requests must carry exactly one record batch: none came' };
+  }
+  let header: RecordBatchHeader;
+  try {
+    // No size limit here: message.max.bytes is the append's to check (MESSAGE_TOO_LARGE).
+    header = decodeBatchHeader(bytes, 0, { maxBatchBytes: Number.MAX_SAFE_INTEGER });
+  } catch (error) {
+    if (!(error instanceof DecodeError)) throw error;
+    if (error.field === 'magic') {
+      return {
+        kind: 'invalid',
+        code: 'INVALID_RECORD',
+        message: `Produce requests with version >= 3 are only allowed to contain record batches with magic version 2 (${error.reason})`,
+      };
+    }
+    return { kind: 'invalid', code: 'CORRUPT_MESSAGE', message: error.message };
+  }
+  if (batchSize(header) !== bytes.length) {
+    return {
+      kind: 'invalid',
+      code: 'INVALID_RECORD',
+      message: `Produce requests must carry exactly one record batch: the first is ${batchSize(header)} bytes of ${bytes.length}`,
+    };
+  }
+  return {
+    kind: 'batch',
+    producerId: header.producerId,
+    producerEpoch: header.producerEpoch,
+    baseSequence: header.baseSequence,
+    recordCount: header.recordsCount,
+    compression: header.attributes & COMPRESSION_MASK,
+    transactional: (header.attributes & TRANSACTIONAL_FLAG) !== 0,
+    control: (header.attributes & CONTROL_FLAG) !== 0,
+  };
+}
+
+/** fsync a directory, so a file created or renamed in it stays after a crash (the broker's own files). */
+export function syncDirectory(dir: string): void {
+  fsyncDirectory(dir);
+}
+
+export interface LogOptions {
+  readonly dataDir: string;
+  readonly segmentBytes: number;
+  readonly messageMaxBytes: number;
+}
+
+/** A storage error as the Kafka error a broker answers with (klog-only codes become KAFKA_STORAGE_ERROR). */
+function asLogError(error: unknown): unknown {
+  if (error instanceof StorageError) {
+    return new LogError(isErrorName(error.code) ? error.code : 'KAFKA_STORAGE_ERROR', error.message);
+  }
+  // Bytes that do not frame as a batch: Kafka's CorruptRecordException.
+  if (error instanceof DecodeError) return new LogError('CORRUPT_MESSAGE', error.message);
+  return error;
+}
+
+function call<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (error) {
+    throw asLogError(error);
+  }
+}
+
+function asBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+function brokerPartition(p: Partition): BrokerPartition {
+  return {
+    topic: p.topic,
+    partition: p.partition,
+    get logStartOffset() {
+      return p.logStartOffset;
+    },
+    get logEndOffset() {
+      return p.logEndOffset;
+    },
+    get highWatermark() {
+      return p.highWatermark;
+    },
+    get lastStableOffset() {
+      return p.lastStableOffset;
+    },
+    appendProducerBatch: (bytes, nowMs) => call(() => p.appendProducerBatch(asBuffer(bytes), { nowMs })),
+    fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
+    offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
+  };
+}
+
+/**
+ * Opens the data directory's log (storage's LogManager), holding its lock until `close`: Kafka's
+ * producer snapshots on, so a restarted broker knows every producer's window, not only what the active
+ * segment holds (the chapter's demo keeps them off to show the narrowing).
+ */
+export function openBrokerLog(options: LogOptions): BrokerLog {
+  const manager = call(() =>
+    LogManager.open(options.dataDir, {
+      config: { segmentBytes: options.segmentBytes, maxBatchBytes: options.messageMaxBytes },
+      producerSnapshots: true,
+    }),
+  );
+  const wrapped = new WeakMap<Partition, BrokerPartition>();
+  return {
+    topics: () => manager.topics(),
+    partition(topic, partition) {
+      const p = call(() => manager.partition(topic, partition));
+      if (p === undefined) return undefined;
+      let w = wrapped.get(p);
+      if (w === undefined) {
+        w = brokerPartition(p);
+        wrapped.set(p, w);
+      }
+      return w;
+    },
+    createTopic: (topic, partitions) => call(() => manager.createTopic(topic, partitions)),
+    invalidTopicName(topic) {
+      try {
+        validateTopicName(topic);
+        return undefined;
+      } catch (error) {
+        return (error as Error).message;
+      }
+    },
+    close: () => call(() => manager.close()),
+  };
+}

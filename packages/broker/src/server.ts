@@ -1,0 +1,146 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import { brokerDir } from './broker-dir.js';
+import { type BrokerConfig, type BrokerOptions, resolveConfig } from './config.js';
+import { Connection, type ConnectionStats } from './connection.js';
+import type { BrokerContext, RequestStats } from './context.js';
+import { FetchPurgatory } from './fetch-purgatory.js';
+import { type BrokerLog, type LogOptions, openBrokerLog, syncDirectory } from './log-port.js';
+import { type Logger, SILENT } from './logger.js';
+import { loadOrCreateMetaProperties } from './meta-properties.js';
+import { ProducerIdManager } from './producer-id-manager.js';
+
+export interface StartOptions extends BrokerOptions {
+  readonly logger?: Logger;
+  /** How long shutdown waits for a connection's last response to go out before dropping it. */
+  readonly shutdownGraceMs?: number;
+  /** Opens the log; the storage's LogManager unless a test says otherwise. */
+  readonly openLog?: (options: LogOptions) => BrokerLog;
+}
+
+/**
+ * `klog serve`: a broker on one node. It opens the data directory's log (taking its lock), the producer id
+ * block and the node's identity, then listens. `close()` is the clean shutdown of SIGINT / SIGTERM: stop
+ * accepting, wake waiting fetches, let each connection finish and answer the request in hand, flush and
+ * close the log.
+ */
+export class Broker {
+  readonly #server: Server;
+  readonly #connections = new Set<Connection>();
+  readonly #ctx: BrokerContext;
+  readonly #log: BrokerLog;
+  readonly #fetchWaits: FetchPurgatory;
+  readonly #logger: Logger;
+  readonly #graceMs: number;
+  #nextId = 1;
+  #closing: Promise<void> | undefined;
+  #port = 0;
+
+  private constructor(config: BrokerConfig, options: StartOptions) {
+    this.#logger = options.logger ?? SILENT;
+    this.#graceMs = options.shutdownGraceMs ?? 5000;
+    const openLog = options.openLog ?? openBrokerLog;
+    this.#log = openLog({ dataDir: config.dataDir, segmentBytes: config.segmentBytes, messageMaxBytes: config.messageMaxBytes });
+    try {
+      const own = brokerDir(config.dataDir, syncDirectory);
+      const { clusterId } = loadOrCreateMetaProperties(own, config.nodeId, syncDirectory);
+      const producerIds = new ProducerIdManager(own, syncDirectory);
+      this.#fetchWaits = new FetchPurgatory();
+      const broker = this;
+      this.#ctx = {
+        config,
+        get advertised() {
+          return { host: config.advertisedHost, port: config.advertisedPort ?? broker.#port };
+        },
+        clusterId,
+        log: this.#log,
+        producerIds,
+        fetchWaits: this.#fetchWaits,
+        logger: this.#logger,
+        now: () => Date.now(),
+        stats: new Map(),
+        inFlight: new Set(),
+      };
+    } catch (error) {
+      this.#log.close();
+      throw error;
+    }
+    this.#server = createServer({ pauseOnConnect: false }, (socket) => this.#accept(socket));
+  }
+
+  /** Opens the data directory and listens; resolves once clients can connect. */
+  static async start(options: StartOptions): Promise<Broker> {
+    const config = resolveConfig(options);
+    const broker = new Broker(config, options);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        broker.#server.once('error', reject);
+        broker.#server.listen({ host: config.host, port: config.port }, () => {
+          broker.#server.off('error', reject);
+          resolve();
+        });
+      });
+    } catch (error) {
+      broker.#log.close();
+      throw error;
+    }
+    const address = broker.#server.address();
+    broker.#port = typeof address === 'object' && address !== null ? address.port : config.port;
+    broker.#server.on('error', (error) => broker.#logger.error(`listener: ${error.message}`));
+    const topics = broker.#log.topics();
+    broker.#logger.info(
+      `klog serve: listening on ${config.host}:${broker.#port}, advertised as ${broker.#ctx.advertised.host}:${broker.#ctx.advertised.port}; ` +
+        `node ${config.nodeId}, cluster ${broker.#ctx.clusterId}, data in ${config.dataDir} (${topics.size} topic${topics.size === 1 ? '' : 's'})`,
+    );
+    return broker;
+  }
+
+  get config(): BrokerConfig {
+    return this.#ctx.config;
+  }
+
+  /** Where it listens (the real port when started on port 0). */
+  get address(): { host: string; port: number } {
+    return { host: this.#ctx.config.host, port: this.#port };
+  }
+
+  /** Requests handled so far by API name, and how many of them were pipelined. */
+  get requestStats(): RequestStats {
+    return this.#ctx.stats;
+  }
+
+  /** Fetches waiting for data now. */
+  get waitingFetches(): number {
+    return this.#fetchWaits.size;
+  }
+
+  get connections(): ConnectionStats[] {
+    return [...this.#connections].map((c) => c.stats());
+  }
+
+  #accept(socket: Socket): void {
+    if (this.#closing !== undefined) {
+      socket.destroy();
+      return;
+    }
+    const connection = new Connection(this.#nextId++, socket, this.#ctx, (c) => this.#connections.delete(c));
+    this.#connections.add(connection);
+  }
+
+  /** Clean shutdown; safe to call more than once. */
+  close(): Promise<void> {
+    this.#closing ??= this.#shutdown();
+    return this.#closing;
+  }
+
+  async #shutdown(): Promise<void> {
+    this.#logger.info(`klog serve: shutting down (${this.#connections.size} connection${this.#connections.size === 1 ? '' : 's'})`);
+    const stopped = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#fetchWaits.close();
+    await Promise.all([...this.#connections].map((c) => c.end(this.#graceMs)));
+    await stopped;
+    // Handlers of connections that closed meanwhile may still be finishing: the log outlives them.
+    await Promise.allSettled([...this.#ctx.inFlight]);
+    this.#log.close();
+    this.#logger.info('klog serve: log flushed and closed; bye');
+  }
+}

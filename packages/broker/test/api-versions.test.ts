@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBroker, type TestBroker } from './support/broker.js';
+import { kafkajs, RawClient, rawFrame } from './support/raw-client.js';
+
+let b: TestBroker;
+beforeAll(async () => {
+  b = await startBroker({});
+});
+afterAll(() => b.stop());
+
+/** What klog advertises, API key → [min, max] (see src/advertised.ts for why each range). */
+const ADVERTISED = {
+  0: [0, 8], // Produce: v0 advertised as Kafka 4 does (KAFKA-18659); v0–v2 refused
+  1: [4, 12], // Fetch: not 13+ (topic ids)
+  2: [0, 5], // ListOffsets
+  3: [0, 9], // Metadata: not 10+ (platformatic would send topic ids in Fetch)
+  18: [0, 3], // ApiVersions
+  19: [0, 7], // CreateTopics
+  22: [0, 4], // InitProducerId
+};
+
+describe('ApiVersions', () => {
+  it('v0–v2 (KafkaJS): every API klog serves, in the versions it serves', async () => {
+    const c = await RawClient.connect(b.port);
+    for (const version of [0, 1, 2]) {
+      const req = await kafkajs('apiVersions', version, {}, 40 + version);
+      c.send(req.frame);
+      const { correlation, data } = await req.decode(await c.next());
+      expect(correlation).toBe(40 + version);
+      expect(data.errorCode).toBe(0);
+      const got = Object.fromEntries((data.apiVersions as { apiKey: number; minVersion: number; maxVersion: number }[]).map((a) => [a.apiKey, [a.minVersion, a.maxVersion]]));
+      expect(got).toEqual(ADVERTISED);
+    }
+    c.close();
+  });
+
+  it('a version too new: UNSUPPORTED_VERSION in a v0 body and v0 header, with the ranges, and the connection stays open', async () => {
+    const c = await RawClient.connect(b.port);
+    // ApiVersions v4 (flexible): header v2 with its tag buffer, then a body klog does not read.
+    c.send(rawFrame(18, 4, 77, new Uint8Array([0, 3, 0x61, 0x62, 3, 0x31, 0x30, 0]), true));
+    const reply = Buffer.from(await c.next());
+    expect(reply.readInt32BE(0)).toBe(77);
+    expect(reply.readInt16BE(4)).toBe(35); // v0 body right after a v0 header
+    const count = reply.readInt32BE(6);
+    const ranges: Record<number, number[]> = {};
+    for (let i = 0; i < count; i++) {
+      const at = 10 + i * 6;
+      ranges[reply.readInt16BE(at)] = [reply.readInt16BE(at + 2), reply.readInt16BE(at + 4)];
+    }
+    expect(ranges).toEqual(ADVERTISED);
+    expect(reply.length).toBe(10 + count * 6);
+    const again = await kafkajs('apiVersions', 2, {}, 78);
+    c.send(again.frame);
+    expect((await again.decode(await c.next())).correlation).toBe(78);
+    c.close();
+  });
+
+  it('v3 with a client software name Kafka would refuse: INVALID_REQUEST (KIP-511)', async () => {
+    const c = await RawClient.connect(b.port);
+    const name = Buffer.from('@bad/name');
+    const body = Buffer.concat([Buffer.from([name.length + 1]), name, Buffer.from([4]), Buffer.from('1.0'), Buffer.from([0])]);
+    c.send(rawFrame(18, 3, 5, body, true));
+    const reply = Buffer.from(await c.next());
+    expect(reply.readInt16BE(4)).toBe(42);
+    c.close();
+  });
+});

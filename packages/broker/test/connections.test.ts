@@ -1,0 +1,210 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBroker, type TestBroker } from './support/broker.js';
+import { kafkajs, RawClient, rawFrame } from './support/raw-client.js';
+
+let b: TestBroker;
+beforeAll(async () => {
+  b = await startBroker({ socketRequestMaxBytes: 65536, maxBufferedResponseBytes: 16 * 1024 });
+  const c = await RawClient.connect(b.port);
+  const create = await kafkajs('createTopics', 0, {
+    topics: Array.from({ length: 300 }, (_, i) => ({ topic: `topic-with-a-long-name-${String(i).padStart(4, '0')}`, numPartitions: 1, replicationFactor: 1 })),
+    timeout: 1000,
+  });
+  c.send(create.frame);
+  await c.next();
+  c.close();
+});
+afterAll(() => b.stop());
+
+async function apiVersionsWorks(correlationId = 900): Promise<void> {
+  const c = await RawClient.connect(b.port);
+  const req = await kafkajs('apiVersions', 2, {}, correlationId);
+  c.send(req.frame);
+  expect((await req.decode(await c.next())).correlation).toBe(correlationId);
+  c.close();
+}
+
+async function closedFor(bytes: Uint8Array): Promise<void> {
+  const c = await RawClient.connect(b.port);
+  c.send(bytes);
+  await c.closed;
+}
+
+function lastLine(): string {
+  return b.lines.filter((l) => l.includes('closed:')).at(-1) ?? '';
+}
+
+describe('one connection’s bad input closes that connection only', () => {
+  it('a frame over socket.request.max.bytes: closed as soon as its size is read, nothing of it buffered', async () => {
+    const c = await RawClient.connect(b.port);
+    c.send(new Uint8Array([0, 1, 0, 0x01])); // 65537 bytes announced, none sent
+    await c.closed;
+    expect(lastLine()).toMatch(/closed: refused a frame: frame of 65537 bytes is over socket.request.max.bytes \(65536\)$/);
+    await apiVersionsWorks();
+  });
+
+  it('a negative frame size', async () => {
+    await closedFor(new Uint8Array([0xff, 0xff, 0xff, 0xfe]));
+    expect(lastLine()).toMatch(/frame size -2 is negative/);
+    await apiVersionsWorks();
+  });
+
+  it('a frame too short for a header, and garbage that is not a request', async () => {
+    await closedFor(new Uint8Array([0, 0, 0, 3, 0, 3, 0]));
+    expect(lastLine()).toMatch(/a request klog cannot read/);
+    await closedFor(new Uint8Array([0, 0, 0, 12, 0, 3, 0, 1, 0, 0, 0, 9, 0x7f, 0x7f, 1, 2]));
+    expect(lastLine()).toMatch(/a request klog cannot read \(header.clientId at byte 10: a string of 32639 bytes needs 32639 bytes, only 2 left\)/);
+    await apiVersionsWorks();
+  });
+
+  it('a body that does not parse (an array count its bytes cannot hold)', async () => {
+    await closedFor(rawFrame(3, 1, 1, new Uint8Array([0, 0, 0x10, 0])));
+    expect(lastLine()).toMatch(/topics at byte \d+: 4096 elements of at least 2 bytes cannot fit/);
+    await apiVersionsWorks();
+  });
+
+  it('an API klog does not serve: consumer groups say so', async () => {
+    await closedFor(rawFrame(10, 3, 1, new Uint8Array([0, 1, 0x67, 0])));
+    expect(lastLine()).toMatch(/FindCoordinator \(API key 10\) is not served by klog: consumer groups are not built yet$/);
+    await closedFor(rawFrame(999, 0, 1));
+    expect(lastLine()).toMatch(/unknown API key 999 \(API key 999\) is not served by klog$/);
+    await apiVersionsWorks();
+  });
+
+  it('a version not served, including Produce v0–v2 which is advertised as Kafka 4 does', async () => {
+    await closedFor(rawFrame(0, 2, 1, new Uint8Array([0, 1, 0, 0, 0, 0, 0, 0, 0, 0])));
+    expect(lastLine()).toMatch(/Produce v2 is not served by klog \(it serves v3–v8\)$/);
+    await closedFor(rawFrame(1, 13, 1, new Uint8Array(0), true));
+    expect(lastLine()).toMatch(/Fetch v13 is not served by klog \(it serves v4–v12\)$/);
+    await apiVersionsWorks();
+  });
+
+  it('a truncated frame and a client that goes away: nothing breaks', async () => {
+    const c = await RawClient.connect(b.port);
+    const req = await kafkajs('metadata', 6, { topics: [] });
+    c.send(req.frame.subarray(0, req.frame.length - 3));
+    await sleep(50);
+    c.close();
+    await apiVersionsWorks();
+  });
+});
+
+describe('requests on one connection are answered strictly in order, one at a time', () => {
+  it('a Metadata sent behind a Fetch that waits is answered after it', async () => {
+    const c = await RawClient.connect(b.port);
+    const fetch = await kafkajs(
+      'fetch',
+      11,
+      {
+        replicaId: -1,
+        maxWaitTime: 300,
+        minBytes: 1,
+        maxBytes: 1024,
+        topics: [{ topic: 'topic-with-a-long-name-0000', partitions: [{ partition: 0, fetchOffset: '0', maxBytes: 1024 }] }],
+      },
+      1,
+    );
+    const metadata = await kafkajs('metadata', 6, { topics: ['topic-with-a-long-name-0001'] }, 2);
+    const started = Date.now();
+    c.send(Buffer.concat([fetch.frame, metadata.frame]));
+    const first = await fetch.decode(await c.next());
+    const waited = Date.now() - started;
+    const second = await metadata.decode(await c.next());
+    expect([first.correlation, second.correlation]).toEqual([1, 2]);
+    // The fetch waited for data that never came; the metadata waited behind it (a lower bound, not a timing target).
+    expect(waited).toBeGreaterThanOrEqual(250);
+    c.close();
+  });
+
+  it('a fetch waiting for data gives up when its client goes away', async () => {
+    const c = await RawClient.connect(b.port);
+    const fetch = await kafkajs('fetch', 11, {
+      replicaId: -1,
+      maxWaitTime: 600_000,
+      minBytes: 1,
+      maxBytes: 1024,
+      topics: [{ topic: 'topic-with-a-long-name-0005', partitions: [{ partition: 0, fetchOffset: '0', maxBytes: 1024 }] }],
+    });
+    c.send(fetch.frame);
+    while (b.broker.waitingFetches === 0) await sleep(10);
+    c.close();
+    while (b.broker.waitingFetches > 0) await sleep(10);
+    expect(b.lines.filter((l) => l.startsWith('error:'))).toEqual([]);
+  });
+
+  it('100 pipelined requests of mixed APIs come back in the order sent', async () => {
+    const c = await RawClient.connect(b.port);
+    const reqs = [];
+    for (let i = 0; i < 100; i++) {
+      const kind = i % 3;
+      reqs.push(
+        kind === 0
+          ? await kafkajs('apiVersions', i % 3, {}, i)
+          : kind === 1
+            ? await kafkajs('metadata', i % 7, { topics: ['topic-with-a-long-name-0002'] }, i)
+            : await kafkajs('listOffsets', 1, { replicaId: -1, topics: [{ topic: 'topic-with-a-long-name-0003', partitions: [{ partition: 0, timestamp: -1 }] }] }, i),
+      );
+    }
+    c.send(Buffer.concat(reqs.map((r) => r.frame)));
+    const got: number[] = [];
+    for (const r of reqs) got.push((await r.decode(await c.next())).correlation);
+    expect(got).toEqual(reqs.map((_, i) => i));
+    c.close();
+  });
+});
+
+describe('limits', () => {
+  it('a client that stops reading: the broker holds at most its margin and one response, then stops reading it', async () => {
+    const c = await RawClient.connect(b.port);
+    const req = await kafkajs('metadata', 6, { topics: [] }, 1); // every topic: about 14 KB per answer
+    const n = 2000;
+    c.socket.pause();
+    c.send(Buffer.concat(Array.from({ length: n }, () => req.frame)));
+    let maxBuffered = 0;
+    let stalledAt = -1;
+    for (let i = 0; i < 200; i++) {
+      await sleep(20);
+      const conn = b.broker.connections.find((x) => x.remote.endsWith(`:${c.socket.localPort}`));
+      if (conn === undefined) continue;
+      maxBuffered = Math.max(maxBuffered, conn.bufferedResponseBytes);
+      if (stalledAt === conn.requests) break;
+      stalledAt = conn.requests;
+    }
+    // It stopped: far fewer answers than requests made, and never more than the margin plus one answer held.
+    expect(stalledAt).toBeGreaterThan(0);
+    expect(stalledAt).toBeLessThan(n);
+    expect(maxBuffered).toBeLessThanOrEqual(16 * 1024 + 20 * 1024);
+    await apiVersionsWorks(901);
+    // Once the client reads again, every answer comes, in order.
+    c.socket.resume();
+    for (let i = 0; i < n; i++) await c.next();
+    c.close();
+  });
+
+  it('300 connections at once, each answered', async () => {
+    const clients = await Promise.all(Array.from({ length: 300 }, () => RawClient.connect(b.port)));
+    const answers = await Promise.all(
+      clients.map(async (c, i) => {
+        const req = await kafkajs('metadata', 4, { topics: ['topic-with-a-long-name-0004'], allowAutoTopicCreation: false }, i);
+        c.send(req.frame);
+        return (await req.decode(await c.next())).correlation;
+      }),
+    );
+    expect(answers).toEqual(clients.map((_, i) => i));
+    expect(b.broker.connections.length).toBeGreaterThanOrEqual(300);
+    for (const c of clients) c.close();
+    await Promise.all(clients.map((c) => c.closed));
+  });
+
+  it('an idle connection is closed after connections.max.idle.ms', async () => {
+    const idle = await startBroker({ connectionsMaxIdleMs: 200 });
+    try {
+      const c = await RawClient.connect(idle.port);
+      await c.closed;
+      expect(idle.lines.some((l) => /closed: idle for connections.max.idle.ms \(200 ms\)$/.test(l))).toBe(true);
+    } finally {
+      await idle.stop();
+    }
+  });
+});

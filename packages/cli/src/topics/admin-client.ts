@@ -1,0 +1,124 @@
+import { createConnection, type Socket } from 'node:net';
+import { type ApiCodec, ApiVersions, decodeResponse, encodeRequest, FrameDecoder } from '@klog/protocol';
+
+/** The broker could not be reached or answered something unusable: one line for the user, exit code 1. */
+export class BrokerUnreachable extends Error {
+  override readonly name = 'BrokerUnreachable';
+}
+
+/**
+ * The little Kafka client `klog topics` needs: one connection, one request at a time, each API in the
+ * highest version both sides have (asked with ApiVersions v0, which every broker answers) — so it works
+ * against `klog serve` and against a Kafka broker alike.
+ */
+export class AdminClient {
+  readonly #socket: Socket;
+  readonly #frames = new FrameDecoder();
+  #pending: { resolve: (frame: Uint8Array) => void; reject: (error: Error) => void } | undefined;
+  #correlationId = 0;
+  #versions = new Map<number, { min: number; max: number }>();
+  #failure: Error | undefined;
+
+  private constructor(
+    socket: Socket,
+    readonly where: string,
+    readonly timeoutMs: number,
+  ) {
+    this.#socket = socket;
+    socket.on('data', (chunk) => {
+      this.#frames.push(chunk);
+      const frame = this.#frames.next();
+      if (frame !== undefined && this.#pending !== undefined) {
+        const p = this.#pending;
+        this.#pending = undefined;
+        p.resolve(frame);
+      }
+    });
+    const fail = (error: Error) => {
+      this.#failure ??= error;
+      this.#pending?.reject(error);
+      this.#pending = undefined;
+    };
+    socket.on('error', (e) => fail(new BrokerUnreachable(`the connection to ${where} failed: ${e.message}`)));
+    socket.on('close', () => fail(new BrokerUnreachable(`${where} closed the connection`)));
+  }
+
+  static connect(host: string, port: number, timeoutMs = 10_000): Promise<AdminClient> {
+    const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+    return new Promise((resolve, reject) => {
+      const socket = createConnection({ host, port });
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new BrokerUnreachable(`no answer from ${where} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      socket.once('connect', async () => {
+        clearTimeout(timer);
+        const client = new AdminClient(socket, where, timeoutMs);
+        try {
+          await client.#discoverVersions();
+          resolve(client);
+        } catch (error) {
+          client.close();
+          reject(error);
+        }
+      });
+      socket.once('error', (e: NodeJS.ErrnoException) => {
+        clearTimeout(timer);
+        const why = e.code === 'ECONNREFUSED' ? 'connection refused: is klog serve running there?' : e.message;
+        reject(new BrokerUnreachable(`cannot reach a broker at ${where} (${why})`));
+      });
+    });
+  }
+
+  async #discoverVersions(): Promise<void> {
+    const res = await this.#exchange(ApiVersions, 0, { clientSoftwareName: '', clientSoftwareVersion: '' });
+    if (res.errorCode !== 0) throw new BrokerUnreachable(`${this.where} answered ApiVersions with error ${res.errorCode}`);
+    for (const k of res.apiKeys) this.#versions.set(k.apiKey, { min: k.minVersion, max: k.maxVersion });
+  }
+
+  /** The highest version of `codec` both this client and the broker have. */
+  versionOf(codec: ApiCodec<unknown, never>): number {
+    const theirs = this.#versions.get(codec.apiKey);
+    const top = Math.min(codec.maxVersion, theirs?.max ?? -1);
+    if (theirs === undefined || top < Math.max(codec.minVersion, theirs.min)) {
+      throw new BrokerUnreachable(`${this.where} does not serve ${codec.name} in a version klog speaks`);
+    }
+    return top;
+  }
+
+  async request<Req, Res>(codec: ApiCodec<Req, Res>, body: Req): Promise<Res> {
+    return this.#exchange(codec, this.versionOf(codec as ApiCodec<unknown, never>), body);
+  }
+
+  async #exchange<Req, Res>(codec: ApiCodec<Req, Res>, version: number, body: Req): Promise<Res> {
+    if (this.#failure !== undefined) throw this.#failure;
+    const correlationId = ++this.#correlationId;
+    const frame = await new Promise<Uint8Array>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#pending = undefined;
+        reject(new BrokerUnreachable(`no answer from ${this.where} to ${codec.name} within ${this.timeoutMs} ms`));
+      }, this.timeoutMs);
+      this.#pending = {
+        resolve: (f) => {
+          clearTimeout(timer);
+          resolve(f);
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
+      this.#socket.write(encodeRequest(codec, version, correlationId, 'klog-topics', body));
+    });
+    const decoded = decodeResponse(codec, version, frame);
+    if (decoded.correlationId !== correlationId) {
+      throw new BrokerUnreachable(`${this.where} answered correlation id ${decoded.correlationId}, not ${correlationId}`);
+    }
+    return decoded.body;
+  }
+
+  close(): void {
+    this.#socket.removeAllListeners('close');
+    this.#socket.destroy();
+  }
+}

@@ -1,0 +1,25 @@
+export { apiKeyName } from './api-keys.js';
+export type { ApiCodec } from './apis/api-codec.js';
+export { decodeResponse, encodeRequest } from './client.js';
+export * from './apis/index.js';
+export { ErrorCode, type ErrorName, errorName, isErrorName } from './error-codes.js';
+export { ProtocolDecodeError, ProtocolEncodeError } from './errors.js';
+export {
+  DEFAULT_MAX_REQUEST_BYTES,
+  encodeResponse,
+  FrameDecoder,
+  FrameSizeError,
+  type ResponseFrame,
+  ReusingFrameDecoder,
+} from './framing.js';
+export {
+  peekApiKeyAndVersion,
+  type RequestHeader,
+  readRequestHeader,
+  requestHeaderVersion,
+  responseHeaderVersion,
+  writeResponseHeader,
+} from './headers.js';
+export { type ParsedRequest, parseRequest } from './request.js';
+export { MAX_STRING_BYTES, Reader } from './wire/reader.js';
+export { BY_REFERENCE_BYTES, concatBytes, Writer } from './wire/writer.js';

@@ -1,0 +1,48 @@
+import type { ApiCodec } from './apis/api-codec.js';
+import { API_CODECS } from './apis/index.js';
+import { ApiVersions } from './apis/metadata/api-versions.js';
+import { ProtocolDecodeError } from './errors.js';
+import { peekApiKeyAndVersion, type RequestHeader, readRequestHeader, requestHeaderVersion } from './headers.js';
+import { Reader } from './wire/reader.js';
+
+/**
+ * What one request frame is, decided as Kafka's SocketServer / RequestContext decide it:
+ * - `request`: an API and version klog serves, header and body read;
+ * - `apiVersionsTooNew`: ApiVersions in a version klog does not serve — not parsed beyond its header; the
+ *   answer is a version 0 body with UNSUPPORTED_VERSION and the supported ranges (KIP-511), so the client
+ *   can retry with one it shares;
+ * - `unsupportedVersion` / `unknownApi`: Kafka throws UnsupportedVersionException / InvalidRequestException
+ *   for these and closes the connection.
+ * Bytes that are not a request throw ProtocolDecodeError (Kafka: InvalidRequestException, connection closed).
+ */
+export type ParsedRequest =
+  | {
+      readonly kind: 'request';
+      readonly header: RequestHeader;
+      readonly codec: ApiCodec<unknown, never>;
+      readonly body: unknown;
+    }
+  | { readonly kind: 'apiVersionsTooNew'; readonly header: RequestHeader }
+  | { readonly kind: 'unsupportedVersion'; readonly header: RequestHeader; readonly codec: ApiCodec<unknown, never> }
+  | { readonly kind: 'unknownApi'; readonly apiKey: number; readonly apiVersion: number };
+
+export function parseRequest(
+  frame: Uint8Array,
+  codecs: ReadonlyMap<number, ApiCodec<unknown, never>> = API_CODECS,
+): ParsedRequest {
+  const peek = peekApiKeyAndVersion(frame);
+  if (peek === undefined) {
+    throw new ProtocolDecodeError('header', 0, `a request header needs at least 8 bytes, the frame has ${frame.length}`);
+  }
+  const codec = codecs.get(peek.apiKey);
+  if (codec === undefined) return { kind: 'unknownApi', apiKey: peek.apiKey, apiVersion: peek.apiVersion };
+  const r = new Reader(frame);
+  const header = readRequestHeader(r, requestHeaderVersion(codec, peek.apiVersion));
+  if (peek.apiVersion < codec.minVersion || peek.apiVersion > codec.maxVersion) {
+    if (codec.apiKey === ApiVersions.apiKey && peek.apiVersion > codec.maxVersion) {
+      return { kind: 'apiVersionsTooNew', header };
+    }
+    return { kind: 'unsupportedVersion', header, codec };
+  }
+  return { kind: 'request', header, codec, body: codec.readRequest(peek.apiVersion, r) };
+}
