@@ -114,10 +114,12 @@ describe('producer snapshots, when on', () => {
     const window = () => p.producerState.get(3 as never)!.batches.map((b) => b.lastSeq);
     expect(window()).toEqual([3, 4, 5, 6, 7]);
     const active = p.log.activeSegment.path;
+    const inActive = [...p.log.activeSegment.headers()].map((e) => e.header.baseSequence);
+    expect(inActive.length).toBeLessThan(5);
     writeFileSync(active, Buffer.concat([readFileSync(active), Buffer.alloc(20)]));
     p.reopen();
     expect(p.recovery).toMatchObject({ kind: 'torn-tail', truncatedBytes: 20 });
-    expect(window()).toEqual([7]);
+    expect(window()).toEqual(inActive);
     expect(p.appendProducerBatch(clientBatch(3, 0, 7))).toMatchObject({ kind: 'Duplicate', firstOffset: 7 });
     p.close();
     // Snapshots on: the roll listener is set again on the reopened log.
