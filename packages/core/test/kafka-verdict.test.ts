@@ -202,6 +202,39 @@ describe('ProducerState.removeExpired (Kafka removeExpiredProducers)', () => {
       kind: 'Append',
     });
   });
+
+  it('returns the ids it removed in ascending order, whatever order the producers came in', () => {
+    const state = new ProducerState();
+    for (const [id, at] of [
+      [30, 1_000],
+      [7, 2_000],
+      [500, 1_500],
+      [12, 9_000],
+    ] as const) {
+      state.entry(toProducerId(id)).addBatch(epoch(0), new BatchMetadata(seq(0), 0, 0, at));
+    }
+    expect(state.removeExpired(12_000, 10_000)).toEqual([7, 30, 500]);
+    expect(state.producerIds()).toEqual([12]);
+  });
+});
+
+describe('judgeByKafkaRules on an entry whose epoch is known but whose window is empty', () => {
+  // ProducerStateEntry.maybeUpdateProducerEpoch (public, as Kafka's) can leave an entry in that state.
+  const bumped = () => {
+    const entry = entryWith([[0, 4]], 0);
+    entry.maybeUpdateProducerEpoch(epoch(3));
+    expect(entry.batches).toEqual([]);
+    return entry;
+  };
+
+  it('takes sequence 0 under that epoch, and nothing else', () => {
+    expect(judgeByKafkaRules(bumped(), epoch(3), seq(0), seq(1))).toEqual({ kind: 'Append' });
+    expect(judgeByKafkaRules(bumped(), epoch(3), seq(5), seq(5))).toEqual({
+      kind: 'OutOfOrderSequence',
+      expected: 0,
+      got: 5,
+    });
+  });
 });
 
 describe('judgeBatch and recordAppendedBatch: the producer-state halves of an append', () => {

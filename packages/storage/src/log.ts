@@ -20,7 +20,7 @@ import {
 import { type RecoveryReport, recoverSegment } from './recovery.js';
 import { LogSegment } from './segment.js';
 import { SegmentFileCache } from './segment-file-cache.js';
-import { writeInt64 } from './varint.js';
+import { writeInt64BE } from './varint.js';
 
 export { fsyncDirectory } from './fsync.js';
 
@@ -116,15 +116,17 @@ const PARTITION_LEADER_EPOCH = 0;
 /** Set by `Log`'s static block, so that only this package can reach the write paths below. */
 let writeBuiltBatch: (log: Log, batch: Buffer, header: AppendedHeader) => LogAppendInfo;
 let swapInCleaned: (log: Log, baseOffsets: readonly number[]) => void;
-let writeClientBatch: (log: Log, batch: Buffer, header: AppendedHeader) => LogAppendInfo;
+let writeClientBatch: (log: Log, batch: Buffer, header: AppendedHeader) => number;
 
 /**
- * Append a batch a client built, already decoded and CRC-checked by the caller
- * (`Partition.appendProducerBatch`): Kafka's `LogValidator` client rules and the log's
- * limits, then the bytes written as received, with the base offset and the partition
- * leader epoch (0: one node) assigned in place (outside the CRC), as Kafka's leader does.
+ * Append a batch a client built, which the caller (`Partition.appendProducerBatch`)
+ * decoded, CRC-checked and checked with `validateForAppend` against this log's end
+ * offset in the same synchronous call (so nothing is checked twice on the hot path):
+ * the bytes are written as received, with the base offset and the partition leader
+ * epoch (0: one node) assigned in place (outside the CRC), as Kafka's leader does.
+ * Returns the batch's base offset; its last is `logEndOffset - 1` after the call.
  */
-export function appendClientBatch(log: Log, batch: Buffer, header: AppendedHeader): LogAppendInfo {
+export function appendValidatedClientBatch(log: Log, batch: Buffer, header: AppendedHeader): number {
   return writeClientBatch(log, batch, header);
 }
 
@@ -216,13 +218,16 @@ export class Log {
             : LogSegment.open(s.path, s.baseOffset, { readOnly: true, cache: files, nextBaseOffset }),
         );
       });
-      if (segments.length === 0) {
+      const created = segments.length === 0;
+      if (created) {
         segments.push(LogSegment.create(dir, 0));
         fsyncDirectory(dir);
       }
       const active = segments.at(-1)!;
       // Recovery reads with the readers' limit, not the setting: what an append once accepted is never cut for its size.
       const recovery = recoverSegment(active);
+      // The active segment's index, from what recovery kept; its files, whatever a crash left in them, written anew.
+      if (!created) active.startIndexFiles();
       // An empty active segment was rolled at the log end offset, so its base offset is the LEO.
       const logEndOffset = recovery.nextOffset ?? active.baseOffset;
       checkFollowsOn(segments);
@@ -289,49 +294,32 @@ export class Log {
         `says ${batchSize(header)} bytes but the buffer holds ${batch.length}`,
       );
     }
-    return this.#accept(batch, header, 'client');
+    return this.#accept(batch, header, 'client', false);
   }
 
   /** Check a batch against the log's limits, then place it at the log end offset. */
-  #accept(
-    batch: Buffer,
-    header: AppendedHeader,
-    origin: AppendOrigin,
-    leaderEpoch?: number,
-    inPlace = false,
-  ): LogAppendInfo {
+  #accept(batch: Buffer, header: AppendedHeader, origin: AppendOrigin, inPlace: boolean): LogAppendInfo {
     const baseOffset = this.#logEndOffset;
     validateForAppend(header, batch.length, baseOffset, this.config.maxBatchBytes, origin);
-    return this.#place(batch, baseOffset, header, leaderEpoch, inPlace);
+    return this.#place(batch, baseOffset, header, inPlace);
   }
 
   /** Put a checked batch on the active segment (rolling first if it would not fit) and move the log end offset. */
-  #place(
-    batch: Buffer,
-    baseOffset: number,
-    header: AppendedHeader,
-    leaderEpoch: number | undefined,
-    inPlace: boolean,
-  ): LogAppendInfo {
-    const { lastOffsetDelta, recordsCount: records } = header;
-    const rolled = this.#maybeRoll(batch.length, baseOffset + lastOffsetDelta);
+  #place(batch: Buffer, baseOffset: number, header: AppendedHeader, inPlace: boolean): LogAppendInfo {
+    const lastOffset = baseOffset + header.lastOffsetDelta;
+    const rolled = this.#maybeRoll(batch.length, lastOffset);
     const segment = this.activeSegment;
     const position = segment.size;
-    const lastOffset = baseOffset + lastOffsetDelta;
-    // What the log assigns, written over the batch's first bytes on the way to the file: baseOffset,
-    // and for a client's batch the partition leader epoch too (both outside the CRC).
-    // In place (one write) when the buffer is the log's to change: a batch it built, or a client's
-    // batch handed over by `appendProducerBatch`, as Kafka's leader assigns offsets in place.
-    const head = inPlace ? batch : Buffer.allocUnsafe(leaderEpoch === undefined ? 8 : 16);
-    const view = new DataView(head.buffer, head.byteOffset, leaderEpoch === undefined ? 8 : 16);
-    writeInt64(view, 0, baseOffset);
-    if (leaderEpoch !== undefined) {
-      view.setInt32(BATCH_FIELD.batchLength, batch.readInt32BE(BATCH_FIELD.batchLength));
-      view.setInt32(BATCH_FIELD.partitionLeaderEpoch, leaderEpoch);
+    if (inPlace) {
+      this.#write(batch, baseOffset, lastOffset, header, undefined);
+    } else {
+      // Not the log's buffer to change: the base offset goes to the file in a head of its own.
+      const head = Buffer.from(batch.subarray(0, 8));
+      stampBatchHead(head, baseOffset, undefined);
+      segment.append(batch, lastOffset, head, header.maxTimestamp);
+      this.#logEndOffset = lastOffset + 1;
+      this.#maybeFlush(header.recordsCount);
     }
-    segment.append(batch, lastOffset, inPlace ? undefined : head, header.maxTimestamp);
-    this.#logEndOffset = lastOffset + 1;
-    this.#maybeFlush(records);
     return {
       firstOffset: baseOffset,
       lastOffset,
@@ -342,15 +330,38 @@ export class Log {
     };
   }
 
+  /**
+   * The append itself, for a buffer that is the log's to change (a batch it built, or a
+   * client's batch handed over by `appendProducerBatch`, as Kafka's leader assigns
+   * offsets in place): baseOffset, and the partition leader epoch when given (both
+   * outside the CRC), stamped into the batch, then one write. The caller rolled.
+   */
+  #write(
+    batch: Buffer,
+    baseOffset: number,
+    lastOffset: number,
+    header: AppendedHeader,
+    leaderEpoch: number | undefined,
+  ): void {
+    stampBatchHead(batch, baseOffset, leaderEpoch);
+    this.activeSegment.append(batch, lastOffset, undefined, header.maxTimestamp);
+    this.#logEndOffset = lastOffset + 1;
+    this.#maybeFlush(header.recordsCount);
+  }
+
   static {
     writeBuiltBatch = (log, batch, header) => {
       log.#checkOpen();
-      return log.#accept(batch, header, 'klog', undefined, true);
+      return log.#accept(batch, header, 'klog', true);
     };
     swapInCleaned = (log, baseOffsets) => log.#swapInCleaned(baseOffsets);
     writeClientBatch = (log, batch, header) => {
       log.#checkOpen();
-      return log.#accept(batch, header, 'client', PARTITION_LEADER_EPOCH, true);
+      const baseOffset = log.#logEndOffset;
+      const lastOffset = baseOffset + header.lastOffsetDelta;
+      log.#maybeRoll(batch.length, lastOffset);
+      log.#write(batch, baseOffset, lastOffset, header, PARTITION_LEADER_EPOCH);
+      return baseOffset;
     };
   }
 
@@ -594,6 +605,16 @@ export class Log {
   #checkOpen(): void {
     if (this.#closed) throw new StorageError('CLOSED', `log ${this.dir} is closed`, { path: this.dir });
   }
+}
+
+/**
+ * What the log assigns, written over a batch's first bytes: baseOffset, and the
+ * partition leader epoch when given (both outside the CRC). `head` is the batch, or a
+ * copy of its first 8 (16 with an epoch) bytes.
+ */
+function stampBatchHead(head: Buffer, baseOffset: number, leaderEpoch: number | undefined): void {
+  writeInt64BE(head, BATCH_FIELD.baseOffset, baseOffset);
+  if (leaderEpoch !== undefined) head.writeInt32BE(leaderEpoch, BATCH_FIELD.partitionLeaderEpoch);
 }
 
 /** Remove a segment's `.index` and `.timeindex` (derived data: rebuilt from the segment when missing). */

@@ -16,7 +16,7 @@ import { validateForAppend, validateTimestamp } from './batch-validator.js';
 import { crcMismatch, StorageError } from './errors.js';
 import { DirectoryLock } from './file-lock.js';
 import { io } from './io.js';
-import { appendClientBatch, Log, type LogAppendInfo, type LogConfig } from './log.js';
+import { appendValidatedClientBatch, Log, type LogConfig } from './log.js';
 import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from './producer-snapshot.js';
 import { BATCH_FIELD, batchSize, computeBatchCrc, decodeBatchHeader } from './record-batch.js';
@@ -218,12 +218,13 @@ export class Partition {
    * leader epoch assigned on the way to the file; the producer state learns of the
    * batch once it is on the log. No record is decoded, none allocated.
    */
-  appendProducerBatch(bytes: Buffer, options: { readonly nowMs?: number } = {}): ProducerBatchAppend {
+  appendProducerBatch(bytes: Buffer, options?: { readonly nowMs?: number }): ProducerBatchAppend {
     const log = this.#log;
-    if (bytes.length > log.config.maxBatchBytes) {
+    const maxBatchBytes = log.config.maxBatchBytes;
+    if (bytes.length > maxBatchBytes) {
       throw new StorageError(
         'MESSAGE_TOO_LARGE',
-        `batch of ${bytes.length} bytes exceeds the limit of ${log.config.maxBatchBytes} (message.max.bytes)`,
+        `batch of ${bytes.length} bytes exceeds the limit of ${maxBatchBytes} (message.max.bytes)`,
       );
     }
     const header = decodeBatchHeader(bytes, 0);
@@ -236,34 +237,47 @@ export class Partition {
     }
     const computed = computeBatchCrc(bytes, 0, header);
     if (computed !== header.crc) throw crcMismatch(header.crc, computed, BATCH_FIELD.crc);
-    if (options.nowMs !== undefined) this.removeExpiredProducers(validateTimestamp(options.nowMs, 'nowMs'));
-    if (header.producerId < 0) return this.#written(appendClientBatch(log, bytes, header));
-    validateForAppend(header, bytes.length, log.logEndOffset, log.config.maxBatchBytes, 'client');
+    const nowMs = options?.nowMs;
+    if (nowMs !== undefined) this.removeExpiredProducers(validateTimestamp(nowMs, 'nowMs'));
+    // Once, for every batch, against the offset it will get: the write below checks nothing again.
+    validateForAppend(header, bytes.length, log.logEndOffset, maxBatchBytes, 'client');
+    if (header.producerId < 0) return this.#appended(appendValidatedClientBatch(log, bytes, header));
     const pid = toProducerId(header.producerId);
     const epoch = toProducerEpoch(header.producerEpoch);
     const first = toSequence(header.baseSequence);
     const last = incrementSequence(first, header.lastOffsetDelta);
-    const verdict = judgeByKafkaRules(this.#state.get(pid), epoch, first, last);
-    if (verdict.kind === 'Duplicate') return { ...verdict, logStartOffset: this.logStartOffset };
+    const entry = this.#state.get(pid);
+    const verdict = judgeByKafkaRules(entry, epoch, first, last);
+    if (verdict.kind === 'Duplicate') {
+      return {
+        kind: 'Duplicate',
+        firstOffset: verdict.firstOffset,
+        lastOffset: verdict.lastOffset,
+        timestamp: verdict.timestamp,
+        logStartOffset: this.logStartOffset,
+      };
+    }
     if (verdict.kind !== 'Append') return verdict;
-    const written = appendClientBatch(log, bytes, header);
-    this.#state
-      .entry(pid)
-      .addBatch(
-        epoch,
-        new BatchMetadata(last, written.lastOffset, header.lastOffsetDelta, header.maxTimestamp),
-      );
-    return this.#written(written);
+    const firstOffset = appendValidatedClientBatch(log, bytes, header);
+    const metadata = new BatchMetadata(
+      last,
+      log.logEndOffset - 1,
+      header.lastOffsetDelta,
+      header.maxTimestamp,
+    );
+    (entry ?? this.#state.entry(pid)).addBatch(epoch, metadata);
+    return this.#appended(firstOffset);
   }
   // #endregion append-producer-batch
 
-  #written(info: LogAppendInfo): ProducerBatchAppend {
+  /** The answer to an Append: the batch from `firstOffset` to the log end offset. */
+  #appended(firstOffset: number): ProducerBatchAppend {
     return {
       kind: 'Append',
-      firstOffset: info.firstOffset,
-      lastOffset: info.lastOffset,
+      firstOffset,
+      lastOffset: this.#log.logEndOffset - 1,
       logAppendTimeMs: -1,
-      logStartOffset: this.logStartOffset,
+      logStartOffset: this.#log.logStartOffset,
     };
   }
 

@@ -103,7 +103,12 @@ export class SegmentIndex {
 
   /** Position to scan from for `offset`: the largest entry at or below it (Kafka's `OffsetIndex.lookup`); 0 if none. */
   lookup(offset: number): number {
-    const relative = offset - this.baseOffset;
+    const found = this.#floor(offset - this.baseOffset);
+    return found === -1 ? 0 : this.#positions.at(found);
+  }
+
+  /** The last offset entry whose relative offset is `relative` or less; -1 if none. */
+  #floor(relative: number): number {
     let lo = 0;
     let hi = this.#offsets.length - 1;
     let found = -1;
@@ -116,7 +121,7 @@ export class SegmentIndex {
         hi = mid - 1;
       }
     }
-    return found === -1 ? 0 : this.#positions.at(found);
+    return found;
   }
 
   /** Offset to scan from for `timestamp`: the largest time entry at or below it (Kafka's `TimeIndex.lookup`). */
@@ -142,24 +147,38 @@ export class SegmentIndex {
     return n === 0 ? 0 : this.#positions.at(n - 1);
   }
 
-  /** The `.index` file's bytes. */
-  encodeOffsetIndex(): Buffer {
-    const bytes = Buffer.allocUnsafe(this.#offsets.length * OFFSET_ENTRY_BYTES);
-    for (let i = 0; i < this.#offsets.length; i++) {
-      bytes.writeInt32BE(this.#offsets.at(i), i * OFFSET_ENTRY_BYTES);
-      bytes.writeInt32BE(this.#positions.at(i), i * OFFSET_ENTRY_BYTES + 4);
+  /**
+   * The offset entry at or below `offset` (Kafka's `OffsetIndex.lookup`) as an absolute
+   * offset and a position, or undefined when there is none (scan from position 0).
+   * The batch at that position ends at exactly that offset: the index's witness for
+   * the batch's `baseOffset`, which the CRC does not cover.
+   */
+  entryAtOrBelow(offset: number): { readonly offset: number; readonly position: number } | undefined {
+    const found = this.#floor(offset - this.baseOffset);
+    return found === -1
+      ? undefined
+      : { offset: this.baseOffset + this.#offsets.at(found), position: this.#positions.at(found) };
+  }
+
+  /** The `.index` file's bytes: entries `from` (default 0) to the last. */
+  encodeOffsetIndex(from = 0): Buffer {
+    const bytes = Buffer.allocUnsafe((this.#offsets.length - from) * OFFSET_ENTRY_BYTES);
+    for (let i = from; i < this.#offsets.length; i++) {
+      bytes.writeInt32BE(this.#offsets.at(i), (i - from) * OFFSET_ENTRY_BYTES);
+      bytes.writeInt32BE(this.#positions.at(i), (i - from) * OFFSET_ENTRY_BYTES + 4);
     }
     return bytes;
   }
 
-  /** The `.timeindex` file's bytes. */
-  encodeTimeIndex(): Buffer {
-    const bytes = Buffer.allocUnsafe(this.#timestamps.length * TIME_ENTRY_BYTES);
-    for (let i = 0; i < this.#timestamps.length; i++) {
+  /** The `.timeindex` file's bytes: entries `from` (default 0) to the last. */
+  encodeTimeIndex(from = 0): Buffer {
+    const bytes = Buffer.allocUnsafe((this.#timestamps.length - from) * TIME_ENTRY_BYTES);
+    for (let i = from; i < this.#timestamps.length; i++) {
       const t = this.#timestamps.at(i);
-      bytes.writeInt32BE(Math.floor(t / TWO_32), i * TIME_ENTRY_BYTES);
-      bytes.writeUInt32BE(t >>> 0, i * TIME_ENTRY_BYTES + 4);
-      bytes.writeInt32BE(this.#timeOffsets.at(i), i * TIME_ENTRY_BYTES + 8);
+      const at = (i - from) * TIME_ENTRY_BYTES;
+      bytes.writeInt32BE(Math.floor(t / TWO_32), at);
+      bytes.writeUInt32BE(t >>> 0, at + 4);
+      bytes.writeInt32BE(this.#timeOffsets.at(i), at + 8);
     }
     return bytes;
   }
@@ -226,16 +245,97 @@ export interface IndexPaths {
   readonly times: string;
 }
 
-/** Kafka preallocates an active segment's index files (`segment.index.bytes`) and trims them when it is done. */
-export function preallocateIndexFiles(paths: IndexPaths): void {
-  for (const path of [paths.offsets, paths.times]) {
-    const fd = openRegular(path, CREATE_OR_OPEN, 'index file');
+/**
+ * The active segment's index files as appends go (Kafka appends its entries to the
+ * mmapped files as it goes): entries are written, in place, once a page of them is
+ * waiting (`PENDING_ENTRIES_BEFORE_WRITE`), always after the batches they point at
+ * were written, so a crash of the process never leaves an entry past the data. They
+ * are not fsynced: the active segment's index is never read back from its files. On
+ * open it is rebuilt from the segment as recovery left it and the files written anew
+ * (`start`), so an entry that a power cut left pointing past the data is gone before
+ * anything could read it. At a roll or a close the files are written whole, trimmed
+ * and fsynced (`writeIndexFiles`): only then are they trusted.
+ */
+export class ActiveIndexFiles {
+  #offsetsWritten = 0;
+  #timesWritten = 0;
+  /** The two files, held open while the segment is active (Kafka keeps them mapped). */
+  #offsetsFd: number;
+  #timesFd: number;
+
+  private constructor(
+    readonly paths: IndexPaths,
+    readonly index: SegmentIndex,
+    offsetsFd: number,
+    timesFd: number,
+  ) {
+    this.#offsetsFd = offsetsFd;
+    this.#timesFd = timesFd;
+  }
+
+  /** The files of a segment becoming (or opened as) the active one: emptied, then `index`'s entries, preallocated. */
+  static start(paths: IndexPaths, index: SegmentIndex): ActiveIndexFiles {
+    const fds: number[] = [];
     try {
-      io('preallocate index file', path, () => ftruncateSync(fd, DEFAULT_MAX_INDEX_BYTES));
-    } finally {
-      closeSync(fd);
+      for (const path of [paths.offsets, paths.times]) {
+        const fd = openRegular(path, CREATE_OR_OPEN, 'index file');
+        fds.push(fd);
+        // Emptied first: stale entries from before (a crash, an earlier life of this name) never survive.
+        io('preallocate index file', path, () => {
+          ftruncateSync(fd, 0);
+          ftruncateSync(fd, DEFAULT_MAX_INDEX_BYTES);
+        });
+      }
+      const files = new ActiveIndexFiles(paths, index, fds[0]!, fds[1]!);
+      files.writePending();
+      return files;
+    } catch (error) {
+      for (const fd of fds) closeSync(fd);
+      throw error;
     }
   }
+
+  /**
+   * After an append: write the waiting entries once a page of offset entries is there
+   * (a time entry is only ever made with an offset entry, so the time index never has more waiting).
+   */
+  afterAppend(): void {
+    if (this.index.entries - this.#offsetsWritten >= PENDING_ENTRIES_BEFORE_WRITE) this.writePending();
+  }
+
+  /** Write the entries not in the files yet, each at its place. */
+  writePending(): void {
+    const { index } = this;
+    if (index.entries > this.#offsetsWritten) {
+      const bytes = index.encodeOffsetIndex(this.#offsetsWritten);
+      writeAt(this.#offsetsFd, this.paths.offsets, bytes, this.#offsetsWritten * OFFSET_ENTRY_BYTES);
+      this.#offsetsWritten = index.entries;
+    }
+    if (index.timeEntries > this.#timesWritten) {
+      const bytes = index.encodeTimeIndex(this.#timesWritten);
+      writeAt(this.#timesFd, this.paths.times, bytes, this.#timesWritten * TIME_ENTRY_BYTES);
+      this.#timesWritten = index.timeEntries;
+    }
+  }
+
+  /** Let go of the files (the segment rolled, closed, or was cut by recovery). */
+  close(): void {
+    if (this.#offsetsFd === -1) return;
+    closeSync(this.#offsetsFd);
+    closeSync(this.#timesFd);
+    this.#offsetsFd = -1;
+    this.#timesFd = -1;
+  }
+}
+
+/** A page of offset entries (4 KiB / 8 bytes): what waits in memory before it is written. */
+export const PENDING_ENTRIES_BEFORE_WRITE = 512;
+
+function writeAt(fd: number, path: string, bytes: Buffer, position: number): void {
+  io('write index entries', path, () => {
+    let done = 0;
+    while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done, position + done);
+  });
 }
 
 /** Write both files of `index`, trimmed to their entries: each under a temporary name, fsynced, renamed. */

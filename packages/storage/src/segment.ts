@@ -29,8 +29,8 @@ import { type InspectionEntry, inspectSegment } from './segment-inspection.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
 import { SEGMENT_SUFFIX, segmentFileName } from './segment-name.js';
 import {
+  ActiveIndexFiles,
   OFFSET_INDEX_SUFFIX,
-  preallocateIndexFiles,
   readIndexFiles,
   SegmentIndex,
   TIME_INDEX_SUFFIX,
@@ -39,14 +39,14 @@ import {
 
 /**
  * One segment file, `<20-digit base offset>.log`, holding whole batches back to
- * back (Kafka's `LogSegment`): its file I/O, its sparse `.index` / `.timeindex`
- * (segment-index.ts), and an in-memory index of every batch for the checked reads of
- * `Log.read`. Names are in segment-name.ts, diagnostics in segment-inspection.ts. I/O
+ * back (Kafka's `LogSegment`): its file I/O and its sparse `.index` / `.timeindex`
+ * (segment-index.ts), through which every read finds its first batch. Names are in
+ * segment-name.ts, diagnostics in segment-inspection.ts. I/O
  * is synchronous on purpose: an append is one `write` that no other append can
  * interleave with.
  *
  * What makes the bytes of a segment trustworthy, checked in three places with the
- * same rules (`inspect` for recovery and `klog dump-log`, the index scan for reads,
+ * same rules (`inspect` for recovery and `klog dump-log`, `positionsFrom` for reads,
  * `readBatchAt` for each batch served):
  * - structure: each header decodes (lengths within bounds, magic 2, a known compression,
  *   safe integers) and the batch lies wholly inside the file;
@@ -77,16 +77,6 @@ const SCAN_HEADER_ONLY_AFTER = 4 * 1024;
 const SEEK_CHUNK = 8 * 1024;
 const CRC_FIELD = BATCH_FIELD.crc;
 const NO_PARTITION_LEADER_EPOCH = -1;
-
-/** Valid batches of a segment, in order, and why the scan stopped early if it did. */
-interface BatchIndex {
-  readonly lastOffsets: number[];
-  readonly positions: number[];
-  /** Where the last indexed batch ends. */
-  end: number;
-  /** Why the batches past `end` cannot be read; undefined when `end` is the end of the file. */
-  error: DecodeError | undefined;
-}
 
 /**
  * Decode options for bytes read from a segment: the readers' limit (the most any
@@ -120,10 +110,11 @@ export class LogSegment {
   #size: number;
   #writable: boolean;
   #closed = false;
-  #index: BatchIndex | undefined;
   #nextBaseOffset: number | undefined;
   /** The sparse offset and time index (Kafka's `.index` / `.timeindex`), made or loaded on first need. */
   #sparse: SegmentIndex | undefined;
+  /** The active segment's index files, written as its entries are made (`startIndexFiles`). */
+  #activeFiles: ActiveIndexFiles | undefined;
   /** Why this segment's index files were rebuilt rather than loaded, if they were. */
   #indexRebuiltBecause: string | undefined;
 
@@ -148,9 +139,8 @@ export class LogSegment {
     const path = join(dir, segmentFileName(baseOffset));
     const fd = openRegular(path, CREATE_NEW, 'new segment file');
     const segment = new LogSegment(path, baseOffset, fd, undefined, 0, true, undefined);
-    segment.#index = { lastOffsets: [], positions: [], end: 0, error: undefined };
     segment.#sparse = new SegmentIndex(baseOffset);
-    preallocateIndexFiles(segment.indexPaths);
+    segment.startIndexFiles();
     return segment;
   }
 
@@ -194,6 +184,7 @@ export class LogSegment {
     this.#checkWritable();
     this.flush();
     this.#writeIndexFiles();
+    this.#releaseActiveFiles();
     closeSync(this.#pinned);
     this.#pinned = -1;
     this.#cache = cache;
@@ -230,13 +221,10 @@ export class LogSegment {
       if (written > 0) ftruncateSync(fd, this.#size);
       throw ioError('append to segment', this.path, error);
     }
-    if (this.#index !== undefined && this.#index.error === undefined) {
-      this.#index.lastOffsets.push(lastOffset);
-      this.#index.positions.push(this.#size);
-      this.#index.end = this.#size + batch.length;
-    }
     this.#sparse?.onBatch(this.#size, batch.length, lastOffset, maxTimestamp);
     this.#size += batch.length;
+    // After the batch is written: an entry in the file never points past the data.
+    this.#activeFiles?.afterAppend();
   }
 
   /** fsync: the data is on disk when this returns. */
@@ -325,17 +313,60 @@ export class LogSegment {
   /**
    * Position and size of each valid batch from the one holding `offset` (or that
    * would hold it) to the end of the segment; then throws the DecodeError of the
-   * first batch past them that is not valid, if there is one. Only the index is
-   * consulted: the bytes of each batch are checked by `readBatchAt` when read.
+   * first batch past them that is not valid, if there is one. The scan starts at the
+   * offset index entry at or below `offset` (as a fetch does), reads headers only, and
+   * checks what the CRC does not cover: the first batch must end at the offset its
+   * index entry names (or, from the start of the segment, begin at or after its base
+   * offset), and each batch must begin after the one before it ends. A batch is given
+   * out only once the next one agrees with it: when two neighbours disagree, either
+   * baseOffset may be the wrong one, so neither is. The bytes of each batch are checked
+   * against its CRC by `readBatchAt` when read.
    */
   *positionsFrom(offset: number): Generator<{ readonly position: number; readonly size: number }> {
-    const index = this.#batchIndex();
-    const { positions } = index;
-    for (let i = this.#search(index, offset); i < positions.length; i++) {
-      const position = positions[i]!;
-      yield { position, size: (positions[i + 1] ?? index.end) - position };
+    const entry = this.sparseIndex().entryAtOrBelow(offset);
+    let held: { readonly position: number; readonly size: number; readonly lastOffset: number } | undefined;
+    let nextOffset = this.baseOffset;
+    let error: DecodeError | undefined;
+    try {
+      for (const { position, header } of this.headers(entry?.position ?? 0)) {
+        const misplaced =
+          entry !== undefined && position === entry.position
+            ? this.#againstIndexEntry(header, position, entry.offset)
+            : this.outOfPlace(header, position, nextOffset);
+        if (misplaced !== undefined) {
+          if (misplaced.neighbour) held = undefined;
+          error = misplaced.error;
+          break;
+        }
+        if (held !== undefined && held.lastOffset >= offset) yield held;
+        nextOffset = lastOffsetOf(header) + 1;
+        held = { position, size: batchSize(header), lastOffset: nextOffset - 1 };
+      }
+    } catch (thrown) {
+      if (!(thrown instanceof DecodeError)) throw thrown;
+      error = thrown;
     }
-    if (index.error !== undefined) throw index.error;
+    if (held !== undefined && held.lastOffset >= offset) yield held;
+    if (error !== undefined) throw error;
+  }
+
+  /** The batch an offset index entry points at must end at the entry's offset; then the checks of `outOfPlace`. */
+  #againstIndexEntry(
+    header: RecordBatchHeader,
+    position: number,
+    indexedOffset: number,
+  ): { readonly error: DecodeError; readonly neighbour: boolean } | undefined {
+    const last = lastOffsetOf(header);
+    if (last !== indexedOffset) {
+      const error = new DecodeError(
+        'baseOffset',
+        position,
+        `the batch ends at offset ${last}, but the offset index says the batch at byte ${position} ends at ${indexedOffset}`,
+        this.path,
+      );
+      return { error, neighbour: false };
+    }
+    return this.outOfPlace(header, position, header.baseOffset);
   }
 
   /** Every batch, fully decoded and CRC-checked; a DecodeError names the file and the byte. */
@@ -376,50 +407,6 @@ export class LogSegment {
   /** Where the last batch of the segment may start: the last index entry's position. */
   lastIndexedPosition(): number {
     return this.sparseIndex().lastEntryPosition();
-  }
-
-  #search(index: BatchIndex, offset: number): number {
-    let lo = 0;
-    let hi = index.lastOffsets.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (index.lastOffsets[mid]! < offset) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  /**
-   * Built on first need from a header scan: the batches before the first one that
-   * does not check out, and why it does not (the CRC is checked on each read).
-   */
-  #batchIndex(): BatchIndex {
-    if (this.#index !== undefined) return this.#index;
-    const index: BatchIndex = { lastOffsets: [], positions: [], end: 0, error: undefined };
-    let nextOffset = this.baseOffset;
-    try {
-      for (const { position, header } of this.headers()) {
-        const misplaced = this.outOfPlace(header, position, nextOffset);
-        if (misplaced !== undefined) {
-          // Two neighbours that disagree on offsets: either baseOffset may be the wrong one.
-          if (misplaced.neighbour && index.positions.length > 0) {
-            index.lastOffsets.pop();
-            index.end = index.positions.pop()!;
-          }
-          index.error = misplaced.error;
-          break;
-        }
-        index.lastOffsets.push(lastOffsetOf(header));
-        index.positions.push(position);
-        index.end = position + batchSize(header);
-        nextOffset = lastOffsetOf(header) + 1;
-      }
-    } catch (error) {
-      if (!(error instanceof DecodeError)) throw error;
-      index.error = error;
-    }
-    this.#index = index;
-    return index;
   }
 
   /**
@@ -515,8 +502,9 @@ export class LogSegment {
     const fd = this.#pinned;
     io('truncate segment', this.path, () => ftruncateSync(fd, size));
     this.#size = size;
-    this.#index = undefined;
+    // Rebuilt from what is left (and the files written anew) by `startIndexFiles`.
     this.#sparse = undefined;
+    this.#releaseActiveFiles();
   }
 
   /**
@@ -526,8 +514,12 @@ export class LogSegment {
    */
   close(options: { readonly writeIndex?: boolean } = {}): void {
     if (this.#closed) return;
-    // The active segment's index files, trimmed to their entries, as Kafka's close leaves them.
-    if (this.#writable && options.writeIndex === true) this.#writeIndexFiles();
+    try {
+      // The active segment's index files, trimmed to their entries, as Kafka's close leaves them.
+      if (this.#writable && options.writeIndex === true) this.#writeIndexFiles();
+    } finally {
+      this.#releaseActiveFiles();
+    }
     this.#closed = true;
     if (this.#pinned !== -1) closeSync(this.#pinned);
     this.#pinned = -1;
@@ -585,6 +577,24 @@ export class LogSegment {
     for (const { position, header } of this.headers(this.sparseIndex().lookup(offset), SEEK_CHUNK)) {
       if (lastOffsetOf(header) >= offset) yield { position, size: batchSize(header) };
     }
+  }
+
+  /**
+   * This segment is (again) the active one: its index made from its bytes (a header
+   * scan, unless it was just created), and its index files emptied and written with
+   * those entries, preallocated; from now on each append's entries reach them as they
+   * are made (`ActiveIndexFiles`). Called by `create`, and by `Log.open` after recovery,
+   * so what a crash left in the files is never read.
+   */
+  startIndexFiles(): void {
+    this.#checkWritable();
+    this.#releaseActiveFiles();
+    this.#activeFiles = ActiveIndexFiles.start(this.indexPaths, this.sparseIndex());
+  }
+
+  #releaseActiveFiles(): void {
+    this.#activeFiles?.close();
+    this.#activeFiles = undefined;
   }
 
   /** Write the active segment's index files, trimmed to their entries, and fsync them. */

@@ -156,3 +156,9 @@ export function writeInt64(view: DataView, pos: number, value: number): void {
   view.setInt32(pos, Math.floor(value / TWO_32));
   view.setUint32(pos + 4, value >>> 0);
 }
+
+/** Write a safe integer as a big-endian i64 into a Buffer (no DataView to make: the append path's stamp). */
+export function writeInt64BE(buf: Buffer, pos: number, value: number): void {
+  buf.writeInt32BE(Math.floor(value / TWO_32), pos);
+  buf.writeUInt32BE(value >>> 0, pos + 4);
+}

@@ -128,6 +128,13 @@ describe('every write path refuses, before writing, what a reader would refuse',
     for (const [what, bytes, code] of cases) {
       expect(thrown(StorageError, () => p.log.appendBatch(bytes)).code, what).toBe(code);
     }
+    // Kafka's words for the two producer fields.
+    expect(thrown(StorageError, () => p.log.appendBatch(cases[0]![1])).message).toBe(
+      'invalid producer epoch -1 in record batch with producerId 5',
+    );
+    expect(thrown(StorageError, () => p.log.appendBatch(cases[1]![1])).message).toBe(
+      'invalid sequence number -1 in record batch with producerId 5',
+    );
     expect(p.logEndOffset).toBe(0);
     expect(p.log.activeSegment.size).toBe(0);
     p.log.appendBatch(good);

@@ -30,7 +30,12 @@ describe('offsets past 2^53 - 1, where a JS number stops counting exactly', () =
     expect(appendRecords(p, records(2), NOW)).toMatchObject({ firstOffset: base, lastOffset: base + 1 });
     const before = fingerprint(dir);
     // Three more would end at MAX_OFFSET + 1.
-    expect(thrown(StorageError, () => appendRecords(p, records(3), NOW)).code).toBe('OFFSET_OVERFLOW');
+    expect(thrown(StorageError, () => appendRecords(p, records(3), NOW))).toMatchObject({
+      code: 'OFFSET_OVERFLOW',
+      message:
+        `the batch would end at offset ${base + 2} + 2, past ${MAX_OFFSET}, ` +
+        'the largest offset klog holds exactly',
+    });
     expect(fingerprint(dir)).toEqual(before);
     expect(appendRecords(p, records(2), NOW)).toMatchObject({
       firstOffset: base + 2,
