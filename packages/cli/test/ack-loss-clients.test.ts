@@ -53,19 +53,27 @@ function logOf(dataDir: string): [number, string][] {
   }
 }
 
+/** The test's topic, one partition, created through the broker's own CreateTopics (as a client would). */
+async function createTopic(port: number): Promise<void> {
+  const admin = await AdminClient.connect('127.0.0.1', port);
+  try {
+    await admin.request(CreateTopics, {
+      topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 30_000,
+      validateOnly: false,
+    });
+  } finally {
+    admin.close();
+  }
+}
+
 async function run(client: KafkaClient, idempotence: boolean): Promise<{ produced: Produced; log: [number, string][]; faults: { dropped: number; closed: number } }> {
   const dataDir = join(scratch, `${client.name.replace(/\W+/g, '-')}-${idempotence ? 'on' : 'off'}`);
   mkdirSync(dataDir);
   const broker = await Broker.start({ dataDir, host: '127.0.0.1', port: 0, dropAcks: DROP, closeAfterAppend: CLOSE });
   let produced: Produced;
   try {
-    const admin = await AdminClient.connect('127.0.0.1', broker.address.port);
-    await admin.request(CreateTopics, {
-      topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
-      timeoutMs: 30_000,
-      validateOnly: false,
-    });
-    admin.close();
+    await createTopic(broker.address.port);
     produced = await client.produce(children, {
       port: broker.address.port,
       topic: TOPIC,
@@ -153,13 +161,7 @@ describe('@platformatic/kafka 1.35 after a request that timed out, idempotence o
       const broker = await Broker.start({ dataDir, host: '127.0.0.1', port: 0, dropAcks: 1 });
       const outcomes: string[] = [];
       try {
-        const admin = await AdminClient.connect('127.0.0.1', broker.address.port);
-        await admin.request(CreateTopics, {
-          topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
-          timeoutMs: 30_000,
-          validateOnly: false,
-        });
-        admin.close();
+        await createTopic(broker.address.port);
         const producer = new Producer({
           clientId: 'klog-test-no-resend',
           bootstrapBrokers: [`127.0.0.1:${broker.address.port}`],
