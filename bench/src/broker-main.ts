@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseBenchArgs, runBenchMain, UsageError } from './args.js';
 import { benchIdleConnections, benchWorkload, WORKLOADS } from './broker/broker-bench.js';
 import type { BrokerBenchResults, WorkloadResult } from './broker/results.js';
 import { machineInfo } from './machine.js';
@@ -25,20 +25,21 @@ const IDLE_CONNECTIONS = 1000;
 
 function tool(command: string, args: string[]): string {
   const r = spawnSync(command, args, { encoding: 'utf8' });
-  if (r.error) throw new Error(`${command} is needed (${r.error.message}); install Debian's kcat and python3-confluent-kafka`);
+  if (r.error)
+    throw new Error(
+      `${command} is needed (${r.error.message}); install Debian's kcat and python3-confluent-kafka`,
+    );
   return `${r.stdout}${r.stderr}`;
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
-    args: process.argv.slice(2),
-    options: { quick: { type: 'boolean' }, write: { type: 'boolean' }, 'no-write': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
-    strict: true,
+  const values = parseBenchArgs(process.argv.slice(2), USAGE, {
+    quick: { type: 'boolean' },
+    write: { type: 'boolean' },
+    'no-write': { type: 'boolean' },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
+  if (values.write && values['no-write'])
+    throw new UsageError('--write and --no-write contradict each other');
   const quick = values.quick ?? false;
   const write = values.write ?? (!values['no-write'] && !quick);
   const klogBin = join(BENCH_DIR, '..', 'packages', 'cli', 'dist', 'bin.js');
@@ -67,7 +68,9 @@ async function main(): Promise<void> {
     progress: (line: string) => process.stderr.write(`${line}\n`),
   };
   const m = machineInfo();
-  ctx.progress(`klog bench:broker (${quick ? 'quick' : 'full, a few minutes'}): ${m.cpu}, ${m.cores} cores, Node ${m.node}, kcat ${kcatVersion?.[1]}`);
+  ctx.progress(
+    `klog bench:broker (${quick ? 'quick' : 'full, a few minutes'}): ${m.cpu}, ${m.cores} cores, Node ${m.node}, kcat ${kcatVersion?.[1]}`,
+  );
   const workloads: WorkloadResult[] = [];
   let idle: BrokerBenchResults['idle'];
   try {
@@ -96,15 +99,22 @@ async function main(): Promise<void> {
   };
   const out = process.stdout;
   const f = (x: number) => x.toFixed(2);
-  out.write('\nworkload            produce/mock  fetch/mock  produce/loopback  read-back/loopback  klog CPU s/MB  mock CPU s/MB\n');
+  out.write(
+    '\nworkload            produce/mock  fetch/mock  produce/loopback  read-back/loopback  klog CPU s/MB  mock CPU s/MB\n',
+  );
   for (const w of workloads) {
-    const cpu = (runs: readonly { cpuSecondsPerMb?: number }[]) => f(runs.reduce((s, r) => s + (r.cpuSecondsPerMb ?? 0), 0) / runs.length * 1000) + ' ms';
+    const cpu = (runs: readonly { cpuSecondsPerMb?: number }[]) =>
+      f((runs.reduce((s, r) => s + (r.cpuSecondsPerMb ?? 0), 0) / runs.length) * 1000) + ' ms';
     out.write(
       `${w.label.padEnd(20)}${f(w.produce.ratio).padStart(12)}${f(w.fetch.ratio).padStart(12)}${f(w.produceVsLoopback.ratio).padStart(18)}${f(w.readBackVsLoopback.ratio).padStart(20)}${cpu(w.produce.klog).padStart(15)}${cpu(w.produce.baseline).padStart(15)}\n`,
     );
   }
-  out.write(`\n${idle.connections} idle connections: ${(idle.bytesPerConnection / 1024).toFixed(1)} KiB each (RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB)\n`);
-  out.write(`goal ≥ ${MOCK_RATIO_TARGET} of the mock: worst ${f(worst)} — ${results.target.met ? 'met' : 'MISSED'}\n`);
+  out.write(
+    `\n${idle.connections} idle connections: ${(idle.bytesPerConnection / 1024).toFixed(1)} KiB each (RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB)\n`,
+  );
+  out.write(
+    `goal ≥ ${MOCK_RATIO_TARGET} of the mock: worst ${f(worst)} — ${results.target.met ? 'met' : 'MISSED'}\n`,
+  );
   if (write) {
     writeFileSync(BROKER_RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
     const storage = JSON.parse(readFileSync(RESULTS_PATH, 'utf8')) as BenchResults;
@@ -116,9 +126,4 @@ async function main(): Promise<void> {
   }
 }
 
-try {
-  await main();
-} catch (error) {
-  process.stderr.write(`klog bench:broker: ${(error as Error).message}\n`);
-  process.exit(1);
-}
+await runBenchMain('klog bench:broker', USAGE, main);

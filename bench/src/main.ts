@@ -1,15 +1,15 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { runAppendBench } from './append-bench.js';
+import { parseBenchArgs, runBenchMain, UsageError } from './args.js';
+import { readBrokerResults } from './broker/results.js';
 import { runCodecBench } from './codec-bench.js';
 import type { BenchContext } from './context.js';
 import type { RoundOptions } from './harness.js';
 import { machineInfo } from './machine.js';
 import { runMemoryBench } from './memory-bench.js';
 import { renderPerformancePage } from './page.js';
-import { readBrokerResults } from './broker/results.js';
 import { BENCH_DIR, BROKER_RESULTS_PATH, PAGE_PATH, RESULTS_PATH } from './paths.js';
 import { runRebuildBench } from './rebuild-bench.js';
 import { ratioTable, rebuildTable, targetTable } from './report.js';
@@ -29,8 +29,6 @@ const USAGE = `usage: pnpm bench [--quick] [--only ${GROUPS.join(',')}] [--write
   --write     write results.json and the page even after --quick
   --no-write  write nothing`;
 
-class UsageError extends Error {}
-
 interface Args {
   readonly quick: boolean;
   readonly groups: readonly Group[];
@@ -38,27 +36,12 @@ interface Args {
 }
 
 function parse(argv: string[]): Args {
-  let values: { quick?: boolean; only?: string; write?: boolean; 'no-write'?: boolean; help?: boolean };
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        quick: { type: 'boolean' },
-        only: { type: 'string' },
-        write: { type: 'boolean' },
-        'no-write': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0]);
-  }
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
+  const values = parseBenchArgs(argv, USAGE, {
+    quick: { type: 'boolean' },
+    only: { type: 'string' },
+    write: { type: 'boolean' },
+    'no-write': { type: 'boolean' },
+  });
   let groups: Group[] = [...GROUPS];
   if (values.only !== undefined) {
     const asked = values.only.split(',').map((g) => g.trim());
@@ -165,13 +148,4 @@ async function run(args: Args): Promise<void> {
   }
 }
 
-try {
-  await run(parse(process.argv.slice(2)));
-} catch (error) {
-  if (error instanceof UsageError) {
-    process.stderr.write(`klog bench: ${error.message}\n${USAGE.split('\n')[0]}\n`);
-    process.exit(2);
-  }
-  process.stderr.write(`klog bench: ${(error as Error).message}\n`);
-  process.exit(1);
-}
+await runBenchMain('klog bench', USAGE, () => run(parse(process.argv.slice(2))));

@@ -11,8 +11,6 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { createRecordsBatch, Reader, readRecordsBatch } from '@platformatic/kafka';
 import {
   buildPlainBatch,
   buildProducerBatch,
@@ -22,6 +20,8 @@ import {
   Partition,
   segmentFileName,
 } from '@klog/storage';
+import { createRecordsBatch, Reader, readRecordsBatch } from '@platformatic/kafka';
+import { parseBenchArgs, runBenchMain, UsageError } from './args.js';
 import { BENCH_NOW_MS, recordInputs } from './data.js';
 import { machineInfo } from './machine.js';
 
@@ -451,20 +451,26 @@ function codecFigures(quick: boolean): Figure[] {
 
 const GROUPS = ['recovery', 'fetch', 'open', 'append', 'codec'] as const;
 
+const USAGE = `usage: pnpm bench:storage [--quick] [--only ${GROUPS.join(',')}]
+
+  Storage figures on large files (opening and recovering a log, fetching, appending client batches,
+  the codec), each as a ratio to a baseline measured in the same run. Prints; writes nothing.
+
+  --quick     smaller files, fewer rounds
+  --only G    run only these groups (comma-separated)`;
+
 function main(): void {
-  const { values } = parseArgs({
-    options: { quick: { type: 'boolean' }, only: { type: 'string' } },
-    strict: true,
+  const values = parseBenchArgs(process.argv.slice(2), USAGE, {
+    quick: { type: 'boolean' },
+    only: { type: 'string' },
   });
   const quick = values.quick ?? false;
   const only = values.only?.split(',') ?? [...GROUPS];
   const unknown = only.filter((g) => !(GROUPS as readonly string[]).includes(g));
-  if (unknown.length > 0) {
-    process.stderr.write(
-      `klog bench:storage: unknown group ${unknown.join(', ')}; groups: ${GROUPS.join(', ')}\n`,
+  if (unknown.length > 0)
+    throw new UsageError(
+      `--only ${values.only}: unknown group ${unknown.join(', ')}; groups: ${GROUPS.join(', ')}`,
     );
-    process.exit(2);
-  }
   const machine = machineInfo();
   process.stderr.write(
     `klog storage figures: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}\n`,
@@ -487,4 +493,4 @@ function main(): void {
   }
 }
 
-main();
+await runBenchMain('klog bench:storage', USAGE, main);

@@ -33,3 +33,43 @@ describe('pnpm bench on bad input: one line naming the problem, exit 2, nothing 
     expect(run.stdout).toMatch(/^usage: pnpm bench \[--quick\]/);
   });
 });
+
+/** bench:storage and bench:broker take their arguments the same way (src/args.ts). */
+describe.each([
+  ['storage-figures.js', 'klog bench:storage', 'pnpm bench:storage'],
+  ['broker-main.js', 'klog bench:broker', 'pnpm bench:broker'],
+])('%s on bad input: one line and the usage line, exit 2, nothing measured', (file, name, usage) => {
+  const script = (args: string[]) =>
+    spawnSync(process.execPath, [join(BENCH_DIR, 'dist', file), ...args], { encoding: 'utf8' });
+  it.each([
+    [['--bogus'], `${name}: Unknown option '--bogus'`],
+    [['stray'], `${name}: Unexpected argument 'stray'`],
+  ])('%j', (args, first) => {
+    const run = script(args);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    const lines = run.stderr.trimEnd().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain(first);
+    expect(lines[1]).toMatch(new RegExp(`^usage: ${usage} \\[--quick\\]`));
+  });
+
+  it('--help prints the usage and exits 0', () => {
+    const run = script(['--help']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(new RegExp(`^usage: ${usage} \\[--quick\\]`));
+    expect(run.stderr).toBe('');
+  });
+});
+
+it('bench:storage --only names the unknown group', () => {
+  const run = spawnSync(
+    process.execPath,
+    [join(BENCH_DIR, 'dist', 'storage-figures.js'), '--only', 'append,nope'],
+    { encoding: 'utf8' },
+  );
+  expect(run.status).toBe(2);
+  expect(run.stderr.split('\n')[0]).toBe(
+    'klog bench:storage: --only append,nope: unknown group nope; groups: recovery, fetch, open, append, codec',
+  );
+});
