@@ -222,9 +222,10 @@ describe('appendIdempotent', () => {
     const batch = { producerId: 1, producerEpoch: 0, firstSequence: 5, records: records(1), nowMs: NOW };
     expect(appendIdempotent(p, batch)).toEqual({ kind: 'OutOfOrderSequence', expected: 0, got: 5 });
     expect(appendIdempotent(p, { ...batch, rule: 'kafka' })).toMatchObject({ kind: 'Append' });
-    expect(thrown(StorageError, () => appendIdempotent(p, { ...batch, records: [] })).message).toBe(
-      'a batch needs at least one record',
-    );
+    expect(thrown(StorageError, () => appendIdempotent(p, { ...batch, records: [] }))).toMatchObject({
+      code: 'INVALID_RECORD',
+      message: 'a batch needs at least one record',
+    });
     p.close();
   });
 });
