@@ -109,7 +109,11 @@ describe('recovery tells a torn tail from corruption', () => {
     expect(atEnd.report).toMatchObject({ kind: 'torn-tail', validBytes: atEnd.whole, batchesAfter: 0 });
     atEnd.q.close();
     const followed = withTail(Buffer.concat([badCrc, Buffer.alloc(10, 1)]));
-    expect(followed.report).toMatchObject({ kind: 'corruption', validBytes: followed.whole, batchesAfter: 0 });
+    expect(followed.report).toMatchObject({
+      kind: 'corruption',
+      validBytes: followed.whole,
+      batchesAfter: 0,
+    });
     followed.q.close();
   });
 
