@@ -335,6 +335,26 @@ describe('compact: its limits, its report, and what stands in its way', () => {
     p.close();
   });
 
+  it('a tombstone past where a pass ends is kept for the next pass, so the value it deletes does not come back', () => {
+    // Three one-record batches a segment, four keys a pass (120 bytes: 5 slots): the first pass ends at offset 4,
+    // inside the segment that holds the tombstone (offset 5) of the key written at offset 0.
+    const p = Partition.open(tempDir(), 't', 0, { segmentBytes: 250 });
+    for (const [key, value] of [
+      ['k', 'v'],
+      ['a', '1'],
+      ['b', '2'],
+      ['c', '3'],
+      ['d', '4'],
+      ['k', null],
+    ] as const) {
+      appendRecords(p, [kv(key, value)], NOW);
+    }
+    roll(p);
+    expect(compact(p, { dedupeBufferBytes: 120, removeTombstones: true }).passes).toBe(2);
+    expect(contents(p).filter(([, key]) => key === 'k')).toEqual([]);
+    p.close();
+  });
+
   it('a cleaned file it cannot create stops it by step and path, and the ones written before are removed', () => {
     const p = keyed(9);
     const [first, second] = p.log.segments;
