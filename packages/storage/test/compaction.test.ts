@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { ProducerState } from '@klog/core';
 import { describe, expect, it } from 'vitest';
 import {
@@ -247,9 +248,11 @@ describe('compact', () => {
     const p = Partition.open(tempDir(), 't', 0, { segmentBytes: 200 });
     appendRecords(p, [kv('a', '1'), kv('b', '2'), kv('c', '3')], NOW);
     roll(p);
-    expect(thrown(StorageError, () => compact(p, { dedupeBufferBytes: 48 })).code).toBe(
-      'DEDUPE_BUFFER_TOO_SMALL',
-    );
+    // 48 bytes: two slots, one key at Kafka's 0.9 load factor.
+    expect(thrown(StorageError, () => compact(p, { dedupeBufferBytes: 48 }))).toMatchObject({
+      code: 'DEDUPE_BUFFER_TOO_SMALL',
+      message: 'the dedupe buffer holds 1 keys, and the batch at offset 0 has 3',
+    });
     p.close();
   });
 
@@ -260,6 +263,116 @@ describe('compact', () => {
     roll(p);
     expect(compact(p).recordsAfter).toBe(1);
     expect(p.logEndOffset).toBe(3);
+    p.close();
+  });
+});
+
+describe('compact: its limits, its report, and what stands in its way', () => {
+  /** A log of `keys` distinct keys, one record a batch, then a roll: every keyed record is in an inactive segment. */
+  function keyed(keys: number, config = { segmentBytes: 200 }, extra: (p: Partition) => void = () => {}) {
+    const p = Partition.open(tempDir(), 't', 0, config);
+    for (let i = 0; i < keys; i++) appendRecords(p, [kv(`key-${i}`, `v${i}`)], NOW);
+    extra(p);
+    roll(p);
+    return p;
+  }
+  const unkeyed = (n: number) =>
+    Array.from({ length: n }, (_, i) => ({ key: null, value: Buffer.from(`u${i}`) }));
+
+  it('refuses a dedupe buffer under one 24-byte slot, or not a whole number of bytes, by code and message', () => {
+    const p = keyed(0, { segmentBytes: 200 }, (q) => appendRecords(q, unkeyed(1), NOW));
+    for (const bad of [23, 24.5]) {
+      expect(thrown(StorageError, () => compact(p, { dedupeBufferBytes: bad }))).toMatchObject({
+        code: 'INVALID_CONFIG',
+        message: `the dedupe buffer needs at least 24 bytes, got ${bad}`,
+      });
+    }
+    // One slot is enough for a log with no keys.
+    expect(compact(p, { dedupeBufferBytes: 24 }).passes).toBe(1);
+    p.close();
+  });
+
+  it('with nothing but the active segment, cleans nothing and sizes no map', () => {
+    const p = Partition.open(tempDir(), 't', 0);
+    appendRecords(p, [kv('a', '1'), kv('a', '2')], NOW);
+    expect(compact(p)).toEqual({
+      segmentsCleaned: 0,
+      passes: 0,
+      dedupeBufferBytes: 0,
+      batchesBefore: 0,
+      batchesAfter: 0,
+      recordsBefore: 0,
+      recordsAfter: 0,
+      bytesBefore: 0,
+      bytesAfter: 0,
+    });
+    p.close();
+  });
+
+  it('sizes the map for the keyed records only, fills it to the last slot in one pass, and reports the bytes on disk', () => {
+    // Nine keys: a map sized for them holds exactly nine (11 slots at Kafka's 0.9 load factor).
+    const plain = keyed(9);
+    const withUnkeyed = keyed(9, { segmentBytes: 200 }, (p) => appendRecords(p, unkeyed(20), NOW));
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const before = openFiles();
+    const report = compact(withUnkeyed);
+    expect(openFiles()).toBe(before);
+    expect(report.passes).toBe(1);
+    expect(report.dedupeBufferBytes).toBe(compact(plain).dedupeBufferBytes);
+    const inactive = withUnkeyed.log.segments.slice(0, -1);
+    expect(inactive.length).toBeGreaterThan(2);
+    expect(report.bytesAfter).toBe(inactive.reduce((sum, s) => sum + statSync(s.path).size, 0));
+    plain.close();
+    withUnkeyed.close();
+  });
+
+  it('each pass takes as many new keys as the map holds, even when a pass ends inside a segment', () => {
+    // Three one-record batches a segment; four keys a pass (120 bytes: 5 slots): twelve keys take three passes.
+    const p = keyed(12, { segmentBytes: 250 });
+    expect(p.log.segments[0]!.size).toBeLessThan(250);
+    expect([...p.log.segments[0]!.batches()].length).toBe(3);
+    expect(compact(p, { dedupeBufferBytes: 120 }).passes).toBe(3);
+    p.close();
+  });
+
+  it('a tombstone past where a pass ends is kept for the next pass, so the value it deletes does not come back', () => {
+    // Three one-record batches a segment, four keys a pass (120 bytes: 5 slots): the first pass ends at offset 4,
+    // inside the segment that holds the tombstone (offset 5) of the key written at offset 0.
+    const p = Partition.open(tempDir(), 't', 0, { segmentBytes: 250 });
+    for (const [key, value] of [
+      ['k', 'v'],
+      ['a', '1'],
+      ['b', '2'],
+      ['c', '3'],
+      ['d', '4'],
+      ['k', null],
+    ] as const) {
+      appendRecords(p, [kv(key, value)], NOW);
+    }
+    roll(p);
+    expect(compact(p, { dedupeBufferBytes: 120, removeTombstones: true }).passes).toBe(2);
+    expect(contents(p).filter(([, key]) => key === 'k')).toEqual([]);
+    p.close();
+  });
+
+  it('a cleaned file it cannot create stops it by step and path, and the ones written before are removed', () => {
+    const p = keyed(9);
+    const [first, second] = p.log.segments;
+    mkdirSync(`${second!.path}.cleaned`);
+    expect(thrown(StorageError, () => compact(p)).message).toMatch(
+      new RegExp(`^open cleaned segment ${second!.path}\\.cleaned: EEXIST`),
+    );
+    expect(existsSync(`${first!.path}.cleaned`)).toBe(false);
+    p.close();
+  });
+
+  it('a commit it cannot make stops it by step and path', () => {
+    const p = keyed(9);
+    const first = p.log.segments[0]!;
+    mkdirSync(join(`${first.path}.swap`, 'x'), { recursive: true });
+    expect(thrown(StorageError, () => compact(p)).message).toMatch(
+      new RegExp(`^commit cleaned segment ${first.path}: `),
+    );
     p.close();
   });
 });

@@ -11,7 +11,7 @@ import {
   RECORD_BATCH_OVERHEAD,
   StorageError,
 } from '../src/index.js';
-import { logFiles, NOW, records, tempDir } from './helpers.js';
+import { logFiles, NOW, records, tempDir, thrown } from './helpers.js';
 
 describe('Partition and Log on disk', () => {
   it('creates <topic>-<partition> with a first segment named by its 20-digit base offset', () => {
@@ -115,7 +115,16 @@ describe('Partition and Log on disk', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     p.close();
     expect(() => appendRecords(p, records(1), NOW)).toThrow(/closed/);
-    expect(() => appendRecords(Partition.open(tempDir(), 'x', 0), [], NOW)).toThrow(StorageError);
+  });
+
+  it('refuses a batch of no records by code and message, and writes nothing', () => {
+    const p = Partition.open(tempDir(), 'x', 0);
+    expect(thrown(StorageError, () => appendRecords(p, [], NOW))).toMatchObject({
+      code: 'INVALID_RECORD',
+      message: 'a batch needs at least one record',
+    });
+    expect(p.logEndOffset).toBe(0);
+    p.close();
   });
 
   it('validates the config', () => {

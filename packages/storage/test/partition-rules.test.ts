@@ -131,6 +131,20 @@ describe('producer snapshots, when on', () => {
     q.close();
   });
 
+  it("with no snapshot left, replay the last two segments, as Kafka's loadProducerState does", () => {
+    const data = tempDir();
+    const p = Partition.open(data, 'orders', 0, config, { producerSnapshots: true });
+    roll(p, 4);
+    // Two segments: the one before the active segment is replayed as well.
+    expect(p.log.segments.length).toBe(2);
+    p.close();
+    for (const name of snapshots(join(data, 'orders-0'))) rmSync(join(data, 'orders-0', name));
+    const q = Partition.open(data, 'orders', 0, config, { producerSnapshots: true });
+    expect(q.producerState.get(3 as never)!.batches.map((b) => b.lastSeq)).toEqual([0, 1, 2, 3]);
+    expect(q.appendProducerBatch(clientBatch(3, 0, 0))).toMatchObject({ kind: 'Duplicate', firstOffset: 0 });
+    q.close();
+  });
+
   it('a second close touches nothing: the directory may be gone by then', () => {
     const data = tempDir();
     const p = Partition.open(data, 'orders', 0, config, { producerSnapshots: true });
@@ -214,6 +228,18 @@ describe('the producer-state rebuild, on batches no producer state comes from', 
     expect(rebuildProducerState(p.log).producerIds()).toEqual([7]);
     p.close();
   });
+
+  it('reports them too when snapshots are on and the log is replayed, by byte position', () => {
+    const first = encodeRecordBatch(fields(0, 5, -1, 3));
+    const p = partitionWith([first, encodeRecordBatch(fields(1, 7, 0, 0))]);
+    p.close();
+    const q = Partition.open(p.dataDir, 'orders', 0, {}, { producerSnapshots: true });
+    expect(q.producerStateReport).toEqual([
+      { position: 0, reason: 'producer 5 with epoch -1 and base sequence 3: no producer sends that' },
+    ]);
+    expect(q.producerState.producerIds()).toEqual([7]);
+    q.close();
+  });
 });
 
 describe('appendIdempotent', () => {
@@ -222,9 +248,10 @@ describe('appendIdempotent', () => {
     const batch = { producerId: 1, producerEpoch: 0, firstSequence: 5, records: records(1), nowMs: NOW };
     expect(appendIdempotent(p, batch)).toEqual({ kind: 'OutOfOrderSequence', expected: 0, got: 5 });
     expect(appendIdempotent(p, { ...batch, rule: 'kafka' })).toMatchObject({ kind: 'Append' });
-    expect(thrown(StorageError, () => appendIdempotent(p, { ...batch, records: [] })).message).toBe(
-      'a batch needs at least one record',
-    );
+    expect(thrown(StorageError, () => appendIdempotent(p, { ...batch, records: [] }))).toMatchObject({
+      code: 'INVALID_RECORD',
+      message: 'a batch needs at least one record',
+    });
     p.close();
   });
 });

@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchMetadata, ProducerState } from '@klog/core';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,7 @@ import {
   encodeProducerSnapshot,
   Partition,
   segmentFileName,
+  StorageError,
   snapshotFileName,
 } from '../src/index.js';
 import { crc32c } from '../src/crc32c.js';
@@ -28,6 +29,15 @@ function withTail(tail: Buffer) {
   writeFileSync(file, Buffer.concat([readFileSync(file), tail]));
   const q = Partition.open(dataDir, 'orders', 0);
   return { dataDir, q, whole, file, report: q.recovery! };
+}
+
+/** A whole batch with a good CRC that could follow `withTail`'s two: its first, moved to offset 4 (outside the CRC). */
+function nextBatch(): Buffer {
+  const { q, file, whole } = withTail(Buffer.alloc(0));
+  q.close();
+  const batch = Buffer.from(readFileSync(file).subarray(0, whole / 2));
+  batch.writeBigInt64BE(4n, 0);
+  return batch;
 }
 
 describe('recovery tells a torn tail from corruption', () => {
@@ -85,7 +95,36 @@ describe('recovery tells a torn tail from corruption', () => {
         error: undefined,
       }),
     ).toBe('00000000000000000000.log: 4 batches, nothing to recover');
-    expect(describeRecovery({ ...torn.report, error: undefined })).not.toContain('(');
+    expect(describeRecovery({ ...torn.report, error: undefined })).toBe(
+      `00000000000000000000.log: found a torn last batch at byte ${torn.whole}; ` +
+        `cut 5 bytes, kept 2 batches, saved the cut bytes to ${torn.report.savedTo}`,
+    );
+  });
+
+  it('a batch with a bad CRC is a torn tail only when it ends the file; bytes after it make it corruption', () => {
+    const batch = nextBatch();
+    const badCrc = Buffer.from(batch);
+    badCrc[badCrc.length - 1]! ^= 0xff;
+    const atEnd = withTail(badCrc);
+    expect(atEnd.report).toMatchObject({ kind: 'torn-tail', validBytes: atEnd.whole, batchesAfter: 0 });
+    atEnd.q.close();
+    const followed = withTail(Buffer.concat([badCrc, Buffer.alloc(10, 1)]));
+    expect(followed.report).toMatchObject({
+      kind: 'corruption',
+      validBytes: followed.whole,
+      batchesAfter: 0,
+    });
+    followed.q.close();
+  });
+
+  it('a batch running past the end of the file is corruption, not a torn write, when whole batches follow it', () => {
+    const batch = nextBatch();
+    const tooLong = Buffer.from(batch);
+    tooLong.writeInt32BE(tooLong.readInt32BE(8) + 1000, 8); // batchLength, outside the CRC
+    const { q, whole, report } = withTail(Buffer.concat([tooLong, batch]));
+    expect(report).toMatchObject({ kind: 'corruption', validBytes: whole, batchesAfter: 1 });
+    expect(report.error?.reason).toMatch(/^truncated: /);
+    q.close();
   });
 
   it('the cut bytes go beside the segment once: the same bytes again reuse the copy, other bytes get .1', () => {
@@ -121,6 +160,55 @@ describe('recovery tells a torn tail from corruption', () => {
       `${segmentFileName(0)}.dropped-${whole}.1`,
       `${segmentFileName(0)}.dropped-${whole}.2`,
     ]);
+  });
+});
+
+describe("recovery's copy of the cut bytes, when something is in its way", () => {
+  /** A partition of one batch whose segment then gets `tail`; returns where recovery will save the tail. */
+  function cutAhead(tail: Buffer) {
+    const dataDir = tempDir();
+    const p = Partition.open(dataDir, 'orders', 0);
+    appendRecords(p, records(2), NOW);
+    const whole = p.log.activeSegment.size;
+    p.close();
+    const file = join(dataDir, 'orders-0', segmentFileName(0));
+    writeFileSync(file, Buffer.concat([readFileSync(file), tail]));
+    return { dataDir, saved: `${file}.dropped-${whole}` };
+  }
+
+  it('a leftover temporary that cannot be removed stops the open, by step and path', () => {
+    const { dataDir, saved } = cutAhead(Buffer.alloc(30, 1));
+    mkdirSync(`${saved}.tmp`);
+    expect(thrown(StorageError, () => Partition.open(dataDir, 'orders', 0))).toMatchObject({
+      code: 'KAFKA_STORAGE_ERROR',
+      message: expect.stringMatching(new RegExp(`^remove ${saved}\\.tmp: EISDIR`)),
+    });
+  });
+
+  it('a directory where the copy goes is refused by name, not overwritten or taken for an earlier copy', () => {
+    const { dataDir, saved } = cutAhead(Buffer.alloc(30, 1));
+    mkdirSync(saved);
+    expect(thrown(StorageError, () => Partition.open(dataDir, 'orders', 0))).toMatchObject({
+      code: 'NOT_A_SEGMENT',
+      message: expect.stringMatching(new RegExp(`^copy of cut bytes ${saved} is a directory`)),
+    });
+  });
+
+  it('an earlier copy alike for the first MiB (one read) but not after is another copy: the new one gets .1', () => {
+    const tail = Buffer.alloc(1024 * 1024 + 100, 1);
+    const { dataDir, saved } = cutAhead(tail);
+    const earlier = Buffer.from(tail);
+    earlier[earlier.length - 1] = 2;
+    writeFileSync(saved, earlier);
+    const openFiles = () => readdirSync('/proc/self/fd').length;
+    const before = openFiles();
+    const q = Partition.open(dataDir, 'orders', 0);
+    expect(q.recovery!.savedTo).toBe(`${saved}.1`);
+    q.close();
+    // The comparison with the earlier copy left no file open.
+    expect(openFiles()).toBe(before);
+    expect(readFileSync(saved).equals(earlier)).toBe(true);
+    expect(readFileSync(`${saved}.1`).equals(tail)).toBe(true);
   });
 });
 
