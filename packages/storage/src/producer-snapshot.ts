@@ -27,7 +27,18 @@ const VERSION = 1;
 const VERSION_FIELD = 0;
 const CRC_FIELD = VERSION_FIELD + 2;
 const ENTRIES_FIELD = CRC_FIELD + 4;
-const ENTRY_BYTES = 8 + 2 + 4 + 8 + 4 + 8 + 4 + 8;
+/** Where each field of an entry starts, from the schema's sizes in order (as record-batch.ts names a batch header's). */
+const ENTRY_FIELD = {
+  producerId: 0,
+  epoch: 8,
+  lastSequence: 8 + 2,
+  lastOffset: 8 + 2 + 4,
+  offsetDelta: 8 + 2 + 4 + 8,
+  timestamp: 8 + 2 + 4 + 8 + 4,
+  coordinatorEpoch: 8 + 2 + 4 + 8 + 4 + 8,
+  currentTxnFirstOffset: 8 + 2 + 4 + 8 + 4 + 8 + 4,
+} as const;
+const ENTRY_BYTES = ENTRY_FIELD.currentTxnFirstOffset + 8;
 const NO_COORDINATOR_EPOCH = -1;
 const NO_TXN = -1;
 
@@ -46,14 +57,14 @@ export function encodeProducerSnapshot(state: ProducerState): Buffer {
   for (const id of ids) {
     const entry = state.get(id)!;
     const last = entry.batches.at(-1);
-    writeInt64(view, at, id);
-    view.setInt16(at + 8, entry.producerEpoch);
-    view.setInt32(at + 10, last?.lastSeq ?? -1);
-    writeInt64(view, at + 14, last?.lastOffset ?? -1);
-    view.setInt32(at + 22, last?.offsetDelta ?? 0);
-    writeInt64(view, at + 26, entry.lastTimestamp);
-    view.setInt32(at + 34, NO_COORDINATOR_EPOCH);
-    writeInt64(view, at + 38, NO_TXN);
+    writeInt64(view, at + ENTRY_FIELD.producerId, id);
+    view.setInt16(at + ENTRY_FIELD.epoch, entry.producerEpoch);
+    view.setInt32(at + ENTRY_FIELD.lastSequence, last?.lastSeq ?? -1);
+    writeInt64(view, at + ENTRY_FIELD.lastOffset, last?.lastOffset ?? -1);
+    view.setInt32(at + ENTRY_FIELD.offsetDelta, last?.offsetDelta ?? 0);
+    writeInt64(view, at + ENTRY_FIELD.timestamp, entry.lastTimestamp);
+    view.setInt32(at + ENTRY_FIELD.coordinatorEpoch, NO_COORDINATOR_EPOCH);
+    writeInt64(view, at + ENTRY_FIELD.currentTxnFirstOffset, NO_TXN);
     at += ENTRY_BYTES;
   }
   view.setUint32(CRC_FIELD, crc32c(bytes.subarray(ENTRIES_FIELD)));
@@ -80,23 +91,23 @@ export function decodeProducerSnapshot(bytes: Uint8Array, file?: string): Produc
   let at = ENTRIES_FIELD + 4;
   try {
     for (let i = 0; i < count; i++, at += ENTRY_BYTES) {
-      const entry = state.entry(toProducerId(readInt64(bytes, at, 'producerId', 0)));
-      const epoch = toProducerEpoch(readInt16(bytes, at + 8));
-      const lastOffset = readInt64(bytes, at + 14, 'lastOffset', 0);
+      const entry = state.entry(toProducerId(readInt64(bytes, at + ENTRY_FIELD.producerId, 'producerId', 0)));
+      const epoch = toProducerEpoch(readInt16(bytes, at + ENTRY_FIELD.epoch));
+      const lastOffset = readInt64(bytes, at + ENTRY_FIELD.lastOffset, 'lastOffset', 0);
       if (lastOffset < 0) {
         entry.maybeUpdateProducerEpoch(epoch);
         continue;
       }
       const batch = new BatchMetadata(
-        toSequence(readInt32(bytes, at + 10)),
+        toSequence(readInt32(bytes, at + ENTRY_FIELD.lastSequence)),
         lastOffset,
-        readInt32(bytes, at + 22),
-        readInt64(bytes, at + 26, 'timestamp', 0),
+        readInt32(bytes, at + ENTRY_FIELD.offsetDelta),
+        readInt64(bytes, at + ENTRY_FIELD.timestamp, 'timestamp', 0),
       );
       entry.addBatch(epoch, batch);
     }
   } catch (error) {
-    if (error instanceof DecodeError) throw error.inFile(file ?? '');
+    if (error instanceof DecodeError) throw file === undefined ? error : error.inFile(file);
     throw fail(`producerEntries[${(at - ENTRIES_FIELD - 4) / ENTRY_BYTES}]`, at, (error as Error).message);
   }
   return state;

@@ -1,17 +1,17 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Partition, StorageError } from '../src/index.js';
+import { appendRecords, compact, Partition, StorageError } from '../src/index.js';
 import { logFiles, NOW, records, tempDir, thrown } from './helpers.js';
 
-/** When armed, writes to a copy of cut bytes (`.dropped-`) fail as on a full disk. */
-const full = vi.hoisted(() => ({ fd: -1, armed: false }));
+/** When armed, writes to the files whose names hold `marker` (a copy of cut bytes by default) fail as on a full disk. */
+const full = vi.hoisted(() => ({ fd: -1, armed: false, marker: '.dropped-' }));
 
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const openSync = (...args: Parameters<typeof fs.openSync>) => {
     const fd = fs.openSync(...args);
-    if (full.armed && String(args[0]).includes('.dropped-')) full.fd = fd;
+    if (full.armed && String(args[0]).includes(full.marker)) full.fd = fd;
     return fd;
   };
   const writeSync = ((fd: number, ...rest: unknown[]) => {
@@ -29,6 +29,7 @@ vi.mock('node:fs', async (importOriginal) => {
 afterEach(() => {
   full.armed = false;
   full.fd = -1;
+  full.marker = '.dropped-';
 });
 
 describe('a full disk while recovery saves what it cuts', () => {
@@ -57,5 +58,32 @@ describe('a full disk while recovery saves what it cuts', () => {
     expect(readdirSync(dir).filter((n) => n.includes('.dropped-'))).toEqual([
       `00000000000000000000.log.dropped-${whole.length}`,
     ]);
+  });
+});
+
+describe('a full disk while compaction writes a cleaned segment', () => {
+  it('fails with a typed error naming the step, removes what it wrote, leaves the log as it was; a retry cleans', () => {
+    const dataDir = tempDir();
+    const p = Partition.open(dataDir, 'orders', 0, { segmentBytes: 200 });
+    for (let i = 0; i < 12; i++) {
+      appendRecords(p, [{ key: Buffer.from(`k${i % 3}`), value: Buffer.from(`v${i}`) }], NOW);
+    }
+    expect(p.log.segments.length).toBeGreaterThan(2);
+    const before = logFiles(p.log.dir);
+    const readBack = () => [...p.log.batches()].map(({ batch }) => batch.baseOffset);
+    const offsets = readBack();
+    full.marker = '.cleaned';
+    full.armed = true;
+    const error = thrown(StorageError, () => compact(p));
+    expect(error.code).toBe('KAFKA_STORAGE_ERROR');
+    expect(error.errno).toBe('ENOSPC');
+    expect(error.step).toBe('write cleaned segment');
+    expect(error.message).toMatch(new RegExp(`^write cleaned segment ${p.log.dir}: ENOSPC`));
+    expect(readdirSync(p.log.dir).filter((n) => n.endsWith('.cleaned'))).toEqual([]);
+    expect(logFiles(p.log.dir)).toEqual(before);
+    expect(readBack()).toEqual(offsets);
+    full.armed = false;
+    expect(compact(p).recordsAfter).toBeLessThan(12);
+    p.close();
   });
 });

@@ -71,6 +71,14 @@ describe('producer snapshot bytes (ProducerStateManager.writeSnapshot / readSnap
     expect(failure(unsafe(FIRST_ENTRY + 26))).toMatchObject({ field: 'timestamp', file: 'x.snapshot' });
   });
 
+  it('bytes given without a file: the error names no file (no empty " of " in its message)', () => {
+    const good = encodeProducerSnapshot(oneProducer(4));
+    const bytes = edited(good, (b) => b.writeBigInt64BE(0x7fffffffffffffffn, FIRST_ENTRY));
+    const error = thrown(DecodeError, () => decodeProducerSnapshot(bytes));
+    expect(error.file).toBeUndefined();
+    expect(error.message).toMatch(new RegExp(`^producerId at byte ${FIRST_ENTRY}: `));
+  });
+
   it('names by index the entry whose value no producer has (a negative epoch)', () => {
     const two = oneProducer(4);
     two.entry(toProducerId(6)).addBatch(toProducerEpoch(0), new BatchMetadata(toSequence(0), 5, 0, NOW));
