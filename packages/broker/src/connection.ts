@@ -161,7 +161,7 @@ export class Connection {
     counted.requests++;
     if (pipelined) counted.pipelined++;
     this.ctx.stats.set(name, counted);
-    const label = parsed.kind === 'request' ? `${parsed.codec.name} v${header.apiVersion}` : `ApiVersions v${header.apiVersion}`;
+    const label = `${name} v${header.apiVersion}`;
     const done = (handled: Handled) => {
       if (this.ctx.logger.debugEnabled) {
         this.ctx.logger.debug(

@@ -7,34 +7,23 @@ import { type ErrorName, isErrorName } from '@klog/protocol';
 import {
   batchSize,
   CONTROL_FLAG,
+  type CompressionType,
+  compressionOf,
   DecodeError,
   decodeBatchHeader,
+  type FetchResult,
   fsyncDirectory,
   LogManager,
   type Partition,
+  type ProducerBatchAppend,
   type RecordBatchHeader,
   StorageError,
   TRANSACTIONAL_FLAG,
   validateTopicName,
 } from '@klog/storage';
 
-/** The compression codec: the low three bits of the attributes (Kafka's `CompressionType` id). */
-const COMPRESSION_MASK = 0x07;
-
-/** What one append of a client's batch did (storage's `ProducerBatchAppend`, Kafka's verdicts). */
-export type ProducerBatchAppend =
-  | { kind: 'Append'; firstOffset: number; lastOffset: number; logAppendTimeMs: number; logStartOffset: number }
-  | { kind: 'Duplicate'; firstOffset: number; lastOffset: number; timestamp: number; logStartOffset: number }
-  | { kind: 'OutOfOrderSequence'; expected: number; got: number }
-  | { kind: 'InvalidProducerEpoch'; current: number; got: number };
-
-export interface FetchResult {
-  /** Whole batches, as stored. */
-  readonly records: Uint8Array;
-  readonly highWatermark: number;
-  readonly lastStableOffset: number;
-  readonly logStartOffset: number;
-}
+/** What one append of a client's batch did (Kafka's verdicts), and what a fetch returns: storage's own types. */
+export type { FetchResult, ProducerBatchAppend };
 
 export interface BrokerPartition {
   readonly topic: string;
@@ -84,10 +73,8 @@ export type ProducedRecords =
   | {
       readonly kind: 'batch';
       readonly producerId: number;
-      readonly producerEpoch: number;
-      readonly baseSequence: number;
-      readonly recordCount: number;
-      readonly compression: number;
+      /** undefined for an id Kafka does not define (storage refuses it at the append). */
+      readonly compression: CompressionType | undefined;
       readonly transactional: boolean;
       readonly control: boolean;
     }
@@ -95,8 +82,8 @@ export type ProducedRecords =
 
 /**
  * Kafka's `ProduceRequest.validateRecords` for version 3 and above: the records of one partition must be
- * exactly one batch, of magic 2. The header's producer fields come back for the log line and the checks
- * the broker makes before appending (transactions are not built).
+ * exactly one batch, of magic 2. The producer id comes back for the error messages, the codec and the
+ * transaction bits for the checks the broker makes before appending (transactions are not built).
  */
 export function inspectProducedRecords(bytes: Uint8Array | null): ProducedRecords {
   if (bytes === null || bytes.length === 0) {
@@ -127,10 +114,7 @@ export function inspectProducedRecords(bytes: Uint8Array | null): ProducedRecord
   return {
     kind: 'batch',
     producerId: header.producerId,
-    producerEpoch: header.producerEpoch,
-    baseSequence: header.baseSequence,
-    recordCount: header.recordsCount,
-    compression: header.attributes & COMPRESSION_MASK,
+    compression: compressionOf(header.attributes),
     transactional: (header.attributes & TRANSACTIONAL_FLAG) !== 0,
     control: (header.attributes & CONTROL_FLAG) !== 0,
   };

@@ -5,7 +5,7 @@ import { Connection, type ConnectionStats } from './connection.js';
 import type { BrokerContext, RequestStats } from './context.js';
 import { FaultInjector } from './faults.js';
 import { FetchPurgatory } from './fetch-purgatory.js';
-import { type BrokerLog, type LogOptions, openBrokerLog, syncDirectory } from './log-port.js';
+import { type BrokerLog, openBrokerLog, syncDirectory } from './log-port.js';
 import { type Logger, SILENT } from './logger.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
 import { ProducerIdManager } from './producer-id-manager.js';
@@ -14,8 +14,6 @@ export interface StartOptions extends BrokerOptions {
   readonly logger?: Logger;
   /** How long shutdown waits for a connection's last response to go out before dropping it. */
   readonly shutdownGraceMs?: number;
-  /** Opens the log; the storage's LogManager unless a test says otherwise. */
-  readonly openLog?: (options: LogOptions) => BrokerLog;
 }
 
 /**
@@ -39,8 +37,7 @@ export class Broker {
   private constructor(config: BrokerConfig, options: StartOptions) {
     this.#logger = options.logger ?? SILENT;
     this.#graceMs = options.shutdownGraceMs ?? 5000;
-    const openLog = options.openLog ?? openBrokerLog;
-    this.#log = openLog({ dataDir: config.dataDir, segmentBytes: config.segmentBytes, messageMaxBytes: config.messageMaxBytes });
+    this.#log = openBrokerLog({ dataDir: config.dataDir, segmentBytes: config.segmentBytes, messageMaxBytes: config.messageMaxBytes });
     try {
       const own = brokerDir(config.dataDir, syncDirectory);
       const { clusterId } = loadOrCreateMetaProperties(own, config.nodeId, syncDirectory);

@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Broker } from '@klog/broker';
-import { CreateTopics } from '@klog/protocol';
 import { Log } from '@klog/storage';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { KafkaClient, Produced } from '../src/ack-loss/clients/client.js';
@@ -57,11 +56,8 @@ function logOf(dataDir: string): [number, string][] {
 async function createTopic(port: number): Promise<void> {
   const admin = await AdminClient.connect('127.0.0.1', port);
   try {
-    await admin.request(CreateTopics, {
-      topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
-      timeoutMs: 30_000,
-      validateOnly: false,
-    });
+    const created = await admin.createTopic(TOPIC, 1);
+    if (created?.errorCode !== 0) throw new Error(`CreateTopics ${TOPIC}: error ${String(created?.errorCode)}`);
   } finally {
     admin.close();
   }

@@ -139,5 +139,3 @@ export function emitIndexFile(apis: readonly ApiDef[]): string {
     '',
   ].join('\n');
 }
-
-export { versionFilePath };

@@ -355,5 +355,3 @@ export function emitVersionFile(api: ApiDef, version: number, definitionPath: st
     '',
   ].join('\n');
 }
-
-export { isServed };

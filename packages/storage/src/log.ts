@@ -512,9 +512,8 @@ export class Log {
     this.#checkOpen();
     for (const segment of this.#segments) {
       if (segment.nextBaseOffset !== undefined && segment.nextBaseOffset <= offset) continue;
-      const from = segment.baseOffset >= offset ? 0 : segment.positionOfOffset(offset);
-      if (from === undefined) continue;
-      for (const entry of segment.headers(from)) {
+      // From the index entry at or below `offset` (the segment's start for an offset before it): one scan.
+      for (const entry of segment.headers(segment.sparseIndex().lookup(offset))) {
         if (lastOffsetOf(entry.header) >= offset) yield entry;
       }
     }

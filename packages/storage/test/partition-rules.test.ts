@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { crc32c } from '../src/crc32c.js';
 import {
   appendIdempotent,
   buildPlainBatch,
@@ -11,8 +12,8 @@ import {
   rebuildProducerState,
   StorageError,
   segmentFileName,
+  snapshotFileName,
 } from '../src/index.js';
-import { crc32c } from '../src/crc32c.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
 function clientBatch(pid: number, epoch: number, seq: number, count = 1): Buffer {
@@ -91,9 +92,9 @@ describe('producer snapshots, when on', () => {
     roll(p, 8);
     const bases = p.log.segments.map((s) => s.baseOffset);
     expect(bases.length).toBeGreaterThanOrEqual(3);
-    expect(snapshots(dir)).toEqual(bases.slice(-2).map((b) => `${String(b).padStart(20, '0')}.snapshot`));
+    expect(snapshots(dir)).toEqual(bases.slice(-2).map(snapshotFileName));
     p.close();
-    expect(snapshots(dir).at(-1)).toBe(`${String(p.logEndOffset).padStart(20, '0')}.snapshot`);
+    expect(snapshots(dir).at(-1)).toBe(snapshotFileName(p.logEndOffset));
   });
 
   it('are never written when off, neither at a roll nor on close', () => {
@@ -127,7 +128,7 @@ describe('producer snapshots, when on', () => {
     q.reopen();
     for (let seq = 8; seq < 12; seq++) q.appendProducerBatch(clientBatch(3, 0, seq));
     const bases = q.log.segments.map((s) => s.baseOffset);
-    expect(snapshots(dir)).toEqual(bases.slice(-2).map((b) => `${String(b).padStart(20, '0')}.snapshot`));
+    expect(snapshots(dir)).toEqual(bases.slice(-2).map(snapshotFileName));
     q.close();
   });
 

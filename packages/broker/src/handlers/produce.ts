@@ -13,9 +13,6 @@ export interface ProduceOutcome {
   readonly written: readonly WrittenBatch[];
 }
 
-/** zstd's codec id: Produce below version 7 may not carry it (KIP-110). */
-const ZSTD = 4;
-
 function failed(index: number, code: ErrorName, message: string | null): PartitionResponse {
   return {
     index,
@@ -54,7 +51,8 @@ function producePartition(
       'klog does not build transactions: a transactional or control batch cannot be appended',
     );
   }
-  if (batch.compression === ZSTD && version < 7) {
+  // Produce below version 7 may not carry zstd (KIP-110).
+  if (batch.compression === 'zstd' && version < 7) {
     return failed(data.index, 'UNSUPPORTED_COMPRESSION_TYPE', 'Produce requests below version 7 cannot carry zstd');
   }
   try {
@@ -105,25 +103,17 @@ function producePartition(
 
 export function handleProduce(ctx: BrokerContext, header: RequestHeader, request: ProduceRequest): ProduceOutcome {
   const written: WrittenBatch[] = [];
-  let responses: ProduceResponse['responses'];
-  if (request.acks !== -1 && request.acks !== 0 && request.acks !== 1) {
-    responses = request.topicData.map((t) => ({
-      name: t.name,
-      partitionResponses: t.partitionData.map((p) => failed(p.index, 'INVALID_REQUIRED_ACKS', null)),
-    }));
-  } else if (request.transactionalId !== null) {
-    responses = request.topicData.map((t) => ({
-      name: t.name,
-      partitionResponses: t.partitionData.map((p) =>
-        failed(p.index, 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED', 'klog does not build transactions'),
-      ),
-    }));
-  } else {
-    responses = request.topicData.map((t) => ({
-      name: t.name,
-      partitionResponses: t.partitionData.map((p) => producePartition(ctx, header.apiVersion, t.name, p, written)),
-    }));
-  }
+  // One answer per partition: the whole request refused (bad acks, a transactional id), or each appended.
+  const answer: (topic: string, p: ProduceRequest.PartitionProduceData) => PartitionResponse =
+    request.acks !== -1 && request.acks !== 0 && request.acks !== 1
+      ? (_, p) => failed(p.index, 'INVALID_REQUIRED_ACKS', null)
+      : request.transactionalId !== null
+        ? (_, p) => failed(p.index, 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED', 'klog does not build transactions')
+        : (topic, p) => producePartition(ctx, header.apiVersion, topic, p, written);
+  const responses: ProduceResponse['responses'] = request.topicData.map((t) => ({
+    name: t.name,
+    partitionResponses: t.partitionData.map((p) => answer(t.name, p)),
+  }));
   if (request.acks === 0) {
     // No response for acks = 0; a failure closes the connection, Kafka's only way to tell such a producer.
     const errors = responses.flatMap((t) => t.partitionResponses.filter((p) => p.errorCode !== ErrorCode.NONE));

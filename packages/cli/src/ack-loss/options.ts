@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import { wholeNumber } from '../serve/options.js';
+import { wholeNumber } from '../flags.js';
 import type { KafkaClient } from './clients/client.js';
 import { confluentKafka } from './clients/confluent-kafka.js';
 import { kafkajs } from './clients/kafkajs.js';

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CreateTopics, errorName } from '@klog/protocol';
+import { errorName } from '@klog/protocol';
 import { check } from '../check.js';
 import { padEnd, padStart } from '../format.js';
 import type { Style } from '../style.js';
@@ -78,12 +78,7 @@ function setup(io: DemoIo, o: AckLossOptions): void {
 async function createTopic(port: number): Promise<void> {
   const admin = await AdminClient.connect('127.0.0.1', port);
   try {
-    const res = await admin.request(CreateTopics, {
-      topics: [{ name: TOPIC, numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }],
-      timeoutMs: 30_000,
-      validateOnly: false,
-    });
-    const code = res.topics[0]?.errorCode;
+    const code = (await admin.createTopic(TOPIC, 1))?.errorCode;
     if (code !== 0) throw new Error(`klog serve could not create ${TOPIC}: ${code === undefined ? 'no answer' : errorName(code)}`);
   } finally {
     admin.close();

@@ -3,7 +3,8 @@ import { Broker, ConfigError, createLogger, type LogLevel } from '@klog/broker';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import type { CommandContext } from '../program.js';
-import { hostFlag, logLevel, wholeNumber } from '../serve/options.js';
+import { wholeNumber } from '../flags.js';
+import { hostFlag, logLevel } from '../serve/options.js';
 
 const HELP_AFTER = `
 A Kafka broker on one node that unmodified Kafka clients (kcat, confluent-kafka,
@@ -75,8 +76,6 @@ export function serveCommand(ctx: CommandContext): Command {
     .addHelpText('after', HELP_AFTER)
     .action(async (raw: Raw) => {
       const level: LogLevel = logLevel(raw.logLevel);
-      const optional = (flag: string, text: string | undefined, min: number, max: number) =>
-        text === undefined ? undefined : wholeNumber(flag, text, min, max);
       const options = {
         dataDir: resolve(raw.dataDir),
         host: hostFlag('--host', raw.host),
@@ -86,13 +85,13 @@ export function serveCommand(ctx: CommandContext): Command {
         nodeId: wholeNumber('--node-id', raw.nodeId, 0, 2 ** 31 - 1),
         autoCreateTopics: raw.autoCreateTopics,
         numPartitions: wholeNumber('--num-partitions', raw.numPartitions, 1, 100_000),
-        ...(raw.segmentBytes === undefined ? {} : { segmentBytes: optional('--segment-bytes', raw.segmentBytes, 14, 2 ** 31 - 1)! }),
+        ...(raw.segmentBytes === undefined ? {} : { segmentBytes: wholeNumber('--segment-bytes', raw.segmentBytes, 14, 2 ** 31 - 1) }),
         ...(raw.socketRequestMaxBytes === undefined
           ? {}
-          : { socketRequestMaxBytes: optional('--socket-request-max-bytes', raw.socketRequestMaxBytes, 64, 2 ** 31 - 1)! }),
+          : { socketRequestMaxBytes: wholeNumber('--socket-request-max-bytes', raw.socketRequestMaxBytes, 64, 2 ** 31 - 1) }),
         ...(raw.connectionsMaxIdleMs === undefined
           ? {}
-          : { connectionsMaxIdleMs: optional('--connections-max-idle-ms', raw.connectionsMaxIdleMs, 1, 2 ** 31 - 1)! }),
+          : { connectionsMaxIdleMs: wholeNumber('--connections-max-idle-ms', raw.connectionsMaxIdleMs, 1, 2 ** 31 - 1) }),
         dropAcks: wholeNumber('--drop-acks', raw.dropAcks, 0, 2 ** 31 - 1),
         closeAfterAppend: wholeNumber('--close-after-append', raw.closeAfterAppend, 0, 2 ** 31 - 1),
       };

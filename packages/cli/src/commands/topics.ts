@@ -1,7 +1,7 @@
-import { CreateTopics, errorName, Metadata } from '@klog/protocol';
+import { errorName, Metadata } from '@klog/protocol';
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../program.js';
-import { hostPort, wholeNumber } from '../serve/options.js';
+import { hostPort, wholeNumber } from '../flags.js';
 import { AdminClient, BrokerUnreachable } from '../topics/admin-client.js';
 
 const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';
@@ -35,14 +35,7 @@ export function topicsCommand(ctx: CommandContext): Command {
     .addOption(bootstrap())
     .action(async (topic: string, raw: { partitions: string; bootstrapServer: string }) => {
       const partitions = wholeNumber('--partitions', raw.partitions, 1, 100_000);
-      const result = await withClient(raw.bootstrapServer, (client) =>
-        client.request(CreateTopics, {
-          topics: [{ name: topic, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }],
-          timeoutMs: 30_000,
-          validateOnly: false,
-        }),
-      );
-      const t = result.topics[0];
+      const t = await withClient(raw.bootstrapServer, (client) => client.createTopic(topic, partitions));
       if (t === undefined) throw new BrokerUnreachable('the broker answered CreateTopics without the topic');
       if (t.errorCode !== 0) throw new Error(`topics create: ${errorName(t.errorCode)}${t.errorMessage ? `: ${t.errorMessage}` : ''}`);
       ctx.out(`created topic ${topic} with ${partitions} partition${partitions === 1 ? '' : 's'}`);

@@ -1,15 +1,6 @@
 import { LOG_LEVELS, type LogLevel } from '@klog/broker';
 import { UsageError } from '../errors.js';
 
-/** A whole number flag in [min, max], or a one-line usage error naming the flag. */
-export function wholeNumber(flag: string, text: string, min: number, max: number): number {
-  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`${flag} ${JSON.stringify(text)}: expected a whole number from ${min} to ${max}`);
-  }
-  return n;
-}
-
 export function logLevel(text: string): LogLevel {
   if (!(LOG_LEVELS as readonly string[]).includes(text)) {
     throw new UsageError(`--log-level ${JSON.stringify(text)}: expected one of ${LOG_LEVELS.join(', ')}`);
@@ -20,11 +11,4 @@ export function logLevel(text: string): LogLevel {
 export function hostFlag(flag: string, text: string): string {
   if (text.trim() === '' || /\s/.test(text)) throw new UsageError(`${flag} ${JSON.stringify(text)}: expected a host name or address`);
   return text;
-}
-
-/** `host:port` (an IPv6 address in brackets: `[::1]:9092`). */
-export function hostPort(flag: string, text: string): { host: string; port: number } {
-  const m = /^(\[[^\]]+\]|[^:\s]+):(\d+)$/.exec(text);
-  if (m === null) throw new UsageError(`${flag} ${JSON.stringify(text)}: expected host:port, e.g. 127.0.0.1:9092`);
-  return { host: m[1]!.replace(/^\[|\]$/g, ''), port: wholeNumber(flag, m[2]!, 1, 65535) };
 }

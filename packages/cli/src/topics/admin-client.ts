@@ -1,5 +1,5 @@
 import { createConnection, type Socket } from 'node:net';
-import { type ApiCodec, ApiVersions, decodeResponse, encodeRequest, FrameDecoder } from '@klog/protocol';
+import { type ApiCodec, ApiVersions, CreateTopics, type CreateTopicsResponse, decodeResponse, encodeRequest, FrameDecoder } from '@klog/protocol';
 
 /** The broker could not be reached or answered something unusable: one line for the user, exit code 1. */
 export class BrokerUnreachable extends Error {
@@ -115,6 +115,16 @@ export class AdminClient {
       throw new BrokerUnreachable(`${this.where} answered correlation id ${decoded.correlationId}, not ${correlationId}`);
     }
     return decoded.body;
+  }
+
+  /** CreateTopics for one topic (replication factor 1, no assignments or configs): the broker's answer for it. */
+  async createTopic(name: string, partitions: number): Promise<CreateTopicsResponse.CreatableTopicResult | undefined> {
+    const res = await this.request(CreateTopics, {
+      topics: [{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }],
+      timeoutMs: 30_000,
+      validateOnly: false,
+    });
+    return res.topics[0];
   }
 
   close(): void {
