@@ -20,7 +20,7 @@ const USAGE = `usage: pnpm bench:broker [--quick] [--write | --no-write]
   --no-write  write nothing`;
 
 /** The produce and fetch goal of the issue: at least half the mock's throughput. */
-export const MOCK_RATIO_TARGET = 0.5;
+const MOCK_RATIO_TARGET = 0.5;
 const IDLE_CONNECTIONS = 1000;
 
 function tool(command: string, args: string[]): string {

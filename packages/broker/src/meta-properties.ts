@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileDurably } from './broker-dir.js';
 
 export const META_PROPERTIES_FILE = 'meta.properties';
 
@@ -38,15 +39,6 @@ export function loadOrCreateMetaProperties(dir: string, nodeId: number, fsyncDir
     return { clusterId };
   }
   const clusterId = randomBytes(16).toString('base64url');
-  const tmp = `${path}.tmp`;
-  const fd = openSync(tmp, 'w');
-  try {
-    writeSync(fd, `# written by klog serve\ncluster.id=${clusterId}\nnode.id=${nodeId}\nversion=1\n`);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  renameSync(tmp, path);
-  fsyncDir(dir);
+  writeFileDurably(path, `# written by klog serve\ncluster.id=${clusterId}\nnode.id=${nodeId}\nversion=1\n`, fsyncDir);
   return { clusterId };
 }

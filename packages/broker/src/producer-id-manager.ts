@@ -1,5 +1,6 @@
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { writeFileDurably } from './broker-dir.js';
 
 /** Ids reserved at a time, as Kafka's `ProducerIdsBlock.PRODUCER_ID_BLOCK_SIZE`. */
 export const PRODUCER_ID_BLOCK_SIZE = 1000;
@@ -62,16 +63,7 @@ export class ProducerIdManager {
     if (!Number.isSafeInteger(end)) throw new ProducerIdFileError('producer ids are used up');
     // Write the new end beside the file, fsync it, rename it over, fsync the directory: the reservation is
     // on disk before the first id of the block leaves the broker.
-    const tmp = `${this.#path}.tmp`;
-    const fd = openSync(tmp, 'w');
-    try {
-      writeSync(fd, `next-block-start=${end}\n`);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp, this.#path);
-    this.#fsyncDir(join(this.#path, '..'));
+    writeFileDurably(this.#path, `next-block-start=${end}\n`, this.#fsyncDir);
     this.#next = start;
     this.#end = end;
   }

@@ -48,10 +48,6 @@ export class Children {
     for (const child of this.#running) child.kill('SIGKILL');
     this.#running.clear();
   }
-
-  get count(): number {
-    return this.#running.size;
-  }
 }
 
 export interface Finished {
