@@ -206,9 +206,10 @@ describe.skipIf(!haveChromium)('the simulator in Chromium', () => {
           expect(said).toContain(client);
         }
         await expect(panel.locator('[data-sim-replay-next]').isDisabled()).resolves.toBe(true);
-        // The focus did not fall out of the panel when "next" was disabled.
+        // The focus did not fall out of the panel when "next" was disabled, nor onto "previous"
+        // (where the next Enter would walk backwards): it is on the verdict.
         await expect(
-          page.evaluate(() => document.activeElement?.hasAttribute('data-sim-replay-prev') ?? false),
+          page.evaluate(() => document.activeElement?.hasAttribute('data-sim-replay-verdict') ?? false),
         ).resolves.toBe(true);
       });
 

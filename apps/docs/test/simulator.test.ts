@@ -65,11 +65,48 @@ describe("the chapter's scenario in the sandbox", () => {
     expect(say(sim.roll())).toBe('roll segment · segment ใหม่เริ่มที่ offset 17');
     expect(sim.roll()).toBeUndefined(); // nothing in the new segment yet
     sim.send('answered');
-    expect(say(sim.restart())).toBe('restart broker · สร้างหน้าต่างจาก segment ที่ active: pid 1001 [2..3]');
+    // The narrowing is said: pid 1001 had two batches in its window, the active segment holds one.
+    expect(say(sim.restart())).toBe(
+      'restart broker · สร้างหน้าต่างจาก segment ที่ active: pid 1001 [2..3] (จาก 2 เหลือ 1)',
+    );
     expect(windowOfPid(sim, 1000)).toEqual([]);
     // pid 1001's 0..1 went with the old segment: its resend is no longer recognised.
     expect(say(sim.resend(indexOf('0..1')))).toBe(
       'pid 1001 ส่ง 0..1 ซ้ำ → OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 4 ได้ 0',
+    );
+  });
+});
+
+describe("the chapter's gap and narrowing", () => {
+  it("a hand-made batch at 13 while 10 is due is refused, writes nothing, and is not the producer's own", () => {
+    const sim = new Sandbox();
+    for (let i = 0; i < 5; i++) sim.send('answered');
+    expect(eventWords(sim.probe(13))).toBe(
+      'pid 1000 ส่ง 13..13 ที่ประกอบเอง → OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 10 ได้ 13',
+    );
+    expect(sim.broker.logEndOffset).toBe(10);
+    expect(sim.sent).toHaveLength(5);
+    expect(sim.nextRange()).toEqual({ firstSeq: 10, lastSeq: 10 });
+    // The sequence that is due is written like any other.
+    expect(eventWords(sim.probe(10))).toBe('pid 1000 ส่ง 10..10 ที่ประกอบเอง → APPEND · offset 10..10');
+  });
+
+  it('a refused batch still needs a resend; an answered one does not', () => {
+    const sim = new Sandbox();
+    sim.send('answered');
+    sim.send('request-lost');
+    sim.send('answered'); // 3..3 refused: 2..3 never came
+    expect(sim.sent.map((b) => sim.needsResend(b))).toEqual([false, true, true]);
+  });
+
+  it('segment.bytes = 256 rolls before every batch that follows another: restart keeps one (5 → 1)', () => {
+    const sim = new Sandbox();
+    sim.segmentBytes = 256;
+    for (let i = 0; i < 8; i++) sim.send('answered');
+    expect(sim.broker.log.map((b) => b.segment)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(windowOfPid(sim)).toHaveLength(5);
+    expect(eventWords(sim.restart())).toBe(
+      'restart broker · สร้างหน้าต่างจาก segment ที่ active: pid 1000 [12..12] (จาก 5 เหลือ 1)',
     );
   });
 });

@@ -3,7 +3,14 @@
 import { toProducerId } from '@klog/core';
 import { VERDICT_NAMES } from '@klog/model';
 import { counterexampleReplay, type Replay } from './replay.js';
-import { DEFAULT_IN_FLIGHT, rangeOf, Sandbox, type SimEvent, windowOf } from './sandbox.js';
+import {
+  DEFAULT_IN_FLIGHT,
+  rangeOf,
+  Sandbox,
+  type SimEvent,
+  SMALL_SEGMENT_BYTES,
+  windowOf,
+} from './sandbox.js';
 import { eventWords, sentWords } from './words.js';
 
 const NAMES = Object.values(VERDICT_NAMES);
@@ -35,6 +42,43 @@ function item(tag: 'li' | 'tr', text?: string): HTMLElement {
   return el;
 }
 
+/** One thing the reader did: the page keeps the list (localStorage) and replays it on the next visit. */
+type Action =
+  | { readonly op: 'send'; readonly fate: 'answered' | 'ack-lost' | 'request-lost' }
+  | { readonly op: 'resend'; readonly index: number }
+  | { readonly op: 'probe'; readonly seq: number }
+  | { readonly op: 'session' }
+  | { readonly op: 'roll' }
+  | { readonly op: 'restart' };
+
+interface Saved {
+  readonly cap: number;
+  readonly segmentBytes: number | undefined;
+  readonly actions: readonly Action[];
+}
+
+const STORAGE_PREFIX = 'klog-sim:';
+const MAX_SEQUENCE = 2 ** 31 - 1;
+
+function loadSaved(key: string): Saved | undefined {
+  try {
+    const raw = localStorage.getItem(key);
+    if (raw === null) return undefined;
+    const saved = JSON.parse(raw) as Saved;
+    return Array.isArray(saved.actions) && Number.isInteger(saved.cap) ? saved : undefined;
+  } catch {
+    return undefined; // storage refused (private mode) or a stale shape: start afresh
+  }
+}
+
+function store(key: string, saved: Saved): void {
+  try {
+    localStorage.setItem(key, JSON.stringify(saved));
+  } catch {
+    // A full or refused storage only costs the reader the memory of the session.
+  }
+}
+
 export function mountSimulator(root: HTMLElement): void {
   const $ = <T extends HTMLElement = HTMLElement>(selector: string): T => {
     const el = root.querySelector<T>(selector);
@@ -43,20 +87,82 @@ export function mountSimulator(root: HTMLElement): void {
   };
   const sendButtons = Array.from(root.querySelectorAll<HTMLButtonElement>('[data-sim-send]'));
   const cap = $<HTMLSelectElement>('[data-sim-cap]');
+  const segmentBytes = $<HTMLSelectElement>('[data-sim-segment-bytes]');
   const eventList = $('[data-sim-events]');
   const replayPanel = $('[data-sim-replay-panel]');
+  const storageKey = `${STORAGE_PREFIX}${root.dataset['klogSim'] ?? 'window'}`;
 
   let sim = new Sandbox();
+  let actions: Action[] = [];
   let replay: Replay | undefined;
   let at = 0;
 
-  const log = (event: SimEvent | undefined) => {
+  const settings = () => ({
+    cap: Number(cap.value),
+    segmentBytes: segmentBytes.value === '' ? undefined : SMALL_SEGMENT_BYTES,
+  });
+  const save = () => store(storageKey, { ...settings(), actions });
+
+  /** Apply one action to the sandbox; undefined when the sandbox refuses it (the page then keeps no record). */
+  function perform(action: Action): SimEvent | undefined {
+    switch (action.op) {
+      case 'send':
+        return sim.canSendNext() ? sim.send(action.fate) : undefined;
+      case 'resend':
+        return sim.sent[action.index] === undefined ? undefined : sim.resend(action.index);
+      case 'probe':
+        return sim.probe(action.seq);
+      case 'session':
+        return sim.newSession();
+      case 'roll':
+        return sim.roll();
+      case 'restart':
+        return sim.restart();
+    }
+  }
+
+  const account = (event: SimEvent) => eventList.append(item('li', eventWords(event)));
+
+  /** What the reader does: apply, record, render, and keep the focus where a keyboard user can go on. */
+  const act = (action: Action) => {
+    const focused = focusKey(document.activeElement);
+    const event = perform(action);
     if (event !== undefined) {
-      eventList.append(item('li', eventWords(event)));
+      actions.push(action);
+      account(event);
       eventList.scrollTop = eventList.scrollHeight;
+      save();
     }
     render();
+    restoreFocus(focused);
   };
+
+  /** A selector that finds the focused control again after render() rebuilt the list it sits in. */
+  function focusKey(el: Element | null): string | undefined {
+    if (!(el instanceof HTMLElement) || !root.contains(el)) return undefined;
+    const again = el.dataset['simAgain'];
+    if (again !== undefined) return `[data-sim-again="${again}"]`;
+    const fate = el.dataset['simSend'];
+    if (fate !== undefined) return `[data-sim-send="${fate}"]`;
+    return undefined;
+  }
+
+  /**
+   * Re-focus the same control; if it is gone or just became disabled (the cap filled), go to what
+   * the reader must do next: resend the oldest batch that is not on the log, else send.
+   */
+  function restoreFocus(key: string | undefined): void {
+    if (key === undefined) return;
+    const same = root.querySelector<HTMLButtonElement>(key);
+    if (same !== null && !same.disabled) {
+      same.focus();
+      return;
+    }
+    const next =
+      root.querySelector<HTMLButtonElement>('[data-sim-pending] [data-sim-again]') ??
+      sendButtons.find((b) => !b.disabled);
+    next?.focus();
+  }
 
   function render(): void {
     const next = sim.nextRange();
@@ -71,13 +177,16 @@ export function mountSimulator(root: HTMLElement): void {
     const sent = $('[data-sim-sent]');
     sent.replaceChildren(
       ...sim.sent.map((batch, index) => {
-        const li = item('li', `${rangeOf(batch.firstSeq, batch.lastSeq)} · ${sentWords(batch)}`);
-        li.dataset['simBatch'] = rangeOf(batch.firstSeq, batch.lastSeq);
+        const range = rangeOf(batch.firstSeq, batch.lastSeq);
+        const li = item('li', `${range} · ${sentWords(batch)}`);
+        li.dataset['simBatch'] = range;
+        if (sim.needsResend(batch)) li.dataset['simPending'] = '';
         const again = document.createElement('button');
         again.type = 'button';
         again.textContent = 'ส่งซ้ำ';
-        again.setAttribute('aria-label', `ส่ง ${rangeOf(batch.firstSeq, batch.lastSeq)} ซ้ำ`);
-        again.addEventListener('click', () => log(sim.resend(index)));
+        again.dataset['simAgain'] = range;
+        again.setAttribute('aria-label', `ส่ง ${range} ซ้ำ`);
+        again.addEventListener('click', () => act({ op: 'resend', index }));
         li.append(again);
         return li;
       }),
@@ -155,20 +264,42 @@ export function mountSimulator(root: HTMLElement): void {
   for (const button of sendButtons) {
     button.addEventListener('click', () => {
       const fate = button.dataset['simSend'] as 'answered' | 'ack-lost' | 'request-lost';
-      if (sim.canSendNext()) log(sim.send(fate));
+      act({ op: 'send', fate });
     });
   }
+  const applySettings = () => {
+    const { cap: n, segmentBytes: bytes } = settings();
+    sim.inFlightCap = n;
+    sim.segmentBytes = bytes;
+  };
   cap.addEventListener('change', () => {
-    sim.inFlightCap = Number(cap.value);
+    applySettings();
+    save();
     render();
   });
-  $('[data-sim-session]').addEventListener('click', () => log(sim.newSession()));
-  $('[data-sim-roll]').addEventListener('click', () => log(sim.roll()));
-  $('[data-sim-restart]').addEventListener('click', () => log(sim.restart()));
+  segmentBytes.addEventListener('change', () => {
+    applySettings();
+    save();
+    render();
+  });
+  const seqInput = $<HTMLInputElement>('[data-sim-seq]');
+  $<HTMLFormElement>('[data-sim-probe]').addEventListener('submit', (e) => {
+    e.preventDefault();
+    const seq = Number(seqInput.value);
+    if (seqInput.value.trim() === '' || !Number.isInteger(seq) || seq < 0 || seq > MAX_SEQUENCE) return;
+    act({ op: 'probe', seq });
+  });
+  $('[data-sim-session]').addEventListener('click', () => act({ op: 'session' }));
+  $('[data-sim-roll]').addEventListener('click', () => act({ op: 'roll' }));
+  $('[data-sim-restart]').addEventListener('click', () => act({ op: 'restart' }));
+  // "Start again" clears what was done and its memory, and keeps the settings the reader chose:
+  // a guided step that sets the cap (or segment.bytes) and then starts again keeps it.
   $('[data-sim-reset]').addEventListener('click', () => {
     sim = new Sandbox();
-    cap.value = String(DEFAULT_IN_FLIGHT);
+    actions = [];
+    applySettings();
     eventList.replaceChildren();
+    save();
     render();
   });
 
@@ -184,8 +315,11 @@ export function mountSimulator(root: HTMLElement): void {
     at = Math.max(0, Math.min(replay.frames.length - 1, to));
     renderReplay();
     // A button that just became disabled drops the focus: keep it in the panel for keyboard users.
+    // At the last step it goes to the verdict (not to "previous", where the next Enter would walk
+    // backwards); at the first, to "next".
     if (document.activeElement instanceof HTMLButtonElement && document.activeElement.disabled) {
-      $<HTMLButtonElement>(at === 0 ? '[data-sim-replay-next]' : '[data-sim-replay-prev]').focus();
+      if (at === 0) $<HTMLButtonElement>('[data-sim-replay-next]').focus();
+      else $('[data-sim-replay-verdict]').focus();
     }
   };
   $('[data-sim-replay-prev]').addEventListener('click', () => move(at - 1));
@@ -196,5 +330,21 @@ export function mountSimulator(root: HTMLElement): void {
     $<HTMLButtonElement>('[data-sim-replay]').focus();
   });
 
+  // Back where the reader left off: settings first, then every action again through core.
+  const saved = loadSaved(storageKey);
+  if (saved !== undefined) {
+    if (cap.querySelector(`option[value="${saved.cap}"]`)) cap.value = String(saved.cap);
+    segmentBytes.value = saved.segmentBytes === undefined ? '' : String(SMALL_SEGMENT_BYTES);
+    applySettings();
+    for (const action of saved.actions) {
+      const event = perform(action);
+      if (event === undefined) break; // a list this page cannot replay: keep what it could
+      actions.push(action);
+      account(event);
+    }
+    eventList.scrollTop = eventList.scrollHeight;
+  } else {
+    cap.value = String(DEFAULT_IN_FLIGHT);
+  }
   render();
 }

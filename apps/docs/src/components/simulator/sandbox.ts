@@ -20,6 +20,12 @@ const NOW_MS = 1_700_000_000_000;
 export const FIRST_PID = 1000;
 export const DEFAULT_IN_FLIGHT = 5;
 export const MAX_IN_FLIGHT = 8;
+/**
+ * The chapter's narrowing demo: segment.bytes = 256 and every batch at least 173 bytes, so the
+ * size rule (Kafka's `UnifiedLog.maybeRoll`, storage's `maybe-roll` region) opens a new segment
+ * before each batch that follows another.
+ */
+export const SMALL_SEGMENT_BYTES = 256;
 
 export interface LoggedBatch {
   readonly pid: number;
@@ -60,8 +66,20 @@ export type SimEvent =
       readonly lastOffset: number;
       readonly evicted: readonly string[];
     }
-  | { readonly kind: 'restart'; readonly windows: readonly { pid: number; window: readonly string[] }[] }
+  | {
+      readonly kind: 'restart';
+      readonly windows: readonly { pid: number; window: readonly string[]; before: number }[];
+    }
   | { readonly kind: 'roll'; readonly segment: number; readonly baseOffset: number }
+  | {
+      /** A one-record batch at a sequence the reader picked (the chapter's "13 while 10 is due"). */
+      readonly kind: 'probe';
+      readonly pid: number;
+      readonly range: string;
+      readonly verdict: Verdict;
+      readonly firstOffset: number;
+      readonly lastOffset: number;
+    }
   | {
       readonly kind: 'new-session';
       readonly pid: number;
@@ -81,8 +99,10 @@ export function windowOf(entry: ProducerStateEntry | undefined): string[] {
 export class SimBroker {
   state = new ProducerState();
   readonly log: LoggedBatch[] = [];
-  /** Index of the active segment; rolled by hand. */
+  /** Index of the active segment; rolled by hand, or by size when `segmentBytes` is small. */
   activeSegment = 0;
+  /** Undefined: segments never roll by size (a large segment.bytes); else the chapter's 256. */
+  segmentBytes: number | undefined;
 
   get logEndOffset(): number {
     return (this.log.at(-1)?.lastOffset ?? -1) + 1;
@@ -94,6 +114,8 @@ export class SimBroker {
     const verdict = judge(entry, EPOCH, toSequence(firstSeq), toSequence(lastSeq));
     if (verdict.kind !== 'Append') return { verdict, evicted: [] };
     const before = windowOf(entry);
+    // Every batch is larger than half of 256 bytes: a non-empty active segment cannot take another.
+    if (this.segmentBytes !== undefined) this.roll();
     const firstOffset = this.logEndOffset;
     const delta = lastSeq - firstSeq;
     const logged = {
@@ -144,6 +166,13 @@ export class Sandbox {
   sent: SentBatch[] = [];
   inFlightCap = DEFAULT_IN_FLIGHT;
 
+  get segmentBytes(): number | undefined {
+    return this.broker.segmentBytes;
+  }
+  set segmentBytes(bytes: number | undefined) {
+    this.broker.segmentBytes = bytes;
+  }
+
   nextRange(): { firstSeq: number; lastSeq: number } {
     const last = this.sent.at(-1);
     const firstSeq = last === undefined ? 0 : last.lastSeq + 1;
@@ -153,6 +182,11 @@ export class Sandbox {
   /** Sent and not answered: what max.in.flight.requests.per.connection counts. */
   get waiting(): number {
     return this.sent.filter((b) => b.status.kind === 'waiting').length;
+  }
+
+  /** Not on the log as far as the producer knows: still waiting, or refused as out of order. */
+  needsResend(batch: SentBatch): boolean {
+    return batch.status.kind === 'waiting' || batch.status.verdict.kind === 'OutOfOrderSequence';
   }
 
   canSendNext(): boolean {
@@ -210,11 +244,33 @@ export class Sandbox {
     return { kind: 'produce', pid: this.pid, range, resend, fate, verdict, firstOffset, lastOffset, evicted };
   }
 
+  /**
+   * A batch of one record at `seq`, made by hand and sent once with the producer's id and epoch:
+   * the chapter's gap ("13 while the broker waits for 10"). It is not the producer's own next
+   * batch, so it does not join the list of sent batches.
+   */
+  probe(seq: number): SimEvent {
+    const leo = this.broker.logEndOffset;
+    const { verdict } = this.broker.produce(this.pid, seq, seq);
+    const [firstOffset, lastOffset] =
+      verdict.kind === 'Append'
+        ? [leo, leo]
+        : verdict.kind === 'Duplicate'
+          ? [verdict.firstOffset, verdict.lastOffset]
+          : [-1, -1];
+    return { kind: 'probe', pid: this.pid, range: rangeOf(seq, seq), verdict, firstOffset, lastOffset };
+  }
+
   restart(): SimEvent {
+    const sizes = new Map(
+      this.broker.state.producerIds().map((pid) => [pid, windowOf(this.broker.state.get(pid)).length]),
+    );
     this.broker.restart();
-    const windows = this.broker.state
-      .producerIds()
-      .map((pid) => ({ pid, window: windowOf(this.broker.state.get(pid)) }));
+    const windows = this.broker.state.producerIds().map((pid) => ({
+      pid,
+      window: windowOf(this.broker.state.get(pid)),
+      before: sizes.get(pid) ?? 0,
+    }));
     return { kind: 'restart', windows };
   }
 

@@ -25,9 +25,18 @@ export function eventWords(event: SimEvent): string {
       return parts.join(' · ');
     }
     case 'restart': {
-      const windows = event.windows.map((w) => `pid ${w.pid} [${w.window.join(' ')}]`).join(' · ');
+      // The narrowing is said, not left for the reader to count: "from 5 to 1".
+      const windows = event.windows
+        .map(
+          (w) =>
+            `pid ${w.pid} [${w.window.join(' ')}]` +
+            (w.window.length < w.before ? ` (จาก ${w.before} เหลือ ${w.window.length})` : ''),
+        )
+        .join(' · ');
       return `restart broker · สร้างหน้าต่างจาก segment ที่ active: ${windows || 'ไม่มี batch ของ producer ใดเลย'}`;
     }
+    case 'probe':
+      return `pid ${event.pid} ส่ง ${event.range} ที่ประกอบเอง → ${verdictWords(event.verdict, event.firstOffset, event.lastOffset)}`;
     case 'roll':
       return `roll segment · segment ใหม่เริ่มที่ offset ${event.baseOffset}`;
     case 'new-session':
@@ -42,6 +51,9 @@ export function eventWords(event: SimEvent): string {
 
 export function sentWords(batch: SentBatch): string {
   const { status } = batch;
-  if (status.kind === 'waiting') return `รอคำตอบ (${status.why === 'ack-lost' ? 'ack หาย' : 'request หาย'})`;
-  return verdictWords(status.verdict, status.firstOffset, status.lastOffset);
+  if (status.kind === 'waiting')
+    return `รอคำตอบ (${status.why === 'ack-lost' ? 'ack หาย' : 'request หาย'}) · ต้องส่งซ้ำ`;
+  const words = verdictWords(status.verdict, status.firstOffset, status.lastOffset);
+  // Refused is not done: the producer still has to get these records onto the log.
+  return status.verdict.kind === 'OutOfOrderSequence' ? `${words} · ยังไม่ลง log ต้องส่งซ้ำ` : words;
 }
