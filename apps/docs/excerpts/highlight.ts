@@ -32,7 +32,15 @@ export function indentOf(line: string): number {
 export interface HighlightOptions {
   /** Give each line an id "L<n>", numbering from `firstLine` (the source viewer's anchors). */
   readonly lineIds?: { readonly firstLine: number };
+  /**
+   * Mark the rows of a table (a line whose columns are set apart by two or more spaces) with
+   * `data-klog-row`: klog.css keeps such a row on one line, scrolling sideways, while the prose
+   * lines around it still wrap. A column that wraps is a table no one can read on a phone.
+   */
+  readonly tableRows?: boolean;
 }
+
+const TABLE_ROW = /\S {2,}\S/;
 
 /**
  * `<pre><code>` whose text content is `text`, byte for byte, coloured for both Starlight themes.
@@ -58,6 +66,7 @@ export async function highlight(text: string, lang: Lang, options: HighlightOpti
           const indent = indentOf(lines[n - 1] ?? '');
           if (indent > 0) node.properties['style'] = `--klog-indent:${indent}ch`;
           if (options.lineIds) node.properties['id'] = `L${options.lineIds.firstLine + n - 1}`;
+          if (options.tableRows && TABLE_ROW.test(lines[n - 1] ?? '')) node.properties['data-klog-row'] = '';
         },
       },
     ],
