@@ -38,6 +38,10 @@ export default defineConfig({
         Sidebar: './src/components/overrides/Sidebar.astro',
         Search: './src/components/overrides/Search.astro',
       },
+      // Pagefind splits Thai into short words ("กันซ้ำ" is "กัน" + "ซ้ำ"); Starlight's ranking (short
+      // pages up, term similarity 9) let the Performance page, full of "กัน", outrank the chapter
+      // that teaches กันซ้ำ. Pagefind's own similarity and frequency, and no length penalty, rank it first.
+      pagefind: { ranking: { pageLength: 0, termFrequency: 1, termSimilarity: 1 } },
       // The 404 page is ours (src/pages/404.astro): it links back into the site.
       disable404Route: true,
       // The lessons' real path is ../../docs (src/content/docs links to it): let Starlight's own

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { renderPerformancePage } from './page.js';
 import { readBrokerResults } from './broker/results.js';
+import { renderPerformancePage } from './page.js';
 import { BROKER_RESULTS_PATH, PAGE_PATH, RESULTS_PATH } from './paths.js';
 import type { BenchResults } from './results.js';
 

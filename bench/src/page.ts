@@ -1,8 +1,9 @@
 import { renderBrokerSection } from './broker/page-section.js';
 import type { BrokerBenchResults } from './broker/results.js';
-import { renderChart } from './chart.js';
+import { renderCharts } from './chart.js';
 import type { BenchResults, Comparison, GroupId, RatioFormat, TaskStats } from './results.js';
 import { formatCount, formatMs, formatRate, formatRatio } from './stats.js';
+import { baselineWords, rowLabel, unitWords } from './words.js';
 
 /**
  * docs/performance.mdx, rendered from bench/results.json and nothing else, so the
@@ -45,8 +46,9 @@ function verdict(met: boolean | undefined): string {
   return met ? 'ถึงเป้า' : 'ไม่ถึงเป้า';
 }
 
-function side(s: TaskStats): string[] {
-  return [formatMs(s.meanMs), formatMs(s.p99Ms), String(s.samples)];
+/** One side of a pair in one cell: mean, p99 and samples wrap inside the cell, not past the page. */
+function side(s: TaskStats): string {
+  return `${formatMs(s.meanMs)} · p99 ${formatMs(s.p99Ms)} · ${s.samples} ครั้ง`;
 }
 
 function targetOf(results: BenchResults, c: Comparison): string {
@@ -59,47 +61,31 @@ function comparisonTable(results: BenchResults, group: GroupId, baselineTitle: s
   const rows = results.comparisons
     .filter((c) => c.group === group)
     .map((c) => [
-      c.label,
-      ...side(c.subject),
-      c.baseline.name,
-      ...side(c.baseline),
-      `${formatRatio(c.ratio, c.ratioFormat)} ${c.ratioUnit}`,
+      rowLabel(c.label),
+      side(c.subject),
+      `${baselineWords(c.baseline.name)}: ${side(c.baseline)}`,
+      `${formatRatio(c.ratio, c.ratioFormat)} ${unitWords(c.ratioUnit)}`,
       targetOf(results, c),
     ]);
-  return table(
-    [
-      'แถว',
-      'klog mean',
-      'klog p99',
-      'samples',
-      baselineTitle,
-      'mean',
-      'p99',
-      'samples',
-      'ratio (median ของรอบ)',
-      'เป้า',
-    ],
-    rows,
-    ['left', 'right', 'right', 'right', 'left', 'right', 'right', 'right', 'left', 'left'],
-  );
+  // Five columns, each cell free to wrap: the table fits the content column at 1280 px.
+  return table(['แถว', 'klog (mean · p99 · จำนวนครั้ง)', baselineTitle, 'ratio (median ของรอบ)', 'เป้า'], rows);
 }
 
 function throughputTable(results: BenchResults): string {
+  const rate = (s: TaskStats) =>
+    `batch ${s.batchesPerSec === undefined ? '—' : formatCount(s.batchesPerSec)} · ` +
+    `${s.bytesPerSec === undefined ? '—' : formatRate(s.bytesPerSec)}`;
   const rows = results.comparisons
     .filter((c) => c.group === 'rebuild')
     .map((c) => [
-      c.label,
-      c.subject.batchesPerSec === undefined ? '—' : formatCount(c.subject.batchesPerSec),
-      c.subject.bytesPerSec === undefined ? '—' : formatRate(c.subject.bytesPerSec),
-      c.baseline.name,
-      c.baseline.batchesPerSec === undefined ? '—' : formatCount(c.baseline.batchesPerSec),
-      c.baseline.bytesPerSec === undefined ? '—' : formatRate(c.baseline.bytesPerSec),
+      // The column is the segment: its row label without the word rebuild, so the table fits 1280.
+      rowLabel(c.label).replace(/^rebuild /, ''),
+      rate(c.subject),
+      baselineWords(c.baseline.name).replace(/^full decode \(?(.*?)\)?$/, '$1'),
+      rate(c.baseline),
     ]);
-  return table(
-    ['segment', 'rebuild batches/s', 'rebuild bytes/s', 'full decode', 'batches/s', 'bytes/s'],
-    rows,
-    ['left', 'right', 'right', 'left', 'right', 'right'],
-  );
+  // Four columns, rates per second in one cell a side: it fits the content column at 1280 px.
+  return table(['segment', 'rebuild ต่อวินาที', 'full decode แบบ', 'full decode ต่อวินาที'], rows);
 }
 
 function missedNotes(results: BenchResults): string[] {
@@ -113,7 +99,7 @@ function missedNotes(results: BenchResults): string[] {
     notes.push(
       `- **append** ไม่ถึง ${formatTarget(append.min, 'percent')}: บนเครื่องนี้ \`write\` ลง page cache เร็วมาก` +
         ` จนการคำนวณ CRC-32C ของ batch ซึ่งรูปแบบ RecordBatch v2 บังคับ กินเวลาเป็นสัดส่วนใหญ่ของการเขียนเอง` +
-        ` แถว floor ซึ่งเขียนไฟล์ตรง ๆ บวก CRC หนึ่งรอบโดยไม่ encode อะไรเลย ทำได้ ${range} ของ raw write` +
+        ` แถว floor ซึ่งเขียน file ตรง ๆ บวก CRC หนึ่งรอบโดยไม่ encode อะไรเลย ทำได้ ${range} ของ raw write` +
         ' นั่นคือเพดานของ append ใด ๆ ที่เขียน batch ที่ถูกต้อง ส่วนที่เหลือระหว่าง floor กับ klog คือการ encode record ลง batch' +
         ' (batch ที่ klog สร้างเองไม่ถูกตรวจ CRC ซ้ำก่อนเขียน แบบเดียวกับที่ leader ของ Kafka ไม่ตรวจ batch ที่มันสร้างเอง)',
     );
@@ -121,22 +107,24 @@ function missedNotes(results: BenchResults): string[] {
   const rebuild = results.targets.find((t) => t.id === 'rebuild');
   if (rebuild && !rebuild.met) {
     const rows = results.comparisons.filter((c) => c.targetId === 'rebuild');
-    const missed = rows.filter((c) => !c.met).map((c) => c.label);
+    const missed = rows.filter((c) => !c.met).map((c) => rowLabel(c.label));
     const perBatch = rows.map((c) => 1000 / (c.subject.batchesPerSec ?? Number.NaN));
     const lo = formatMs(Math.min(...perBatch));
     const hi = formatMs(Math.max(...perBatch));
     notes.push(
-      `- **rebuild** ไม่ถึง ${formatTarget(rebuild.min, 'times')} ในแถว: ${missed.join('; ')}.` +
+      `- **rebuild** ไม่ถึง ${formatTarget(rebuild.min, 'times')} ในแถว: ${missed.join('; ')}` +
         ` rebuild จ่ายต่อ batch (${lo} ถึง ${hi} ต่อ batch ในการวัดนี้) ส่วน full decode จ่ายต่อ byte` +
         ' ratio จึงขึ้นกับขนาดของ batch: เมื่อ batch ละ record เดียว header ห่างกันแค่ราว 1 KiB' +
-        ' scan ต้องอ่านทุก byte ของไฟล์อยู่ดี (อ่านทีละ 61 byte ต่อ header แพงกว่า)' +
+        ' scan ต้องอ่านทุก byte ของ file อยู่ดี (อ่านทีละ 61 byte ต่อ header แพงกว่า)' +
         ' เมื่อ batch ใหญ่กว่า 4 KiB scan อ่านแค่ header 61 byte แต่การอ่านแต่ละครั้งคือ syscall หนึ่งครั้ง' +
-        ' ซึ่งแพงขึ้นเมื่อไฟล์ใหญ่เกิน cache ของ CPU (100 MB) batch ละ 10 KiB จึงยังถูกไม่พอจะห่าง full decode ถึง 10 เท่า',
+        ' ซึ่งแพงขึ้นเมื่อ file ใหญ่เกิน cache ของ CPU (100 MB) batch ละ 10 KiB จึงยังถูกไม่พอจะห่าง full decode ถึง 10 เท่า',
     );
   }
   const codec = results.targets.find((t) => t.id === 'codec');
   if (codec && !codec.met) {
-    const missed = results.comparisons.filter((c) => c.targetId === 'codec' && !c.met).map((c) => c.label);
+    const missed = results.comparisons
+      .filter((c) => c.targetId === 'codec' && !c.met)
+      .map((c) => rowLabel(c.label));
     notes.push(`- **codec** ไม่ถึง ${formatTarget(codec.min, 'times')} ในแถว: ${missed.join('; ')}`);
   }
   return notes;
@@ -151,7 +139,7 @@ export function renderPerformancePage(results: BenchResults, broker?: BrokerBenc
   push(
     '---',
     'title: ผลวัดประสิทธิภาพ (Performance)',
-    'description: klog เทียบกับ KafkaJS และกับการเขียนไฟล์ตรง ๆ วัดเคียงข้างกันใน process เดียว อ่านเป็น ratio',
+    'description: klog เทียบกับ KafkaJS และกับการเขียน file ตรง ๆ วัดเคียงข้างกันใน process เดียว อ่านเป็น ratio',
     'sidebar:',
     '  order: 90',
     '---',
@@ -159,7 +147,7 @@ export function renderPerformancePage(results: BenchResults, broker?: BrokerBenc
     '{/* Generated from bench/results.json by `pnpm bench` or `pnpm bench:page`. Do not edit by hand. */}',
     '',
     'หน้านี้คือผลของ `pnpm bench`: klog วัดเทียบกับเพื่อนร่วมทาง (KafkaJS 2.2.4 ซึ่งมี RecordBatch encoder/decoder ของตัวเอง)' +
-      ' และกับขีดจำกัดของเครื่อง (`fs.writeSync` ไบต์ชุดเดียวกันลงไฟล์ตรง ๆ) ทุกคู่วัดใน process เดียวกัน' +
+      ' และกับขีดจำกัดของเครื่อง (`fs.writeSync` byte ชุดเดียวกันลง file ตรง ๆ) ทุกคู่วัดใน process เดียวกัน' +
       ' ตัวเลขทั้งหมดในหน้านี้สร้างจาก `bench/results.json` ด้วยสคริปต์ ไม่มีใครพิมพ์เอง',
     '',
     ':::note[อ่าน ratio ไม่ใช่เวลา]',
@@ -174,12 +162,12 @@ export function renderPerformancePage(results: BenchResults, broker?: BrokerBenc
       ['', ''],
       [
         ['CPU', m.cpu],
-        ['cores', String(m.cores)],
-        ['memory', gib(m.memoryBytes)],
+        ['จำนวน core', String(m.cores)],
+        ['หน่วยความจำ', gib(m.memoryBytes)],
         ['Node', m.node],
         ['OS', `${m.os} (${m.arch})`],
         ['วันที่วัด (UTC)', results.date.replace('T', ' ').replace(/\.\d+Z$/, 'Z')],
-        ['การวัด', `${results.quick ? 'quick' : 'full'}, ${results.durationSeconds} s`],
+        ['การวัด', `${results.quick ? 'แบบสั้น (--quick)' : 'แบบเต็ม'} ใช้เวลา ${results.durationSeconds} s`],
         [
           'เครื่องมือ',
           `tinybench ${results.tools.tinybench}, KafkaJS ${results.tools.kafkajs}, ${results.method.rounds} รอบต่อคู่, ${results.method.timeMsPerTaskPerRound} ms ต่อฝั่งต่อรอบ`,
@@ -199,9 +187,10 @@ export function renderPerformancePage(results: BenchResults, broker?: BrokerBenc
       ['left', 'right', 'left'],
     ),
     '',
-    'เป้าหนึ่งถึงก็ต่อเมื่อทุกแถวที่นับเข้าเป้านั้นถึง กราฟข้างล่างแสดงทุกแถวเหล่านั้น:',
+    'เป้าหนึ่งถึงก็ต่อเมื่อทุกแถวที่นับเข้าเป้านั้นถึง กราฟข้างล่างแยกตามเป้า แต่ละแท่งคือหนึ่งแถว' +
+      ' ขีดตั้งคือเป้า แท่งเขียวถึงเป้า แท่งแดงไม่ถึง:',
     '',
-    renderChart(results),
+    ...renderCharts(results),
     '',
   );
   const notes = missedNotes(results);
@@ -217,19 +206,19 @@ export function renderPerformancePage(results: BenchResults, broker?: BrokerBenc
       ' (timer และ promise ของ task) เฉลี่ยหายไปทั้งสองฝั่ง',
     '',
     'เรื่องความยุติธรรมของ decode: klog ตรวจ CRC-32C ทุก batch แต่ decoder ของ KafkaJS ไม่ตรวจเลย' +
-      ' แถวที่นับเข้าเป้าจึงเทียบ klog ที่ตรวจ CRC กับ KafkaJS ที่ไม่ตรวจ และมีอีกแถว ("both check the CRC")' +
+      ' แถวที่นับเข้าเป้าจึงเทียบ klog ที่ตรวจ CRC กับ KafkaJS ที่ไม่ตรวจ และมีอีกแถว ("ตรวจ CRC ทั้งสองฝั่ง")' +
       ' ที่ให้ KafkaJS คำนวณ crc32C ของตัวเองด้วย เพื่อให้ทำงานเท่ากัน เวลาเป็นต่อ batch',
     '',
     comparisonTable(results, 'codec', 'KafkaJS'),
     '',
-    '## append เทียบการเขียนไฟล์ตรง ๆ',
+    '## append เทียบการเขียน file ตรง ๆ',
     '',
-    '`appendIdempotent` ของ batch ที่มี record ละ 1 KiB ลง partition ใหม่ เทียบกับ `fs.writeSync` ไบต์ชุดเดียวกัน' +
-      ' (ที่ klog เขียนไว้) ลงไฟล์ใหม่ทีละ batch ทุกการเรียกที่จับเวลาเริ่มจากไฟล์ใหม่ การสร้าง ปิด (พร้อม fsync ทั้งสองฝั่ง)' +
-      ' และลบไฟล์อยู่นอกช่วงจับเวลา ต่อ batch klog ต้องตรวจ producer fields, judge, encode (record และ CRC-32C),' +
+    '`appendIdempotent` ของ batch ที่มี record ละ 1 KiB ลง partition ใหม่ เทียบกับ `fs.writeSync` byte ชุดเดียวกัน' +
+      ' (ที่ klog เขียนไว้) ลง file ใหม่ทีละ batch ทุกการเรียกที่จับเวลาเริ่มจาก file ใหม่ การสร้าง ปิด (พร้อม fsync ทั้งสองฝั่ง)' +
+      ' และลบ file อยู่นอกช่วงจับเวลา ต่อ batch klog ต้องตรวจ producer fields, judge, encode (record และ CRC-32C),' +
       ' เขียน แล้วจึงปรับ window (batch ที่มาจากภายนอกผ่าน `Log.appendBatch` ถูกตรวจความยาว, magic และ CRC ก่อนเขียน)' +
       ' แถว floor คือ raw write บวก CRC-32C หนึ่งรอบ: เพดานของ append ใด ๆ ที่เขียน batch ที่ถูกต้องบนเครื่องนี้' +
-      ' แถว fsync every append คือ `flush: every-append` เทียบกับ `writeSync` + `fsyncSync`',
+      ' แถว fsync ทุกครั้งที่ append คือ `flush: every-append` เทียบกับ `writeSync` + `fsyncSync`',
     '',
     comparisonTable(results, 'append', 'baseline'),
     '',
@@ -242,9 +231,9 @@ export function renderPerformancePage(results: BenchResults, broker?: BrokerBenc
     '',
     comparisonTable(results, 'rebuild', 'full decode'),
     '',
-    'ต้นทุนของ rebuild ตามจำนวน batch ไม่ใช่จำนวน byte: ขนาดไฟล์เท่ากันแต่ batch ใหญ่ขึ้นสิบเท่า rebuild ก็เร็วขึ้นราวสิบเท่า' +
+    'ต้นทุนของ rebuild ตามจำนวน batch ไม่ใช่จำนวน byte: ขนาด file เท่ากันแต่ batch ใหญ่ขึ้นสิบเท่า rebuild ก็เร็วขึ้นราวสิบเท่า' +
       ' และจำนวน batch เท่ากันที่ byte มากกว่าสิบเท่า (10 record ต่อ batch กับ 100 record ต่อ batch) rebuild ใช้เวลาพอ ๆ กัน' +
-      ' ขณะที่ full decode ตาม byte ดูได้จาก batches/s ของ rebuild ที่คงที่ และ bytes/s ของ full decode ที่คงที่:',
+      ' ขณะที่ full decode ตาม byte ดูได้จาก batch/s ของ rebuild ที่คงที่ และ byte/s ของ full decode ที่คงที่:',
     '',
     throughputTable(results),
     '',
@@ -278,10 +267,10 @@ export function renderPerformancePage(results: BenchResults, broker?: BrokerBenc
     '## วัดใหม่',
     '',
     '```sh',
-    'pnpm bench          # full run, a few minutes: rewrites bench/results.json and this page',
-    'pnpm bench --quick  # short run, prints the table, writes nothing',
-    'pnpm bench:broker   # klog serve against the mock cluster: rewrites bench/broker-results.json and this page',
-    'pnpm bench:page     # this page again from bench/results.json and bench/broker-results.json',
+    'pnpm bench          # วัดเต็มรอบ ใช้เวลาหลายนาที เขียน bench/results.json กับหน้านี้ใหม่',
+    'pnpm bench --quick  # วัดแบบสั้น พิมพ์ตาราง ไม่เขียนอะไร',
+    'pnpm bench:broker   # klog serve เทียบ mock cluster เขียน bench/broker-results.json กับหน้านี้ใหม่',
+    'pnpm bench:page     # สร้างหน้านี้ใหม่จาก bench/results.json และ bench/broker-results.json โดยไม่วัดอะไร',
     '```',
     '',
   );

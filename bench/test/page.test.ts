@@ -2,11 +2,12 @@ import { readFileSync } from 'node:fs';
 import { compile } from '@mdx-js/mdx';
 import remarkGfm from 'remark-gfm';
 import { describe, expect, it } from 'vitest';
+import { readBrokerResults } from '../src/broker/results.js';
 import { median } from '../src/harness.js';
 import { renderPerformancePage } from '../src/page.js';
-import { readBrokerResults } from '../src/broker/results.js';
 import { BROKER_RESULTS_PATH, PAGE_PATH, RESULTS_PATH } from '../src/paths.js';
 import type { BenchResults } from '../src/results.js';
+import { baselineWords, rowLabel, unitWords } from '../src/words.js';
 
 const committedJson = readFileSync(RESULTS_PATH, 'utf8');
 const results = JSON.parse(committedJson) as BenchResults;
@@ -35,8 +36,32 @@ describe('docs/performance.mdx is bench/results.json rendered', () => {
     expect(committedPage).not.toMatch(/<script|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
   });
 
-  it('shows every measured row', () => {
-    for (const c of results.comparisons) expect(committedPage).toContain(c.label);
+  it("shows every measured row (in the page's words)", () => {
+    for (const c of results.comparisons) expect(committedPage).toContain(rowLabel(c.label));
+  });
+
+  it('says every row, baseline and unit in Thai: no English phrase of the JSON is left on the page', () => {
+    for (const c of results.comparisons) {
+      for (const [name, said] of [
+        [c.label, rowLabel(c.label)],
+        [c.baseline.name, baselineWords(c.baseline.name)],
+        [c.ratioUnit, unitWords(c.ratioUnit)],
+      ]) {
+        // Names that are code (raw writeSync, LogSegment.batches) may stay; phrases may not.
+        if (/\b(per|of|than|both|every|vs|the|its|no|reads|update|computed)\b/.test(name!)) {
+          expect(said, name).not.toBe(name);
+          expect(committedPage, name).not.toContain(name);
+        }
+      }
+    }
+  });
+
+  it('draws one chart per target, each narrow enough that a phone shows its text at 14 px or more', () => {
+    const charts = [...committedPage.matchAll(/<svg [^>]*viewBox="0 0 (\d+) \d+"[^>]*font-size="(\d+)"/g)];
+    expect(charts).toHaveLength(results.targets.length);
+    // A phone's content column is about 358 px at 390: the text is drawn at font × 358 / width.
+    for (const [, width, font] of charts)
+      expect((Number(font) * 358) / Number(width)).toBeGreaterThanOrEqual(14);
   });
 });
 
@@ -87,7 +112,7 @@ describe('the page follows the data', () => {
     };
     const page = renderPerformancePage(missed);
     expect(page).toContain('ทำไมบางเป้าไม่ถึง');
-    expect(page).toContain(`**codec** ไม่ถึง 3× ในแถว: ${codecRow.label}`);
+    expect(page).toContain(`**codec** ไม่ถึง 3× ในแถว: ${rowLabel(codecRow.label)}`);
     expect(page).toMatch(/\| encode และ decode เร็วกว่า KafkaJS อย่างน้อย 3× \| 1\.50× \| ไม่ถึงเป้า \|/);
     expect(page).toContain('fill="#e03131"');
   });

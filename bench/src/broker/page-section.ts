@@ -39,16 +39,25 @@ function missed(b: BrokerBenchResults): string[] {
 export function renderBrokerSection(b: BrokerBenchResults): string[] {
   const w: readonly WorkloadResult[] = b.workloads;
   return [
-    '## Broker: `klog serve` กับ mock cluster ของ librdkafka',
+    '## broker: `klog serve` กับ mock cluster ของ librdkafka',
     '',
-    `ผลของ \`pnpm bench:broker\` (${b.quick ? 'quick' : 'full'}, ${b.rounds} รอบ, ${b.durationSeconds} s, ` +
+    `ผลของ \`pnpm bench:broker\` (${b.quick ? 'แบบสั้น' : 'แบบเต็ม'}, ${b.rounds} รอบ, ${b.durationSeconds} s, ` +
       `${b.date.replace('T', ' ').replace(/\.\d+Z$/, 'Z')}): client ตัวเดียวกันคือ kcat ${b.tools.kcat} (librdkafka ${b.tools.librdkafka})` +
       ' ส่งแบบ idempotent (`enable.idempotence=true`, `acks=all`) แล้วอ่านกลับ ฝั่งหนึ่งคือ `klog serve` อีกฝั่งคือ' +
-      ' mock cluster ที่อยู่ใน librdkafka เอง (`test.mock.num.brokers=1`: broker ในหน่วยความจำ เขียนด้วย C ไม่เขียนดิสก์' +
+      ' mock cluster ที่อยู่ใน librdkafka เอง (`test.mock.num.brokers=1`: broker ในหน่วยความจำ เขียนด้วย C ไม่เขียนลง disk' +
       ' และไม่ dedup) ทั้งคู่เป็น process แยกที่ kcat ต่อผ่าน loopback เหมือนกัน สลับกันว่าใครวัดก่อนทุกรอบ ratio คือ median ของรอบ',
     '',
     table(
-      ['งาน', 'produce klog', 'produce mock', 'ratio', 'fetch klog', 'fetch mock', 'ratio', `เป้า ≥ ${b.target.min}×`],
+      [
+        'งาน',
+        'produce klog',
+        'produce mock',
+        'ratio',
+        'fetch klog',
+        'fetch mock',
+        'ratio',
+        `เป้า ≥ ${b.target.min}×`,
+      ],
       w.map((x) => [
         x.label,
         mbps(x.produce.klog),

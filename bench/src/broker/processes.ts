@@ -21,10 +21,16 @@ export function rssBytes(pid: number): number {
 }
 
 /** Runs a command to its end; rejects with its stderr when it fails. Resolves to its wall time in ms. */
-export function run(command: string, args: readonly string[], options: { stdout?: 'ignore' | 'count-lines' } = {}) {
+export function run(
+  command: string,
+  args: readonly string[],
+  options: { stdout?: 'ignore' | 'count-lines' } = {},
+) {
   return new Promise<{ ms: number; lines: number }>((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(command, args, { stdio: ['ignore', options.stdout === 'count-lines' ? 'pipe' : 'ignore', 'pipe'] });
+    const child = spawn(command, args, {
+      stdio: ['ignore', options.stdout === 'count-lines' ? 'pipe' : 'ignore', 'pipe'],
+    });
     let stderr = '';
     let lines = 0;
     child.stderr?.on('data', (d: Buffer) => {
@@ -37,7 +43,12 @@ export function run(command: string, args: readonly string[], options: { stdout?
     child.once('close', (code) => {
       const ms = performance.now() - started;
       if (code === 0) resolve({ ms, lines });
-      else reject(new Error(`${command} ${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`));
+      else
+        reject(
+          new Error(
+            `${command} ${args.join(' ')} exited ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`,
+          ),
+        );
     });
   });
 }
