@@ -1,7 +1,7 @@
 import { buildPlainBatch, NO_PRODUCER } from './batch-builder.js';
 import { validateTimestamp } from './batch-validator.js';
 import { StorageError } from './errors.js';
-import { appendBuiltBatch, type LogAppendInfo } from './log.js';
+import type { LogAppendInfo } from './log.js';
 import type { Partition } from './partition.js';
 import type { RecordInput } from './record.js';
 
@@ -21,5 +21,5 @@ export function appendRecords(
     maxTimestamp: nowMs,
     ...NO_PRODUCER,
   };
-  return appendBuiltBatch(log, buildPlainBatch(records, log.logEndOffset, nowMs), header);
+  return log.appendBuiltBatch(buildPlainBatch(records, log.logEndOffset, nowMs), header);
 }

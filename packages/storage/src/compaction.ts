@@ -4,7 +4,7 @@ import { rewriteBatch } from './batch-builder.js';
 import { StorageError } from './errors.js';
 import { fsyncDirectory } from './fsync.js';
 import { CREATE_NEW, io, ioError, openRegular } from './io.js';
-import { type Log, replaceWithCleaned } from './log.js';
+import type { Log } from './log.js';
 import { OffsetMap } from './offset-map.js';
 import type { Partition } from './partition.js';
 import { addBatchFromHeader } from './producer-state-rebuild.js';
@@ -229,9 +229,6 @@ function rewrite(
     );
   }
   fsyncDirectory(log.dir);
-  replaceWithCleaned(
-    log,
-    segments.map((s) => s.baseOffset),
-  );
+  log.replaceWithCleaned(segments.map((s) => s.baseOffset));
   return counts;
 }

@@ -14,7 +14,6 @@ import {
 import { BatchScratch, buildProducerBatch } from './batch-builder.js';
 import { validateTimestamp } from './batch-validator.js';
 import { StorageError } from './errors.js';
-import { appendBuiltBatch } from './log.js';
 import type { Partition } from './partition.js';
 import type { RecordInput } from './record.js';
 
@@ -79,7 +78,7 @@ export function appendIdempotent(partition: Partition, batch: IdempotentBatch): 
         maxTimestamp: nowMs,
         ...producer,
       };
-      const written = appendBuiltBatch(log, bytes, header);
+      const written = log.appendBuiltBatch(bytes, header);
       // The window learns of the batch only once it is on the log.
       recordAppendedBatch(state, pid, epoch, last, written.lastOffset, records.length - 1, nowMs);
       return { kind: 'Append', firstOffset: written.firstOffset, lastOffset: written.lastOffset };

@@ -5,7 +5,7 @@ import { DirectoryLock } from './file-lock.js';
 import { fsyncDirectory } from './fsync.js';
 import { io } from './io.js';
 import type { LogConfig } from './log.js';
-import { openPartitionUnder, type Partition, type PartitionOptions } from './partition.js';
+import { Partition, type PartitionOptions } from './partition.js';
 import { SegmentFileCache } from './segment-file-cache.js';
 import { MAX_PARTITIONS, partitionDirName, validateTopicName } from './topic.js';
 
@@ -168,8 +168,7 @@ export class LogManager {
           ? {}
           : { producerIdExpirationMs: this.options.producerIdExpirationMs }),
       };
-      open = openPartitionUnder(
-        this.#lock,
+      open = Partition.openManaged(
         this.dataDir,
         topic,
         partition,

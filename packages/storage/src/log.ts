@@ -113,45 +113,6 @@ const MAX_RELATIVE_OFFSET = 0x7fffffff;
 /** The partition leader epoch klog stamps on a client's batch: one node, never a new leader. */
 const PARTITION_LEADER_EPOCH = 0;
 
-/** Set by `Log`'s static block, so that only this package can reach the write paths below. */
-let writeBuiltBatch: (log: Log, batch: Buffer, header: AppendedHeader) => LogAppendInfo;
-let swapInCleaned: (log: Log, baseOffsets: readonly number[]) => void;
-let writeClientBatch: (log: Log, batch: Buffer, header: AppendedHeader) => number;
-
-/**
- * Append a batch a client built, which the caller (`Partition.appendProducerBatch`)
- * decoded, CRC-checked and checked with `validateForAppend` against this log's end
- * offset in the same synchronous call (so nothing is checked twice on the hot path):
- * the bytes are written as received, with the base offset and the partition leader
- * epoch (0: one node) assigned in place (outside the CRC), as Kafka's leader does.
- * Returns the batch's base offset; its last is `logEndOffset - 1` after the call.
- */
-export function appendValidatedClientBatch(log: Log, batch: Buffer, header: AppendedHeader): number {
-  return writeClientBatch(log, batch, header);
-}
-
-/**
- * Append a batch that this package's own builder produced in the same call and that
- * never left the package: its structure and CRC-32C were written a moment ago, so
- * decoding and checking them again would only add to the cost of every append. Kafka
- * does the same: the leader validates the CRC of a client's batch (`LogValidator`)
- * but not of batches it builds itself. Its size and offsets are still checked
- * against the log's limits before a byte is written. Not exported from the package:
- * bytes from outside go through `Log.appendBatch`, which checks everything.
- */
-export function appendBuiltBatch(log: Log, batch: Buffer, header: AppendedHeader): LogAppendInfo {
-  return writeBuiltBatch(log, batch, header);
-}
-
-/**
- * Replace inactive segments by their cleaned copies (`<base>.log.swap`, written and
- * fsynced by compaction), in offset order. Each rename replaces one segment whole,
- * so a crash leaves every segment either cleaned or not; `Log.open` finishes the swap.
- */
-export function replaceWithCleaned(log: Log, baseOffsets: readonly number[]): void {
-  swapInCleaned(log, baseOffsets);
-}
-
 /**
  * A partition's log: ordered segments, the last of which is active and takes
  * appends (Kafka's `UnifiedLog` over `LocalLog`). The log end offset is the offset
@@ -349,20 +310,34 @@ export class Log {
     this.#maybeFlush(header.recordsCount);
   }
 
-  static {
-    writeBuiltBatch = (log, batch, header) => {
-      log.#checkOpen();
-      return log.#accept(batch, header, 'klog', true);
-    };
-    swapInCleaned = (log, baseOffsets) => log.#swapInCleaned(baseOffsets);
-    writeClientBatch = (log, batch, header) => {
-      log.#checkOpen();
-      const baseOffset = log.#logEndOffset;
-      const lastOffset = baseOffset + header.lastOffsetDelta;
-      log.#maybeRoll(batch.length, lastOffset);
-      log.#write(batch, baseOffset, lastOffset, header, PARTITION_LEADER_EPOCH);
-      return baseOffset;
-    };
+  /**
+   * Append a batch that this package's own builder produced in the same call and that
+   * never left the package: its structure and CRC-32C were written a moment ago, so
+   * decoding and checking them again would only add to the cost of every append. Kafka
+   * does the same: the leader validates the CRC of a client's batch (`LogValidator`)
+   * but not of batches it builds itself. Its size and offsets are still checked
+   * against the log's limits before a byte is written.
+   */
+  appendBuiltBatch(batch: Buffer, header: AppendedHeader): LogAppendInfo {
+    this.#checkOpen();
+    return this.#accept(batch, header, 'klog', true);
+  }
+
+  /**
+   * Append a batch a client built, which the caller (`Partition.appendProducerBatch`)
+   * decoded, CRC-checked and checked with `validateForAppend` against this log's end
+   * offset in the same synchronous call (so nothing is checked twice on the hot path):
+   * the bytes are written as received, with the base offset and the partition leader
+   * epoch (0: one node) assigned in place (outside the CRC), as Kafka's leader does.
+   * Returns the batch's base offset; its last is `logEndOffset - 1` after the call.
+   */
+  appendValidatedClientBatch(batch: Buffer, header: AppendedHeader): number {
+    this.#checkOpen();
+    const baseOffset = this.#logEndOffset;
+    const lastOffset = baseOffset + header.lastOffsetDelta;
+    this.#maybeRoll(batch.length, lastOffset);
+    this.#write(batch, baseOffset, lastOffset, header, PARTITION_LEADER_EPOCH);
+    return baseOffset;
   }
 
   // #region maybe-roll
@@ -395,7 +370,12 @@ export class Log {
     this.#unflushedMessages = 0;
   }
 
-  #swapInCleaned(baseOffsets: readonly number[]): void {
+  /**
+   * Replace inactive segments by their cleaned copies (`<base>.log.swap`, written and
+   * fsynced by compaction), in offset order. Each rename replaces one segment whole,
+   * so a crash leaves every segment either cleaned or not; `Log.open` finishes the swap.
+   */
+  replaceWithCleaned(baseOffsets: readonly number[]): void {
     this.#checkOpen();
     for (const base of baseOffsets) {
       const i = this.#segments.findIndex((s) => s.baseOffset === base);

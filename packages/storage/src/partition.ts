@@ -16,7 +16,7 @@ import { validateForAppend, validateTimestamp } from './batch-validator.js';
 import { crcMismatch, StorageError } from './errors.js';
 import { DirectoryLock } from './file-lock.js';
 import { io } from './io.js';
-import { appendValidatedClientBatch, Log, type LogConfig } from './log.js';
+import { Log, type LogConfig } from './log.js';
 import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from './producer-snapshot.js';
 import { BATCH_FIELD, batchSize, computeBatchCrc, decodeBatchHeader } from './record-batch.js';
@@ -63,28 +63,6 @@ export interface PartitionOptions {
   readonly segmentFiles?: SegmentFileCache;
   /** The clock for expiring producers on open (default `Date.now()`). */
   readonly nowMs?: number;
-}
-
-/** Set by Partition's static block: a LogManager opens its partitions under the data directory's lock. */
-let openManagedPartition: (
-  lock: DirectoryLock,
-  dataDir: string,
-  topic: string,
-  partition: number,
-  config: Partial<LogConfig>,
-  options: PartitionOptions,
-) => Partition;
-
-/** Open a partition of a LogManager's data directory, whose lock the manager already holds. */
-export function openPartitionUnder(
-  lock: DirectoryLock,
-  dataDir: string,
-  topic: string,
-  partition: number,
-  config: Partial<LogConfig>,
-  options: PartitionOptions,
-): Partition {
-  return openManagedPartition(lock, dataDir, topic, partition, config, options);
 }
 
 /**
@@ -143,16 +121,24 @@ export class Partition {
     }
   }
 
-  static {
-    openManagedPartition = (_lock, dataDir, topic, partition, config, options) => {
-      const log = Log.open(join(dataDir, partitionDirName(topic, partition)), config, logOptions(options));
-      try {
-        return new Partition(dataDir, topic, partition, log, options, undefined);
-      } catch (error) {
-        log.close();
-        throw error;
-      }
-    };
+  /**
+   * Open a partition of a data directory whose lock its `LogManager` holds (exclusively): no shared lock
+   * is taken, and closing the partition releases only its own.
+   */
+  static openManaged(
+    dataDir: string,
+    topic: string,
+    partition: number,
+    config: Partial<LogConfig>,
+    options: PartitionOptions,
+  ): Partition {
+    const log = Log.open(join(dataDir, partitionDirName(topic, partition)), config, logOptions(options));
+    try {
+      return new Partition(dataDir, topic, partition, log, options, undefined);
+    } catch (error) {
+      log.close();
+      throw error;
+    }
   }
 
   /** What recovery cut from the active segment when the log was opened; undefined when it was whole. */
@@ -241,7 +227,7 @@ export class Partition {
     if (nowMs !== undefined) this.removeExpiredProducers(validateTimestamp(nowMs, 'nowMs'));
     // Once, for every batch, against the offset it will get: the write below checks nothing again.
     validateForAppend(header, bytes.length, log.logEndOffset, maxBatchBytes, 'client');
-    if (header.producerId < 0) return this.#appended(appendValidatedClientBatch(log, bytes, header));
+    if (header.producerId < 0) return this.#appended(log.appendValidatedClientBatch(bytes, header));
     const pid = toProducerId(header.producerId);
     const epoch = toProducerEpoch(header.producerEpoch);
     const first = toSequence(header.baseSequence);
@@ -258,7 +244,7 @@ export class Partition {
       };
     }
     if (verdict.kind !== 'Append') return verdict;
-    const firstOffset = appendValidatedClientBatch(log, bytes, header);
+    const firstOffset = log.appendValidatedClientBatch(bytes, header);
     const metadata = new BatchMetadata(
       last,
       log.logEndOffset - 1,

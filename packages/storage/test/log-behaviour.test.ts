@@ -14,7 +14,6 @@ import {
   segmentFileName,
 } from '../src/index.js';
 import { crc32c } from '../src/crc32c.js';
-import { replaceWithCleaned } from '../src/log.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
 const big = (bytes: number, fill = 1) => [{ key: null, value: Buffer.alloc(bytes, fill) }];
@@ -252,7 +251,7 @@ describe('compaction and the index files', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     appendRecords(p, records(1), NOW);
     for (const base of [0, 77]) {
-      expect(thrown(StorageError, () => replaceWithCleaned(p.log, [base]))).toMatchObject({
+      expect(thrown(StorageError, () => p.log.replaceWithCleaned([base]))).toMatchObject({
         code: 'INVALID_REQUEST',
         message: `no inactive segment at offset ${base} in ${p.dir}`,
       });
