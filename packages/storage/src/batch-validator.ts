@@ -9,12 +9,12 @@ import {
 } from './record-batch.js';
 
 /**
- * Where a batch comes from, which decides how much is checked (Kafka's `AppendOrigin`):
- * - `client`: bytes from outside (a Kafka client, `Log.appendBatch`): every rule below;
- * - `klog`: a batch this package built a moment ago from records it was given; its
- *   structure is right by construction, its size and offsets are still checked.
+ * Where a batch comes from, which decides how much is checked (Kafka's `AppendOrigin`; see
+ * `LogAppend` in log.ts): a `client`'s batch, or `raw` bytes from outside, pass every rule
+ * below; a batch `klog` built a moment ago has its structure right by construction, and
+ * only its size and offsets are checked.
  */
-export type AppendOrigin = 'client' | 'klog';
+export type AppendOrigin = 'client' | 'raw' | 'klog';
 
 /** The header fields the checks read. */
 export type AppendedHeader = Pick<
@@ -55,7 +55,7 @@ export function validateForAppend(
         'the largest offset klog holds exactly',
     );
   }
-  if (origin === 'client') {
+  if (origin !== 'klog') {
     if (header.recordsCount <= 0) {
       throw new StorageError(
         'INVALID_RECORD',

@@ -2,18 +2,12 @@ import {
   type Append,
   type Duplicate,
   type InvalidProducerEpoch,
-  incrementSequence,
-  judgeBatch,
   type OutOfOrderSequence,
-  recordAppendedBatch,
   type SequenceRule,
   toProducerEpoch,
   toProducerId,
   toSequence,
 } from '@klog/core';
-import { BatchScratch, buildProducerBatch } from './batch-builder.js';
-import { validateTimestamp } from './batch-validator.js';
-import { StorageError } from './errors.js';
 import type { Partition } from './partition.js';
 import type { RecordInput } from './record.js';
 
@@ -38,50 +32,20 @@ export interface IdempotentBatch {
   readonly rule?: SequenceRule;
 }
 
-/** One build buffer for every append in the process: each batch is written out before the next is built. */
-const scratch = new BatchScratch();
-
-// #region append-head fragment
 /**
- * Judge first, then write. Only an Append touches the log: a Duplicate answers
- * with the first write's offsets and an OutOfOrderSequence refuses, and neither
- * writes a byte, so the log end offset stays where it was (Kafka's `UnifiedLog.append`
- * skips `localLog.append` when `maybeDuplicate` is present).
+ * The chapter's idempotent append, over `Partition.append` (judge first, then write): the
+ * producer's numbers checked at the boundary, the records built into one batch, judged by
+ * `batch.rule` (the chapter's by default).
  */
 export function appendIdempotent(partition: Partition, batch: IdempotentBatch): IdempotentAppend {
-  const pid = toProducerId(batch.producerId);
-  const epoch = toProducerEpoch(batch.producerEpoch);
-  const first = toSequence(batch.firstSequence, 'first sequence');
+  const producer = {
+    producerId: toProducerId(batch.producerId),
+    producerEpoch: toProducerEpoch(batch.producerEpoch),
+    baseSequence: toSequence(batch.firstSequence, 'first sequence'),
+  };
   const { records, nowMs } = batch;
-  if (records.length === 0) throw new StorageError('INVALID_RECORD', 'a batch needs at least one record');
-  validateTimestamp(nowMs);
-  const last = incrementSequence(first, records.length - 1);
-  const state = partition.producerState;
-  const verdict = judgeBatch(batch.rule ?? 'chapter', state, pid, epoch, first, last);
-
-  switch (verdict.kind) {
-    case 'Duplicate':
-      return verdict;
-    case 'OutOfOrderSequence':
-    case 'InvalidProducerEpoch':
-      return verdict;
-    // #endregion append-head fragment
-    case 'Append': {
-      const log = partition.log;
-      const producer = { producerId: pid, producerEpoch: epoch, baseSequence: first };
-      // Built in a reused buffer: appendBatch writes it out before another batch is built.
-      const bytes = buildProducerBatch(records, log.logEndOffset, nowMs, producer, scratch.allocate);
-      const header = {
-        attributes: 0,
-        lastOffsetDelta: records.length - 1,
-        recordsCount: records.length,
-        maxTimestamp: nowMs,
-        ...producer,
-      };
-      const written = log.appendBuiltBatch(bytes, header);
-      // The window learns of the batch only once it is on the log.
-      recordAppendedBatch(state, pid, epoch, last, written.lastOffset, records.length - 1, nowMs);
-      return { kind: 'Append', firstOffset: written.firstOffset, lastOffset: written.lastOffset };
-    }
-  }
+  const rule = batch.rule;
+  const result = partition.append({ origin: 'klog', records, nowMs, producer, ...(rule === undefined ? {} : { rule }) });
+  if (result.kind !== 'Append') return result;
+  return { kind: 'Append', firstOffset: result.appended.firstOffset, lastOffset: result.appended.lastOffset };
 }

@@ -33,15 +33,19 @@ export {
   type SequenceRule,
 } from './idempotent-append.js';
 export {
+  type CheckedBatch,
   DEFAULT_LOG_CONFIG,
   type FlushPolicy,
   Log,
+  type LogAppend,
   type LogAppendInfo,
   type LogConfig,
   type LogOpenOptions,
 } from './log.js';
 export { LogManager, type LogManagerOptions } from './log-manager.js';
 export {
+  type AppendRequest,
+  type AppendResult,
   type FetchResult,
   Partition,
   type PartitionOptions,
@@ -55,6 +59,7 @@ export {
   snapshotFileName,
   writeProducerSnapshot,
 } from './producer-snapshot.js';
+export { type ProducedBatch, readProducedBatch } from './produced-batch.js';
 export { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
 export type { Record, RecordHeader, RecordInput } from './record.js';
 export {

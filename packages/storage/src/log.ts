@@ -1,6 +1,6 @@
 import { mkdirSync, renameSync, unlinkSync } from 'node:fs';
-import { type AppendedHeader, type AppendOrigin, validateForAppend } from './batch-validator.js';
-import { DecodeError, StorageError } from './errors.js';
+import { type AppendedHeader, validateForAppend } from './batch-validator.js';
+import { crcMismatch, DecodeError, StorageError } from './errors.js';
 import { DirectoryLock } from './file-lock.js';
 import { fsyncDirectory } from './fsync.js';
 import { io, ioError } from './io.js';
@@ -8,6 +8,7 @@ import { listLogDir } from './log-dir.js';
 import {
   BATCH_FIELD,
   batchSize,
+  computeBatchCrc,
   DEFAULT_MAX_BATCH_BYTES,
   decodeRecordBatch,
   LOG_OVERHEAD,
@@ -17,6 +18,7 @@ import {
   type RecordBatchHeader,
   TIMESTAMP_TYPE_MASK,
 } from './record-batch.js';
+import type { ProducedBatch } from './produced-batch.js';
 import { type RecoveryReport, recoverSegment } from './recovery.js';
 import { LogSegment } from './segment.js';
 import { SegmentFileCache } from './segment-file-cache.js';
@@ -67,6 +69,45 @@ export interface LogAppendInfo {
   readonly position: number;
   readonly size: number;
   readonly rolled: boolean;
+}
+
+/**
+ * A batch to append and where it comes from, which decides what is checked (Kafka's
+ * `AppendOrigin`, see `validateForAppend`):
+ * - `client`: a Kafka client's batch as a Produce carried it (`readProducedBatch`: header
+ *   read, length checked): its size, CRC-32C and Kafka's `LogValidator` rules on the
+ *   header; written as received, with the offsets and leader epoch stamped in place;
+ * - `raw`: bytes from outside whose header nobody has read (a tool, a test): decoded
+ *   whole, every record and the CRC, then the client's rules; the caller's buffer is not
+ *   written to;
+ * - `klog`: a batch this package built a moment ago from records it was given: its
+ *   structure and CRC are right by construction, so only its size and offsets are
+ *   checked (Kafka's leader does not validate batches it builds itself either).
+ */
+export type LogAppend =
+  | { readonly origin: 'client'; readonly batch: ProducedBatch }
+  | { readonly origin: 'raw'; readonly bytes: Buffer }
+  | { readonly origin: 'klog'; readonly bytes: Buffer; readonly header: AppendedHeader };
+
+/** A batch that passed its origin's checks against the log end offset `baseOffset` (`Log.check`). */
+export interface CheckedBatch {
+  readonly bytes: Buffer;
+  readonly header: AppendedHeader;
+  readonly baseOffset: number;
+  /**
+   * How the log's offsets reach the file: stamped into `bytes` (a buffer that is the log's
+   * to change), or written from a head of its own (the caller's buffer stays as it was).
+   */
+  readonly stamp: 'in-place' | 'own-head';
+  /** The partition leader epoch stamped with them, or undefined to keep the batch's. */
+  readonly leaderEpoch: number | undefined;
+}
+
+function messageTooLarge(size: number, maxBatchBytes: number): StorageError {
+  return new StorageError(
+    'MESSAGE_TOO_LARGE',
+    `batch of ${size} bytes exceeds the limit of ${maxBatchBytes} (message.max.bytes)`,
+  );
 }
 
 function invalidConfig(message: string): StorageError {
@@ -232,112 +273,79 @@ export class Log {
   }
 
   /**
-   * Append one encoded batch from outside. It is checked whole first, as Kafka's
-   * `LogValidator` does for a client's batch: length, magic, CRC and every record,
-   * the count against the offsets, the producer fields, and the size against
-   * `message.max.bytes`, so bytes a reader would refuse never reach the file. The log
-   * gives it its offsets: the base offset it is written with (outside the CRC) is the
-   * log end offset; the caller's buffer is not changed.
+   * The checks a batch from `request.origin` must pass before it is written (Kafka's
+   * `LogValidator`, by `AppendOrigin`), against the log end offset: the offset the batch
+   * will get. Nothing is written: `append` writes the batch, and must be called before
+   * anything else is appended (a producer's append judges the batch in between).
    */
-  appendBatch(batch: Buffer): LogAppendInfo {
+  check(request: LogAppend): CheckedBatch {
     this.#checkOpen();
-    if (batch.length > this.config.maxBatchBytes) {
-      throw new StorageError(
-        'MESSAGE_TOO_LARGE',
-        `batch of ${batch.length} bytes exceeds the limit of ${this.config.maxBatchBytes} (message.max.bytes)`,
-      );
-    }
-    const header = decodeRecordBatch(batch, 0);
-    if (batchSize(header) !== batch.length) {
-      throw new DecodeError(
-        'batchLength',
-        8,
-        `says ${batchSize(header)} bytes but the buffer holds ${batch.length}`,
-      );
-    }
-    return this.#accept(batch, header, 'client', false);
-  }
-
-  /** Check a batch against the log's limits, then place it at the log end offset. */
-  #accept(batch: Buffer, header: AppendedHeader, origin: AppendOrigin, inPlace: boolean): LogAppendInfo {
     const baseOffset = this.#logEndOffset;
-    validateForAppend(header, batch.length, baseOffset, this.config.maxBatchBytes, origin);
-    return this.#place(batch, baseOffset, header, inPlace);
+    const maxBatchBytes = this.config.maxBatchBytes;
+    switch (request.origin) {
+      case 'client': {
+        // The size first, as Kafka reports it (an oversized batch with a bad CRC is MESSAGE_TOO_LARGE).
+        const { bytes, header } = request.batch;
+        if (bytes.length > maxBatchBytes) throw messageTooLarge(bytes.length, maxBatchBytes);
+        const computed = computeBatchCrc(bytes, 0, header);
+        if (computed !== header.crc) throw crcMismatch(header.crc, computed, BATCH_FIELD.crc);
+        validateForAppend(header, bytes.length, baseOffset, maxBatchBytes, 'client');
+        // The Produce's buffer is the broker's to give: offsets and leader epoch stamped into it, as Kafka's leader does.
+        return { bytes, header, baseOffset, stamp: 'in-place', leaderEpoch: PARTITION_LEADER_EPOCH };
+      }
+      case 'raw': {
+        const { bytes } = request;
+        if (bytes.length > maxBatchBytes) throw messageTooLarge(bytes.length, maxBatchBytes);
+        const header = decodeRecordBatch(bytes, 0);
+        if (batchSize(header) !== bytes.length) {
+          throw new DecodeError(
+            'batchLength',
+            BATCH_FIELD.batchLength,
+            `says ${batchSize(header)} bytes but the buffer holds ${bytes.length}`,
+          );
+        }
+        validateForAppend(header, bytes.length, baseOffset, maxBatchBytes, 'raw');
+        // Not the log's buffer to change: the base offset goes to the file in a head of its own.
+        return { bytes, header, baseOffset, stamp: 'own-head', leaderEpoch: undefined };
+      }
+      case 'klog':
+        validateForAppend(request.header, request.bytes.length, baseOffset, maxBatchBytes, 'klog');
+        return { ...request, baseOffset, stamp: 'in-place', leaderEpoch: undefined };
+    }
   }
 
-  /** Put a checked batch on the active segment (rolling first if it would not fit) and move the log end offset. */
-  #place(batch: Buffer, baseOffset: number, header: AppendedHeader, inPlace: boolean): LogAppendInfo {
+  /**
+   * Append one batch at the log end offset, which gives it its offsets: checked as its
+   * origin says (`check`) unless it is a batch `check` returned a moment ago; on the active
+   * segment, rolling first if it would not fit (`maybe-roll`).
+   */
+  append(request: LogAppend | CheckedBatch): LogAppendInfo {
+    const batch = 'stamp' in request ? request : this.check(request);
+    this.#checkOpen();
+    const baseOffset = this.#logEndOffset;
+    if (batch.baseOffset !== baseOffset) {
+      throw new StorageError(
+        'INVALID_REQUEST',
+        `a batch checked at offset ${batch.baseOffset} cannot be appended at ${baseOffset}: check it again`,
+      );
+    }
+    const { bytes, header } = batch;
     const lastOffset = baseOffset + header.lastOffsetDelta;
-    const rolled = this.#maybeRoll(batch.length, lastOffset);
+    const rolled = this.#maybeRoll(bytes.length, lastOffset);
     const segment = this.activeSegment;
     const position = segment.size;
-    if (inPlace) {
-      this.#write(batch, baseOffset, lastOffset, header, undefined);
+    if (batch.stamp === 'in-place') {
+      stampBatchHead(bytes, baseOffset, batch.leaderEpoch);
+      segment.append(bytes, lastOffset, undefined, header.maxTimestamp);
     } else {
-      // Not the log's buffer to change: the base offset goes to the file in a head of its own.
-      const head = Buffer.from(batch.subarray(0, 8));
-      stampBatchHead(head, baseOffset, undefined);
-      segment.append(batch, lastOffset, head, header.maxTimestamp);
-      this.#logEndOffset = lastOffset + 1;
-      this.#maybeFlush(header.recordsCount);
+      // The head is the base offset field (8 bytes: what `stampBatchHead` writes without an epoch).
+      const head = Buffer.from(bytes.subarray(0, BATCH_FIELD.batchLength));
+      stampBatchHead(head, baseOffset, batch.leaderEpoch);
+      segment.append(bytes, lastOffset, head, header.maxTimestamp);
     }
-    return {
-      firstOffset: baseOffset,
-      lastOffset,
-      segmentBaseOffset: segment.baseOffset,
-      position,
-      size: batch.length,
-      rolled,
-    };
-  }
-
-  /**
-   * The append itself, for a buffer that is the log's to change (a batch it built, or a
-   * client's batch handed over by `appendProducerBatch`, as Kafka's leader assigns
-   * offsets in place): baseOffset, and the partition leader epoch when given (both
-   * outside the CRC), stamped into the batch, then one write. The caller rolled.
-   */
-  #write(
-    batch: Buffer,
-    baseOffset: number,
-    lastOffset: number,
-    header: AppendedHeader,
-    leaderEpoch: number | undefined,
-  ): void {
-    stampBatchHead(batch, baseOffset, leaderEpoch);
-    this.activeSegment.append(batch, lastOffset, undefined, header.maxTimestamp);
     this.#logEndOffset = lastOffset + 1;
     this.#maybeFlush(header.recordsCount);
-  }
-
-  /**
-   * Append a batch that this package's own builder produced in the same call and that
-   * never left the package: its structure and CRC-32C were written a moment ago, so
-   * decoding and checking them again would only add to the cost of every append. Kafka
-   * does the same: the leader validates the CRC of a client's batch (`LogValidator`)
-   * but not of batches it builds itself. Its size and offsets are still checked
-   * against the log's limits before a byte is written.
-   */
-  appendBuiltBatch(batch: Buffer, header: AppendedHeader): LogAppendInfo {
-    this.#checkOpen();
-    return this.#accept(batch, header, 'klog', true);
-  }
-
-  /**
-   * Append a batch a client built, which the caller (`Partition.appendProducerBatch`)
-   * decoded, CRC-checked and checked with `validateForAppend` against this log's end
-   * offset in the same synchronous call (so nothing is checked twice on the hot path):
-   * the bytes are written as received, with the base offset and the partition leader
-   * epoch (0: one node) assigned in place (outside the CRC), as Kafka's leader does.
-   * Returns the batch's base offset; its last is `logEndOffset - 1` after the call.
-   */
-  appendValidatedClientBatch(batch: Buffer, header: AppendedHeader): number {
-    this.#checkOpen();
-    const baseOffset = this.#logEndOffset;
-    const lastOffset = baseOffset + header.lastOffsetDelta;
-    this.#maybeRoll(batch.length, lastOffset);
-    this.#write(batch, baseOffset, lastOffset, header, PARTITION_LEADER_EPOCH);
-    return baseOffset;
+    return { firstOffset: baseOffset, lastOffset, segmentBaseOffset: segment.baseOffset, position, size: bytes.length, rolled };
   }
 
   // #region maybe-roll

@@ -1,28 +1,63 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  BatchMetadata,
   type Duplicate,
   type InvalidProducerEpoch,
   incrementSequence,
-  judgeByKafkaRules,
+  judgeBatch,
   type OutOfOrderSequence,
+  type ProducerEpoch,
+  type ProducerId,
   ProducerState,
+  recordAppendedBatch,
+  type Sequence,
+  type SequenceRule,
   toProducerEpoch,
   toProducerId,
   toSequence,
 } from '@klog/core';
-import { validateForAppend, validateTimestamp } from './batch-validator.js';
-import { crcMismatch, StorageError } from './errors.js';
+import { BatchScratch, buildPlainBatch, buildProducerBatch, NO_PRODUCER } from './batch-builder.js';
+import { validateTimestamp } from './batch-validator.js';
+import { StorageError } from './errors.js';
 import { DirectoryLock } from './file-lock.js';
 import { io } from './io.js';
-import { Log, type LogConfig } from './log.js';
+import { Log, type LogAppend, type LogAppendInfo, type LogConfig } from './log.js';
+import { type ProducedBatch, readProducedBatch } from './produced-batch.js';
 import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from './producer-snapshot.js';
-import { BATCH_FIELD, batchSize, computeBatchCrc, decodeBatchHeader } from './record-batch.js';
+import type { RecordInput } from './record.js';
 import type { RecoveryReport } from './recovery.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
 import { partitionDirName } from './topic.js';
+
+/**
+ * A batch to append to a partition, and where it comes from (Kafka's `AppendOrigin`),
+ * which decides what the log checks and which rule judges a producer's batch:
+ * - `client`: a Kafka client's batch as a Produce carried it, judged by Kafka 4.1's rules;
+ *   `nowMs`, when given, first expires idle producers;
+ * - `klog`: records klog builds into one batch at `nowMs` (its timestamp), with a
+ *   producer's fields or without (chapter 3's plain batch), judged by `rule` (the
+ *   chapter's by default).
+ */
+export type AppendRequest =
+  | { readonly origin: 'client'; readonly batch: ProducedBatch; readonly nowMs?: number }
+  | {
+      readonly origin: 'klog';
+      readonly records: readonly RecordInput[];
+      readonly nowMs: number;
+      readonly producer?: { readonly producerId: ProducerId; readonly producerEpoch: ProducerEpoch; readonly baseSequence: Sequence };
+      readonly rule?: SequenceRule;
+    };
+
+/** What `append` did: written (where), a duplicate answered with its first offsets, or refused. */
+export type AppendResult =
+  | { readonly kind: 'Append'; readonly appended: LogAppendInfo }
+  | Duplicate
+  | OutOfOrderSequence
+  | InvalidProducerEpoch;
+
+/** One build buffer for every append in the process: each batch is written out before the next is built. */
+const scratch = new BatchScratch();
 
 /** What `appendProducerBatch` did: written, a duplicate answered with its first offsets, or refused. */
 export type ProducerBatchAppend =
@@ -194,77 +229,116 @@ export class Partition {
     return expiration === undefined ? [] : this.#state.removeExpired(nowMs, expiration);
   }
 
+  // #region append-head fragment
+  /**
+   * Judge first, then write. Only an Append touches the log: a Duplicate answers
+   * with the first write's offsets and an OutOfOrderSequence refuses, and neither
+   * writes a byte, so the log end offset stays where it was (Kafka's `UnifiedLog.append`
+   * skips `localLog.append` when `maybeDuplicate` is present).
+   */
+  append(request: AppendRequest): AppendResult {
+    const batch = this.#log.check(this.#logAppend(request));
+    const { header } = batch;
+    if (header.producerId < 0) return { kind: 'Append', appended: this.#log.append(batch) };
+    const pid = toProducerId(header.producerId);
+    const epoch = toProducerEpoch(header.producerEpoch);
+    const first = toSequence(header.baseSequence);
+    const last = incrementSequence(first, header.lastOffsetDelta);
+    const rule = request.origin === 'client' ? 'kafka' : (request.rule ?? 'chapter');
+    const verdict = judgeBatch(rule, this.#state.get(pid), epoch, first, last);
+
+    switch (verdict.kind) {
+      case 'Duplicate':
+        return verdict;
+      case 'OutOfOrderSequence':
+      case 'InvalidProducerEpoch':
+        return verdict;
+      // #endregion append-head fragment
+      case 'Append': {
+        const appended = this.#log.append(batch);
+        // The window learns of the batch only once it is on the log.
+        recordAppendedBatch(
+          this.#state,
+          pid,
+          epoch,
+          last,
+          appended.lastOffset,
+          header.lastOffsetDelta,
+          header.maxTimestamp,
+        );
+        return { kind: 'Append', appended };
+      }
+    }
+  }
+
+  /** What the log checks: a client's batch as it came, or the batch klog builds from the records (once judged, written as built). */
+  #logAppend(request: AppendRequest): LogAppend {
+    if (request.origin === 'client') {
+      if (request.nowMs !== undefined) this.removeExpiredProducers(validateTimestamp(request.nowMs, 'nowMs'));
+      return { origin: 'client', batch: request.batch };
+    }
+    const { records, nowMs } = request;
+    if (records.length === 0) throw new StorageError('INVALID_RECORD', 'a batch needs at least one record');
+    validateTimestamp(nowMs);
+    const base = this.#log.logEndOffset;
+    const producer = request.producer ?? NO_PRODUCER;
+    // Built in a reused buffer: the log writes it out before another batch is built.
+    const bytes =
+      request.producer === undefined
+        ? buildPlainBatch(records, base, nowMs)
+        : buildProducerBatch(records, base, nowMs, producer, scratch.allocate);
+    const header = {
+      attributes: 0,
+      lastOffsetDelta: records.length - 1,
+      recordsCount: records.length,
+      maxTimestamp: nowMs,
+      ...producer,
+    };
+    return { origin: 'klog', bytes, header };
+  }
+
   // #region append-producer-batch
   /**
    * Append a batch as a Kafka client sent it (RecordBatch v2 bytes, compressed or not),
    * as Kafka's leader does, reading the header only: the size against
-   * `message.max.bytes`, the framing, the CRC-32C (checked once, here), Kafka's
-   * `LogValidator` client rules, then Kafka 4.1's producer rules (`judgeByKafkaRules`).
-   * Only an Append writes: the bytes as received, with the base offset and partition
-   * leader epoch assigned on the way to the file; the producer state learns of the
-   * batch once it is on the log. No record is decoded, none allocated.
+   * `message.max.bytes`, the framing (`readProducedBatch`, which the broker has done
+   * already), the CRC-32C (checked once, by the log), Kafka's `LogValidator` client rules,
+   * then Kafka 4.1's producer rules (`judgeBatch` with the rule `'kafka'`). Only an Append
+   * writes: the bytes as received, with the base offset and partition leader epoch
+   * assigned on the way to the file; the producer state learns of the batch once it is on
+   * the log. No record is decoded, none allocated.
    */
-  appendProducerBatch(bytes: Buffer, options?: { readonly nowMs?: number }): ProducerBatchAppend {
-    const log = this.#log;
-    const maxBatchBytes = log.config.maxBatchBytes;
+  appendProducerBatch(records: Buffer | ProducedBatch, options?: { readonly nowMs?: number }): ProducerBatchAppend {
+    const batch = Buffer.isBuffer(records) ? this.#readProduced(records) : records;
+    const nowMs = options?.nowMs;
+    const result = this.append({ origin: 'client', batch, ...(nowMs === undefined ? {} : { nowMs }) });
+    switch (result.kind) {
+      case 'Append':
+        return {
+          kind: 'Append',
+          firstOffset: result.appended.firstOffset,
+          lastOffset: result.appended.lastOffset,
+          logAppendTimeMs: -1,
+          logStartOffset: this.logStartOffset,
+        };
+      case 'Duplicate':
+        return { ...result, logStartOffset: this.logStartOffset };
+      default:
+        return result;
+    }
+  }
+  // #endregion append-producer-batch
+
+  /** A client's bytes read as one batch, the size first (as Kafka reports an oversized batch, whatever else is wrong). */
+  #readProduced(bytes: Buffer): ProducedBatch {
+    const maxBatchBytes = this.#log.config.maxBatchBytes;
     if (bytes.length > maxBatchBytes) {
       throw new StorageError(
         'MESSAGE_TOO_LARGE',
         `batch of ${bytes.length} bytes exceeds the limit of ${maxBatchBytes} (message.max.bytes)`,
       );
     }
-    const header = decodeBatchHeader(bytes, 0);
-    if (batchSize(header) !== bytes.length) {
-      throw new StorageError(
-        'INVALID_RECORD',
-        `the records hold ${bytes.length} bytes but the batch is ${batchSize(header)}: ` +
-          'a produce request carries exactly one record batch per partition',
-      );
-    }
-    const computed = computeBatchCrc(bytes, 0, header);
-    if (computed !== header.crc) throw crcMismatch(header.crc, computed, BATCH_FIELD.crc);
-    const nowMs = options?.nowMs;
-    if (nowMs !== undefined) this.removeExpiredProducers(validateTimestamp(nowMs, 'nowMs'));
-    // Once, for every batch, against the offset it will get: the write below checks nothing again.
-    validateForAppend(header, bytes.length, log.logEndOffset, maxBatchBytes, 'client');
-    if (header.producerId < 0) return this.#appended(log.appendValidatedClientBatch(bytes, header));
-    const pid = toProducerId(header.producerId);
-    const epoch = toProducerEpoch(header.producerEpoch);
-    const first = toSequence(header.baseSequence);
-    const last = incrementSequence(first, header.lastOffsetDelta);
-    const entry = this.#state.get(pid);
-    const verdict = judgeByKafkaRules(entry, epoch, first, last);
-    if (verdict.kind === 'Duplicate') {
-      return {
-        kind: 'Duplicate',
-        firstOffset: verdict.firstOffset,
-        lastOffset: verdict.lastOffset,
-        timestamp: verdict.timestamp,
-        logStartOffset: this.logStartOffset,
-      };
-    }
-    if (verdict.kind !== 'Append') return verdict;
-    const firstOffset = log.appendValidatedClientBatch(bytes, header);
-    const metadata = new BatchMetadata(
-      last,
-      log.logEndOffset - 1,
-      header.lastOffsetDelta,
-      header.maxTimestamp,
-    );
-    (entry ?? this.#state.entry(pid)).addBatch(epoch, metadata);
-    return this.#appended(firstOffset);
-  }
-  // #endregion append-producer-batch
-
-  /** The answer to an Append: the batch from `firstOffset` to the log end offset. */
-  #appended(firstOffset: number): ProducerBatchAppend {
-    return {
-      kind: 'Append',
-      firstOffset,
-      lastOffset: this.#log.logEndOffset - 1,
-      logAppendTimeMs: -1,
-      logStartOffset: this.#log.logStartOffset,
-    };
+    return readProducedBatch(bytes);
   }
 
   /**

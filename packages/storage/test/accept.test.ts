@@ -116,7 +116,7 @@ describe('every write path refuses, before writing, what a reader would refuse',
     p.close();
   });
 
-  it("Log.appendBatch refuses what Kafka's LogValidator refuses from a client, writing nothing", () => {
+  it("Log.append of 'raw' bytes refuses what Kafka's LogValidator refuses from a client, writing nothing", () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     const good = buildProducerBatch(records(2), 0, NOW, { producerId: 5, producerEpoch: 0, baseSequence: 0 });
     const cases: [string, Buffer, string][] = [
@@ -126,28 +126,28 @@ describe('every write path refuses, before writing, what a reader would refuse',
       ['a transactional batch', edited(good, { attributes: TRANSACTIONAL_FLAG }), 'INVALID_TXN_STATE'],
     ];
     for (const [what, bytes, code] of cases) {
-      expect(thrown(StorageError, () => p.log.appendBatch(bytes)).code, what).toBe(code);
+      expect(thrown(StorageError, () => p.log.append({ origin: 'raw', bytes: bytes })).code, what).toBe(code);
     }
     // Kafka's words for the two producer fields.
-    expect(thrown(StorageError, () => p.log.appendBatch(cases[0]![1])).message).toBe(
+    expect(thrown(StorageError, () => p.log.append({ origin: 'raw', bytes: cases[0]![1] })).message).toBe(
       'invalid producer epoch -1 in record batch with producerId 5',
     );
-    expect(thrown(StorageError, () => p.log.appendBatch(cases[1]![1])).message).toBe(
+    expect(thrown(StorageError, () => p.log.append({ origin: 'raw', bytes: cases[1]![1] })).message).toBe(
       'invalid sequence number -1 in record batch with producerId 5',
     );
     expect(p.logEndOffset).toBe(0);
     expect(p.log.activeSegment.size).toBe(0);
-    p.log.appendBatch(good);
+    p.log.append({ origin: 'raw', bytes: good });
     expect(p.logEndOffset).toBe(2);
     p.close();
   });
 
-  it("Log.appendBatch does not write into the caller's buffer", () => {
+  it("Log.append of 'raw' bytes does not write into the caller's buffer", () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     appendRecords(p, records(3), NOW);
     const batch = buildPlainBatch(records(2), 0, NOW);
     const copy = Buffer.from(batch);
-    expect(p.log.appendBatch(batch)).toMatchObject({ firstOffset: 3, lastOffset: 4 });
+    expect(p.log.append({ origin: 'raw', bytes: batch })).toMatchObject({ firstOffset: 3, lastOffset: 4 });
     expect(batch.equals(copy)).toBe(true);
     expect(p.log.readBatches(3)[0]!.baseOffset).toBe(3);
     p.close();

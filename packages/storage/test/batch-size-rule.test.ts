@@ -36,7 +36,7 @@ describe('the batch size limit: a setting for appends, one ceiling for readers',
       ]);
       expect(readdirSync(`${dir}/big-0`).filter((n) => n.includes('dropped'))).toEqual([]);
       // The setting still limits what is accepted.
-      expect(() => again.log.appendBatch(buildPlainBatch([big], 0, NOW))).toThrow(
+      expect(() => again.log.append({ origin: 'raw', bytes: buildPlainBatch([big], 0, NOW) })).toThrow(
         /exceeds the limit of 1048588/,
       );
     } finally {

@@ -203,15 +203,15 @@ describe('a compressed batch whose records are damaged is refused with a DecodeE
   });
 });
 
-describe('Log.appendBatch takes a compressed batch from a client: records checked after decompression, bytes kept', () => {
+describe("Log.append of 'raw' bytes takes a compressed batch from a client: records checked after decompression, bytes kept", () => {
   for (const codec of ['gzip', 'snappy', 'lz4', 'zstd'] as const) {
     it(codec, async () => {
       const log = Log.open(tempDir());
       try {
         const entries = sampleEntries(5);
-        log.appendBatch(await kafkaJsBatch('none', [{ key: null, value: Buffer.from('first') }]));
+        log.append({ origin: 'raw', bytes: await kafkaJsBatch('none', [{ key: null, value: Buffer.from('first') }]) });
         const bytes = await kafkaJsBatch(codec, entries);
-        const info = log.appendBatch(Buffer.from(bytes));
+        const info = log.append({ origin: 'raw', bytes: Buffer.from(bytes) });
         expect(info).toMatchObject({ firstOffset: 1, lastOffset: entries.length });
         // Stored as it came (only the base offset, outside the CRC, is the log's).
         const stored = log.read(1);
@@ -221,7 +221,7 @@ describe('Log.appendBatch takes a compressed batch from a client: records checke
 
         // Damaged records are refused before anything is written.
         const bad = withSection(bytes, Buffer.from(section(bytes)).fill(0x33, 0, 12));
-        expect(() => log.appendBatch(bad)).toThrow(DecodeError);
+        expect(() => log.append({ origin: 'raw', bytes: bad })).toThrow(DecodeError);
         expect(log.logEndOffset).toBe(entries.length + 1);
       } finally {
         log.close();
@@ -236,10 +236,10 @@ describe('compaction of a log holding compressed batches', () => {
     const p = Partition.open(tempDir(), 'keys', 0, { segmentBytes: 100 });
     try {
       const value = (k: string, v: number) => ({ key: Buffer.from(k), value: Buffer.from(`${k}=${v}`) });
-      p.log.appendBatch(await kafkaJsBatch('gzip', [value('a', 1), value('b', 1), value('a', 2)]));
-      p.log.appendBatch(await kafkaJsBatch('zstd', [value('b', 2), value('c', 1), value('c', 2)]));
-      p.log.appendBatch(await kafkaJsBatch('lz4', [value('a', 3)]));
-      p.log.appendBatch(await kafkaJsBatch('gzip', [value('z', 1)]));
+      p.log.append({ origin: 'raw', bytes: await kafkaJsBatch('gzip', [value('a', 1), value('b', 1), value('a', 2)]) });
+      p.log.append({ origin: 'raw', bytes: await kafkaJsBatch('zstd', [value('b', 2), value('c', 1), value('c', 2)]) });
+      p.log.append({ origin: 'raw', bytes: await kafkaJsBatch('lz4', [value('a', 3)]) });
+      p.log.append({ origin: 'raw', bytes: await kafkaJsBatch('gzip', [value('z', 1)]) });
       compact(p);
       const batches = p.log.readBatches(0, 1 << 20);
       // gzip lost every record (and has no producer): gone. zstd lost c=1: rewritten plain.

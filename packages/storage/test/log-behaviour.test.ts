@@ -78,18 +78,18 @@ describe('Log settings and arguments, refused by name', () => {
   });
 });
 
-describe('Log.appendBatch: the raw path checks everything', () => {
+describe("Log.append of 'raw' bytes: the raw path checks everything", () => {
   it('size first (an oversized batch with a bad CRC is MESSAGE_TOO_LARGE), then one whole batch, no more', () => {
     const log = Log.open(join(tempDir(), 'x-0'), { maxBatchBytes: 200 });
     const over = buildPlainBatch(big(300), 0, NOW);
     over[over.length - 1]! ^= 1;
-    expect(thrown(StorageError, () => log.appendBatch(over))).toMatchObject({
+    expect(thrown(StorageError, () => log.append({ origin: 'raw', bytes: over }))).toMatchObject({
       code: 'MESSAGE_TOO_LARGE',
       message: `batch of ${over.length} bytes exceeds the limit of 200 (message.max.bytes)`,
     });
     const one = buildPlainBatch(records(1), 0, NOW);
     const padded = Buffer.concat([one, Buffer.alloc(3)]);
-    expect(thrown(DecodeError, () => log.appendBatch(padded))).toMatchObject({
+    expect(thrown(DecodeError, () => log.append({ origin: 'raw', bytes: padded }))).toMatchObject({
       field: 'batchLength',
       offset: 8,
       reason: `says ${one.length} bytes but the buffer holds ${one.length + 3}`,
@@ -101,8 +101,8 @@ describe('Log.appendBatch: the raw path checks everything', () => {
   it('a log opened on its own rolls without a listener; a relative offset past 2^31 - 1 rolls too', () => {
     const dir = join(tempDir(), 'x-0');
     const log = Log.open(dir, { segmentBytes: 100 });
-    log.appendBatch(buildPlainBatch(records(1), 0, NOW));
-    expect(log.appendBatch(buildPlainBatch(records(1), 0, NOW)).rolled).toBe(true);
+    log.append({ origin: 'raw', bytes: buildPlainBatch(records(1), 0, NOW) });
+    expect(log.append({ origin: 'raw', bytes: buildPlainBatch(records(1), 0, NOW) }).rolled).toBe(true);
     log.close();
 
     // A segment at 0 whose one batch starts at 2^31 - 10: its next offsets are near the index's limit.
@@ -113,12 +113,12 @@ describe('Log.appendBatch: the raw path checks everything', () => {
     const near = Log.open(far);
     expect(near.logEndOffset).toBe(start + 5);
     // Last offset 2^31 - 1 fits (relative 2^31 - 1): no roll.
-    expect(near.appendBatch(buildPlainBatch(records(5), 0, NOW))).toMatchObject({
+    expect(near.append({ origin: 'raw', bytes: buildPlainBatch(records(5), 0, NOW) })).toMatchObject({
       lastOffset: 2 ** 31 - 1,
       rolled: false,
     });
     // Last offset 2^31 does not: a new segment, though segment.bytes is far away.
-    expect(near.appendBatch(buildPlainBatch(records(1), 0, NOW))).toMatchObject({
+    expect(near.append({ origin: 'raw', bytes: buildPlainBatch(records(1), 0, NOW) })).toMatchObject({
       firstOffset: 2 ** 31,
       rolled: true,
       segmentBaseOffset: 2 ** 31,
@@ -187,12 +187,12 @@ describe('what a leader stamps, and what reads find by time', () => {
         headers: [],
       })),
     });
-    p.log.appendBatch(withDeltas);
+    p.log.append({ origin: 'raw', bytes: withDeltas });
     const logAppend = Buffer.from(buildPlainBatch(records(2), 0, NOW + 100));
     logAppend.writeInt16BE(0x08, 21); // timestamp type: LogAppendTime, the batch's max timestamp for every record
     logAppend.writeBigInt64BE(BigInt(NOW + 50), 27); // base timestamp below
     logAppend.writeUInt32BE(crc32c(logAppend.subarray(21)), 17);
-    p.log.appendBatch(logAppend);
+    p.log.append({ origin: 'raw', bytes: logAppend });
     appendRecords(p, records(1), NOW + 200);
     expect(p.offsetForTimestamp(NOW)).toEqual({ offset: 0, timestamp: NOW });
     expect(p.offsetForTimestamp(NOW + 11)).toEqual({ offset: 2, timestamp: NOW + 20 });

@@ -1,17 +1,13 @@
-import type { InvalidProducerEpoch } from './epoch-fencing.js';
 import type { ProducerEpoch, Sequence } from './numbers.js';
 import { NO_PRODUCER_EPOCH, type ProducerStateEntry } from './producer-state-entry.js';
+import type { ProducerVerdict } from './producer-verdict.js';
 import { incrementSequence, inSequence } from './sequence.js';
-import type { Verdict } from './verdict.js';
 
-/** What a Kafka 4.1 broker answers a producer's batch: the chapter's three verdicts, or a fenced epoch. */
-export type KafkaVerdict = Verdict | InvalidProducerEpoch;
+const APPEND: ProducerVerdict = Object.freeze({ kind: 'Append' });
 
-const APPEND: KafkaVerdict = Object.freeze({ kind: 'Append' });
-
-// #region judge-by-kafka-rules
+// #region kafka-rules
 /**
- * Kafka 4.1.0's producer rules for a batch `[firstSeq, lastSeq]` at `epoch`, as a broker
+ * The rule `'kafka'`: Kafka 4.1.0's producer rules for a batch `[firstSeq, lastSeq]` at `epoch`, as a broker
  * must apply them for real clients (the chapter's `judge` is the lesson's simpler rule):
  *
  * 1. a duplicate is the exact range of a retained batch under the same epoch, answered
@@ -26,12 +22,12 @@ const APPEND: KafkaVerdict = Object.freeze({ kind: 'Append' });
  *
  * `entry` is undefined for a producer the partition has never seen (or has expired).
  */
-export function judgeByKafkaRules(
+export function kafkaRules(
   entry: ProducerStateEntry | undefined,
   epoch: ProducerEpoch,
   firstSeq: Sequence,
   lastSeq: Sequence,
-): KafkaVerdict {
+): ProducerVerdict {
   const current = entry?.producerEpoch ?? NO_PRODUCER_EPOCH;
   const original = entry?.findDuplicateBatch(epoch, firstSeq, lastSeq);
   if (original !== undefined) {
@@ -54,8 +50,8 @@ export function judgeByKafkaRules(
     ? APPEND
     : outOfOrder(incrementSequence(last.lastSeq, 1), firstSeq);
 }
-// #endregion judge-by-kafka-rules
+// #endregion kafka-rules
 
-function outOfOrder(expected: Sequence, got: Sequence): KafkaVerdict {
+function outOfOrder(expected: Sequence, got: Sequence): ProducerVerdict {
   return { kind: 'OutOfOrderSequence', expected, got };
 }

@@ -4,8 +4,7 @@ import {
   BatchMetadata,
   judge,
   judgeBatch,
-  judgeByKafkaRules,
-  type KafkaVerdict,
+  type ProducerVerdict,
   MAX_SEQUENCE,
   ProducerState,
   recordAppendedBatch,
@@ -33,7 +32,7 @@ interface ModelProducer {
   batches: ModelBatch[];
 }
 
-function modelVerdict(p: ModelProducer | undefined, ep: number, first: number, last: number): KafkaVerdict {
+function modelVerdict(p: ModelProducer | undefined, ep: number, first: number, last: number): ProducerVerdict {
   const current = p?.epoch ?? -1;
   const dup =
     p !== undefined && p.epoch === ep
@@ -72,26 +71,26 @@ function modelAppend(p: ModelProducer, ep: number, batch: ModelBatch): void {
 
 const NEAR_WRAP = MAX_SEQUENCE - 6;
 
-describe('judgeByKafkaRules (ProducerAppendInfo.checkProducerEpoch / checkSequence)', () => {
+describe("judgeBatch('kafka') (ProducerAppendInfo.checkProducerEpoch / checkSequence)", () => {
   it('a producer with no state accepts any sequence; the chapter judge wants 0', () => {
-    expect(judgeByKafkaRules(undefined, epoch(0), seq(42), seq(44))).toEqual({ kind: 'Append' });
-    expect(judgeByKafkaRules(undefined, epoch(3), seq(MAX_SEQUENCE), seq(0))).toEqual({ kind: 'Append' });
+    expect(judgeBatch('kafka', undefined, epoch(0), seq(42), seq(44))).toEqual({ kind: 'Append' });
+    expect(judgeBatch('kafka', undefined, epoch(3), seq(MAX_SEQUENCE), seq(0))).toEqual({ kind: 'Append' });
     expect(judge(entryWith([]), epoch(0), seq(42), seq(44))).toMatchObject({ kind: 'OutOfOrderSequence' });
   });
 
   it('an older epoch is fenced (47); a newer one must start at 0 (else 45)', () => {
     const entry = entryWith([[0, 2]], 5);
-    expect(judgeByKafkaRules(entry, epoch(4), seq(3), seq(3))).toEqual({
+    expect(judgeBatch('kafka', entry, epoch(4), seq(3), seq(3))).toEqual({
       kind: 'InvalidProducerEpoch',
       current: 5,
       got: 4,
     });
-    expect(judgeByKafkaRules(entry, epoch(6), seq(3), seq(3))).toEqual({
+    expect(judgeBatch('kafka', entry, epoch(6), seq(3), seq(3))).toEqual({
       kind: 'OutOfOrderSequence',
       expected: 0,
       got: 3,
     });
-    expect(judgeByKafkaRules(entry, epoch(6), seq(0), seq(0))).toEqual({ kind: 'Append' });
+    expect(judgeBatch('kafka', entry, epoch(6), seq(0), seq(0))).toEqual({ kind: 'Append' });
   });
 
   it('a duplicate is an exact range under the same epoch, with its original offsets', () => {
@@ -99,17 +98,17 @@ describe('judgeByKafkaRules (ProducerAppendInfo.checkProducerEpoch / checkSequen
       [0, 1],
       [2, 4],
     ]);
-    expect(judgeByKafkaRules(entry, epoch(0), seq(2), seq(4))).toMatchObject({
+    expect(judgeBatch('kafka', entry, epoch(0), seq(2), seq(4))).toMatchObject({
       kind: 'Duplicate',
       firstOffset: 2,
       lastOffset: 4,
     });
-    expect(judgeByKafkaRules(entry, epoch(0), seq(2), seq(3))).toEqual({
+    expect(judgeBatch('kafka', entry, epoch(0), seq(2), seq(3))).toEqual({
       kind: 'OutOfOrderSequence',
       expected: 5,
       got: 2,
     });
-    expect(judgeByKafkaRules(entry, epoch(1), seq(2), seq(4))).toEqual({
+    expect(judgeBatch('kafka', entry, epoch(1), seq(2), seq(4))).toEqual({
       kind: 'OutOfOrderSequence',
       expected: 0,
       got: 2,
@@ -118,8 +117,8 @@ describe('judgeByKafkaRules (ProducerAppendInfo.checkProducerEpoch / checkSequen
 
   it('wraps at 2^31 - 1 to 0', () => {
     const entry = entryWith([[MAX_SEQUENCE - 1, MAX_SEQUENCE]]);
-    expect(judgeByKafkaRules(entry, epoch(0), seq(0), seq(3))).toEqual({ kind: 'Append' });
-    expect(judgeByKafkaRules(entry, epoch(0), seq(MAX_SEQUENCE), seq(1))).toMatchObject({
+    expect(judgeBatch('kafka', entry, epoch(0), seq(0), seq(3))).toEqual({ kind: 'Append' });
+    expect(judgeBatch('kafka', entry, epoch(0), seq(MAX_SEQUENCE), seq(1))).toMatchObject({
       kind: 'OutOfOrderSequence',
       expected: 0,
     });
@@ -158,7 +157,7 @@ describe('judgeByKafkaRules (ProducerAppendInfo.checkProducerEpoch / checkSequen
           const last = (first + count - 1) % (MAX_SEQUENCE + 1);
           const expected = modelVerdict(m, s.epoch, first, last);
           const entry = state.get(pid);
-          const got = judgeByKafkaRules(entry, toProducerEpoch(s.epoch), toSequence(first), toSequence(last));
+          const got = judgeBatch('kafka', entry, toProducerEpoch(s.epoch), toSequence(first), toSequence(last));
           expect(got).toEqual(expected);
           if (got.kind === 'Append') {
             const batch = {
@@ -198,7 +197,7 @@ describe('ProducerState.removeExpired (Kafka removeExpiredProducers)', () => {
     expect(state.removeExpired(10_999, 10_000)).toEqual([]);
     expect(state.removeExpired(11_000, 10_000)).toEqual([1]);
     expect(state.producerIds()).toEqual([2]);
-    expect(judgeByKafkaRules(state.get(toProducerId(1)), epoch(0), seq(77), seq(77))).toEqual({
+    expect(judgeBatch('kafka', state.get(toProducerId(1)), epoch(0), seq(77), seq(77))).toEqual({
       kind: 'Append',
     });
   });
@@ -218,7 +217,7 @@ describe('ProducerState.removeExpired (Kafka removeExpiredProducers)', () => {
   });
 });
 
-describe('judgeByKafkaRules on an entry whose epoch is known but whose window is empty', () => {
+describe("judgeBatch('kafka') on an entry whose epoch is known but whose window is empty", () => {
   // ProducerStateEntry.maybeUpdateProducerEpoch (public, as Kafka's) can leave an entry in that state.
   const bumped = () => {
     const entry = entryWith([[0, 4]], 0);
@@ -228,8 +227,8 @@ describe('judgeByKafkaRules on an entry whose epoch is known but whose window is
   };
 
   it('takes sequence 0 under that epoch, and nothing else', () => {
-    expect(judgeByKafkaRules(bumped(), epoch(3), seq(0), seq(1))).toEqual({ kind: 'Append' });
-    expect(judgeByKafkaRules(bumped(), epoch(3), seq(5), seq(5))).toEqual({
+    expect(judgeBatch('kafka', bumped(), epoch(3), seq(0), seq(1))).toEqual({ kind: 'Append' });
+    expect(judgeBatch('kafka', bumped(), epoch(3), seq(5), seq(5))).toEqual({
       kind: 'OutOfOrderSequence',
       expected: 0,
       got: 5,
@@ -242,19 +241,19 @@ describe('judgeBatch and recordAppendedBatch: the producer-state halves of an ap
     const state = new ProducerState();
     const pid = toProducerId(5);
     // A new producer at sequence 9: the chapter wants 0, Kafka takes it.
-    expect(judgeBatch('chapter', state, pid, epoch(0), seq(9), seq(9))).toMatchObject({
+    expect(judgeBatch('chapter', state.get(pid), epoch(0), seq(9), seq(9))).toMatchObject({
       kind: 'OutOfOrderSequence',
     });
-    expect(judgeBatch('kafka', state, pid, epoch(0), seq(9), seq(9))).toEqual({ kind: 'Append' });
+    expect(judgeBatch('kafka', state.get(pid), epoch(0), seq(9), seq(9))).toEqual({ kind: 'Append' });
     expect(state.size).toBe(0);
     recordAppendedBatch(state, pid, epoch(0), seq(9), 0, 0, 1);
-    expect(judgeBatch('kafka', state, pid, epoch(0), seq(9), seq(9))).toMatchObject({ kind: 'Duplicate' });
+    expect(judgeBatch('kafka', state.get(pid), epoch(0), seq(9), seq(9))).toMatchObject({ kind: 'Duplicate' });
     // An older epoch: fenced by the Kafka rules and by chapter-fencing; the chapter's judge has no epoch rule but the match.
     recordAppendedBatch(state, pid, epoch(2), seq(0), 1, 0, 2);
-    expect(judgeBatch('kafka', state, pid, epoch(1), seq(1), seq(1)).kind).toBe('InvalidProducerEpoch');
-    expect(judgeBatch('chapter-fencing', state, pid, epoch(1), seq(1), seq(1)).kind).toBe(
+    expect(judgeBatch('kafka', state.get(pid), epoch(1), seq(1), seq(1)).kind).toBe('InvalidProducerEpoch');
+    expect(judgeBatch('chapter-fencing', state.get(pid), epoch(1), seq(1), seq(1)).kind).toBe(
       'InvalidProducerEpoch',
     );
-    expect(judgeBatch('chapter', state, pid, epoch(1), seq(1), seq(1)).kind).toBe('Append');
+    expect(judgeBatch('chapter', state.get(pid), epoch(1), seq(1), seq(1)).kind).toBe('Append');
   });
 });
