@@ -207,7 +207,7 @@ function fetchFigures(scratch: string, quick: boolean): Figure[] {
   const ranges = wanted.map((offset) => {
     const records = p.fetch(offset, maxBytes).records;
     const segment = p.log.segmentFor(offset)!;
-    return { path: segment.path, position: segment.positionOfOffset(offset)!, length: records.length };
+    return { path: segment.path, position: segment.translateOffset(offset)!, length: records.length };
   });
   const fds = new Map<string, number>();
   const fdOf = (path: string) => {

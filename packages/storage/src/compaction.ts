@@ -199,7 +199,7 @@ function rewrite(
           // A batch that loses nothing is copied byte for byte, as it was written.
           const out =
             kept.length === batch.records.length
-              ? segment.readBatchAt(position).bytes
+              ? segment.readCheckedBatchAt(position).bytes
               : rewriteBatch(batch, kept);
           let done = 0;
           while (done < out.length) done += writeSync(fd, out, done, out.length - done);

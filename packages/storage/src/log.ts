@@ -417,25 +417,25 @@ export class Log {
   }
 
   /**
-   * Raw bytes of whole batches from the one holding `offset`, up to `maxBytes`
-   * (at least one batch, as Kafka's fetch returns one oversized batch rather than
-   * none). Empty when `offset` is the log end offset. Every batch is checked (its
-   * CRC, and its offsets against its neighbours) before it is served: a bad batch
-   * ends the read, which returns the batches before it, and a read that starts at
-   * it throws its DecodeError, naming the file and the byte.
+   * Bytes of whole batches from the one holding `offset`, up to `maxBytes` (at least
+   * one batch, as Kafka's fetch returns one oversized batch rather than none), each
+   * checked before it is served: its CRC, and its offsets against its neighbours. A bad
+   * batch ends the read, which returns the batches before it, and a read that starts at
+   * it throws its DecodeError, naming the file and the byte. Empty at the log end
+   * offset; StorageError `OFFSET_OUT_OF_RANGE` outside [log start, log end].
    */
-  read(offset: number, maxBytes = 1024 * 1024): Buffer {
-    const slices = this.#slices(offset, maxBytes);
+  readChecked(offset: number, maxBytes = 1024 * 1024): Buffer {
+    const slices = this.#checkedSlices(offset, maxBytes);
     return Buffer.concat(
       slices.map((s) => s.bytes),
       slices.reduce((sum, s) => sum + s.bytes.length, 0),
     );
   }
 
-  /** Decoded batches from the one holding `offset`, up to `maxBytes`, checked as `read` checks them. */
-  readBatches(offset: number, maxBytes = 1024 * 1024): RecordBatch[] {
+  /** Decoded batches from the one holding `offset`, up to `maxBytes`, checked as `readChecked` checks them. */
+  readCheckedBatches(offset: number, maxBytes = 1024 * 1024): RecordBatch[] {
     const batches: RecordBatch[] = [];
-    for (const { segment, position, bytes } of this.#slices(offset, maxBytes)) {
+    for (const { segment, position, bytes } of this.#checkedSlices(offset, maxBytes)) {
       try {
         batches.push(decodeRecordBatch(bytes, 0, { base: position }));
       } catch (error) {
@@ -447,25 +447,17 @@ export class Log {
     return batches;
   }
 
-  #slices(offset: number, maxBytes: number): { segment: LogSegment; position: number; bytes: Buffer }[] {
-    this.#checkOpen();
-    checkReadArguments(offset, maxBytes);
-    if (offset === this.#logEndOffset) return [];
-    const first = this.segmentFor(offset);
-    if (first === undefined) {
-      throw new StorageError(
-        'OFFSET_OUT_OF_RANGE',
-        `offset ${offset} is outside the log [${this.logStartOffset}, ${this.#logEndOffset})`,
-      );
-    }
+  #checkedSlices(offset: number, maxBytes: number): { segment: LogSegment; position: number; bytes: Buffer }[] {
+    const first = this.#firstSegmentToRead(offset, maxBytes);
+    if (first === undefined) return [];
     const slices: { segment: LogSegment; position: number; bytes: Buffer }[] = [];
     let total = 0;
     try {
       for (let i = this.#segments.indexOf(first); i < this.#segments.length; i++) {
         const segment = this.#segments[i]!;
-        for (const { position, size } of segment.positionsFrom(segment === first ? offset : 0)) {
+        for (const { position, size } of segment.checkedPositionsFrom(segment === first ? offset : 0)) {
           if (total > 0 && total + size > maxBytes) return slices;
-          slices.push({ segment, position, bytes: segment.readBatchAt(position).bytes });
+          slices.push({ segment, position, bytes: segment.readCheckedBatchAt(position).bytes });
           total += size;
         }
       }
@@ -475,6 +467,25 @@ export class Log {
       throw error;
     }
     return slices;
+  }
+
+  /**
+   * The segment a read from `offset` starts in, after the checks every read makes: `offset`
+   * and `maxBytes` safe integers, the budget >= 0, `offset` in [log start, log end].
+   * Undefined at the log end offset: nothing to read yet.
+   */
+  #firstSegmentToRead(offset: number, maxBytes: number): LogSegment | undefined {
+    this.#checkOpen();
+    checkReadArguments(offset, maxBytes);
+    if (offset === this.#logEndOffset) return undefined;
+    const first = this.segmentFor(offset);
+    if (first === undefined) {
+      throw new StorageError(
+        'OFFSET_OUT_OF_RANGE',
+        `offset ${offset} is outside the log [${this.logStartOffset}, ${this.#logEndOffset}]`,
+      );
+    }
+    return first;
   }
 
   /** Every batch of every segment, in offset order, decoded and CRC-checked; stops with a DecodeError at a bad one. */
@@ -509,41 +520,19 @@ export class Log {
 
   /**
    * Raw bytes of whole batches from the one holding `offset`, from one segment, up to
-   * `maxBytes` (but at least one batch, as Kafka's fetch returns one oversized batch
-   * rather than none), read with one `pread` of a contiguous range: bytes ready to send
-   * (Kafka's `LocalLog.read`). Batches are not decoded and their CRC is not checked
-   * here, as Kafka's broker does not on fetch (the consumer checks it); their framing and
-   * offsets come from the segment's index. Empty at the log end offset; StorageError
-   * `OFFSET_OUT_OF_RANGE` outside [log start, log end].
+   * `maxBytes` (but at least one batch), read with one `pread`: bytes ready to send
+   * (Kafka's `LocalLog.read` over `LogSegment.read`). Not CRC-checked, as Kafka's broker
+   * does not check on fetch (the consumer does); their framing and offsets come from the
+   * segment's index. Empty at the log end offset; StorageError `OFFSET_OUT_OF_RANGE`
+   * outside [log start, log end].
    */
-  fetch(offset: number, maxBytes: number): Buffer {
-    this.#checkOpen();
-    checkReadArguments(offset, maxBytes);
-    if (offset === this.#logEndOffset) return Buffer.alloc(0);
-    const first = this.segmentFor(offset);
-    if (first === undefined) {
-      throw new StorageError(
-        'OFFSET_OUT_OF_RANGE',
-        `offset ${offset} is outside the log [${this.logStartOffset}, ${this.#logEndOffset}]`,
-      );
-    }
+  readRaw(offset: number, maxBytes: number): Buffer {
+    const first = this.#firstSegmentToRead(offset, maxBytes);
+    if (first === undefined) return Buffer.alloc(0);
     for (let i = this.#segments.indexOf(first); i < this.#segments.length; i++) {
       const segment = this.#segments[i]!;
-      // The index and a short header scan find where the batch holding `offset` starts ...
-      const start = segment.positionOfOffset(segment === first ? offset : segment.baseOffset);
-      if (start === undefined) continue;
-      // ... then one read of up to maxBytes from there, cut after the last whole batch in it.
-      const bytes = segment.read(start, Math.max(maxBytes, LOG_OVERHEAD));
-      let end = 0;
-      while (end + LOG_OVERHEAD <= bytes.length) {
-        const size = LOG_OVERHEAD + bytes.readInt32BE(end + BATCH_FIELD.batchLength);
-        if (size < RECORD_BATCH_OVERHEAD || end + size > bytes.length) break;
-        end += size;
-      }
-      if (end > 0) return bytes.subarray(0, end);
-      // The first batch alone is larger than maxBytes: served whole, as Kafka does.
-      const { bytes: whole } = segment.readBatchFraming(start);
-      return whole;
+      const bytes = segment.readRaw(segment === first ? offset : segment.baseOffset, maxBytes);
+      if (bytes.length > 0) return bytes;
     }
     return Buffer.alloc(0);
   }
@@ -565,7 +554,7 @@ export class Log {
       if (segment.maxTimestamp() < timestampMs) continue;
       for (const { position, header } of segment.headersFromTimestamp(timestampMs)) {
         if (header.maxTimestamp < timestampMs) continue;
-        const batch = decodeRecordBatch(segment.readBatchAt(position).bytes, 0, { base: position });
+        const batch = decodeRecordBatch(segment.readCheckedBatchAt(position).bytes, 0, { base: position });
         const logAppendTime = (batch.attributes & TIMESTAMP_TYPE_MASK) !== 0;
         for (const record of batch.records) {
           const timestamp = logAppendTime ? batch.maxTimestamp : batch.baseTimestamp + record.timestampDelta;

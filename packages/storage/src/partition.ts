@@ -349,7 +349,7 @@ export class Partition {
    */
   fetch(offset: number, maxBytes: number): FetchResult {
     return {
-      records: this.#log.fetch(offset, maxBytes),
+      records: this.#log.readRaw(offset, maxBytes),
       highWatermark: this.highWatermark,
       lastStableOffset: this.lastStableOffset,
       logStartOffset: this.logStartOffset,

@@ -1,16 +1,6 @@
-import {
-  closeSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  readSync,
-  statSync,
-  writeSync,
-  writevSync,
-} from 'node:fs';
 import { join } from 'node:path';
-import { crcMismatch, DecodeError, StorageError } from './errors.js';
-import { CREATE_NEW, checkRegularFile, io, ioError, OPEN_READ, OPEN_READ_WRITE, openRegular } from './io.js';
+import { crcMismatch, DecodeError } from './errors.js';
+import { FileRecords } from './file-records.js';
 import {
   BATCH_FIELD,
   batchSize,
@@ -21,6 +11,7 @@ import {
   decodeRecordBatch,
   lastOffsetOf,
   DEFAULT_MAX_BATCH_BYTES,
+  LOG_OVERHEAD,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
@@ -39,15 +30,13 @@ import {
 
 /**
  * One segment file, `<20-digit base offset>.log`, holding whole batches back to
- * back (Kafka's `LogSegment`): its file I/O and its sparse `.index` / `.timeindex`
- * (segment-index.ts), through which every read finds its first batch. Names are in
- * segment-name.ts, diagnostics in segment-inspection.ts. I/O
- * is synchronous on purpose: an append is one `write` that no other append can
- * interleave with.
+ * back (Kafka's `LogSegment`): its bytes on disk (`FileRecords`, file-records.ts) and
+ * its sparse `.index` / `.timeindex` (segment-index.ts), through which every read finds
+ * its first batch. Names are in segment-name.ts, diagnostics in segment-inspection.ts.
  *
  * What makes the bytes of a segment trustworthy, checked in three places with the
- * same rules (`inspect` for recovery and `klog dump-log`, `positionsFrom` for reads,
- * `readBatchAt` for each batch served):
+ * same rules (`inspect` for recovery and `klog dump-log`, `checkedPositionsFrom` for
+ * checked reads, `readCheckedBatchAt` for each batch they serve):
  * - structure: each header decodes (lengths within bounds, magic 2, a known compression,
  *   safe integers) and the batch lies wholly inside the file;
  * - the CRC-32C over attributes … end of batch;
@@ -76,7 +65,7 @@ const SCAN_HEADER_ONLY_AFTER = 4 * 1024;
 /** Bytes read at a time when seeking from an index entry to an offset: entries are 4 KiB apart. */
 const SEEK_CHUNK = 8 * 1024;
 /**
- * The seek's buffer, one for the process: `positionOfOffset` runs to its end before it returns, so no
+ * The seek's buffer, one for the process: `translateOffset` runs to its end before it returns, so no
  * two seeks share it at once. A fresh 8 KiB buffer on every fetch, beside the fetch's own 1 MiB one,
  * cut fetch throughput from 0.98 to 0.69 of pread (bench:storage fetch, 1 GiB log): the allocator stopped
  * reusing the large buffers' memory, and every fetch paid for new pages.
@@ -110,13 +99,8 @@ export interface SegmentOpenOptions {
 }
 
 export class LogSegment {
-  /** A descriptor this segment holds for its whole life (the active segment's, or one opened alone); -1 if none. */
-  #pinned: number;
-  /** Where a segment with no pinned descriptor gets one, read-only, on each read. */
-  #cache: SegmentFileCache | undefined;
-  #size: number;
-  #writable: boolean;
-  #closed = false;
+  /** The segment file's bytes: its descriptor (pinned, or the cache's), size, reads and appends. */
+  readonly #file: FileRecords;
   #nextBaseOffset: number | undefined;
   /** The sparse offset and time index (Kafka's `.index` / `.timeindex`), made or loaded on first need. */
   #sparse: SegmentIndex | undefined;
@@ -126,26 +110,21 @@ export class LogSegment {
   #indexRebuiltBecause: string | undefined;
 
   private constructor(
-    readonly path: string,
     readonly baseOffset: number,
-    pinned: number,
-    cache: SegmentFileCache | undefined,
-    size: number,
-    writable: boolean,
+    file: FileRecords,
     nextBaseOffset: number | undefined,
   ) {
-    this.#pinned = pinned;
-    this.#cache = cache;
-    this.#size = size;
-    this.#writable = writable;
+    this.#file = file;
     this.#nextBaseOffset = nextBaseOffset;
+  }
+
+  get path(): string {
+    return this.#file.path;
   }
 
   /** Create an empty segment; fails if the file already exists (a roll never overwrites). */
   static create(dir: string, baseOffset: number): LogSegment {
-    const path = join(dir, segmentFileName(baseOffset));
-    const fd = openRegular(path, CREATE_NEW, 'new segment file');
-    const segment = new LogSegment(path, baseOffset, fd, undefined, 0, true, undefined);
+    const segment = new LogSegment(baseOffset, FileRecords.create(join(dir, segmentFileName(baseOffset))), undefined);
     segment.#sparse = new SegmentIndex(baseOffset);
     segment.startIndexFiles();
     return segment;
@@ -156,26 +135,12 @@ export class LogSegment {
    * or a device is refused (StorageError `NOT_A_SEGMENT`), never followed.
    */
   static open(path: string, baseOffset: number, options: SegmentOpenOptions = {}): LogSegment {
-    const readOnly = options.readOnly === true;
-    if (readOnly && options.cache !== undefined) {
-      // Lazy: the file is opened by the cache on first read; only its size is needed now.
-      checkRegularFile(path, 'segment file');
-      const size = io('look at segment file', path, () => statSync(path).size);
-      return new LogSegment(path, baseOffset, -1, options.cache, size, false, options.nextBaseOffset);
-    }
-    // O_NOFOLLOW and O_NONBLOCK (io.ts): a symlink is refused, and a FIFO opens at once and is refused as not a regular file.
-    const fd = openRegular(path, readOnly ? OPEN_READ : OPEN_READ_WRITE, 'segment file');
-    try {
-      const size = io('look at segment file', path, () => fstatSync(fd).size);
-      return new LogSegment(path, baseOffset, fd, undefined, size, !readOnly, options.nextBaseOffset);
-    } catch (error) {
-      closeSync(fd);
-      throw error;
-    }
+    const file = FileRecords.open(path, { readOnly: options.readOnly === true, cache: options.cache });
+    return new LogSegment(baseOffset, file, options.nextBaseOffset);
   }
 
   get size(): number {
-    return this.#size;
+    return this.#file.size;
   }
 
   /** The base offset of the next segment of the log, if this one is not the last. */
@@ -188,21 +153,12 @@ export class LogSegment {
    * descriptor closed, and from now on it is read through `cache`.
    */
   seal(nextBaseOffset: number, cache: SegmentFileCache): void {
-    this.#checkWritable();
+    this.#file.checkWritable();
     this.flush();
     this.#writeIndexFiles();
     this.#releaseActiveFiles();
-    closeSync(this.#pinned);
-    this.#pinned = -1;
-    this.#cache = cache;
-    this.#writable = false;
+    this.#file.seal(cache);
     this.#nextBaseOffset = nextBaseOffset;
-  }
-
-  /** The descriptor to read or write through now (see SegmentFileCache: never keep it across a yield). */
-  #fd(): number {
-    if (this.#closed) throw new StorageError('CLOSED', `segment ${this.path} is closed`, { path: this.path });
-    return this.#pinned !== -1 ? this.#pinned : this.#cache!.fd(this.path);
   }
 
   /**
@@ -211,57 +167,21 @@ export class LogSegment {
    * assigns), so the caller's buffer is never written to.
    */
   append(batch: Uint8Array, lastOffset: number, head?: Uint8Array, maxTimestamp = -1): void {
-    this.#checkWritable();
-    const fd = this.#pinned;
-    let written = 0;
-    try {
-      if (head !== undefined) {
-        const parts = [head, batch.subarray(head.length)];
-        written = writevSync(fd, parts, this.#size);
-      }
-      while (written < batch.length) {
-        const source = head !== undefined && written < head.length ? head : batch;
-        written += writeSync(fd, source, written, source.length - written, this.#size + written);
-      }
-    } catch (error) {
-      // A short write (disk full, I/O error) must not leave half a batch behind the last good one.
-      if (written > 0) ftruncateSync(fd, this.#size);
-      throw ioError('append to segment', this.path, error);
-    }
-    this.#sparse?.onBatch(this.#size, batch.length, lastOffset, maxTimestamp);
-    this.#size += batch.length;
+    const position = this.#file.size;
+    this.#file.append(batch, head);
+    this.#sparse?.onBatch(position, batch.length, lastOffset, maxTimestamp);
     // After the batch is written: an entry in the file never points past the data.
     this.#activeFiles?.afterAppend();
   }
 
   /** fsync: the data is on disk when this returns. */
   flush(): void {
-    const fd = this.#fd();
-    io('fsync segment', this.path, () => fsyncSync(fd));
+    this.#file.flush();
   }
 
   /** Read `length` bytes at `position` (fewer only at the end of the file). */
   read(position: number, length: number): Buffer {
-    const buf = Buffer.allocUnsafe(Math.max(0, Math.min(length, this.#size - position)));
-    const done = this.#readInto(buf, position, buf.length);
-    return done === buf.length ? buf : buf.subarray(0, done);
-  }
-
-  /** Read up to `length` bytes at `position` into the start of `buf`; returns how many were read. */
-  #readInto(buf: Buffer, position: number, length: number): number {
-    const want = Math.max(0, Math.min(length, buf.length, this.#size - position));
-    const fd = this.#fd();
-    let done = 0;
-    try {
-      while (done < want) {
-        const n = readSync(fd, buf, done, want - done, position + done);
-        if (n === 0) break;
-        done += n;
-      }
-    } catch (error) {
-      throw ioError('read segment', this.path, error);
-    }
-    return done;
+    return this.#file.read(position, length);
   }
 
   /**
@@ -277,7 +197,7 @@ export class LogSegment {
 
   /** A scan buffer's size: at most `max`, never larger than the file past `from` (a header that does not fit is reported truncated, not read past). */
   #chunkFrom(from: number, max: number): number {
-    return Math.max(0, Math.min(max, this.#size - from));
+    return Math.max(0, Math.min(max, this.#file.size - from));
   }
 
   /** The header scan of `headers`, from `from`, reading into `buffer` (refilled in place: a header is copied out before the next read). */
@@ -288,11 +208,11 @@ export class LogSegment {
     let chunkOptions = onDisk(0);
     let size = 0;
     let position = from;
-    while (position < this.#size) {
+    while (position < this.#file.size) {
       if (position + RECORD_BATCH_OVERHEAD > chunkStart + chunk.length) {
         chunkStart = position;
         const want = size > SCAN_HEADER_ONLY_AFTER ? RECORD_BATCH_OVERHEAD : chunkBytes;
-        chunk = buffer.subarray(0, this.#readInto(buffer, position, want));
+        chunk = buffer.subarray(0, this.#file.readInto(buffer, position, want));
         chunkOptions = onDisk(chunkStart);
       }
       const header = this.#wholeHeader(chunk, position - chunkStart, chunkOptions);
@@ -315,7 +235,7 @@ export class LogSegment {
    * The batch at `position` (a position the index gave), its bytes checked against
    * its CRC. A DecodeError names the file and the byte.
    */
-  readBatchAt(position: number): { header: RecordBatchHeader; bytes: Buffer } {
+  readCheckedBatchAt(position: number): { header: RecordBatchHeader; bytes: Buffer } {
     const header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
     const bytes = this.read(position, batchSize(header));
     const computed = computeBatchCrc(bytes, 0, header);
@@ -335,9 +255,9 @@ export class LogSegment {
    * offset), and each batch must begin after the one before it ends. A batch is given
    * out only once the next one agrees with it: when two neighbours disagree, either
    * baseOffset may be the wrong one, so neither is. The bytes of each batch are checked
-   * against its CRC by `readBatchAt` when read.
+   * against its CRC by `readCheckedBatchAt` when read.
    */
-  *positionsFrom(offset: number): Generator<{ readonly position: number; readonly size: number }> {
+  *checkedPositionsFrom(offset: number): Generator<{ readonly position: number; readonly size: number }> {
     const entry = this.sparseIndex().entryAtOrBelow(offset);
     let held: { readonly position: number; readonly size: number; readonly lastOffset: number } | undefined;
     let nextOffset = this.baseOffset;
@@ -386,8 +306,8 @@ export class LogSegment {
 
   /** Every batch, fully decoded and CRC-checked; a DecodeError names the file and the byte. */
   *batches(): Generator<BatchPosition<RecordBatch>> {
-    for (const { position } of this.positionsFrom(this.baseOffset)) {
-      const { bytes } = this.readBatchAt(position);
+    for (const { position } of this.checkedPositionsFrom(this.baseOffset)) {
+      const { bytes } = this.readCheckedBatchAt(position);
       try {
         yield { position, header: decodeRecordBatch(bytes, 0, { ...onDisk(position), verifyCrc: false }) };
       } catch (error) {
@@ -396,20 +316,41 @@ export class LogSegment {
     }
   }
 
-  /** The whole batch at `position` (framing checked, inside the file; no CRC check): what a fetch serves. */
-  readBatchFraming(position: number): { readonly bytes: Buffer } {
-    const size = this.wholeBatchSize(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
-    return { bytes: this.read(position, size) };
-  }
-
-  /** Position of the first batch whose last offset is `offset` or more, found through the sparse index. */
-  positionOfOffset(offset: number): number | undefined {
+  /**
+   * Kafka's `LogSegment.translateOffset`: the position of the first batch whose last
+   * offset is `offset` or more, found through the sparse index and a short header scan
+   * (structure checked, no CRC); undefined when no batch of this segment reaches it.
+   */
+  translateOffset(offset: number): number | undefined {
     // Index entries are about index.interval.bytes apart: a small first read usually reaches the batch.
     const from = this.sparseIndex().lookup(offset);
     for (const { position, header } of this.#headersIn(SEEK_SCRATCH.subarray(0, this.#chunkFrom(from, SEEK_CHUNK)), from)) {
       if (lastOffsetOf(header) >= offset) return position;
     }
     return undefined;
+  }
+
+  /**
+   * Kafka's `LogSegment.read(startOffset, maxSize, maxPosition, minOneMessage = true)`:
+   * whole batches from the one holding `startOffset`, up to `maxBytes` but at least one,
+   * as one `pread` from where `translateOffset` puts it, cut after the last whole batch.
+   * Raw bytes, as a Fetch serves them: framing checked, no CRC. Empty when no batch of
+   * this segment holds `startOffset` or any later offset.
+   */
+  readRaw(startOffset: number, maxBytes: number): Buffer {
+    const start = this.translateOffset(startOffset);
+    if (start === undefined) return Buffer.alloc(0);
+    const bytes = this.read(start, Math.max(maxBytes, LOG_OVERHEAD));
+    let end = 0;
+    while (end + LOG_OVERHEAD <= bytes.length) {
+      const size = LOG_OVERHEAD + bytes.readInt32BE(end + BATCH_FIELD.batchLength);
+      if (size < RECORD_BATCH_OVERHEAD || end + size > bytes.length) break;
+      end += size;
+    }
+    if (end > 0) return bytes.subarray(0, end);
+    // The first batch alone is larger than maxBytes: served whole, as Kafka does.
+    const size = this.wholeBatchSize(this.read(start, RECORD_BATCH_OVERHEAD), 0, onDisk(start));
+    return this.read(start, size);
   }
 
   /** The largest timestamp the segment's batches hold (-1 for none), from its time index. */
@@ -444,11 +385,11 @@ export class LogSegment {
   }
 
   #checkInsideFile(position: number, size: number): void {
-    if (position + size > this.#size) {
+    if (position + size > this.#file.size) {
       throw new DecodeError(
         'batchLength',
         position + BATCH_FIELD.batchLength,
-        `truncated: batch needs ${size} bytes, the file has ${this.#size - position} left`,
+        `truncated: batch needs ${size} bytes, the file has ${this.#file.size - position} left`,
         this.path,
       );
     }
@@ -517,10 +458,7 @@ export class LogSegment {
 
   /** Cut the file to `size` bytes (recovery of a torn tail). */
   truncateTo(size: number): void {
-    this.#checkWritable();
-    const fd = this.#pinned;
-    io('truncate segment', this.path, () => ftruncateSync(fd, size));
-    this.#size = size;
+    this.#file.truncateTo(size);
     // Rebuilt from what is left (and the files written anew) by `startIndexFiles`.
     this.#sparse = undefined;
     this.#releaseActiveFiles();
@@ -532,17 +470,14 @@ export class LogSegment {
    * files are written, trimmed.
    */
   close(options: { readonly writeIndex?: boolean } = {}): void {
-    if (this.#closed) return;
+    if (this.#file.closed) return;
     try {
       // The active segment's index files, trimmed to their entries, as Kafka's close leaves them.
-      if (this.#writable && options.writeIndex === true) this.#writeIndexFiles();
+      if (this.#file.writable && options.writeIndex === true) this.#writeIndexFiles();
     } finally {
       this.#releaseActiveFiles();
     }
-    this.#closed = true;
-    if (this.#pinned !== -1) closeSync(this.#pinned);
-    this.#pinned = -1;
-    this.#cache?.forget(this.path);
+    this.#file.close();
   }
 
   /** `<base>.index` and `<base>.timeindex`, beside the segment. */
@@ -565,8 +500,8 @@ export class LogSegment {
    */
   sparseIndex(): SegmentIndex {
     if (this.#sparse !== undefined) return this.#sparse;
-    if (!this.#writable) {
-      const loaded = readIndexFiles(this.indexPaths, this.baseOffset, this.#size, this.#nextBaseOffset);
+    if (!this.#file.writable) {
+      const loaded = readIndexFiles(this.indexPaths, this.baseOffset, this.#file.size, this.#nextBaseOffset);
       if (typeof loaded !== 'string') {
         this.#sparse = loaded;
         return loaded;
@@ -582,9 +517,9 @@ export class LogSegment {
       // A damaged batch ends the index: reads past it report the damage, as before.
       if (!(error instanceof DecodeError)) throw error;
     }
-    if (!this.#writable) {
+    if (!this.#file.writable) {
       index.finish();
-      if (this.#cache !== undefined) writeIndexFiles(this.indexPaths, index);
+      if (this.#file.cached) writeIndexFiles(this.indexPaths, index);
     }
     this.#sparse = index;
     return index;
@@ -598,7 +533,7 @@ export class LogSegment {
    * so what a crash left in the files is never read.
    */
   startIndexFiles(): void {
-    this.#checkWritable();
+    this.#file.checkWritable();
     this.#releaseActiveFiles();
     this.#activeFiles = ActiveIndexFiles.start(this.indexPaths, this.sparseIndex());
   }
@@ -613,14 +548,5 @@ export class LogSegment {
     const index = this.sparseIndex();
     index.finish();
     writeIndexFiles(this.indexPaths, index);
-  }
-
-  #checkWritable(): void {
-    this.#fd();
-    if (!this.#writable) {
-      throw new StorageError('INVALID_REQUEST', `segment ${this.path} is open for reading only`, {
-        path: this.path,
-      });
-    }
   }
 }

@@ -85,8 +85,8 @@ describe('every write path refuses, before writing, what a reader would refuse',
     const again = Partition.open(dataDir, 'orders', 0, { maxBatchBytes: 1000 });
     expect(again.recovery).toBeUndefined();
     expect(again.logEndOffset).toBe(4);
-    expect(again.log.readBatches(0, 1)[0]!.records[0]!.value!.length).toBe(2 * 1024 * 1024);
-    expect(again.log.readBatches(1).map((b) => b.baseOffset)).toEqual([1]);
+    expect(again.log.readCheckedBatches(0, 1)[0]!.records[0]!.value!.length).toBe(2 * 1024 * 1024);
+    expect(again.log.readCheckedBatches(1).map((b) => b.baseOffset)).toEqual([1]);
     // What the smaller setting refuses is what comes in from now on.
     expect(thrown(StorageError, () => appendRecords(again, big(2000), NOW)).code).toBe('MESSAGE_TOO_LARGE');
     again.close();
@@ -112,7 +112,7 @@ describe('every write path refuses, before writing, what a reader would refuse',
     expect(p.logEndOffset).toBe(0);
     expect(p.log.activeSegment.size).toBe(0);
     appendRecords(p, records(1), Number.MAX_SAFE_INTEGER);
-    expect(p.log.readBatches(0)[0]!.maxTimestamp).toBe(Number.MAX_SAFE_INTEGER);
+    expect(p.log.readCheckedBatches(0)[0]!.maxTimestamp).toBe(Number.MAX_SAFE_INTEGER);
     p.close();
   });
 
@@ -149,7 +149,7 @@ describe('every write path refuses, before writing, what a reader would refuse',
     const copy = Buffer.from(batch);
     expect(p.log.append({ origin: 'raw', bytes: batch })).toMatchObject({ firstOffset: 3, lastOffset: 4 });
     expect(batch.equals(copy)).toBe(true);
-    expect(p.log.readBatches(3)[0]!.baseOffset).toBe(3);
+    expect(p.log.readCheckedBatches(3)[0]!.baseOffset).toBe(3);
     p.close();
   });
 });

@@ -30,7 +30,7 @@ describe('the batch size limit: a setting for appends, one ceiling for readers',
     try {
       expect(again.recovery).toBeUndefined();
       expect(again.log.logEndOffset).toBe(2);
-      expect(again.log.readBatches(0, 8 * 1024 * 1024).map((b) => b.records[0]!.value?.length)).toEqual([
+      expect(again.log.readCheckedBatches(0, 8 * 1024 * 1024).map((b) => b.records[0]!.value?.length)).toEqual([
         2 * 1024 * 1024,
         5,
       ]);

@@ -40,7 +40,7 @@ describe('rewriteBatch keeps what the producer state needs', () => {
     p.log.append({ origin: 'raw', bytes: 
       buildProducerBatch(records, 0, NOW, { producerId: 77, producerEpoch: 3, baseSequence: 40 }),
      });
-    const [batch] = p.log.readBatches(0);
+    const [batch] = p.log.readCheckedBatches(0);
     const rewritten = decodeRecordBatch(rewriteBatch(batch!, [batch!.records[1]!]));
     expect(rewritten).toMatchObject({
       baseOffset: 0,

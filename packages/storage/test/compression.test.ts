@@ -214,10 +214,10 @@ describe("Log.append of 'raw' bytes takes a compressed batch from a client: reco
         const info = log.append({ origin: 'raw', bytes: Buffer.from(bytes) });
         expect(info).toMatchObject({ firstOffset: 1, lastOffset: entries.length });
         // Stored as it came (only the base offset, outside the CRC, is the log's).
-        const stored = log.read(1);
+        const stored = log.readChecked(1);
         expect(stored.subarray(8)).toEqual(bytes.subarray(8));
         expect(stored.readBigInt64BE(0)).toBe(1n);
-        expectRecords(log.readBatches(1)[0]!, entries);
+        expectRecords(log.readCheckedBatches(1)[0]!, entries);
 
         // Damaged records are refused before anything is written.
         const bad = withSection(bytes, Buffer.from(section(bytes)).fill(0x33, 0, 12));
@@ -241,7 +241,7 @@ describe('compaction of a log holding compressed batches', () => {
       p.log.append({ origin: 'raw', bytes: await kafkaJsBatch('lz4', [value('a', 3)]) });
       p.log.append({ origin: 'raw', bytes: await kafkaJsBatch('gzip', [value('z', 1)]) });
       compact(p);
-      const batches = p.log.readBatches(0, 1 << 20);
+      const batches = p.log.readCheckedBatches(0, 1 << 20);
       // gzip lost every record (and has no producer): gone. zstd lost c=1: rewritten plain.
       // lz4 lost nothing: kept as it came (Kafka's filterTo writes such a batch whole).
       expect(batches.map((b) => [b.baseOffset, b.attributes & 7])).toEqual([

@@ -86,7 +86,7 @@ describe('appendIdempotent', () => {
       records: records(2),
       nowMs: NOW,
     });
-    const [batch] = p.log.readBatches(0);
+    const [batch] = p.log.readCheckedBatches(0);
     expect(batch).toMatchObject({ producerId: 1000, producerEpoch: 3, baseSequence: 0, lastOffsetDelta: 1 });
     p.close();
   });

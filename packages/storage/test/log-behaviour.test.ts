@@ -50,30 +50,30 @@ describe('Log settings and arguments, refused by name', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     appendRecords(p, records(2, 'a'), NOW);
     appendRecords(p, records(2, 'b'), NOW);
-    expect(thrown(StorageError, () => p.log.read(1.5)).message).toBe(
+    expect(thrown(StorageError, () => p.log.readChecked(1.5)).message).toBe(
       'offset must be a safe integer, got 1.5',
     );
-    expect(thrown(StorageError, () => p.log.read(0, -1)).message).toBe(
+    expect(thrown(StorageError, () => p.log.readChecked(0, -1)).message).toBe(
       'max bytes must be a safe integer >= 0, got -1',
     );
-    expect(thrown(StorageError, () => p.log.read(9)).message).toBe('offset 9 is outside the log [0, 4)');
+    expect(thrown(StorageError, () => p.log.readChecked(9)).message).toBe('offset 9 is outside the log [0, 4]');
     expect(thrown(StorageError, () => p.fetch(9, 10)).message).toBe('offset 9 is outside the log [0, 4]');
     expect(thrown(StorageError, () => p.offsetForTimestamp(Number.NaN))).toMatchObject({
       code: 'INVALID_REQUEST',
       message: 'timestamp must be a safe integer, got NaN',
     });
-    expect(p.log.readBatches(0, 0).map((b) => b.baseOffset)).toEqual([0]);
+    expect(p.log.readCheckedBatches(0, 0).map((b) => b.baseOffset)).toEqual([0]);
     // The default budget (1 MiB) takes both; a budget of exactly both sizes too, one byte less only the first.
-    expect(p.log.readBatches(0).map((b) => b.baseOffset)).toEqual([0, 2]);
-    const [one, two] = p.log.readBatches(0);
+    expect(p.log.readCheckedBatches(0).map((b) => b.baseOffset)).toEqual([0, 2]);
+    const [one, two] = p.log.readCheckedBatches(0);
     const sizes = [one, two].map((b) => 12 + b!.batchLength);
-    expect(p.log.readBatches(0, sizes[0]! + sizes[1]!).length).toBe(2);
-    expect(p.log.readBatches(0, sizes[0]! + sizes[1]! - 1).length).toBe(1);
+    expect(p.log.readCheckedBatches(0, sizes[0]! + sizes[1]!).length).toBe(2);
+    expect(p.log.readCheckedBatches(0, sizes[0]! + sizes[1]! - 1).length).toBe(1);
     expect(p.log.segmentFor(p.logEndOffset)).toBeUndefined();
     expect(p.log.segmentFor(3)).toBe(p.log.activeSegment);
     expect(p.log.size).toBe(sizes[0]! + sizes[1]!);
     p.close();
-    expect(thrown(StorageError, () => p.log.read(0)).message).toBe(`log ${p.dir} is closed`);
+    expect(thrown(StorageError, () => p.log.readChecked(0)).message).toBe(`log ${p.dir} is closed`);
     expect(thrown(StorageError, () => p.log.flush()).code).toBe('CLOSED');
   });
 });

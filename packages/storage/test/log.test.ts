@@ -80,14 +80,14 @@ describe('Partition and Log on disk', () => {
     const p = Partition.open(tempDir(), 'orders', 0, { segmentBytes: 250 });
     for (let i = 0; i < 6; i++) appendRecords(p, records(2, `b${i}`), NOW);
     expect(p.log.segments.length).toBeGreaterThan(1);
-    const fromFive = p.log.readBatches(5);
+    const fromFive = p.log.readCheckedBatches(5);
     expect(fromFive[0]!.baseOffset).toBe(4); // the batch holding offset 5
     expect(fromFive.map((b) => b.baseOffset)).toEqual([4, 6, 8, 10]);
     expect(Buffer.from(fromFive[1]!.records[0]!.value!).toString()).toBe('b3-value-0');
-    const limited = p.log.readBatches(0, 1);
+    const limited = p.log.readCheckedBatches(0, 1);
     expect(limited).toHaveLength(1); // one whole batch even past maxBytes
-    expect(p.log.read(12)).toHaveLength(0);
-    expect(() => p.log.read(13)).toThrow(StorageError);
+    expect(p.log.readChecked(12)).toHaveLength(0);
+    expect(() => p.log.readChecked(13)).toThrow(StorageError);
     p.close();
   });
 

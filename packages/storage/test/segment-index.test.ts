@@ -30,7 +30,7 @@ describe("segment indexes in Kafka's formats", () => {
     for (let i = 0; i < entries; i++) {
       const relative = index.readInt32BE(i * 8);
       const position = index.readInt32BE(i * 8 + 4);
-      const [batch] = p.log.readBatches(sealed.baseOffset + relative, 1);
+      const [batch] = p.log.readCheckedBatches(sealed.baseOffset + relative, 1);
       expect(batch!.baseOffset + batch!.lastOffsetDelta).toBe(sealed.baseOffset + relative);
       expect(p.fetch(sealed.baseOffset + relative, 1).records.readBigInt64BE(0)).toBe(
         BigInt(batch!.baseOffset),

@@ -79,7 +79,7 @@ export function dumpIndexFile(
         if (mode === 'dump') out(`offset: ${offset} position: ${position}`);
         let last: number | undefined;
         try {
-          const { header } = segment.readBatchAt(position);
+          const { header } = segment.readCheckedBatchAt(position);
           last = header.baseOffset + header.lastOffsetDelta;
         } catch (error) {
           problem(
