@@ -141,7 +141,7 @@ describe('red paths, on a copy of the tree', () => {
   });
 
   it('a region that cuts a declaration in half fails unless it says fragment', () => {
-    const file = 'packages/storage/src/partition.ts';
+    const file = 'packages/storage/src/partition/partition.ts';
     fx.edit(file, '// #region append-head fragment\n', '// #region append-head\n');
     fx.edit(file, '// #endregion append-head fragment\n', '// #endregion append-head\n');
     const marker = fx.lineOf(file, '// #region append-head');
@@ -359,7 +359,7 @@ describe('red paths, on a copy of the tree', () => {
   });
 
   it('a region taken from inside a function body fails unless it says fragment', () => {
-    const file = 'packages/storage/src/compaction.ts';
+    const file = 'packages/storage/src/cleaner/compaction.ts';
     fx.edit(
       file,
       '  const state = new ProducerState();\n',

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { COMPRESSION_MASK } from '../src/compression.js';
+import { COMPRESSION_MASK } from '../src/format/compression.js';
 import { DecodeError } from '../src/errors.js';
 import {
   batchSize,
@@ -12,10 +12,10 @@ import {
   encodeRecordBatch,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
-} from '../src/record-batch.js';
-import { findBatchStart, findValidBatches } from '../src/batch-search.js';
-import { checkSegment, recoverSegment } from '../src/recovery.js';
-import { LogSegment } from '../src/segment.js';
+} from '../src/format/record-batch.js';
+import { findBatchStart, findValidBatches } from '../src/segment/batch-search.js';
+import { checkSegment, recoverSegment } from '../src/segment/recovery.js';
+import { LogSegment } from '../src/segment/log-segment.js';
 import { batchInputs, type FuzzInput, largeSegmentInputs, segmentInputs } from './inputs.js';
 
 /**

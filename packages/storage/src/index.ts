@@ -1,14 +1,14 @@
 // The public types name Node's Buffer: keep the reference in the published index.d.ts, so a TypeScript
 // project gets Node's types (a dependency of this package) even when its tsconfig lists no "types".
 /// <reference types="node" preserve="true" />
-export { appendRecords } from './append.js';
-export { buildPlainBatch, buildProducerBatch, type ProducerFields, rewriteBatch } from './batch-builder.js';
+export { appendRecords } from './partition/append.js';
+export { buildPlainBatch, buildProducerBatch, type ProducerFields, rewriteBatch } from './format/batch-builder.js';
 export {
   type CompactionOptions,
   type CompactionReport,
   compact,
   DEFAULT_DEDUPE_BUFFER_BYTES,
-} from './compaction.js';
+} from './cleaner/compaction.js';
 export {
   COMPRESSION_MASK,
   COMPRESSION_TYPES,
@@ -16,8 +16,8 @@ export {
   compressionName,
   compressionOf,
   decompressRecords,
-} from './compression.js';
-export { crc32c } from './crc32c.js';
+} from './format/compression.js';
+export { crc32c } from './format/crc32c.js';
 export {
   DecodeError,
   type KafkaErrorCode,
@@ -25,13 +25,13 @@ export {
   StorageError,
   type StorageErrorCode,
 } from './errors.js';
-export { fsyncDirectory } from './fsync.js';
+export { fsyncDirectory } from './io/fsync.js';
 export {
   appendIdempotent,
   type IdempotentAppend,
   type IdempotentBatch,
   type SequenceRule,
-} from './idempotent-append.js';
+} from './producer/idempotent-append.js';
 export {
   type CheckedBatch,
   DEFAULT_LOG_CONFIG,
@@ -41,8 +41,8 @@ export {
   type LogAppendInfo,
   type LogConfig,
   type LogOpenOptions,
-} from './log.js';
-export { LogManager, type LogManagerOptions } from './log-manager.js';
+} from './log/log.js';
+export { LogManager, type LogManagerOptions } from './partition/log-manager.js';
 export {
   type AppendRequest,
   type AppendResult,
@@ -50,7 +50,7 @@ export {
   Partition,
   type PartitionOptions,
   type ProducerBatchAppend,
-} from './partition.js';
+} from './partition/partition.js';
 export {
   decodeProducerSnapshot,
   encodeProducerSnapshot,
@@ -58,10 +58,10 @@ export {
   loadLatestSnapshot,
   snapshotFileName,
   writeProducerSnapshot,
-} from './producer-snapshot.js';
-export { type ProducedBatch, readProducedBatch } from './produced-batch.js';
-export { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
-export type { Record, RecordHeader, RecordInput } from './record.js';
+} from './producer/producer-snapshot.js';
+export { type ProducedBatch, readProducedBatch } from './format/produced-batch.js';
+export { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer/producer-state-rebuild.js';
+export type { Record, RecordHeader, RecordInput } from './format/record.js';
 export {
   BATCH_FIELD,
   type BatchFieldName,
@@ -90,20 +90,20 @@ export {
   type StoredBatchHeader,
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG,
-} from './record-batch.js';
-export { type FoundBatch, findBatchStart, findValidBatches } from './batch-search.js';
-export { type AppendOrigin, validateForAppend } from './batch-validator.js';
-export { DirectoryLock, LOCK_FILE_NAME } from './file-lock.js';
-export { type LogDirListing, listLogDir, type SegmentFileEntry } from './log-dir.js';
-export { OffsetMap } from './offset-map.js';
+} from './format/record-batch.js';
+export { type FoundBatch, findBatchStart, findValidBatches } from './segment/batch-search.js';
+export { type AppendOrigin, validateForAppend } from './log/batch-validator.js';
+export { DirectoryLock, LOCK_FILE_NAME } from './io/file-lock.js';
+export { type LogDirListing, listLogDir, type SegmentFileEntry } from './log/log-dir.js';
+export { OffsetMap } from './cleaner/offset-map.js';
 export {
   checkSegment,
   describeRecovery,
   type RecoveryReport,
   recoverSegment,
   type SegmentCheck,
-} from './recovery.js';
-export { SegmentFileCache } from './segment-file-cache.js';
+} from './segment/recovery.js';
+export { SegmentFileCache } from './segment/segment-file-cache.js';
 export {
   DEFAULT_INDEX_INTERVAL_BYTES,
   DEFAULT_MAX_INDEX_BYTES,
@@ -112,19 +112,19 @@ export {
   SegmentIndex,
   TIME_ENTRY_BYTES,
   TIME_INDEX_SUFFIX,
-} from './segment-index.js';
-export { type BatchPosition, LogSegment, type SegmentOpenOptions } from './segment.js';
+} from './segment/segment-index.js';
+export { type BatchPosition, LogSegment, type SegmentOpenOptions } from './segment/log-segment.js';
 export {
   type InspectedBatch,
   type InspectionEntry,
   type InspectionStop,
   inspectSegment,
-} from './segment-inspection.js';
-export { parseSegmentFileName, SEGMENT_SUFFIX, segmentFileName } from './segment-name.js';
+} from './segment/segment-inspection.js';
+export { parseSegmentFileName, SEGMENT_SUFFIX, segmentFileName } from './segment/segment-name.js';
 export {
   MAX_PARTITIONS,
   MAX_TOPIC_NAME_LENGTH,
   partitionDirName,
   validatePartitionNumber,
   validateTopicName,
-} from './topic.js';
+} from './partition/topic.js';

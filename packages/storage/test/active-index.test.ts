@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, readSync, statSync, truncateSync, wr
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { appendRecords, DecodeError, LogSegment, Partition, segmentFileName } from '../src/index.js';
-import { PENDING_ENTRIES_BEFORE_WRITE } from '../src/segment-index.js';
+import { PENDING_ENTRIES_BEFORE_WRITE } from '../src/segment/segment-index.js';
 import { NOW, tempDir, thrown } from './helpers.js';
 
 /** One record of `bytes` bytes: batches above index.interval.bytes (4096) each get an offset index entry. */

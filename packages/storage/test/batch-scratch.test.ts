@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BatchScratch, buildProducerBatch } from '../src/batch-builder.js';
+import { BatchScratch, buildProducerBatch } from '../src/format/batch-builder.js';
 import { appendIdempotent, Partition } from '../src/index.js';
 import { NOW, tempDir } from './helpers.js';
 

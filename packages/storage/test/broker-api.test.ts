@@ -10,7 +10,7 @@ import {
   StorageError,
   snapshotFileName,
 } from '../src/index.js';
-import { crc32c } from '../src/crc32c.js';
+import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 import { kafkaJsBatch } from './kafkajs-compressed.js';
 

@@ -13,7 +13,7 @@ import {
   StorageError,
   segmentFileName,
 } from '../src/index.js';
-import { crc32c } from '../src/crc32c.js';
+import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
 const big = (bytes: number, fill = 1) => [{ key: null, value: Buffer.alloc(bytes, fill) }];

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crc32c } from '../src/crc32c.js';
+import { crc32c } from '../src/format/crc32c.js';
 import {
   appendIdempotent,
   buildPlainBatch,

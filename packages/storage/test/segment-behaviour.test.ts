@@ -11,7 +11,7 @@ import {
   StorageError,
   segmentFileName,
 } from '../src/index.js';
-import { crc32c } from '../src/crc32c.js';
+import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
 const openFds = () => readdirSync('/proc/self/fd').length;

@@ -1,7 +1,7 @@
 import { readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
 import { appendRecords, LogSegment, Partition } from '../src/index.js';
-import { SegmentIndex } from '../src/segment-index.js';
+import { SegmentIndex } from '../src/segment/segment-index.js';
 import { NOW, tempDir } from './helpers.js';
 
 const value = (bytes: number) => [{ key: null, value: Buffer.alloc(bytes, 7) }];

@@ -1,65 +1,28 @@
-import { mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { mkdirSync, renameSync } from 'node:fs';
 import { type AppendedHeader, validateForAppend } from './batch-validator.js';
-import { crcMismatch, DecodeError, StorageError } from './errors.js';
-import { DirectoryLock } from './file-lock.js';
-import { fsyncDirectory } from './fsync.js';
-import { io, ioError } from './io.js';
-import { listLogDir } from './log-dir.js';
+import { crcMismatch, DecodeError, StorageError } from '../errors.js';
+import { DirectoryLock } from '../io/file-lock.js';
+import { fsyncDirectory } from '../io/fsync.js';
+import { io } from '../io/io.js';
+import { type LogConfig, logConfigOf } from './log-config.js';
+import { loadLog, removeIndexFiles } from './log-loader.js';
+import type { ProducedBatch } from '../format/produced-batch.js';
 import {
   BATCH_FIELD,
   batchSize,
   computeBatchCrc,
-  DEFAULT_MAX_BATCH_BYTES,
   decodeRecordBatch,
-  LOG_OVERHEAD,
   lastOffsetOf,
-  RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
   TIMESTAMP_TYPE_MASK,
-} from './record-batch.js';
-import type { ProducedBatch } from './produced-batch.js';
-import { type RecoveryReport, recoverSegment } from './recovery.js';
-import { LogSegment } from './segment.js';
-import { SegmentFileCache } from './segment-file-cache.js';
-import { writeInt64BE } from './varint.js';
+} from '../format/record-batch.js';
+import type { RecoveryReport } from '../segment/recovery.js';
+import { LogSegment } from '../segment/log-segment.js';
+import { SegmentFileCache } from '../segment/segment-file-cache.js';
+import { writeInt64BE } from '../format/varint.js';
 
-export { fsyncDirectory } from './fsync.js';
-
-/**
- * When appended data is forced to disk (Kafka's `flush.messages`):
- * - `'os'`, the default, as in Kafka (`flush.messages` = Long.MAX_VALUE): each append
- *   is a `write` into the OS page cache and the OS writes it back when it chooses. An
- *   acknowledged append survives a crash of the process (`kill -9`): the page cache
- *   is the kernel's, not the process's. It may be lost, or torn, by a power cut or a
- *   kernel crash; Kafka answers that with replication, klog (one node) does not.
- * - `'every-append'`: fsync after each batch, before the append returns. An
- *   acknowledged append survives a power cut too, at the cost of one fsync per batch.
- * - `{ everyMessages: n }`: fsync once n records have been appended since the last
- *   fsync; what came after the last fsync is as safe as under `'os'`.
- * Whatever the policy, a segment is fsynced before a roll creates the next one, and on
- * close; recovery on open cuts a torn last batch (see recovery.ts).
- */
-export type FlushPolicy = 'every-append' | 'os' | { readonly everyMessages: number };
-
-export interface LogConfig {
-  /** Roll a new segment when the next batch would take the active one past this size (Kafka's `segment.bytes`). */
-  readonly segmentBytes: number;
-  readonly flush: FlushPolicy;
-  /**
-   * The largest batch an append accepts (Kafka's `message.max.bytes`), at most
-   * DEFAULT_MAX_BATCH_BYTES. It limits what is accepted, never what is read back:
-   * a log reopened with a smaller value keeps and serves its larger batches.
-   */
-  readonly maxBatchBytes: number;
-}
-
-/** Kafka's defaults: `segment.bytes` = 1 GiB, `message.max.bytes` = 1048588, flush left to the OS. */
-export const DEFAULT_LOG_CONFIG: LogConfig = Object.freeze({
-  segmentBytes: 1024 * 1024 * 1024,
-  flush: 'os',
-  maxBatchBytes: 1_048_588,
-});
+export { DEFAULT_LOG_CONFIG, type FlushPolicy, type LogConfig } from './log-config.js';
 
 /** Where an appended batch went. */
 export interface LogAppendInfo {
@@ -108,35 +71,6 @@ function messageTooLarge(size: number, maxBatchBytes: number): StorageError {
     'MESSAGE_TOO_LARGE',
     `batch of ${size} bytes exceeds the limit of ${maxBatchBytes} (message.max.bytes)`,
   );
-}
-
-function invalidConfig(message: string): StorageError {
-  return new StorageError('INVALID_CONFIG', message);
-}
-
-function validateConfig(config: LogConfig): LogConfig {
-  if (!Number.isSafeInteger(config.segmentBytes) || config.segmentBytes < 61) {
-    throw invalidConfig(`segment.bytes must be an integer >= 61, got ${config.segmentBytes}`);
-  }
-  if (
-    !Number.isSafeInteger(config.maxBatchBytes) ||
-    config.maxBatchBytes < 61 ||
-    config.maxBatchBytes > DEFAULT_MAX_BATCH_BYTES
-  ) {
-    throw invalidConfig(
-      `max batch bytes must be an integer in 61..${DEFAULT_MAX_BATCH_BYTES} (what klog can read back), got ${config.maxBatchBytes}`,
-    );
-  }
-  const flush: unknown = config.flush;
-  if (typeof flush === 'object' && flush !== null) {
-    const n = (flush as { everyMessages?: unknown }).everyMessages;
-    if (!Number.isSafeInteger(n) || (n as number) < 1) {
-      throw invalidConfig(`flush every N messages needs N >= 1, got ${String(n)}`);
-    }
-  } else if (flush !== 'os' && flush !== 'every-append') {
-    throw invalidConfig(`flush must be 'os', 'every-append' or { everyMessages: n }, got ${String(flush)}`);
-  }
-  return config;
 }
 
 /** How a log is opened, apart from its config. */
@@ -202,49 +136,23 @@ export class Log {
    * files are opened when first read, through a bounded cache.
    */
   static open(dir: string, config: Partial<LogConfig> = {}, options: LogOpenOptions = {}): Log {
-    // A key given as undefined (from JavaScript) means the default, as a missing one does.
-    const given = Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined));
-    const full = validateConfig({ ...DEFAULT_LOG_CONFIG, ...given });
+    const full = logConfigOf(config);
     io('create partition directory', dir, () => mkdirSync(dir, { recursive: true }));
     const lock = DirectoryLock.acquire(dir, 'partition directory');
     const files = options.segmentFiles ?? new SegmentFileCache();
-    const segments: LogSegment[] = [];
     try {
-      const listing = finishInterruptedWork(dir);
-      listing.segments.forEach((s, i) => {
-        const last = i === listing.segments.length - 1;
-        const nextBaseOffset = listing.segments[i + 1]?.baseOffset;
-        segments.push(
-          last
-            ? LogSegment.open(s.path, s.baseOffset)
-            : LogSegment.open(s.path, s.baseOffset, { readOnly: true, cache: files, nextBaseOffset }),
-        );
-      });
-      const created = segments.length === 0;
-      if (created) {
-        segments.push(LogSegment.create(dir, 0));
-        fsyncDirectory(dir);
-      }
-      const active = segments.at(-1)!;
-      // Recovery reads with the readers' limit, not the setting: what an append once accepted is never cut for its size.
-      const recovery = recoverSegment(active);
-      // The active segment's index, from what recovery kept; its files, whatever a crash left in them, written anew.
-      if (!created) active.startIndexFiles();
-      // An empty active segment was rolled at the log end offset, so its base offset is the LEO.
-      const logEndOffset = recovery.nextOffset ?? active.baseOffset;
-      checkFollowsOn(segments);
+      const loaded = loadLog(dir, files);
       return new Log(
         dir,
         full,
         lock,
         files,
         options.segmentFiles === undefined,
-        segments,
-        logEndOffset,
-        recovery.kind === 'clean' ? undefined : recovery,
+        loaded.segments,
+        loaded.logEndOffset,
+        loaded.recovery,
       );
     } catch (error) {
-      for (const segment of segments) segment.close();
       if (options.segmentFiles === undefined) files.closeAll();
       lock.release();
       throw error;
@@ -593,18 +501,6 @@ function stampBatchHead(head: Buffer, baseOffset: number, leaderEpoch: number | 
   if (leaderEpoch !== undefined) head.writeInt32BE(leaderEpoch, BATCH_FIELD.partitionLeaderEpoch);
 }
 
-/** Remove a segment's `.index` and `.timeindex` (derived data: rebuilt from the segment when missing). */
-function removeIndexFiles(segmentPath: string): void {
-  const stem = segmentPath.slice(0, -'.log'.length);
-  for (const path of [`${stem}.index`, `${stem}.timeindex`]) {
-    try {
-      unlinkSync(path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw ioError('remove index file', path, error);
-    }
-  }
-}
-
 /** An offset and a byte budget from a caller: safe integers, the budget >= 0. */
 function checkReadArguments(offset: number, maxBytes: number): void {
   if (!Number.isSafeInteger(offset)) {
@@ -614,54 +510,6 @@ function checkReadArguments(offset: number, maxBytes: number): void {
     throw new StorageError(
       'INVALID_REQUEST',
       `max bytes must be a safe integer >= 0, got ${String(maxBytes)}`,
-    );
-  }
-}
-
-/**
- * Finish what a crash interrupted, before the log is read (Kafka's `LogLoader` does the
- * same with its `.swap`, `.cleaned` and `.deleted` files): a committed compaction's
- * `.swap` files replace their segments; half-written files (`.cleaned`, `.tmp`) are
- * removed, since nothing was cut or replaced on their account.
- */
-function finishInterruptedWork(dir: string): ReturnType<typeof listLogDir> {
-  const listing = listLogDir(dir);
-  if (listing.swaps.length === 0 && listing.unfinished.length === 0) return listing;
-  for (const path of listing.unfinished) io('remove unfinished file', path, () => unlinkSync(path));
-  for (const swap of listing.swaps) {
-    const target = swap.path.slice(0, -'.swap'.length);
-    // The old segment's index would point into the old bytes: removed first, rebuilt from the cleaned segment.
-    removeIndexFiles(target);
-    io('finish the swap of cleaned segment', swap.path, () => renameSync(swap.path, target));
-  }
-  fsyncDirectory(dir);
-  return listLogDir(dir);
-}
-
-/**
- * Each segment's offsets must end before the next one's base offset. The older
- * segments are checked when read (`nextBaseOffset`); the one before the active segment
- * is checked now, since the log end offset depends on it: an active segment whose
- * name is below where that one ends would hand out offsets the log already holds.
- */
-function checkFollowsOn(segments: readonly LogSegment[]): void {
-  const previous = segments.at(-2);
-  if (previous === undefined) return;
-  const active = segments.at(-1)!;
-  let last: number | undefined;
-  try {
-    // From the last index entry on: opening a log does not scan its older segments.
-    for (const { header } of previous.headers(previous.lastIndexedPosition())) last = lastOffsetOf(header);
-  } catch (error) {
-    // A damaged older segment is reported when it is read; what it holds before the damage still counts.
-    if (!(error instanceof DecodeError)) throw error;
-  }
-  if (last !== undefined && last >= active.baseOffset) {
-    throw new StorageError(
-      'CORRUPT_MESSAGE',
-      `${active.path} starts at offset ${active.baseOffset}, but ${previous.path} holds offsets up to ${last}: ` +
-        'the active segment would hand out offsets the log already has',
-      { path: active.path },
     );
   }
 }

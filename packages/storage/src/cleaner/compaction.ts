@@ -1,16 +1,16 @@
 import { closeSync, fsyncSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { ProducerState } from '@klog/core';
-import { rewriteBatch } from './batch-builder.js';
-import { StorageError } from './errors.js';
-import { fsyncDirectory } from './fsync.js';
-import { CREATE_NEW, io, ioError, openRegular } from './io.js';
-import type { Log } from './log.js';
+import { rewriteBatch } from '../format/batch-builder.js';
+import { StorageError } from '../errors.js';
+import { fsyncDirectory } from '../io/fsync.js';
+import { CREATE_NEW, io, ioError, openRegular } from '../io/io.js';
+import type { Log } from '../log/log.js';
 import { OffsetMap } from './offset-map.js';
-import type { Partition } from './partition.js';
-import { addBatchFromHeader } from './producer-state-rebuild.js';
-import type { Record } from './record.js';
-import { lastOffsetOf, type RecordBatch } from './record-batch.js';
-import type { LogSegment } from './segment.js';
+import type { Partition } from '../partition/partition.js';
+import { addBatchFromHeader } from '../producer/producer-state-rebuild.js';
+import type { Record } from '../format/record.js';
+import { lastOffsetOf, type RecordBatch } from '../format/record-batch.js';
+import type { LogSegment } from '../segment/log-segment.js';
 
 export interface CompactionOptions {
   /** Drop tombstones (null values) too, instead of keeping the latest one per key. Default false. */

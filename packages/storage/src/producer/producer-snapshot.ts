@@ -1,11 +1,11 @@
 import { closeSync, fsyncSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchMetadata, ProducerState, toProducerEpoch, toProducerId, toSequence } from '@klog/core';
-import { crc32c } from './crc32c.js';
-import { DecodeError } from './errors.js';
-import { fsyncDirectory } from './fsync.js';
-import { CREATE_NEW, io, ioError, openRegular } from './io.js';
-import { readInt16, readInt32, readInt64, readUint32, writeInt64 } from './varint.js';
+import { crc32c } from '../format/crc32c.js';
+import { DecodeError } from '../errors.js';
+import { fsyncDirectory } from '../io/fsync.js';
+import { CREATE_NEW, io, ioError, openRegular } from '../io/io.js';
+import { readInt16, readInt32, readInt64, readUint32, writeInt64 } from '../format/varint.js';
 
 /**
  * Producer snapshots in Kafka's own format (`ProducerStateManager.writeSnapshot`,

@@ -1,5 +1,5 @@
 import { closeSync } from 'node:fs';
-import { OPEN_READ, openRegular } from './io.js';
+import { OPEN_READ, openRegular } from '../io/io.js';
 
 /**
  * Read-only file descriptors of inactive segments, opened on first read and kept

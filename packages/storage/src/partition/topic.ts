@@ -1,4 +1,4 @@
-import { StorageError } from './errors.js';
+import { StorageError } from '../errors.js';
 
 /** Kafka's `Topic.MAX_NAME_LENGTH`. */
 export const MAX_TOPIC_NAME_LENGTH = 249;

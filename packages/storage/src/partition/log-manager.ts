@@ -1,12 +1,12 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { StorageError } from './errors.js';
-import { DirectoryLock } from './file-lock.js';
-import { fsyncDirectory } from './fsync.js';
-import { io } from './io.js';
-import type { LogConfig } from './log.js';
+import { StorageError } from '../errors.js';
+import { DirectoryLock } from '../io/file-lock.js';
+import { fsyncDirectory } from '../io/fsync.js';
+import { io } from '../io/io.js';
+import type { LogConfig } from '../log/log.js';
 import { Partition, type PartitionOptions } from './partition.js';
-import { SegmentFileCache } from './segment-file-cache.js';
+import { SegmentFileCache } from '../segment/segment-file-cache.js';
 import { MAX_PARTITIONS, partitionDirName, validateTopicName } from './topic.js';
 
 export interface LogManagerOptions {

@@ -2,7 +2,7 @@ import { gunzipSync } from 'node:zlib';
 import { decompress as zstdDecompress } from 'fzstd';
 import { decompressFrameSync as lz4DecompressFrame } from 'lz4-napi';
 import { uncompressSync as snappyUncompress } from 'snappy';
-import { DecodeError } from './errors.js';
+import { DecodeError } from '../errors.js';
 import { readInt32 } from './varint.js';
 
 /**

@@ -1,7 +1,7 @@
 import { closeSync, constants, ftruncateSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import fsx from 'fs-native-extensions';
-import { StorageError } from './errors.js';
+import { StorageError } from '../errors.js';
 import { io, ioError, NO_FOLLOW, openRegular } from './io.js';
 
 /** The lock file's name, as Kafka's `LogManager` names the one in each log directory. */

@@ -1,4 +1,4 @@
-import { DecodeError } from './errors.js';
+import { DecodeError } from '../errors.js';
 
 /**
  * Zigzag varints as RecordBatch v2 records use them (Kafka's `ByteUtils.writeVarint`

@@ -1,11 +1,11 @@
 import { closeSync, fsyncSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { findValidBatches } from './batch-search.js';
-import type { DecodeError } from './errors.js';
-import { fsyncDirectory } from './fsync.js';
-import { CREATE_NEW, io, ioError, OPEN_READ, openRegular } from './io.js';
-import { lastOffsetOf } from './record-batch.js';
-import type { LogSegment } from './segment.js';
+import type { DecodeError } from '../errors.js';
+import { fsyncDirectory } from '../io/fsync.js';
+import { CREATE_NEW, io, ioError, OPEN_READ, openRegular } from '../io/io.js';
+import { lastOffsetOf } from '../format/record-batch.js';
+import type { LogSegment } from './log-segment.js';
 
 /**
  * Recovery on open, like Kafka's `LogLoader` / `LogSegment.recover` after an

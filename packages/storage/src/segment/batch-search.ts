@@ -5,9 +5,9 @@ import {
   LOG_OVERHEAD,
   MAGIC_V2,
   RECORD_BATCH_OVERHEAD,
-} from './record-batch.js';
-import type { LogSegment } from './segment.js';
-import { readInt32, readUint32 } from './varint.js';
+} from '../format/record-batch.js';
+import type { LogSegment } from './log-segment.js';
+import { readInt32, readUint32 } from '../format/varint.js';
 
 /**
  * Finding whole batches again after damage: where, past a header that is garbage,

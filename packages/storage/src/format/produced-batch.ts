@@ -1,4 +1,4 @@
-import { StorageError } from './errors.js';
+import { StorageError } from '../errors.js';
 import { batchSize, decodeBatchHeader, type RecordBatchHeader } from './record-batch.js';
 
 /**

@@ -1,4 +1,4 @@
-import { DecodeError } from './errors.js';
+import { DecodeError } from '../errors.js';
 import {
   type Cursor,
   readVarint,

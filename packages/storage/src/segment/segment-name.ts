@@ -1,5 +1,5 @@
-import { StorageError } from './errors.js';
-import { MAX_OFFSET } from './record-batch.js';
+import { StorageError } from '../errors.js';
+import { MAX_OFFSET } from '../format/record-batch.js';
 
 /** Segment files are named by their base offset: `<20-digit offset>.log`, as Kafka names them. */
 export const SEGMENT_SUFFIX = '.log';

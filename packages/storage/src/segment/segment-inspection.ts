@@ -1,4 +1,4 @@
-import { crcMismatch, DecodeError } from './errors.js';
+import { crcMismatch, DecodeError } from '../errors.js';
 import {
   BATCH_FIELD,
   computeBatchCrc,
@@ -8,8 +8,8 @@ import {
   type RecordBatchHeader,
   readStoredBatchHeader,
   type StoredBatchHeader,
-} from './record-batch.js';
-import { type LogSegment, onDisk } from './segment.js';
+} from '../format/record-batch.js';
+import { type LogSegment, onDisk } from './log-segment.js';
 
 /**
  * Diagnostics of a segment, for recovery and `klog dump-log`: every batch checked as

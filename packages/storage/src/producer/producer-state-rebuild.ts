@@ -6,8 +6,8 @@ import {
   toProducerId,
   toSequence,
 } from '@klog/core';
-import type { Log } from './log.js';
-import { CONTROL_FLAG, lastOffsetOf, type RecordBatchHeader } from './record-batch.js';
+import type { Log } from '../log/log.js';
+import { CONTROL_FLAG, lastOffsetOf, type RecordBatchHeader } from '../format/record-batch.js';
 
 /** A batch the rebuild could not place in a window, and why: reported, never thrown. */
 export interface SkippedBatch {

@@ -8,8 +8,8 @@ import {
   writeSync,
   writevSync,
 } from 'node:fs';
-import { StorageError } from './errors.js';
-import { CREATE_NEW, checkRegularFile, io, ioError, OPEN_READ, OPEN_READ_WRITE, openRegular } from './io.js';
+import { StorageError } from '../errors.js';
+import { CREATE_NEW, checkRegularFile, io, ioError, OPEN_READ, OPEN_READ_WRITE, openRegular } from '../io/io.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
 
 /**

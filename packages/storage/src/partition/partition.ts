@@ -16,18 +16,18 @@ import {
   toProducerId,
   toSequence,
 } from '@klog/core';
-import { BatchScratch, buildPlainBatch, buildProducerBatch, NO_PRODUCER } from './batch-builder.js';
-import { validateTimestamp } from './batch-validator.js';
-import { StorageError } from './errors.js';
-import { DirectoryLock } from './file-lock.js';
-import { io } from './io.js';
-import { Log, type LogAppend, type LogAppendInfo, type LogConfig } from './log.js';
-import { type ProducedBatch, readProducedBatch } from './produced-batch.js';
-import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
-import { loadLatestSnapshot, writeProducerSnapshot } from './producer-snapshot.js';
-import type { RecordInput } from './record.js';
-import type { RecoveryReport } from './recovery.js';
-import type { SegmentFileCache } from './segment-file-cache.js';
+import { BatchScratch, buildPlainBatch, buildProducerBatch, NO_PRODUCER } from '../format/batch-builder.js';
+import { validateTimestamp } from '../log/batch-validator.js';
+import { StorageError } from '../errors.js';
+import { DirectoryLock } from '../io/file-lock.js';
+import { io } from '../io/io.js';
+import { Log, type LogAppend, type LogAppendInfo, type LogConfig } from '../log/log.js';
+import { type ProducedBatch, readProducedBatch } from '../format/produced-batch.js';
+import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from '../producer/producer-state-rebuild.js';
+import { loadLatestSnapshot, writeProducerSnapshot } from '../producer/producer-snapshot.js';
+import type { RecordInput } from '../format/record.js';
+import type { RecoveryReport } from '../segment/recovery.js';
+import type { SegmentFileCache } from '../segment/segment-file-cache.js';
 import { partitionDirName } from './topic.js';
 
 /**

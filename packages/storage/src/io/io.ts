@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, type Stats } from 'node:fs';
-import { DecodeError, StorageError } from './errors.js';
+import { DecodeError, StorageError } from '../errors.js';
 
 /**
  * Every file system call of the package goes through `io`, so that what escapes is a

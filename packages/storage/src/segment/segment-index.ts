@@ -16,7 +16,7 @@
  */
 
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, ftruncateSync } from 'node:fs';
-import { CREATE_OR_OPEN, io, openRegular } from './io.js';
+import { CREATE_OR_OPEN, io, openRegular } from '../io/io.js';
 
 export const OFFSET_INDEX_SUFFIX = '.index';
 export const TIME_INDEX_SUFFIX = '.timeindex';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { crcMismatch, DecodeError } from './errors.js';
+import { crcMismatch, DecodeError } from '../errors.js';
 import { FileRecords } from './file-records.js';
 import {
   BATCH_FIELD,
@@ -15,7 +15,7 @@ import {
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
-} from './record-batch.js';
+} from '../format/record-batch.js';
 import { type InspectionEntry, inspectSegment } from './segment-inspection.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
 import { SEGMENT_SUFFIX, segmentFileName } from './segment-name.js';

@@ -1,12 +1,12 @@
 import { MAX_PRODUCER_EPOCH, MAX_SEQUENCE } from '@klog/core';
-import { StorageError } from './errors.js';
+import { StorageError } from '../errors.js';
 import {
   CONTROL_FLAG,
   MAX_OFFSET,
   NO_PRODUCER_ID,
   type RecordBatchHeader,
   TRANSACTIONAL_FLAG,
-} from './record-batch.js';
+} from '../format/record-batch.js';
 
 /**
  * Where a batch comes from, which decides how much is checked (Kafka's `AppendOrigin`; see

@@ -8,8 +8,8 @@ import {
   toProducerId,
   toSequence,
 } from '@klog/core';
-import type { Partition } from './partition.js';
-import type { RecordInput } from './record.js';
+import type { Partition } from '../partition/partition.js';
+import type { RecordInput } from '../format/record.js';
 
 /** What an idempotent append did: the verdict, with the offsets it wrote when it wrote. */
 export type IdempotentAppend =

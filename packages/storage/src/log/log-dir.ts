@@ -1,9 +1,9 @@
 import { type Dirent, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { StorageError } from './errors.js';
-import { LOCK_FILE_NAME } from './file-lock.js';
-import { entryKind, io } from './io.js';
-import { parseSegmentFileName, SEGMENT_SUFFIX } from './segment.js';
+import { StorageError } from '../errors.js';
+import { LOCK_FILE_NAME } from '../io/file-lock.js';
+import { entryKind, io } from '../io/io.js';
+import { parseSegmentFileName, SEGMENT_SUFFIX } from '../segment/log-segment.js';
 
 /** One segment file found in a partition directory. */
 export interface SegmentFileEntry {
