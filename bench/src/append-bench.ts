@@ -17,7 +17,7 @@ import {
   type FlushPolicy,
   Partition,
   type RecordInput,
-} from '@klog/storage';
+} from '@klog/storage/internals';
 import { type BenchContext, reportComparison } from './context.js';
 import { BENCH_NOW_MS, recordInputs } from './data.js';
 import { measurePair, type TaskSpec } from './harness.js';

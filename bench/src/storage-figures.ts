@@ -19,7 +19,7 @@ import {
   encodeRecordBatch,
   Partition,
   segmentFileName,
-} from '@klog/storage';
+} from '@klog/storage/internals';
 import { createRecordsBatch, Reader, readRecordsBatch } from '@platformatic/kafka';
 import { parseBenchArgs, runBenchMain, UsageError } from './args.js';
 import { BENCH_NOW_MS, recordInputs } from './data.js';

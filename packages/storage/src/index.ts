@@ -1,8 +1,11 @@
+// The public API of @klog/storage: what a broker, a command line and a reader of the README use. The
+// package's parts (the batch codec, segments and their indexes, recovery, producer snapshots, the
+// cleaner's map) are under `@klog/storage/internals`, for `klog dump-log`, the benchmarks and the tests,
+// as Kafka keeps its storage classes under `org.apache.kafka.storage.internals`.
+//
 // The public types name Node's Buffer: keep the reference in the published index.d.ts, so a TypeScript
 // project gets Node's types (a dependency of this package) even when its tsconfig lists no "types".
 /// <reference types="node" preserve="true" />
-export { appendRecords } from './partition/append.js';
-export { buildPlainBatch, buildProducerBatch, type ProducerFields, rewriteBatch } from './format/batch-builder.js';
 export {
   type CompactionOptions,
   type CompactionReport,
@@ -10,38 +13,32 @@ export {
   DEFAULT_DEDUPE_BUFFER_BYTES,
 } from './cleaner/compaction.js';
 export {
-  COMPRESSION_MASK,
-  COMPRESSION_TYPES,
-  type CompressionType,
-  compressionName,
-  compressionOf,
-  decompressRecords,
-} from './format/compression.js';
-export { crc32c } from './format/crc32c.js';
-export {
   DecodeError,
   type KafkaErrorCode,
   type KlogErrorCode,
   StorageError,
   type StorageErrorCode,
 } from './errors.js';
+export { type CompressionType, compressionOf } from './format/compression.js';
+export { type ProducedBatch, readProducedBatch } from './format/produced-batch.js';
+export type { Record, RecordHeader, RecordInput } from './format/record.js';
+export {
+  CONTROL_FLAG,
+  type RecordBatch,
+  type RecordBatchHeader,
+  TRANSACTIONAL_FLAG,
+} from './format/record-batch.js';
 export { fsyncDirectory } from './io/fsync.js';
 export {
-  appendIdempotent,
-  type IdempotentAppend,
-  type IdempotentBatch,
-  type SequenceRule,
-} from './producer/idempotent-append.js';
-export {
   type CheckedBatch,
-  DEFAULT_LOG_CONFIG,
-  type FlushPolicy,
   Log,
   type LogAppend,
   type LogAppendInfo,
-  type LogConfig,
   type LogOpenOptions,
+  type LogReader,
 } from './log/log.js';
+export { DEFAULT_LOG_CONFIG, type FlushPolicy, type LogConfig } from './log/log-config.js';
+export { appendRecords } from './partition/append.js';
 export { LogManager, type LogManagerOptions } from './partition/log-manager.js';
 export {
   type AppendRequest,
@@ -52,79 +49,17 @@ export {
   type ProducerBatchAppend,
 } from './partition/partition.js';
 export {
-  decodeProducerSnapshot,
-  encodeProducerSnapshot,
-  type LoadedSnapshot,
-  loadLatestSnapshot,
-  snapshotFileName,
-  writeProducerSnapshot,
-} from './producer/producer-snapshot.js';
-export { type ProducedBatch, readProducedBatch } from './format/produced-batch.js';
-export { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer/producer-state-rebuild.js';
-export type { Record, RecordHeader, RecordInput } from './format/record.js';
-export {
-  BATCH_FIELD,
-  type BatchFieldName,
-  batchSize,
-  CRC_COVERS_FROM,
-  CONTROL_FLAG,
-  computeBatchCrc,
-  DEFAULT_MAX_BATCH_BYTES,
-  type DecodeOptions,
-  decodeBatchFraming,
-  decodeBatchHeader,
-  decodeRecordBatch,
-  encodeRecordBatch,
-  LOG_OVERHEAD,
-  lastOffsetOf,
-  MAGIC_V2,
-  MAX_OFFSET,
-  NO_PRODUCER_EPOCH,
-  NO_PRODUCER_ID,
-  NO_SEQUENCE,
-  RECORD_BATCH_OVERHEAD,
-  type RecordBatch,
-  type RecordBatchFields,
-  type RecordBatchHeader,
-  readStoredBatchHeader,
-  type StoredBatchHeader,
-  TIMESTAMP_TYPE_MASK,
-  TRANSACTIONAL_FLAG,
-} from './format/record-batch.js';
-export { type FoundBatch, findBatchStart, findValidBatches } from './segment/batch-search.js';
-export { type AppendOrigin, validateForAppend } from './log/batch-validator.js';
-export { DirectoryLock, LOCK_FILE_NAME } from './io/file-lock.js';
-export { type LogDirListing, listLogDir, type SegmentFileEntry } from './log/log-dir.js';
-export { OffsetMap } from './cleaner/offset-map.js';
-export {
-  checkSegment,
-  describeRecovery,
-  type RecoveryReport,
-  recoverSegment,
-  type SegmentCheck,
-} from './segment/recovery.js';
-export { SegmentFileCache } from './segment/segment-file-cache.js';
-export {
-  DEFAULT_INDEX_INTERVAL_BYTES,
-  DEFAULT_MAX_INDEX_BYTES,
-  OFFSET_ENTRY_BYTES,
-  OFFSET_INDEX_SUFFIX,
-  SegmentIndex,
-  TIME_ENTRY_BYTES,
-  TIME_INDEX_SUFFIX,
-} from './segment/segment-index.js';
-export { type BatchPosition, LogSegment, type SegmentOpenOptions } from './segment/log-segment.js';
-export {
-  type InspectedBatch,
-  type InspectionEntry,
-  type InspectionStop,
-  inspectSegment,
-} from './segment/segment-inspection.js';
-export { parseSegmentFileName, SEGMENT_SUFFIX, segmentFileName } from './segment/segment-name.js';
-export {
   MAX_PARTITIONS,
   MAX_TOPIC_NAME_LENGTH,
   partitionDirName,
   validatePartitionNumber,
   validateTopicName,
 } from './partition/topic.js';
+export {
+  appendIdempotent,
+  type IdempotentAppend,
+  type IdempotentBatch,
+  type SequenceRule,
+} from './producer/idempotent-append.js';
+export type { SkippedBatch } from './producer/producer-state-rebuild.js';
+export { describeRecovery, type RecoveryReport } from './segment/recovery.js';

@@ -1,7 +1,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendRecords, DecodeError, LogSegment, Partition, segmentFileName } from '../src/index.js';
+import { appendRecords, DecodeError, LogSegment, Partition, segmentFileName } from '../src/internals.js';
 import { PENDING_ENTRIES_BEFORE_WRITE } from '../src/segment/segment-index.js';
 import { NOW, tempDir, thrown } from './helpers.js';
 

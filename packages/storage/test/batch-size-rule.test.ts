@@ -8,8 +8,8 @@ import {
   Log,
   Partition,
   StorageError,
-} from '../src/index.js';
-import { NOW, tempDir, thrown } from './helpers.js';
+} from '../src/internals.js';
+import { NOW, tempDir, thrown, writableLog } from './helpers.js';
 
 /**
  * One rule for batch sizes (record-batch.ts, DEFAULT_MAX_BATCH_BYTES): the setting
@@ -36,7 +36,7 @@ describe('the batch size limit: a setting for appends, one ceiling for readers',
       ]);
       expect(readdirSync(`${dir}/big-0`).filter((n) => n.includes('dropped'))).toEqual([]);
       // The setting still limits what is accepted.
-      expect(() => again.log.append({ origin: 'raw', bytes: buildPlainBatch([big], 0, NOW) })).toThrow(
+      expect(() => writableLog(again).append({ origin: 'raw', bytes: buildPlainBatch([big], 0, NOW) })).toThrow(
         /exceeds the limit of 1048588/,
       );
     } finally {

@@ -11,7 +11,7 @@ import {
   LogSegment,
   Partition,
   type RecordBatch,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { LONG_TEST, NOW, records, tempDir } from './helpers.js';
 
 /**

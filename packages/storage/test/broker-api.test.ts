@@ -9,7 +9,7 @@ import {
   Partition,
   StorageError,
   snapshotFileName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 import { kafkaJsBatch } from './kafkajs-compressed.js';

@@ -15,9 +15,9 @@ import {
   Partition,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { xerialRecords } from './fixtures/xerial-snappy/records.mjs';
-import { tempDir, thrown } from './helpers.js';
+import { tempDir, thrown, writableLog } from './helpers.js';
 import {
   CODEC_IDS,
   type Codec,
@@ -236,10 +236,10 @@ describe('compaction of a log holding compressed batches', () => {
     const p = Partition.open(tempDir(), 'keys', 0, { segmentBytes: 100 });
     try {
       const value = (k: string, v: number) => ({ key: Buffer.from(k), value: Buffer.from(`${k}=${v}`) });
-      p.log.append({ origin: 'raw', bytes: await kafkaJsBatch('gzip', [value('a', 1), value('b', 1), value('a', 2)]) });
-      p.log.append({ origin: 'raw', bytes: await kafkaJsBatch('zstd', [value('b', 2), value('c', 1), value('c', 2)]) });
-      p.log.append({ origin: 'raw', bytes: await kafkaJsBatch('lz4', [value('a', 3)]) });
-      p.log.append({ origin: 'raw', bytes: await kafkaJsBatch('gzip', [value('z', 1)]) });
+      writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('gzip', [value('a', 1), value('b', 1), value('a', 2)]) });
+      writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('zstd', [value('b', 2), value('c', 1), value('c', 2)]) });
+      writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('lz4', [value('a', 3)]) });
+      writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('gzip', [value('z', 1)]) });
       compact(p);
       const batches = p.log.readCheckedBatches(0, 1 << 20);
       // gzip lost every record (and has no producer): gone. zstd lost c=1: rewritten plain.

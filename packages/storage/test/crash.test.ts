@@ -9,7 +9,7 @@ import {
   parseSegmentFileName,
   type RecordBatch,
   rebuildProducerState,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { type Child, startFixture } from './fixtures/children.js';
 import { expectedValue, producerId } from './fixtures/crash-batches.mjs';
 import { LONG_TEST, tempDir } from './helpers.js';

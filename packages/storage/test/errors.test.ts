@@ -9,7 +9,7 @@ import {
   Partition,
   StorageError,
   segmentFileName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { logFiles, NOW, records, tempDir, thrown } from './helpers.js';
 
 describe('errors from the file system are StorageErrors naming the path and the step', () => {

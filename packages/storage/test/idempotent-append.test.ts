@@ -1,7 +1,7 @@
 import type { ProducerState } from '@klog/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendIdempotent, Partition, rebuildProducerState } from '../src/index.js';
+import { appendIdempotent, Partition, rebuildProducerState } from '../src/internals.js';
 import { fingerprint, NOW, records, tempDir } from './helpers.js';
 
 const window = (state: ProducerState, pid: number) =>

@@ -12,9 +12,9 @@ import {
   Partition,
   StorageError,
   segmentFileName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { crc32c } from '../src/format/crc32c.js';
-import { NOW, records, tempDir, thrown } from './helpers.js';
+import { NOW, records, tempDir, thrown, writableLog } from './helpers.js';
 
 const big = (bytes: number, fill = 1) => [{ key: null, value: Buffer.alloc(bytes, fill) }];
 
@@ -74,7 +74,7 @@ describe('Log settings and arguments, refused by name', () => {
     expect(p.log.size).toBe(sizes[0]! + sizes[1]!);
     p.close();
     expect(thrown(StorageError, () => p.log.readChecked(0)).message).toBe(`log ${p.dir} is closed`);
-    expect(thrown(StorageError, () => p.log.flush()).code).toBe('CLOSED');
+    expect(thrown(StorageError, () => writableLog(p).flush()).code).toBe('CLOSED');
   });
 });
 
@@ -187,12 +187,12 @@ describe('what a leader stamps, and what reads find by time', () => {
         headers: [],
       })),
     });
-    p.log.append({ origin: 'raw', bytes: withDeltas });
+    writableLog(p).append({ origin: 'raw', bytes: withDeltas });
     const logAppend = Buffer.from(buildPlainBatch(records(2), 0, NOW + 100));
     logAppend.writeInt16BE(0x08, 21); // timestamp type: LogAppendTime, the batch's max timestamp for every record
     logAppend.writeBigInt64BE(BigInt(NOW + 50), 27); // base timestamp below
     logAppend.writeUInt32BE(crc32c(logAppend.subarray(21)), 17);
-    p.log.append({ origin: 'raw', bytes: logAppend });
+    writableLog(p).append({ origin: 'raw', bytes: logAppend });
     appendRecords(p, records(1), NOW + 200);
     expect(p.offsetForTimestamp(NOW)).toEqual({ offset: 0, timestamp: NOW });
     expect(p.offsetForTimestamp(NOW + 11)).toEqual({ offset: 2, timestamp: NOW + 20 });
@@ -251,7 +251,7 @@ describe('compaction and the index files', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     appendRecords(p, records(1), NOW);
     for (const base of [0, 77]) {
-      expect(thrown(StorageError, () => p.log.replaceWithCleaned([base]))).toMatchObject({
+      expect(thrown(StorageError, () => writableLog(p).replaceWithCleaned([base]))).toMatchObject({
         code: 'INVALID_REQUEST',
         message: `no inactive segment at offset ${base} in ${p.dir}`,
       });

@@ -10,8 +10,8 @@ import {
   Partition,
   RECORD_BATCH_OVERHEAD,
   StorageError,
-} from '../src/index.js';
-import { logFiles, NOW, records, tempDir, thrown } from './helpers.js';
+} from '../src/internals.js';
+import { logFiles, NOW, records, tempDir, thrown, writableLog } from './helpers.js';
 
 describe('Partition and Log on disk', () => {
   it('creates <topic>-<partition> with a first segment named by its 20-digit base offset', () => {
@@ -95,7 +95,7 @@ describe('Partition and Log on disk', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     const bad = buildPlainBatch(records(1), 0, NOW);
     bad[bad.length - 1]! ^= 1;
-    expect(() => p.log.append({ origin: 'raw', bytes: bad })).toThrow(DecodeError);
+    expect(() => writableLog(p).append({ origin: 'raw', bytes: bad })).toThrow(DecodeError);
     expect(p.log.activeSegment.size).toBe(0);
     expect(p.logEndOffset).toBe(0);
     p.close();
@@ -106,7 +106,7 @@ describe('Partition and Log on disk', () => {
     const bad = buildPlainBatch(records(1), 0, NOW);
     bad[RECORD_BATCH_OVERHEAD] = 0x7e; // the record's length now runs past the batch
     bad.writeUInt32BE(crc32c(bad.subarray(21)), 17);
-    expect(() => p.log.append({ origin: 'raw', bytes: bad })).toThrow(/records\[0\]\.length/);
+    expect(() => writableLog(p).append({ origin: 'raw', bytes: bad })).toThrow(/records\[0\]\.length/);
     expect(p.log.activeSegment.size).toBe(0);
     p.close();
   });

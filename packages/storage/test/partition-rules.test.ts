@@ -13,7 +13,7 @@ import {
   StorageError,
   segmentFileName,
   snapshotFileName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
 function clientBatch(pid: number, epoch: number, seq: number, count = 1): Buffer {

@@ -10,7 +10,7 @@ import {
   StorageError,
   snapshotFileName,
   writeProducerSnapshot,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { crc32c } from '../src/format/crc32c.js';
 import { NOW, tempDir, thrown } from './helpers.js';
 

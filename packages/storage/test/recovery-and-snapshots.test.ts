@@ -12,7 +12,7 @@ import {
   segmentFileName,
   StorageError,
   snapshotFileName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { crc32c } from '../src/format/crc32c.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from '../src/producer/producer-snapshot.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';

@@ -12,7 +12,7 @@ import {
   Partition,
   type RecoveryReport,
   rebuildProducerState,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { fingerprint, LONG_TEST, logFiles, NOW, records, tempDir } from './helpers.js';
 
 const SEGMENT = '00000000000000000000.log';

@@ -10,7 +10,7 @@ import {
   Partition,
   StorageError,
   segmentFileName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import { readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { appendRecords, LogSegment, Partition } from '../src/index.js';
+import { appendRecords, LogSegment, Partition } from '../src/internals.js';
 import { SegmentIndex } from '../src/segment/segment-index.js';
 import { NOW, tempDir } from './helpers.js';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DecodeError } from '../src/index.js';
+import { DecodeError } from '../src/internals.js';
 import {
   type Cursor,
   readVarint,

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { DEFAULT_MAX_BATCH_BYTES } from '@klog/storage';
+import { DEFAULT_MAX_BATCH_BYTES } from '@klog/storage/internals';
 import { Command } from 'commander';
 import { dumpLog, type RecordsShown } from '../dump-log/dump.js';
 import { dumpIndexFile, type IndexMode, indexFilesIn, isIndexFile } from '../dump-log/index-files.js';

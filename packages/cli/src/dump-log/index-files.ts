@@ -8,7 +8,7 @@ import {
   SegmentIndex,
   TIME_ENTRY_BYTES,
   TIME_INDEX_SUFFIX,
-} from '@klog/storage';
+} from '@klog/storage/internals';
 import type { Style } from '../style.js';
 
 /**

@@ -9,7 +9,7 @@ import {
   type IdempotentAppend,
   Partition,
   type RecordInput,
-} from '@klog/storage';
+} from '@klog/storage/internals';
 import { check } from '../check.js';
 import { CheckFailed } from '../errors.js';
 import { formatWindow, padEnd, padStart, range, windowRanges } from '../format.js';

@@ -68,7 +68,11 @@ export const DEFAULT_DEDUPE_BUFFER_BYTES = 128 * 1024 * 1024;
  * and the cleaned ones are always the first ones, never a mix that loses a value.
  */
 export function compact(partition: Partition, options: CompactionOptions = {}): CompactionReport {
-  const log = partition.log;
+  return partition.compact(options);
+}
+
+/** `compact` on the log itself: the cleaned segments replace the old ones through `Log.replaceWithCleaned`. */
+export function compactLog(log: Log, options: CompactionOptions = {}): CompactionReport {
   const budget = options.dedupeBufferBytes ?? DEFAULT_DEDUPE_BUFFER_BYTES;
   if (!Number.isSafeInteger(budget) || budget < 24) {
     throw new StorageError(

@@ -73,6 +73,31 @@ function messageTooLarge(size: number, maxBatchBytes: number): StorageError {
   );
 }
 
+/**
+ * What a reader of a partition's log may use (`Partition.log`): every read and what
+ * the log holds, no write. A partition's writes go through `Partition.append`, under
+ * its producers' windows; `Log.append` is for a log opened on its own.
+ */
+export type LogReader = Pick<
+  Log,
+  | 'dir'
+  | 'config'
+  | 'recovery'
+  | 'segments'
+  | 'activeSegment'
+  | 'logStartOffset'
+  | 'logEndOffset'
+  | 'size'
+  | 'isClosed'
+  | 'segmentFor'
+  | 'readChecked'
+  | 'readCheckedBatches'
+  | 'readRaw'
+  | 'batches'
+  | 'headersFrom'
+  | 'offsetForTimestamp'
+>;
+
 /** How a log is opened, apart from its config. */
 export interface LogOpenOptions {
   /**
@@ -80,6 +105,8 @@ export interface LogOpenOptions {
    * shares one over all its logs. A log opened alone gets its own, of 64 files.
    */
   readonly segmentFiles?: SegmentFileCache;
+  /** Called after each roll with the new active segment's base offset (a Partition writes its producer snapshot). */
+  readonly onRoll?: (baseOffset: number) => void;
 }
 
 /** The largest offset an index entry can hold relative to its segment's base offset (an i32). */
@@ -102,8 +129,7 @@ export class Log {
   #logEndOffset: number;
   #unflushedMessages = 0;
   #closed = false;
-  /** Called after each roll with the new active segment's base offset (a Partition writes its producer snapshot). */
-  rollListener: ((baseOffset: number) => void) | undefined;
+  readonly #onRoll: ((baseOffset: number) => void) | undefined;
 
   private constructor(
     readonly dir: string,
@@ -118,7 +144,9 @@ export class Log {
      * was whole: the file, the byte, why, how many bytes, and where they were saved.
      */
     readonly recovery: RecoveryReport | undefined,
+    onRoll: ((baseOffset: number) => void) | undefined,
   ) {
+    this.#onRoll = onRoll;
     this.#lock = lock;
     this.#files = files;
     this.#ownsFiles = ownsFiles;
@@ -151,6 +179,7 @@ export class Log {
         loaded.segments,
         loaded.logEndOffset,
         loaded.recovery,
+        options.onRoll,
       );
     } catch (error) {
       if (options.segmentFiles === undefined) files.closeAll();
@@ -267,7 +296,7 @@ export class Log {
     this.#unflushedMessages = 0;
     this.#segments.push(LogSegment.create(this.dir, this.#logEndOffset));
     fsyncDirectory(this.dir);
-    this.rollListener?.(this.#logEndOffset);
+    this.#onRoll?.(this.#logEndOffset);
     return true;
   }
   // #endregion maybe-roll

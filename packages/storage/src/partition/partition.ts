@@ -21,7 +21,8 @@ import { validateTimestamp } from '../log/batch-validator.js';
 import { StorageError } from '../errors.js';
 import { DirectoryLock } from '../io/file-lock.js';
 import { io } from '../io/io.js';
-import { Log, type LogAppend, type LogAppendInfo, type LogConfig } from '../log/log.js';
+import { type CompactionOptions, type CompactionReport, compactLog } from '../cleaner/compaction.js';
+import { Log, type LogAppend, type LogAppendInfo, type LogConfig, type LogReader } from '../log/log.js';
 import { type ProducedBatch, readProducedBatch } from '../format/produced-batch.js';
 import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from '../producer/producer-state-rebuild.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from '../producer/producer-snapshot.js';
@@ -114,16 +115,29 @@ export class Partition {
     readonly dataDir: string,
     readonly topic: string,
     readonly partition: number,
-    log: Log,
+    config: Partial<LogConfig>,
     readonly options: PartitionOptions,
     /** The data directory's shared lock, held while this partition is open on its own. */
     readonly dataDirLock: DirectoryLock | undefined,
   ) {
-    this.#log = log;
+    this.#log = this.#openLog(join(dataDir, partitionDirName(topic, partition)), config);
     this.#state = new ProducerState();
     this.#producerStateReport = [];
-    this.#loadProducerState();
-    log.rollListener = (base) => this.onRoll(base);
+    try {
+      this.#loadProducerState();
+    } catch (error) {
+      this.#log.close();
+      throw error;
+    }
+  }
+
+  /** The log in `dir`, whose rolls write this partition's producer snapshots. */
+  #openLog(dir: string, config: Partial<LogConfig>): Log {
+    const files = this.options.segmentFiles;
+    return Log.open(dir, config, {
+      ...(files === undefined ? {} : { segmentFiles: files }),
+      onRoll: (base) => this.#onRoll(base),
+    });
   }
 
   /**
@@ -140,16 +154,11 @@ export class Partition {
     config: Partial<LogConfig> = {},
     options: PartitionOptions = {},
   ): Partition {
-    const name = partitionDirName(topic, partition);
+    // Validated before anything touches the disk.
+    partitionDirName(topic, partition);
     const shared = acquireDataDirShared(dataDir);
     try {
-      const log = Log.open(join(dataDir, name), config, logOptions(options));
-      try {
-        return new Partition(dataDir, topic, partition, log, options, shared);
-      } catch (error) {
-        log.close();
-        throw error;
-      }
+      return new Partition(dataDir, topic, partition, config, options, shared);
     } catch (error) {
       shared.release();
       throw error;
@@ -167,13 +176,7 @@ export class Partition {
     config: Partial<LogConfig>,
     options: PartitionOptions,
   ): Partition {
-    const log = Log.open(join(dataDir, partitionDirName(topic, partition)), config, logOptions(options));
-    try {
-      return new Partition(dataDir, topic, partition, log, options, undefined);
-    } catch (error) {
-      log.close();
-      throw error;
-    }
+    return new Partition(dataDir, topic, partition, config, options, undefined);
   }
 
   /** What recovery cut from the active segment when the log was opened; undefined when it was whole. */
@@ -190,8 +193,17 @@ export class Partition {
     return this.#log.dir;
   }
 
-  get log(): Log {
+  /** The partition's log, to read: its writes are `append`'s, under the producer windows. */
+  get log(): LogReader {
     return this.#log;
+  }
+
+  /**
+   * Kafka's `LogCleaner` on this partition's inactive segments: the latest value per key
+   * (see compaction.ts). The producer state is not changed: compaction keeps what it holds.
+   */
+  compact(options: CompactionOptions = {}): CompactionReport {
+    return compactLog(this.#log, options);
   }
 
   /** Every producer this partition knows: the windows the next batches are judged against. */
@@ -365,8 +377,7 @@ export class Partition {
   reopen(): void {
     const config = this.#log.config;
     this.#close();
-    this.#log = Log.open(this.#log.dir, config, logOptions(this.options));
-    this.#log.rollListener = (base) => this.onRoll(base);
+    this.#log = this.#openLog(this.#log.dir, config);
     this.#loadProducerState();
   }
 
@@ -384,7 +395,7 @@ export class Partition {
   }
 
   /** Snapshot at a roll: the state as of the new segment's base offset (everything before it is in). */
-  onRoll(newBaseOffset: number): void {
+  #onRoll(newBaseOffset: number): void {
     if (this.options.producerSnapshots === true)
       writeProducerSnapshot(this.#log.dir, newBaseOffset, this.#state);
   }
@@ -412,10 +423,6 @@ export class Partition {
     const expiration = this.options.producerIdExpirationMs;
     if (expiration !== undefined) this.#state.removeExpired(this.options.nowMs ?? Date.now(), expiration);
   }
-}
-
-function logOptions(options: PartitionOptions) {
-  return options.segmentFiles === undefined ? {} : { segmentFiles: options.segmentFiles };
 }
 
 /** A shared lock on the data directory: a `LogManager` (which takes it exclusively) cannot open it meanwhile. */
