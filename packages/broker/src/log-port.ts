@@ -9,8 +9,10 @@ import {
   type CompressionType,
   compressionOf,
   DecodeError,
+  DEFAULT_LOG_CONFIG,
   type FetchResult,
   fsyncDirectory,
+  LOG_CONFIG_BOUNDS,
   LogManager,
   type Partition,
   type ProducedBatch,
@@ -26,6 +28,14 @@ import {
  * read once: storage's own types.
  */
 export type { FetchResult, ProducedBatch, ProducerBatchAppend };
+
+/** The log's settings a broker takes, with storage's defaults and bounds (the one place that has them). */
+export const LOG_SETTINGS = {
+  /** Kafka's `message.max.bytes`: storage's `maxBatchBytes`. */
+  messageMaxBytes: { default: DEFAULT_LOG_CONFIG.maxBatchBytes, ...LOG_CONFIG_BOUNDS.maxBatchBytes },
+  /** Kafka's `log.segment.bytes`. */
+  segmentBytes: { default: DEFAULT_LOG_CONFIG.segmentBytes, ...LOG_CONFIG_BOUNDS.segmentBytes },
+} as const;
 
 export interface BrokerPartition {
   readonly topic: string;

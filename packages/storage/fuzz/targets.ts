@@ -6,7 +6,7 @@ import { COMPRESSION_MASK } from '../src/format/compression.js';
 import { DecodeError } from '../src/errors.js';
 import {
   batchSize,
-  DEFAULT_MAX_BATCH_BYTES,
+  MAX_READABLE_BATCH_BYTES,
   decodeBatchHeader,
   decodeRecordBatch,
   encodeRecordBatch,
@@ -347,7 +347,7 @@ export function fuzz(target: Target, options: FuzzOptions): Figures {
         const size = input.bytes.length;
         // Records a codec decompresses may take more than the input, up to the decoders' one ceiling.
         const compressed = compressedBatchIn(input.bytes);
-        const allowed = compressed ? DEFAULT_MAX_BATCH_BYTES : size;
+        const allowed = compressed ? MAX_READABLE_BATCH_BYTES : size;
         if (probe.bytes > allowed) {
           throw new Error(`allocated a buffer of ${probe.bytes} bytes for an input of ${size}`);
         }

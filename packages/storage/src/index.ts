@@ -37,7 +37,12 @@ export {
   type LogOpenOptions,
   type LogReader,
 } from './log/log.js';
-export { DEFAULT_LOG_CONFIG, type FlushPolicy, type LogConfig } from './log/log-config.js';
+export {
+  DEFAULT_LOG_CONFIG,
+  type FlushPolicy,
+  LOG_CONFIG_BOUNDS,
+  type LogConfig,
+} from './log/log-config.js';
 export { appendRecords } from './partition/append.js';
 export { LogManager, type LogManagerOptions } from './partition/log-manager.js';
 export {

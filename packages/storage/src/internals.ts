@@ -32,7 +32,7 @@ export {
   batchSize,
   CRC_COVERS_FROM,
   computeBatchCrc,
-  DEFAULT_MAX_BATCH_BYTES,
+  MAX_READABLE_BATCH_BYTES,
   type DecodeOptions,
   decodeBatchFraming,
   decodeBatchHeader,

@@ -4,7 +4,7 @@ import {
   appendRecords,
   buildPlainBatch,
   DEFAULT_LOG_CONFIG,
-  DEFAULT_MAX_BATCH_BYTES,
+  MAX_READABLE_BATCH_BYTES,
   Log,
   Partition,
   StorageError,
@@ -12,7 +12,7 @@ import {
 import { NOW, tempDir, thrown, writableLog } from './helpers.js';
 
 /**
- * One rule for batch sizes (record-batch.ts, DEFAULT_MAX_BATCH_BYTES): the setting
+ * One rule for batch sizes (record-batch.ts, MAX_READABLE_BATCH_BYTES): the setting
  * limits what an append accepts; every reader of what is on disk takes up to the
  * one ceiling, so a setting can never make klog cut or refuse what it once accepted.
  */
@@ -46,9 +46,9 @@ describe('the batch size limit: a setting for appends, one ceiling for readers',
 
   it('a setting above the readers’ ceiling is refused: what is accepted must be readable', () => {
     const error = thrown(StorageError, () =>
-      Log.open(tempDir(), { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES + 1 }),
+      Log.open(tempDir(), { maxBatchBytes: MAX_READABLE_BATCH_BYTES + 1 }),
     );
     expect(error.message).toMatch(/max batch bytes must be an integer in 61\.\.67108864/);
-    Log.open(tempDir(), { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES }).close();
+    Log.open(tempDir(), { maxBatchBytes: MAX_READABLE_BATCH_BYTES }).close();
   });
 });

@@ -8,6 +8,7 @@ import {
   compact,
   DecodeError,
   encodeRecordBatch,
+  LOG_CONFIG_BOUNDS,
   Log,
   Partition,
   StorageError,
@@ -22,6 +23,12 @@ describe('Log settings and arguments, refused by name', () => {
   it('config: the smallest values taken, the rest refused with INVALID_CONFIG; an undefined key means the default', () => {
     const dir = () => join(tempDir(), 'x-0');
     Log.open(dir(), { segmentBytes: 61, maxBatchBytes: 61, flush: { everyMessages: 1 } }).close();
+    Log.open(dir(), { segmentBytes: 2 ** 31 - 1, maxBatchBytes: 64 * 1024 * 1024 }).close();
+    // The bounds the broker and the CLI check against, from the one place that has them.
+    expect(LOG_CONFIG_BOUNDS).toEqual({
+      segmentBytes: { min: 61, max: 2 ** 31 - 1 },
+      maxBatchBytes: { min: 61, max: 64 * 1024 * 1024 },
+    });
     // As JavaScript may pass it: the key there, its value undefined.
     const defaults = Log.open(dir(), {
       segmentBytes: undefined,
@@ -36,6 +43,7 @@ describe('Log settings and arguments, refused by name', () => {
     defaults.close();
     for (const [config, message] of [
       [{ segmentBytes: 60 }, 'segment.bytes must be an integer >= 61, got 60'],
+      [{ segmentBytes: 2 ** 31 }, 'segment.bytes must be at most 2147483647 (a Kafka int), got 2147483648'],
       [{ maxBatchBytes: 60 }, /max batch bytes must be an integer in 61\.\.67108864 .*, got 60/],
       [{ maxBatchBytes: Number.NaN }, /max batch bytes must be an integer in 61\.\.67108864 .*, got NaN/],
       [{ flush: { everyMessages: 0 } }, 'flush every N messages needs N >= 1, got 0'],

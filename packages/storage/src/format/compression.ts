@@ -22,7 +22,7 @@ import { readInt32 } from './varint.js';
  * - zstd (`ZstdCompression`): zstd frames, skippable frames allowed.
  *
  * Every codec is bounded before it allocates: the output may not exceed `maxBytes`
- * (the batch decoder passes DEFAULT_MAX_BATCH_BYTES, so a small batch cannot expand
+ * (the batch decoder passes MAX_READABLE_BATCH_BYTES, so a small batch cannot expand
  * into gigabytes), checked against what the framing declares wherever it declares it.
  * Errors are `DecodeError`s on field `records`, the offset counted from the start of
  * the compressed bytes.

@@ -55,7 +55,7 @@ export const NO_SEQUENCE = -1;
  * damaged length field can make a reader allocate. The records of a compressed batch
  * may decompress to at most this many bytes, for the same reason.
  */
-export const DEFAULT_MAX_BATCH_BYTES = 64 * 1024 * 1024;
+export const MAX_READABLE_BATCH_BYTES = 64 * 1024 * 1024;
 /**
  * The largest offset klog can give a record: the log end offset after it (one more)
  * must still be a safe integer, so that no two records ever get the same number.
@@ -216,7 +216,7 @@ export interface DecodeOptions {
  */
 export function decodeBatchFraming(bytes: Uint8Array, pos = 0, options: DecodeOptions = {}): number {
   const base = options.base ?? 0;
-  const maxBatchBytes = options.maxBatchBytes ?? DEFAULT_MAX_BATCH_BYTES;
+  const maxBatchBytes = options.maxBatchBytes ?? MAX_READABLE_BATCH_BYTES;
   const available = bytes.length - pos;
   if (available < LOG_OVERHEAD) {
     throw new DecodeError(
@@ -443,7 +443,7 @@ function readRecords(bytes: Uint8Array, start: number, end: number, count: numbe
 }
 
 /**
- * The records of a compressed batch: decompressed (to at most DEFAULT_MAX_BATCH_BYTES,
+ * The records of a compressed batch: decompressed (to at most MAX_READABLE_BATCH_BYTES,
  * whatever limit the stored batch had: Kafka's `message.max.bytes` counts compressed
  * bytes), then read as above. An error inside the decompressed bytes points at the
  * start of the records section and says where in the decompressed bytes it is.
@@ -461,7 +461,7 @@ function readCompressedRecords(
   const compressed = new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
   let plain: Uint8Array;
   try {
-    plain = decompressRecords(codec, compressed, DEFAULT_MAX_BATCH_BYTES);
+    plain = decompressRecords(codec, compressed, MAX_READABLE_BATCH_BYTES);
   } catch (error) {
     if (error instanceof DecodeError) throw new DecodeError(error.field, at + error.offset, error.reason);
     throw error;

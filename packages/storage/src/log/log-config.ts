@@ -1,5 +1,5 @@
 import { StorageError } from '../errors.js';
-import { DEFAULT_MAX_BATCH_BYTES } from '../format/record-batch.js';
+import { MAX_READABLE_BATCH_BYTES, RECORD_BATCH_OVERHEAD } from '../format/record-batch.js';
 
 /**
  * When appended data is forced to disk (Kafka's `flush.messages`):
@@ -23,7 +23,7 @@ export interface LogConfig {
   readonly flush: FlushPolicy;
   /**
    * The largest batch an append accepts (Kafka's `message.max.bytes`), at most
-   * DEFAULT_MAX_BATCH_BYTES. It limits what is accepted, never what is read back:
+   * MAX_READABLE_BATCH_BYTES. It limits what is accepted, never what is read back:
    * a log reopened with a smaller value keeps and serves its larger batches.
    */
   readonly maxBatchBytes: number;
@@ -50,17 +50,34 @@ function invalidConfig(message: string): StorageError {
   return new StorageError('INVALID_CONFIG', message);
 }
 
+/**
+ * The values each numeric setting may take, the one place that says so: the broker's
+ * config and `klog serve`'s flags check against these, so a value is refused up front
+ * with one message rather than when the log opens. A segment and a batch must hold at
+ * least one empty batch's header (61 bytes); `segment.bytes` is a Java `int` in Kafka;
+ * an accepted batch must be one every reader of the log can read back.
+ */
+export const LOG_CONFIG_BOUNDS = Object.freeze({
+  segmentBytes: Object.freeze({ min: RECORD_BATCH_OVERHEAD, max: 2 ** 31 - 1 }),
+  maxBatchBytes: Object.freeze({ min: RECORD_BATCH_OVERHEAD, max: MAX_READABLE_BATCH_BYTES }),
+});
+
 function validateConfig(config: LogConfig): LogConfig {
-  if (!Number.isSafeInteger(config.segmentBytes) || config.segmentBytes < 61) {
-    throw invalidConfig(`segment.bytes must be an integer >= 61, got ${config.segmentBytes}`);
+  const segment = LOG_CONFIG_BOUNDS.segmentBytes;
+  if (!Number.isSafeInteger(config.segmentBytes) || config.segmentBytes < segment.min) {
+    throw invalidConfig(`segment.bytes must be an integer >= ${segment.min}, got ${config.segmentBytes}`);
   }
+  if (config.segmentBytes > segment.max) {
+    throw invalidConfig(`segment.bytes must be at most ${segment.max} (a Kafka int), got ${config.segmentBytes}`);
+  }
+  const batch = LOG_CONFIG_BOUNDS.maxBatchBytes;
   if (
     !Number.isSafeInteger(config.maxBatchBytes) ||
-    config.maxBatchBytes < 61 ||
-    config.maxBatchBytes > DEFAULT_MAX_BATCH_BYTES
+    config.maxBatchBytes < batch.min ||
+    config.maxBatchBytes > batch.max
   ) {
     throw invalidConfig(
-      `max batch bytes must be an integer in 61..${DEFAULT_MAX_BATCH_BYTES} (what klog can read back), got ${config.maxBatchBytes}`,
+      `max batch bytes must be an integer in ${batch.min}..${batch.max} (what klog can read back), got ${config.maxBatchBytes}`,
     );
   }
   const flush: unknown = config.flush;

@@ -1,7 +1,7 @@
 import { crc32c } from '@node-rs/crc32';
 import {
   BATCH_FIELD,
-  DEFAULT_MAX_BATCH_BYTES,
+  MAX_READABLE_BATCH_BYTES,
   LOG_OVERHEAD,
   MAGIC_V2,
   RECORD_BATCH_OVERHEAD,
@@ -53,7 +53,7 @@ export function plausibleBatchSize(bytes: Uint8Array, pos: number, available: nu
   const batchLength = readInt32(bytes, pos + BATCH_LENGTH);
   if (batchLength < RECORD_BATCH_OVERHEAD - LOG_OVERHEAD) return 0;
   const size = LOG_OVERHEAD + batchLength;
-  return size > available || size > DEFAULT_MAX_BATCH_BYTES ? 0 : size;
+  return size > available || size > MAX_READABLE_BATCH_BYTES ? 0 : size;
 }
 
 // ---- GF(2)[x] mod the CRC-32C polynomial, in the reflected bit order CRC-32C uses (as zlib's crc32.c) ----

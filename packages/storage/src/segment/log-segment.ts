@@ -10,7 +10,7 @@ import {
   decodeBatchHeader,
   decodeRecordBatch,
   lastOffsetOf,
-  DEFAULT_MAX_BATCH_BYTES,
+  MAX_READABLE_BATCH_BYTES,
   LOG_OVERHEAD,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
@@ -80,7 +80,7 @@ const NO_PARTITION_LEADER_EPOCH = -1;
  * data is accepted. The batch must also lie inside the file.
  */
 export function onDisk(base: number): DecodeOptions & { readonly base: number } {
-  return { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES, base };
+  return { maxBatchBytes: MAX_READABLE_BATCH_BYTES, base };
 }
 
 export interface SegmentOpenOptions {
