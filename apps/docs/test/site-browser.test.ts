@@ -185,12 +185,18 @@ describe.skipIf(!haveChromium)('the rest of the site in Chromium', () => {
                 timeout: 20_000,
               })
               .toMatch(/พบ/);
-            const found = await results.evaluateAll((els) =>
-              els.map((e) => ({
-                href: e.querySelector('a')?.getAttribute('href') ?? '',
-                text: e.textContent ?? '',
-              })),
-            );
+            const read = () =>
+              results.evaluateAll((els) =>
+                els.map((e) => ({
+                  href: e.querySelector('a.pagefind-ui__result-link')?.getAttribute('href') ?? '',
+                  text: e.textContent ?? '',
+                })),
+              );
+            // A result is drawn as a placeholder first, its link filled in when its fragment loads.
+            await expect
+              .poll(async () => (await read()).every((r) => r.href !== ''), { timeout: 20_000 })
+              .toBe(true);
+            const found = await read();
             await page.keyboard.press('Escape');
             return found;
           };
