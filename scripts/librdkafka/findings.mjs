@@ -1,0 +1,203 @@
+// The report card, the allow-list and the findings: what a run of librdkafka's suite says about klog,
+// grouped by the feature a failing test needs. Pure: text in, text out.
+
+/** Features a test can be missing, in the order the findings list them. */
+export const FEATURES = [
+  'consumer groups',
+  'admin APIs',
+  'transactions',
+  'SASL/SSL',
+  'needs a Kafka installation',
+  'other',
+];
+
+// Kafka's API names (as klog's broker names them when it refuses one) → the feature that serves them.
+const API_FEATURE = {
+  OffsetCommit: 'consumer groups',
+  OffsetFetch: 'consumer groups',
+  FindCoordinator: 'consumer groups',
+  JoinGroup: 'consumer groups',
+  Heartbeat: 'consumer groups',
+  LeaveGroup: 'consumer groups',
+  SyncGroup: 'consumer groups',
+  DescribeGroups: 'consumer groups',
+  ListGroups: 'consumer groups',
+  DeleteGroups: 'consumer groups',
+  OffsetDelete: 'consumer groups',
+  ConsumerGroupHeartbeat: 'consumer groups',
+  ConsumerGroupDescribe: 'consumer groups',
+  DeleteTopics: 'admin APIs',
+  DeleteRecords: 'admin APIs',
+  CreatePartitions: 'admin APIs',
+  DescribeConfigs: 'admin APIs',
+  AlterConfigs: 'admin APIs',
+  IncrementalAlterConfigs: 'admin APIs',
+  DescribeAcls: 'admin APIs',
+  CreateAcls: 'admin APIs',
+  DeleteAcls: 'admin APIs',
+  DescribeLogDirs: 'admin APIs',
+  DescribeCluster: 'admin APIs',
+  DescribeProducers: 'admin APIs',
+  DescribeTopicPartitions: 'admin APIs',
+  ElectLeaders: 'admin APIs',
+  AlterPartitionReassignments: 'admin APIs',
+  ListPartitionReassignments: 'admin APIs',
+  DescribeUserScramCredentials: 'admin APIs',
+  AlterUserScramCredentials: 'admin APIs',
+  AddPartitionsToTxn: 'transactions',
+  AddOffsetsToTxn: 'transactions',
+  EndTxn: 'transactions',
+  TxnOffsetCommit: 'transactions',
+  DescribeTransactions: 'transactions',
+  ListTransactions: 'transactions',
+  SaslHandshake: 'SASL/SSL',
+  SaslAuthenticate: 'SASL/SSL',
+};
+
+/** The APIs klog's broker log says it refused, in the order it refused them. */
+export function refusedApis(brokerLog) {
+  const apis = [];
+  for (const m of brokerLog.matchAll(/(\w+) (?:\(API key \d+\)|v\d+) is not served by klog/g)) {
+    if (!apis.includes(m[1])) apis.push(m[1]);
+  }
+  if (
+    /InitProducerId for transactional id/.test(brokerLog) &&
+    !apis.includes('InitProducerId (transactional)')
+  ) {
+    apis.push('InitProducerId (transactional)');
+  }
+  return apis;
+}
+
+const REASON_FEATURE = [
+  [
+    /KAFKA_PATH|ZK_ADDRESS|kafka-topics|BROKER_ADDRESS_2|needs a (real )?Kafka/i,
+    'needs a Kafka installation',
+  ],
+  [/\bSSL\b|\bSASL\b|ssl\.|sasl\.|OIDC|oauthbearer|security\.protocol/i, 'SASL/SSL'],
+  [/transaction|\btxn\b|transactional/i, 'transactions'],
+  [
+    /Topic Admin API|CreatePartitions|DeleteTopics|DescribeConfigs|AlterConfigs|DeleteRecords|admin/i,
+    'admin APIs',
+  ],
+  [/group|coordinator|assignment|rebalance|commit|subscri|partitions_assigned|assign/i, 'consumer groups'],
+];
+
+/**
+ * The feature a test that did not pass is missing: what its first failure line names (a Kafka installation,
+ * SASL/SSL), else the first API klog's broker refused during it, else the failure line's words.
+ */
+export function classify(result, brokerLog = '') {
+  if (result.state === 'passed') return undefined;
+  const reason = result.reason ?? '';
+  for (const [re, feature] of REASON_FEATURE.slice(0, 2)) if (re.test(reason)) return feature;
+  for (const api of refusedApis(brokerLog)) {
+    if (api === 'InitProducerId (transactional)') return 'transactions';
+    if (API_FEATURE[api]) return API_FEATURE[api];
+  }
+  for (const [re, feature] of REASON_FEATURE.slice(2)) if (re.test(reason)) return feature;
+  return 'other';
+}
+
+/** allow-list.txt: one test name a line, `#` starts a comment. */
+export function parseAllowList(text) {
+  const names = new Set();
+  for (const line of text.split('\n')) {
+    const name = line.replace(/#.*$/, '').trim();
+    if (name !== '') names.add(name);
+  }
+  return { names };
+}
+
+/** The allow-list with `passing` added (each with a comment saying when), entries kept in test order. */
+export function updateAllowList(text, passing, date = new Date().toISOString().slice(0, 10)) {
+  const lines = text.split('\n');
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const header = [];
+  let i = 0;
+  for (; i < lines.length && !/^\d{4}_/.test(lines[i]); i++) header.push(lines[i]);
+  const entries = lines.slice(i).filter((l) => l.trim() !== '');
+  const have = parseAllowList(text).names;
+  for (const r of passing) {
+    if (!have.has(r.name)) entries.push(`${r.name.padEnd(44)} # passing since ${date} (--full)`);
+  }
+  entries.sort((a, b) => a.localeCompare(b));
+  return `${[...header, ...entries].join('\n')}\n`;
+}
+
+function totals(results) {
+  const count = (state) => results.filter((r) => r.state === state).length;
+  return { ran: results.length, passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
+}
+
+function minutes(seconds) {
+  const s = Math.round(seconds);
+  return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
+}
+
+const cell = (text) => (text ?? '').replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 200);
+
+function groups(results) {
+  const byFeature = new Map(FEATURES.map((f) => [f, []]));
+  for (const r of results) if (r.state !== 'passed') byFeature.get(r.feature ?? 'other').push(r);
+  return byFeature;
+}
+
+/** The report card: a Markdown file and the table printed at the end of a run. */
+export function renderReport(results, run) {
+  const t = totals(results);
+  const line = `${t.ran} tests ran: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`;
+  const md = [
+    `# librdkafka ${'2.0.2'} suite against klog serve (${run.mode} mode)`,
+    '',
+    `${line}, in ${minutes(run.seconds)} (TEST_KAFKA_VERSION=${run.kafkaVersion}, one test number at a time` +
+      `${run.includeLocal ? ', broker-less tests of the same numbers included' : ''}).`,
+    '',
+    '| test | result | s | allow-list | missing feature | first line of its failure / skip |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...results.map(
+      (r) =>
+        `| ${r.name}${r.local ? ' (local)' : ''} | ${r.state} | ${r.seconds?.toFixed(1) ?? ''} | ` +
+        `${r.allowed ? 'yes' : ''} | ${r.feature ?? ''} | ${cell(r.reason)} |`,
+    ),
+    '',
+    '## Not passing, by missing feature',
+    '',
+  ];
+  for (const [feature, rs] of groups(results)) {
+    if (rs.length === 0) continue;
+    md.push(`- **${feature}** (${rs.length}): ${rs.map((r) => r.number).join(', ')}`);
+  }
+  const width = Math.max(...results.map((r) => r.name.length), 4);
+  const table = [
+    `${'test'.padEnd(width)}  result   first line`,
+    ...results.map(
+      (r) =>
+        `${r.name.padEnd(width)}  ${r.state.padEnd(7)}  ${r.state === 'passed' ? '' : cell(r.reason).slice(0, 110)}`,
+    ),
+    '',
+    `${line} (${minutes(run.seconds)})`,
+  ].join('\n');
+  return { markdown: `${md.join('\n')}\n`, table };
+}
+
+/** FINDINGS.md: the failures of a full run grouped by the feature they need, with their first lines. */
+export function renderFindings(results, run, date = new Date().toISOString().slice(0, 10)) {
+  const t = totals(results);
+  const md = [
+    '# librdkafka’s suite against klog: findings',
+    '',
+    `Written by \`pnpm test:librdkafka --full --update-allow-list\` on ${date}: ${t.ran} tests ran, ` +
+      `${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped (${minutes(run.seconds)}). ` +
+      'Each test that did not pass is filed under the feature it is missing: the first API klog refused ' +
+      'while it ran, or what its first failure line names. Rerun to refresh; edit nothing here by hand.',
+    '',
+  ];
+  for (const [feature, rs] of groups(results)) {
+    if (rs.length === 0) continue;
+    md.push(`## ${feature} (${rs.length})`, '', '| test | result | first line |', '| --- | --- | --- |');
+    for (const r of rs) md.push(`| ${r.name} | ${r.state} | ${cell(r.reason)} |`);
+    md.push('');
+  }
+  return `${md.join('\n')}`;
+}

@@ -1,0 +1,127 @@
+// findings.mjs: which feature a failure is missing, the allow-list's format, the report card's totals.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  classify,
+  parseAllowList,
+  refusedApis,
+  renderFindings,
+  renderReport,
+  updateAllowList,
+} from '../findings.mjs';
+
+const BROKER_LOG = [
+  '2026-12-03T11:57:20.970Z INFO  klog serve: listening on 127.0.0.1:39247',
+  '2026-12-03T11:57:21.300Z WARN  closing 127.0.0.1:51000: DeleteTopics (API key 20) is not served by klog',
+  '2026-12-03T11:57:21.400Z WARN  closing 127.0.0.1:51002: FindCoordinator (API key 10) is not served by klog: consumer groups are not built yet',
+  '2026-12-03T11:57:21.500Z WARN  closing 127.0.0.1:51004: DeleteTopics (API key 20) is not served by klog',
+].join('\n');
+
+test('refusedApis lists the APIs the broker refused, first first, once each', () => {
+  assert.deepEqual(refusedApis(BROKER_LOG), ['DeleteTopics', 'FindCoordinator']);
+  assert.deepEqual(refusedApis('Metadata v13 is not served by klog (it serves v0–v9)'), ['Metadata']);
+  assert.deepEqual(
+    refusedApis('InitProducerId for transactional id "t1" refused: klog does not build transactions'),
+    ['InitProducerId (transactional)'],
+  );
+});
+
+test('classify: the failure line first for SASL/SSL and a Kafka installation, then the refused API', () => {
+  const failed = (reason) => ({ state: 'failed', reason });
+  assert.equal(classify({ state: 'passed', reason: '' }, BROKER_LOG), undefined);
+  assert.equal(classify({ state: 'skipped', reason: 'Test requires SSL to be configured' }), 'SASL/SSL');
+  assert.equal(
+    classify(failed('test_kafka_cmd: KAFKA_PATH must be set'), BROKER_LOG),
+    'needs a Kafka installation',
+  );
+  assert.equal(classify(failed('timed out waiting for assignment'), BROKER_LOG), 'admin APIs');
+  assert.equal(classify(failed('timed out waiting for assignment'), ''), 'consumer groups');
+  assert.equal(classify(failed('init_transactions() failed'), ''), 'transactions');
+  assert.equal(
+    classify(failed('Delivery failed'), 'InitProducerId for transactional id "x" refused'),
+    'transactions',
+  );
+  assert.equal(classify(failed('expected 10 messages, got 9'), ''), 'other');
+});
+
+const ALLOW = [
+  '# header line',
+  '# another',
+  '0002_unkpart                                 # unknown partitions',
+  '0001_multiobj # many clients',
+  '',
+].join('\n');
+
+test('parseAllowList reads names and ignores comments and blank lines', () => {
+  assert.deepEqual([...parseAllowList(ALLOW).names], ['0002_unkpart', '0001_multiobj']);
+  assert.equal(parseAllowList('# only a comment\n\n').names.size, 0);
+});
+
+test('updateAllowList adds what passed with a dated comment, keeps the header and sorts the entries', () => {
+  const updated = updateAllowList(
+    ALLOW,
+    [{ name: '0003_msgmaxsize' }, { name: '0001_multiobj' }],
+    '2026-12-03',
+  );
+  assert.equal(
+    updated,
+    [
+      '# header line',
+      '# another',
+      '0001_multiobj # many clients',
+      '0002_unkpart                                 # unknown partitions',
+      '0003_msgmaxsize                              # passing since 2026-12-03 (--full)',
+      '',
+    ].join('\n'),
+  );
+  assert.deepEqual([...parseAllowList(updated).names].sort(), [
+    '0001_multiobj',
+    '0002_unkpart',
+    '0003_msgmaxsize',
+  ]);
+});
+
+const RESULTS = [
+  { name: '0001_multiobj', number: '0001', state: 'passed', reason: '', seconds: 1, allowed: true },
+  {
+    name: '0018_cgrp_term',
+    number: '0018',
+    state: 'failed',
+    reason: 'no assignment | x',
+    feature: 'consumer groups',
+  },
+  {
+    name: '0097_ssl_verify',
+    number: '0097',
+    state: 'skipped',
+    reason: 'SSL not configured',
+    feature: 'SASL/SSL',
+  },
+  {
+    name: '0030_offset_commit',
+    number: '0030',
+    state: 'failed',
+    reason: 'commit failed',
+    feature: 'consumer groups',
+  },
+];
+
+test('renderReport counts and groups by feature; the table ends with the totals', () => {
+  const { markdown, table } = renderReport(RESULTS, { mode: 'full', kafkaVersion: '4.1.0', seconds: 125 });
+  assert.match(markdown, /4 tests ran: 1 passed, 2 failed, 1 skipped, in 2 min 5 s/);
+  assert.match(markdown, /- \*\*consumer groups\*\* \(2\): 0018, 0030/);
+  assert.match(markdown, /- \*\*SASL\/SSL\*\* \(1\): 0097/);
+  assert.match(markdown, /\| 0018_cgrp_term \| failed \|.*\| no assignment \\\| x \|/);
+  assert.equal(table.split('\n').at(-1), '4 tests ran: 1 passed, 2 failed, 1 skipped (2 min 5 s)');
+});
+
+test('renderFindings lists each feature with its failing tests and their first lines', () => {
+  const md = renderFindings(RESULTS, { seconds: 59 }, '2026-12-03');
+  assert.match(md, /on 2026-12-03: 4 tests ran, 1 passed, 2 failed, 1 skipped \(59 s\)/);
+  assert.match(
+    md,
+    /## consumer groups \(2\)\n\n\| test \| result \| first line \|\n\| --- \| --- \| --- \|\n\| 0018_cgrp_term \| failed \|/,
+  );
+  assert.doesNotMatch(md, /admin APIs/);
+  assert.doesNotMatch(md, /0001_multiobj/);
+});
