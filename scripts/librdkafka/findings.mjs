@@ -69,34 +69,61 @@ export function refusedApis(brokerLog) {
   return apis;
 }
 
+// The first failure line's words (its file:line:function() included) → the feature it names.
 const REASON_FEATURE = [
   [
-    /KAFKA_PATH|ZK_ADDRESS|kafka-topics|BROKER_ADDRESS_2|needs a (real )?Kafka/i,
+    /KAFKA_PATH|ZK_ADDRESS|test_kafka_topics|test_kafka_cmd|BROKERS must be set/,
     'needs a Kafka installation',
   ],
   [/\bSSL\b|\bSASL\b|ssl\.|sasl\.|OIDC|oauthbearer|security\.protocol/i, 'SASL/SSL'],
   [/transaction|\btxn\b|transactional/i, 'transactions'],
   [
-    /Topic Admin API|CreatePartitions|DeleteTopics|DescribeConfigs|AlterConfigs|DeleteRecords|admin/i,
+    /Topic Admin API|test_admin_|_result_|CreatePartitions|DeleteTopics|DescribeConfigs|AlterConfigs|DeleteRecords|create_partitions|delete_topic/,
     'admin APIs',
   ],
-  [/group|coordinator|assignment|rebalance|commit|subscri|partitions_assigned|assign/i, 'consumer groups'],
+  [/group|coordinator|assign|rebalance|commit|subscri|consumer_poll|consumer_close/i, 'consumer groups'],
 ];
+
+// What a test's source uses (tests/<number>-*.c, .cpp) → the features it needs, for a failure whose line
+// names none (a timeout). Group-level admin calls (ListGroups, DeleteGroups) are the coordinator's.
+const SOURCE_FEATURE = [
+  [
+    /init_transactions|begin_transaction|transactional\.id|init_transactions\(|InitTransactions/,
+    'transactions',
+  ],
+  [/"(sasl|ssl)\.|security\.protocol|oauthbearer/, 'SASL/SSL'],
+  [
+    /rd_kafka_(subscribe|commit|committed|list_groups|consumer_poll|DeleteGroups|ListConsumerGroups|DescribeConsumerGroups|DeleteConsumerGroupOffsets|AlterConsumerGroupOffsets|ListConsumerGroupOffsets)\b|test_consumer_subscribe|test_create_consumer\(\s*(?!NULL)|->subscribe\(|commitSync|commitAsync|"group\.id"|offset\.store\.method/,
+    'consumer groups',
+  ],
+  [
+    /rd_kafka_(CreatePartitions|DeleteTopics|DescribeConfigs|AlterConfigs|IncrementalAlterConfigs|DeleteRecords|CreateAcls|DescribeAcls|DeleteAcls)\b|test_(admin_create_partitions|delete_topic|DeleteTopics|CreatePartitions|AlterConfigs|DescribeConfigs|DeleteRecords)\b/,
+    'admin APIs',
+  ],
+  [/test_kafka_topics\(|test_kafka_cmd\(|KAFKA_PATH/, 'needs a Kafka installation'],
+];
+
+/** The features a test's source uses, in the order a failure without a telling line is filed by. */
+export function sourceFeatures(source) {
+  return SOURCE_FEATURE.filter(([re]) => re.test(source)).map(([, feature]) => feature);
+}
 
 /**
  * The feature a test that did not pass is missing: what its first failure line names (a Kafka installation,
- * SASL/SSL), else the first API klog's broker refused during it, else the failure line's words.
+ * SASL/SSL, a transaction, an admin call), else the first API klog's broker refused while it ran, else a
+ * consumer's words in the line (a poll that timed out, an assignment), else what its source uses
+ * (`features`, from sourceFeatures).
  */
-export function classify(result, brokerLog = '') {
+export function classify(result, brokerLog = '', features = []) {
   if (result.state === 'passed') return undefined;
   const reason = result.reason ?? '';
-  for (const [re, feature] of REASON_FEATURE.slice(0, 2)) if (re.test(reason)) return feature;
+  const named = REASON_FEATURE.filter(([re]) => re.test(reason)).map(([, feature]) => feature);
+  if (named.length > 0 && named[0] !== 'consumer groups') return named[0];
   for (const api of refusedApis(brokerLog)) {
     if (api === 'InitProducerId (transactional)') return 'transactions';
     if (API_FEATURE[api]) return API_FEATURE[api];
   }
-  for (const [re, feature] of REASON_FEATURE.slice(2)) if (re.test(reason)) return feature;
-  return 'other';
+  return named[0] ?? features[0] ?? 'other';
 }
 
 /** allow-list.txt: one test name a line, `#` starts a comment. */

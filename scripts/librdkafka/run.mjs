@@ -3,7 +3,15 @@
 // applicable test number alone against a fresh `klog serve` (auto-create on, 4 partitions), with the
 // suite's own timeouts, and writes a report card. Exit 1 when a test of the allow-list did not pass.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +22,14 @@ import {
   parseRunnerOutput,
   parseTestList,
 } from './catalogue.mjs';
-import { classify, parseAllowList, renderFindings, renderReport, updateAllowList } from './findings.mjs';
+import {
+  classify,
+  parseAllowList,
+  renderFindings,
+  renderReport,
+  sourceFeatures,
+  updateAllowList,
+} from './findings.mjs';
 import { cacheDir, LIBRDKAFKA_VERSION, prepareSuite, SuiteError } from './suite.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -38,6 +53,7 @@ Runs librdkafka ${LIBRDKAFKA_VERSION}'s own integration tests against \`klog ser
   --update-allow-list   add the tests that passed to allow-list.txt and rewrite FINDINGS.md (with --full)
   --out <dir>           where the report card goes (default: artifacts/librdkafka)
   --prepare-only        get and build the suite, run nothing
+  --from-report         run nothing: judge <out>/report.json again (allow-list, features, --update-allow-list)
   -h, --help            this text
 
 Environment: KLOG_CACHE_DIR (default ~/.cache/klog) holds the built suite; KLOG_LIBRDKAFKA_NO_NETNS=1 runs
@@ -66,10 +82,13 @@ function parseArgs(argv) {
     else if (a === '--update-allow-list') opts.update = true;
     else if (a === '--out') opts.out = resolve(argv[++i] ?? fail('--out wants a directory'));
     else if (a === '--prepare-only') opts.prepareOnly = true;
+    else if (a === '--from-report') opts.fromReport = true;
     else if (a === '--inside-netns') opts.insideNetns = true;
     else fail(`unknown option ${a} (see --help)`);
   }
-  if (opts.update && opts.mode !== 'full') fail('--update-allow-list wants --full (it reads a whole run)');
+  if (opts.update && opts.mode !== 'full' && !opts.fromReport) {
+    fail('--update-allow-list wants --full (it reads a whole run)');
+  }
   return opts;
 }
 
@@ -198,51 +217,21 @@ function runTestNumber(testsDir, number, confFile, reportFile, includeLocal) {
   });
 }
 
+/** The source files of one test number (tests/0012-produce_consume.c, …), for what they use. */
+function testSource(testsDir, number) {
+  return readdirSync(testsDir)
+    .filter((f) => f.startsWith(`${number}-`) && /\.(c|cpp)$/.test(f))
+    .map((f) => readFileSync(join(testsDir, f), 'utf8'))
+    .join('\n');
+}
+
 function formatDuration(seconds) {
   const s = Math.round(seconds);
   return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
 
-async function main() {
-  const opts = parseArgs(process.argv.slice(2));
-  const started = Date.now();
-  if (!existsSync(CLI)) fail(`no built CLI at ${CLI}: run \`pnpm build --filter=@klog/cli\` first`);
-
-  let testsDir;
-  if (!opts.insideNetns) {
-    try {
-      testsDir = prepareSuite();
-    } catch (e) {
-      if (e instanceof SuiteError) fail(`could not get or build the suite: ${e.message}`, 1);
-      throw e;
-    }
-    if (opts.prepareOnly) return;
-    reexecInNetns(); // exits when it could; otherwise carries on here
-  } else {
-    if (!onlyLoopback()) fail('inside the namespace but interfaces other than lo are present', 1);
-    testsDir = join(cacheDir(), `librdkafka-${LIBRDKAFKA_VERSION}`, 'tests');
-  }
-
-  const catalogue = parseTestList(readFileSync(join(testsDir, 'test.c'), 'utf8'));
-  const allow = parseAllowList(existsSync(ALLOW_LIST) ? readFileSync(ALLOW_LIST, 'utf8') : '');
-  const known = new Set(catalogue.map((t) => t.name));
-  for (const name of allow.names)
-    if (!known.has(name)) fail(`allow-list.txt names ${name}, not in the suite`);
-
-  const applicable = catalogue.filter((t) => !notApplicable(t));
-  let numbers;
-  if (opts.mode === 'full') numbers = [...new Set(applicable.map((t) => t.number))];
-  else if (opts.mode === 'tests') numbers = opts.tests;
-  else numbers = [...new Set(applicable.filter((t) => allow.names.has(t.name)).map((t) => t.number))];
-  const byNumber = (n) =>
-    catalogue.filter(
-      (t) =>
-        t.number === n &&
-        (!notApplicable(t) || (opts.includeLocal && notApplicable(t) === 'local (no broker)')),
-    );
-  for (const n of numbers)
-    if (byNumber(n).length === 0) fail(`test ${n} does not apply to one broker (or is not in the suite)`);
-
+/** Each test number alone against its own fresh broker; the results in the suite's order. */
+async function runAll(opts, testsDir, numbers, byNumber, allow, foreign) {
   mkdirSync(join(opts.out, 'logs'), { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'klog-librdkafka-'));
   console.log(
@@ -250,7 +239,6 @@ async function main() {
       `(auto-create, 4 partitions, TEST_KAFKA_VERSION=${KAFKA_VERSION})${opts.insideNetns ? ', loopback-only network namespace' : ''}`,
   );
   const results = [];
-  const foreign = new Set();
   for (const [i, number] of numbers.entries()) {
     const tests = byNumber(number);
     const dir = join(work, number);
@@ -279,6 +267,7 @@ async function main() {
       tests.map((t) => t.name),
       exit,
     );
+    const features = sourceFeatures(testSource(testsDir, number));
     for (const t of tests) {
       const r = parsed.get(t.name);
       const local = notApplicable(t) === 'local (no broker)';
@@ -287,7 +276,7 @@ async function main() {
         number,
         local,
         ...r,
-        feature: classify(r, broker.log()),
+        feature: classify(r, broker.log(), features),
         allowed: allow.names.has(t.name),
       });
     }
@@ -298,9 +287,69 @@ async function main() {
     rmSync(dir, { recursive: true, force: true });
   }
   rmSync(work, { recursive: true, force: true });
+  return results;
+}
+
+/** A report.json read back and judged again (features from its logs, the allow-list as it is now). */
+function rejudge(out, testsDir, allow) {
+  const file = join(out, 'report.json');
+  if (!existsSync(file)) fail(`--from-report: no ${file} (run the suite first)`);
+  const { results, ...run } = JSON.parse(readFileSync(file, 'utf8'));
+  const judged = results.map((r) => {
+    const brokerLog = join(out, 'logs', `${r.number}.broker.log`);
+    const log = existsSync(brokerLog) ? readFileSync(brokerLog, 'utf8') : '';
+    const features = sourceFeatures(testSource(testsDir, r.number));
+    return { ...r, feature: classify(r, log, features), allowed: allow.names.has(r.name) };
+  });
+  return { results: judged, run };
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  if (!existsSync(CLI)) fail(`no built CLI at ${CLI}: run \`pnpm build --filter=@klog/cli\` first`);
+
+  let testsDir;
+  if (!opts.insideNetns) {
+    try {
+      testsDir = prepareSuite();
+    } catch (e) {
+      if (e instanceof SuiteError) fail(`could not get or build the suite: ${e.message}`, 1);
+      throw e;
+    }
+    if (opts.prepareOnly) return;
+    if (!opts.fromReport) reexecInNetns(); // exits when it could; otherwise carries on here
+  } else {
+    if (!onlyLoopback()) fail('inside the namespace but interfaces other than lo are present', 1);
+    testsDir = join(cacheDir(), `librdkafka-${LIBRDKAFKA_VERSION}`, 'tests');
+  }
+
+  const catalogue = parseTestList(readFileSync(join(testsDir, 'test.c'), 'utf8'));
+  const allow = parseAllowList(existsSync(ALLOW_LIST) ? readFileSync(ALLOW_LIST, 'utf8') : '');
+  const known = new Set(catalogue.map((t) => t.name));
+  for (const name of allow.names)
+    if (!known.has(name)) fail(`allow-list.txt names ${name}, not in the suite`);
+
+  const applicable = catalogue.filter((t) => !notApplicable(t));
+  let numbers;
+  if (opts.mode === 'full') numbers = [...new Set(applicable.map((t) => t.number))];
+  else if (opts.mode === 'tests') numbers = opts.tests;
+  else numbers = [...new Set(applicable.filter((t) => allow.names.has(t.name)).map((t) => t.number))];
+  const byNumber = (n) =>
+    catalogue.filter(
+      (t) =>
+        t.number === n &&
+        (!notApplicable(t) || (opts.includeLocal && notApplicable(t) === 'local (no broker)')),
+    );
+  for (const n of numbers)
+    if (byNumber(n).length === 0) fail(`test ${n} does not apply to one broker (or is not in the suite)`);
+
+  const foreign = new Set();
+  const earlier = opts.fromReport ? rejudge(opts.out, testsDir, allow) : undefined;
+  const results = earlier?.results ?? (await runAll(opts, testsDir, numbers, byNumber, allow, foreign));
 
   const elapsed = (Date.now() - started) / 1000;
-  const run = {
+  const run = earlier?.run ?? {
     mode: opts.mode,
     includeLocal: opts.includeLocal,
     kafkaVersion: KAFKA_VERSION,

@@ -7,6 +7,7 @@ import {
   refusedApis,
   renderFindings,
   renderReport,
+  sourceFeatures,
   updateAllowList,
 } from '../findings.mjs';
 
@@ -26,22 +27,56 @@ test('refusedApis lists the APIs the broker refused, first first, once each', ()
   );
 });
 
-test('classify: the failure line first for SASL/SSL and a Kafka installation, then the refused API', () => {
+test("classify: what the failure line names, then the refused API, then a consumer's words, then the source", () => {
   const failed = (reason) => ({ state: 'failed', reason });
   assert.equal(classify({ state: 'passed', reason: '' }, BROKER_LOG), undefined);
   assert.equal(classify({ state: 'skipped', reason: 'Test requires SSL to be configured' }), 'SASL/SSL');
   assert.equal(
-    classify(failed('test_kafka_cmd: KAFKA_PATH must be set'), BROKER_LOG),
+    classify(
+      failed('test_kafka_topics: KAFKA_PATH and BROKERS must be set (test.c:4573:test_kafka_topics())'),
+    ),
     'needs a Kafka installation',
   );
-  assert.equal(classify(failed('timed out waiting for assignment'), BROKER_LOG), 'admin APIs');
-  assert.equal(classify(failed('timed out waiting for assignment'), ''), 'consumer groups');
+  assert.equal(
+    classify(failed('Test assertion failed: "terr": CreatePartitions_result_topics returned NULL'), '', [
+      'consumer groups',
+    ]),
+    'admin APIs',
+  );
+  // A refused API is more telling than a poll that timed out…
+  assert.equal(
+    classify(failed('consume: consumer_poll() timeout (0/-1 eof, 0/999 msgs)'), BROKER_LOG),
+    'admin APIs',
+  );
+  // … which is a consumer's, when the broker refused nothing.
+  assert.equal(classify(failed('timed out waiting for assignment'), '', ['admin APIs']), 'consumer groups');
   assert.equal(classify(failed('init_transactions() failed'), ''), 'transactions');
   assert.equal(
     classify(failed('Delivery failed'), 'InitProducerId for transactional id "x" refused'),
     'transactions',
   );
-  assert.equal(classify(failed('expected 10 messages, got 9'), ''), 'other');
+  // A plain timeout: what the test's source uses.
+  assert.equal(
+    classify(failed('Test 0040_io_event timed out'), '', ['consumer groups', 'admin APIs']),
+    'consumer groups',
+  );
+  assert.equal(classify(failed('expected 10 messages, got 9'), '', []), 'other');
+});
+
+test('sourceFeatures names what a test source uses, transactions first', () => {
+  assert.deepEqual(
+    sourceFeatures('rk = test_create_consumer(topic, NULL, conf, NULL);\ntest_consumer_subscribe(rk, t);'),
+    ['consumer groups'],
+  );
+  assert.deepEqual(sourceFeatures('rk_c = test_create_consumer(NULL, NULL, NULL, NULL); consume_start'), []);
+  assert.deepEqual(
+    sourceFeatures('test_conf_set(conf, "transactional.id", txnid); rd_kafka_DeleteTopics(rk, t, 1, o, q);'),
+    ['transactions', 'admin APIs'],
+  );
+  assert.deepEqual(sourceFeatures('test_conf_set(conf, "sasl.mechanisms", "PLAIN");'), ['SASL/SSL']);
+  assert.deepEqual(sourceFeatures('test_kafka_topics("--alter --topic %s", topic);'), [
+    'needs a Kafka installation',
+  ]);
 });
 
 const ALLOW = [
