@@ -104,7 +104,9 @@ const STATES = { PASSED: 'passed', FAILED: 'failed', SKIPPED: 'skipped', RUNNING
 /**
  * One test-runner invocation's outcome per test name, from its summary table, its failure banners and
  * its exit. `expected` are the names it was asked to run (one test number's applicable tests).
- * Returns { results: Map(name → { state, reason }), notes: string[] }.
+ * Returns { results: Map(name → { state, reason, cause, seconds }), notes: string[] }: `reason` is the
+ * first failure line as shown (with its subtest), `cause` the same without the subtest's name (a subtest
+ * called "without transactions" says nothing about what failed).
  */
 export function parseRunnerOutput(rawOutput, expected, exit) {
   const output = stripAnsi(rawOutput);
@@ -113,30 +115,39 @@ export function parseRunnerOutput(rawOutput, expected, exit) {
   const notes = [];
   const firstFailure = new Map();
   for (let i = 0; i < lines.length; i++) {
-    const m = /^### Test "([^" (]+)(?: \(([^)]*)\))?" failed at ([^ ]+) at .*: ###$/.exec(lines[i]);
+    // Subtest names hold parentheses of their own: "… (test_producer_latency:185: transactions (35ms))".
+    const m = /^### Test "(\S+?)(?: \((.*)\))?" failed at (\S+) at .*: ###$/.exec(lines[i]);
     if (!m) continue;
     const [, name, subtest, where] = m;
-    const reason = (lines[i + 1] ?? '').trim();
+    const line = (lines[i + 1] ?? '').trim();
     if (name === '<MAIN>') {
-      notes.push(`<MAIN>: ${reason}`);
+      notes.push(`<MAIN>: ${line}`);
       continue;
     }
     if (!firstFailure.has(name)) {
-      firstFailure.set(name, `${subtest ? `${subtest}: ` : ''}${reason} (${where})`);
+      const cause = `${subtest ? line.replace(` (${subtest})`, '') : line} (${where})`;
+      firstFailure.set(name, { reason: `${subtest ? `${subtest}: ` : ''}${line} (${where})`, cause });
     }
   }
+  let stoppedAt;
   for (const line of lines) {
-    const m =
-      /^\|\s*(\S+)\s+\|\s*(PASSED|FAILED|SKIPPED|RUNNING|NOT_STARTED)\s*\|\s*([\d.]+)s\s*\|\s?(.*)$/.exec(
-        line,
-      );
+    const m = /^\|\s*(\S+)\s+\|\s*(PASSED|FAILED|SKIPPED|RUNNING|DNS)\s*\|\s*([\d.]+)s\s*\|\s?(.*)$/.exec(
+      line,
+    );
     if (!m || !expected.includes(m[1])) continue;
     const [, name, state, seconds, rest] = m;
-    if (state === 'NOT_STARTED') continue;
+    if (state === 'FAILED' || state === 'RUNNING') stoppedAt = name;
+    if (state === 'DNS') {
+      // Did not start: test-runner stops after a test times out (it prints the table and exits).
+      const reason = `did not start: test-runner stopped after ${stoppedAt ?? 'an earlier test'} failed`;
+      results.set(name, { state: 'failed', reason, cause: reason, seconds: 0 });
+      continue;
+    }
     const said = rest.replace(/<-- known issue.*$/, '').trim();
-    const reason = state === 'FAILED' ? (firstFailure.get(name) ?? said) : state === 'SKIPPED' ? said : '';
+    const failure = firstFailure.get(name) ?? { reason: said, cause: said };
+    const { reason, cause } = state === 'FAILED' || state === 'SKIPPED' ? failure : { reason: '', cause: '' };
     // The table is printed again when a test times out: the last one is the run's verdict.
-    results.set(name, { state: STATES[state], reason, seconds: Number(seconds) });
+    results.set(name, { state: STATES[state], reason, cause, seconds: Number(seconds) });
   }
   for (const name of expected) {
     if (results.has(name)) continue;
@@ -148,9 +159,12 @@ export function parseRunnerOutput(rawOutput, expected, exit) {
         ? `test-runner died of ${exit.signal}`
         : `test-runner exited ${exit.code} without a summary`;
     const passedBanner = lines.some((l) => l.includes(`Test ${name} PASSED`));
-    if (passedBanner && !firstFailure.has(name))
-      results.set(name, { state: 'passed', reason: '', seconds: 0 });
-    else results.set(name, { state: 'failed', reason: firstFailure.get(name) ?? how, seconds: 0 });
+    if (passedBanner && !firstFailure.has(name)) {
+      results.set(name, { state: 'passed', reason: '', cause: '', seconds: 0 });
+    } else {
+      const { reason, cause } = firstFailure.get(name) ?? { reason: how, cause: how };
+      results.set(name, { state: 'failed', reason, cause, seconds: 0 });
+    }
   }
   return { results, notes };
 }

@@ -85,17 +85,15 @@ const REASON_FEATURE = [
 ];
 
 // What a test's source uses (tests/<number>-*.c, .cpp) → the features it needs, for a failure whose line
-// names none (a timeout). Group-level admin calls (ListGroups, DeleteGroups) are the coordinator's.
+// names none (a timeout). Consumer groups first: librdkafka waits for a coordinator in silence until a
+// test times out, while a transaction or an admin call fails at once with a line that names it.
+// Group-level admin calls (ListGroups, DeleteGroups) are the coordinator's.
 const SOURCE_FEATURE = [
-  [
-    /init_transactions|begin_transaction|transactional\.id|init_transactions\(|InitTransactions/,
-    'transactions',
-  ],
-  [/"(sasl|ssl)\.|security\.protocol|oauthbearer/, 'SASL/SSL'],
   [
     /rd_kafka_(subscribe|commit|committed|list_groups|consumer_poll|DeleteGroups|ListConsumerGroups|DescribeConsumerGroups|DeleteConsumerGroupOffsets|AlterConsumerGroupOffsets|ListConsumerGroupOffsets)\b|test_consumer_subscribe|test_create_consumer\(\s*(?!NULL)|->subscribe\(|commitSync|commitAsync|"group\.id"|offset\.store\.method/,
     'consumer groups',
   ],
+  [/init_transactions|begin_transaction|transactional\.id|InitTransactions/, 'transactions'],
   [
     /rd_kafka_(CreatePartitions|DeleteTopics|DescribeConfigs|AlterConfigs|IncrementalAlterConfigs|DeleteRecords|CreateAcls|DescribeAcls|DeleteAcls)\b|test_(admin_create_partitions|delete_topic|DeleteTopics|CreatePartitions|AlterConfigs|DescribeConfigs|DeleteRecords)\b/,
     'admin APIs',
@@ -116,13 +114,15 @@ export function sourceFeatures(source) {
  */
 export function classify(result, brokerLog = '', features = []) {
   if (result.state === 'passed') return undefined;
-  const reason = result.reason ?? '';
+  const reason = result.cause ?? result.reason ?? '';
   const named = REASON_FEATURE.filter(([re]) => re.test(reason)).map(([, feature]) => feature);
   if (named.length > 0 && named[0] !== 'consumer groups') return named[0];
   for (const api of refusedApis(brokerLog)) {
     if (api === 'InitProducerId (transactional)') return 'transactions';
     if (API_FEATURE[api]) return API_FEATURE[api];
   }
+  // A skip says why in its line (SSL not configured, a known issue librdkafka skips by default).
+  if (result.state === 'skipped') return named[0] ?? 'other';
   return named[0] ?? features[0] ?? 'other';
 }
 

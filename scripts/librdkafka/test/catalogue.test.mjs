@@ -102,11 +102,13 @@ test('parseRunnerOutput: states from the summary, the first failure banner as th
     state: 'failed',
     reason:
       'do_test_regex:224: timed out waiting for assignment (0045-subscribe_update.c:64:await_assignment())',
+    cause: 'timed out waiting for assignment (0045-subscribe_update.c:64:await_assignment())',
     seconds: 32.104,
   });
   assert.deepEqual(results.get('0097_ssl_verify'), {
     state: 'skipped',
     reason: 'Test requires SSL to be configured',
+    cause: 'Test requires SSL to be configured',
     seconds: 0.002,
   });
   assert.deepEqual(notes, ['<MAIN>: 4 thread(s) still active in librdkafka']);
@@ -134,6 +136,7 @@ test('parseRunnerOutput: no summary (crash or outer timeout) fails what did not 
   assert.deepEqual(killed.results.get('0003_msgmaxsize'), {
     state: 'failed',
     reason: "killed after 900 s (the runner's outer timeout)",
+    cause: "killed after 900 s (the runner's outer timeout)",
     seconds: 0,
   });
   const crashed = parseRunnerOutput('', ['0003_msgmaxsize'], {
@@ -153,7 +156,43 @@ test('parseRunnerOutput: a table printed twice (a timeout) ends with the last ve
   assert.deepEqual(results.get('0012_produce_consume'), {
     state: 'failed',
     reason: 'Test 0012_produce_consume timed out (timeout set to 30 seconds)',
+    cause: 'Test 0012_produce_consume timed out (timeout set to 30 seconds)',
     seconds: 31,
+  });
+});
+
+test('parseRunnerOutput: a subtest with parentheses; its name is kept out of the cause', () => {
+  const output = [
+    '### Test "0055_producer_latency (test_producer_latency:185: transactions (35ms) (linger.ms=1))" failed at 0055-producer_latency.c:209:test_producer_latency() at Thu Dec  3 12:07:40 2026: ###',
+    'rd_kafka_init_transactions(rk, 10 * 1000) failed: Local: Required feature not supported by broker',
+    '### Test "0061_consumer_lag (do_test_consumer_lag:176: Test consumer lag without transactions)" failed at test.c:1216:check_test_timeouts() at Thu Dec  3 12:09:04 2026: ###',
+    'Test 0061_consumer_lag (do_test_consumer_lag:176: Test consumer lag without transactions) timed out (timeout set to 40 seconds)',
+  ].join('\n');
+  const { results } = parseRunnerOutput(output, ['0055_producer_latency', '0061_consumer_lag'], { code: 1 });
+  const latency = results.get('0055_producer_latency');
+  assert.equal(
+    latency.reason,
+    'test_producer_latency:185: transactions (35ms) (linger.ms=1): rd_kafka_init_transactions(rk, 10 * 1000) failed: ' +
+      'Local: Required feature not supported by broker (0055-producer_latency.c:209:test_producer_latency())',
+  );
+  assert.equal(
+    results.get('0061_consumer_lag').cause,
+    'Test 0061_consumer_lag timed out (timeout set to 40 seconds) (test.c:1216:check_test_timeouts())',
+  );
+});
+
+test('parseRunnerOutput: tests left not started (DNS) after a timeout failed, naming the one it stopped at', () => {
+  const output = [
+    '| 0033_regex_subscribe                     |     FAILED |  18.168s | ',
+    '| 0033_regex_subscribe_local               |        DNS |   0.000s |',
+  ].join('\n');
+  const names = ['0033_regex_subscribe', '0033_regex_subscribe_local'];
+  const { results } = parseRunnerOutput(output, names, { code: 1 });
+  assert.deepEqual(results.get('0033_regex_subscribe_local'), {
+    state: 'failed',
+    reason: 'did not start: test-runner stopped after 0033_regex_subscribe failed',
+    cause: 'did not start: test-runner stopped after 0033_regex_subscribe failed',
+    seconds: 0,
   });
 });
 

@@ -61,9 +61,22 @@ test("classify: what the failure line names, then the refused API, then a consum
     'consumer groups',
   );
   assert.equal(classify(failed('expected 10 messages, got 9'), '', []), 'other');
+  // The cause, not the subtest's name, is what is read.
+  const lag = {
+    state: 'failed',
+    reason:
+      'do_test_consumer_lag:176: Test consumer lag without transactions: Test 0061_consumer_lag timed out',
+    cause: 'Test 0061_consumer_lag timed out (test.c:1216:check_test_timeouts())',
+  };
+  assert.equal(classify(lag, '', ['consumer groups']), 'consumer groups');
+  // A skip is what its line says, never what the source uses.
+  assert.equal(
+    classify({ state: 'skipped', reason: 'Filtered due to negative test flags' }, '', ['consumer groups']),
+    'other',
+  );
 });
 
-test('sourceFeatures names what a test source uses, transactions first', () => {
+test('sourceFeatures names what a test source uses, consumer groups first', () => {
   assert.deepEqual(
     sourceFeatures('rk = test_create_consumer(topic, NULL, conf, NULL);\ntest_consumer_subscribe(rk, t);'),
     ['consumer groups'],
@@ -73,7 +86,12 @@ test('sourceFeatures names what a test source uses, transactions first', () => {
     sourceFeatures('test_conf_set(conf, "transactional.id", txnid); rd_kafka_DeleteTopics(rk, t, 1, o, q);'),
     ['transactions', 'admin APIs'],
   );
-  assert.deepEqual(sourceFeatures('test_conf_set(conf, "sasl.mechanisms", "PLAIN");'), ['SASL/SSL']);
+  assert.deepEqual(sourceFeatures('"transactional.id"; rd_kafka_subscribe(c, topics);'), [
+    'consumer groups',
+    'transactions',
+  ]);
+  // SASL/SSL is read from a skip's line, not the source: plaintext tests check sasl.mechanisms too.
+  assert.deepEqual(sourceFeatures('if (!test_conf_match(NULL, "sasl.mechanisms", "GSSAPI"))'), []);
   assert.deepEqual(sourceFeatures('test_kafka_topics("--alter --topic %s", topic);'), [
     'needs a Kafka installation',
   ]);
