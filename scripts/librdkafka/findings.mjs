@@ -136,7 +136,21 @@ export function parseAllowList(text) {
   return { names };
 }
 
-/** The allow-list with `passing` added (each with a comment saying when), entries kept in test order. */
+/** The first line of a test source's first doc comment (`/** Tests that … *\/`), for the allow-list. */
+export function testSummary(source) {
+  const doc = /\/\*\*([\s\S]*?)\*\//.exec(source)?.[1] ?? '';
+  const first = doc
+    .split('\n')
+    .map((l) => l.replace(/^\s*\*?\s?/, '').trim())
+    .find((l) => l !== '' && !l.startsWith('@'));
+  if (!first) return undefined;
+  return first.length > 70 ? `${first.slice(0, 69).trimEnd()}…` : first;
+}
+
+/**
+ * The allow-list with `passing` added, each with a comment (its summary, when it was added), entries kept
+ * in test order.
+ */
 export function updateAllowList(text, passing, date = new Date().toISOString().slice(0, 10)) {
   const lines = text.split('\n');
   while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
@@ -146,7 +160,8 @@ export function updateAllowList(text, passing, date = new Date().toISOString().s
   const entries = lines.slice(i).filter((l) => l.trim() !== '');
   const have = parseAllowList(text).names;
   for (const r of passing) {
-    if (!have.has(r.name)) entries.push(`${r.name.padEnd(44)} # passing since ${date} (--full)`);
+    const what = r.summary ? `${r.summary} ` : '';
+    if (!have.has(r.name)) entries.push(`${r.name.padEnd(44)} # ${what}(passing since ${date})`);
   }
   entries.sort((a, b) => a.localeCompare(b));
   return `${[...header, ...entries].join('\n')}\n`;

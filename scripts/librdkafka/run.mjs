@@ -28,6 +28,7 @@ import {
   renderFindings,
   renderReport,
   sourceFeatures,
+  testSummary,
   updateAllowList,
 } from './findings.mjs';
 import { cacheDir, LIBRDKAFKA_VERSION, prepareSuite, SuiteError } from './suite.mjs';
@@ -367,7 +368,11 @@ async function main() {
   const newlyPassing = results.filter((r) => r.state === 'passed' && !r.allowed && !r.local);
   const broken = results.filter((r) => r.allowed && r.state !== 'passed');
   if (opts.update) {
-    writeFileSync(ALLOW_LIST, updateAllowList(readFileSync(ALLOW_LIST, 'utf8'), newlyPassing));
+    const described = newlyPassing.map((r) => ({
+      ...r,
+      summary: testSummary(testSource(testsDir, r.number)),
+    }));
+    writeFileSync(ALLOW_LIST, updateAllowList(readFileSync(ALLOW_LIST, 'utf8'), described));
     writeFileSync(FINDINGS, renderFindings(results, run));
     console.log(`librdkafka: allow-list.txt +${newlyPassing.length}; FINDINGS.md rewritten`);
   } else if (newlyPassing.length > 0) {

@@ -8,6 +8,7 @@ import {
   renderFindings,
   renderReport,
   sourceFeatures,
+  testSummary,
   updateAllowList,
 } from '../findings.mjs';
 
@@ -111,11 +112,12 @@ test('parseAllowList reads names and ignores comments and blank lines', () => {
 });
 
 test('updateAllowList adds what passed with a dated comment, keeps the header and sorts the entries', () => {
-  const updated = updateAllowList(
-    ALLOW,
-    [{ name: '0003_msgmaxsize' }, { name: '0001_multiobj' }],
-    '2026-12-03',
-  );
+  const passing = [
+    { name: '0005_order', summary: 'Tests messages are produced in order.' },
+    { name: '0003_msgmaxsize' },
+    { name: '0001_multiobj' },
+  ];
+  const updated = updateAllowList(ALLOW, passing, '2026-12-03');
   assert.equal(
     updated,
     [
@@ -123,7 +125,8 @@ test('updateAllowList adds what passed with a dated comment, keeps the header an
       '# another',
       '0001_multiobj # many clients',
       '0002_unkpart                                 # unknown partitions',
-      '0003_msgmaxsize                              # passing since 2026-12-03 (--full)',
+      '0003_msgmaxsize                              # (passing since 2026-12-03)',
+      '0005_order                                   # Tests messages are produced in order. (passing since 2026-12-03)',
       '',
     ].join('\n'),
   );
@@ -131,6 +134,7 @@ test('updateAllowList adds what passed with a dated comment, keeps the header an
     '0001_multiobj',
     '0002_unkpart',
     '0003_msgmaxsize',
+    '0005_order',
   ]);
 });
 
@@ -158,6 +162,22 @@ const RESULTS = [
     feature: 'consumer groups',
   },
 ];
+
+test('testSummary takes the first line of the first doc comment, past the licence', () => {
+  const source = [
+    '/*',
+    ' * librdkafka - Apache Kafka C library',
+    ' */',
+    '',
+    '/**',
+    ' * Tests multiple rd_kafka_t object creations and destructions.',
+    ' * Issue #20',
+    ' */',
+  ].join('\n');
+  assert.equal(testSummary(source), 'Tests multiple rd_kafka_t object creations and destructions.');
+  assert.equal(testSummary('#include "test.h"\nint main_0099(void) {}'), undefined);
+  assert.equal(testSummary(`/**\n * ${'x'.repeat(80)}\n */`), `${'x'.repeat(69)}…`);
+});
 
 test('renderReport counts and groups by feature; the table ends with the totals', () => {
   const { markdown, table } = renderReport(RESULTS, { mode: 'full', kafkaVersion: '4.1.0', seconds: 125 });
