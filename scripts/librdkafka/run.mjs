@@ -93,30 +93,38 @@ function parseArgs(argv) {
   return opts;
 }
 
-/** Re-runs this script inside a new network namespace whose only interface is loopback, when it can. */
+/**
+ * Re-runs this script inside a new network namespace whose only interface is loopback, when it can: as
+ * root with `unshare --net`, else in a user namespace (`--map-root-user`) where the kernel allows one.
+ */
 function reexecInNetns() {
   if (process.env.KLOG_LIBRDKAFKA_NO_NETNS === '1') return false;
-  const probe = spawnSync('unshare', ['--net', 'ip', 'link', 'set', 'lo', 'up'], { encoding: 'utf8' });
-  if (probe.status !== 0) {
-    console.log(
-      `librdkafka: no network namespace here (${(probe.stderr || probe.error?.message || '').trim()}); ` +
-        'the suite is still pointed only at 127.0.0.1 (test.conf, the advertised host) and its logs are checked',
-    );
-    return false;
+  const tried = [];
+  for (const flags of [['--net'], ['--map-root-user', '--net']]) {
+    const probe = spawnSync('unshare', [...flags, 'ip', 'link', 'set', 'lo', 'up'], { encoding: 'utf8' });
+    if (probe.status !== 0) {
+      tried.push(`unshare ${flags.join(' ')}: ${(probe.stderr || probe.error?.message || '').trim()}`);
+      continue;
+    }
+    const args = [
+      ...flags,
+      'sh',
+      '-c',
+      'ip link set lo up && exec "$@"',
+      'sh',
+      process.execPath,
+      fileURLToPath(import.meta.url),
+      ...process.argv.slice(2),
+      '--inside-netns',
+    ];
+    const r = spawnSync('unshare', args, { stdio: 'inherit' });
+    process.exit(r.status ?? 1);
   }
-  const args = [
-    '--net',
-    'sh',
-    '-c',
-    'ip link set lo up && exec "$@"',
-    'sh',
-    process.execPath,
-    fileURLToPath(import.meta.url),
-    ...process.argv.slice(2),
-    '--inside-netns',
-  ];
-  const r = spawnSync('unshare', args, { stdio: 'inherit' });
-  process.exit(r.status ?? 1);
+  console.log(
+    `librdkafka: no network namespace here (${tried.join('; ')}); the suite is still pointed only at ` +
+      '127.0.0.1 (test.conf, the advertised host) and its logs are checked for other addresses',
+  );
+  return false;
 }
 
 function onlyLoopback() {
