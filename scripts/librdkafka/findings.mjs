@@ -75,10 +75,10 @@ const REASON_FEATURE = [
     /KAFKA_PATH|ZK_ADDRESS|test_kafka_topics|test_kafka_cmd|BROKERS must be set/,
     'needs a Kafka installation',
   ],
-  [/\bSSL\b|\bSASL\b|ssl\.|sasl\.|OIDC|oauthbearer|security\.protocol/i, 'SASL/SSL'],
+  [/\b(SSL|SASL)(\b|_)|ssl\.|sasl\.|OIDC|oauthbearer|security\.protocol/i, 'SASL/SSL'],
   [/transaction|\btxn\b|transactional/i, 'transactions'],
   [
-    /Topic Admin API|test_admin_|_result_|CreatePartitions|DeleteTopics|DescribeConfigs|AlterConfigs|DeleteRecords|create_partitions|delete_topic/,
+    /Topic Admin API|test_admin_|_result_|CreateTopics|CreatePartitions|DeleteTopics|DescribeConfigs|AlterConfigs|DeleteRecords|create_partitions|delete_topic/,
     'admin APIs',
   ],
   [/group|coordinator|assign|rebalance|commit|subscri|consumer_poll|consumer_close/i, 'consumer groups'],
@@ -208,7 +208,8 @@ export function renderReport(results, run) {
   ];
   for (const [feature, rs] of groups(results)) {
     if (rs.length === 0) continue;
-    md.push(`- **${feature}** (${rs.length}): ${rs.map((r) => r.number).join(', ')}`);
+    const numbers = [...new Set(rs.map((r) => r.number))];
+    md.push(`- **${feature}** (${rs.length}): ${numbers.join(', ')}`);
   }
   const width = Math.max(...results.map((r) => r.name.length), 4);
   const table = [
@@ -231,8 +232,10 @@ export function renderFindings(results, run, date = new Date().toISOString().sli
     '',
     `Written by \`pnpm test:librdkafka --full --update-allow-list\` on ${date}: ${t.ran} tests ran, ` +
       `${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped (${minutes(run.seconds)}). ` +
-      'Each test that did not pass is filed under the feature it is missing: the first API klog refused ' +
-      'while it ran, or what its first failure line names. Rerun to refresh; edit nothing here by hand.',
+      'Each test that did not pass is filed under the feature it is missing: what its first failure line ' +
+      'names, else the first API klog refused while it ran, else what the test’s source uses (a consumer ' +
+      'that waits for a coordinator in silence until the test times out is a consumer group’s). ' +
+      'Rerun to refresh; edit nothing here by hand.',
     '',
   ];
   for (const [feature, rs] of groups(results)) {

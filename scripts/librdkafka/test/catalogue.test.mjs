@@ -204,4 +204,5 @@ test('foreignAddresses reports what librdkafka reached for other than loopback',
   ].join('\n');
   assert.deepEqual(foreignAddresses(log), ['10.0.0.7']);
   assert.deepEqual(foreignAddresses('Connect to ipv4#127.0.0.1:39247 ok'), []);
+  assert.deepEqual(foreignAddresses('0039_event_log: Connect to ipv4#0.0.0.0:65534 failed'), []);
 });

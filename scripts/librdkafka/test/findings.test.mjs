@@ -33,6 +33,16 @@ test("classify: what the failure line names, then the refused API, then a consum
   assert.equal(classify({ state: 'passed', reason: '' }, BROKER_LOG), undefined);
   assert.equal(classify({ state: 'skipped', reason: 'Test requires SSL to be configured' }), 'SASL/SSL');
   assert.equal(
+    classify({ state: 'skipped', reason: 'Test requires SSL_* env-vars set up by trivup' }),
+    'SASL/SSL',
+  );
+  assert.equal(
+    classify(failed('CreateTopics with temp queue: Expected NO_ERROR, not 40: Invalid config'), '', [
+      'consumer groups',
+    ]),
+    'admin APIs',
+  );
+  assert.equal(
     classify(
       failed('test_kafka_topics: KAFKA_PATH and BROKERS must be set (test.c:4573:test_kafka_topics())'),
     ),
