@@ -136,24 +136,22 @@ function onlyLoopback() {
   return ifaces.every((i) => i === 'lo');
 }
 
+/**
+ * `klog serve`'s flags for what the suite expects: auto-create on (`--auto-create-topics`, or nothing where
+ * the broker creates by default and has only `--no-auto-create-topics`), 4 partitions an auto-created topic.
+ */
+function serveFlags() {
+  const help = spawnSync(process.execPath, [CLI, 'serve', '--help'], { encoding: 'utf8' }).stdout ?? '';
+  const autoCreate = /(^|\s)--auto-create-topics\b/m.test(help) ? ['--auto-create-topics'] : [];
+  return [...autoCreate, '--num-partitions', '4'];
+}
+
 /** `klog serve` on a free loopback port with what the suite expects; resolves with its port. */
-function startBroker(dataDir, logFile) {
+function startBroker(dataDir, logFile, flags) {
   return new Promise((resolvePort, reject) => {
     const child = spawn(
       process.execPath,
-      [
-        CLI,
-        'serve',
-        '--data-dir',
-        dataDir,
-        '--host',
-        '127.0.0.1',
-        '--port',
-        '0',
-        '--auto-create-topics',
-        '--num-partitions',
-        '4',
-      ],
+      [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0', ...flags],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let log = '';
@@ -243,9 +241,11 @@ function formatDuration(seconds) {
 async function runAll(opts, testsDir, numbers, byNumber, allow, foreign) {
   mkdirSync(join(opts.out, 'logs'), { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'klog-librdkafka-'));
+  const flags = serveFlags();
   console.log(
-    `librdkafka: ${opts.mode} mode: ${numbers.length} test numbers, one at a time, against klog serve ` +
-      `(auto-create, 4 partitions, TEST_KAFKA_VERSION=${KAFKA_VERSION})${opts.insideNetns ? ', loopback-only network namespace' : ''}`,
+    `librdkafka: ${opts.mode} mode: ${numbers.length} test numbers, one at a time, against ` +
+      `klog serve ${flags.join(' ')} (TEST_KAFKA_VERSION=${KAFKA_VERSION})` +
+      (opts.insideNetns ? ', in a loopback-only network namespace' : ''),
   );
   const results = [];
   for (const [i, number] of numbers.entries()) {
@@ -253,7 +253,7 @@ async function runAll(opts, testsDir, numbers, byNumber, allow, foreign) {
     const dir = join(work, number);
     mkdirSync(dir);
     const brokerLog = join(opts.out, 'logs', `${number}.broker.log`);
-    const broker = await startBroker(join(dir, 'data'), brokerLog);
+    const broker = await startBroker(join(dir, 'data'), brokerLog, flags);
     const conf = join(dir, 'test.conf');
     writeFileSync(
       conf,
