@@ -248,7 +248,8 @@ export class Log {
       }
       case 'klog':
         validateForAppend(request.header, request.bytes.length, baseOffset, maxBatchBytes, 'klog');
-        return { ...request, baseOffset, stamp: 'in-place', leaderEpoch: undefined };
+        // Built field by field: a spread of the request here made every append of klog's own batches twice as slow.
+        return { bytes: request.bytes, header: request.header, baseOffset, stamp: 'in-place', leaderEpoch: undefined };
     }
   }
 
