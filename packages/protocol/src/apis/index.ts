@@ -5,17 +5,39 @@ import { Produce } from './producer/produce.js';
 import { Fetch } from './consumer/fetch.js';
 import { ListOffsets } from './consumer/list-offsets.js';
 import { Metadata } from './metadata/metadata.js';
+import { OffsetCommit } from './consumer/offset-commit.js';
+import { OffsetFetch } from './consumer/offset-fetch.js';
+import { FindCoordinator } from './metadata/find-coordinator.js';
+import { JoinGroup } from './consumer/join-group.js';
+import { Heartbeat } from './consumer/heartbeat.js';
+import { LeaveGroup } from './consumer/leave-group.js';
+import { SyncGroup } from './consumer/sync-group.js';
+import { DescribeGroups } from './admin/describe-groups.js';
+import { ListGroups } from './admin/list-groups.js';
 import { ApiVersions } from './metadata/api-versions.js';
 import { CreateTopics } from './admin/create-topics.js';
 import { InitProducerId } from './producer/init-producer-id.js';
+import { DeleteGroups } from './admin/delete-groups.js';
+import { OffsetDelete } from './admin/offset-delete.js';
 
 export * from './producer/produce.js';
 export * from './consumer/fetch.js';
 export * from './consumer/list-offsets.js';
 export * from './metadata/metadata.js';
+export * from './consumer/offset-commit.js';
+export * from './consumer/offset-fetch.js';
+export * from './metadata/find-coordinator.js';
+export * from './consumer/join-group.js';
+export * from './consumer/heartbeat.js';
+export * from './consumer/leave-group.js';
+export * from './consumer/sync-group.js';
+export * from './admin/describe-groups.js';
+export * from './admin/list-groups.js';
 export * from './metadata/api-versions.js';
 export * from './admin/create-topics.js';
 export * from './producer/init-producer-id.js';
+export * from './admin/delete-groups.js';
+export * from './admin/offset-delete.js';
 
 /** The codecs by API key. */
 export const API_CODECS: ReadonlyMap<number, ApiCodec<unknown, never>> = new Map<number, ApiCodec<unknown, never>>([
@@ -23,7 +45,18 @@ export const API_CODECS: ReadonlyMap<number, ApiCodec<unknown, never>> = new Map
   [1, Fetch as ApiCodec<unknown, never>],
   [2, ListOffsets as ApiCodec<unknown, never>],
   [3, Metadata as ApiCodec<unknown, never>],
+  [8, OffsetCommit as ApiCodec<unknown, never>],
+  [9, OffsetFetch as ApiCodec<unknown, never>],
+  [10, FindCoordinator as ApiCodec<unknown, never>],
+  [11, JoinGroup as ApiCodec<unknown, never>],
+  [12, Heartbeat as ApiCodec<unknown, never>],
+  [13, LeaveGroup as ApiCodec<unknown, never>],
+  [14, SyncGroup as ApiCodec<unknown, never>],
+  [15, DescribeGroups as ApiCodec<unknown, never>],
+  [16, ListGroups as ApiCodec<unknown, never>],
   [18, ApiVersions as ApiCodec<unknown, never>],
   [19, CreateTopics as ApiCodec<unknown, never>],
   [22, InitProducerId as ApiCodec<unknown, never>],
+  [42, DeleteGroups as ApiCodec<unknown, never>],
+  [47, OffsetDelete as ApiCodec<unknown, never>],
 ]);
