@@ -23,3 +23,19 @@ export {
 export { type ParsedRequest, parseRequest } from './request.js';
 export { MAX_STRING_BYTES, Reader } from './wire/reader.js';
 export { BY_REFERENCE_BYTES, concatBytes, Writer } from './wire/writer.js';
+export {
+  consumerAssignmentPartitions,
+  consumerSubscriptionTopics,
+  decodeGroupMetadataValue,
+  decodeOffsetCommitValue,
+  decodeOffsetsRecordKey,
+  encodeGroupMetadataKey,
+  encodeGroupMetadataValue,
+  encodeOffsetCommitKey,
+  encodeOffsetCommitValue,
+  type GroupMemberMetadata,
+  type GroupMetadataValue,
+  type OffsetCommitValue,
+  type OffsetsRecordKey,
+  offsetsPartitionFor,
+} from './group-records.js';
