@@ -31,7 +31,7 @@ export declare namespace DeleteGroupsResponse {
 }
 
 /** DeleteGroups: Kafka 4.1.0 has versions 0-2, flexible from 2; klog reads and writes 0-2. */
-export const DeleteGroups: ApiCodec<DeleteGroupsRequest, DeleteGroupsResponse> = {
+export const DeleteGroups: ApiCodec<DeleteGroupsRequest, DeleteGroupsResponse, 42> = {
   name: 'DeleteGroups',
   apiKey: 42,
   minVersion: 0,

@@ -61,7 +61,7 @@ export declare namespace DescribeGroupsResponse {
 }
 
 /** DescribeGroups: Kafka 4.1.0 has versions 0-6, flexible from 5; klog reads and writes 0-5. */
-export const DescribeGroups: ApiCodec<DescribeGroupsRequest, DescribeGroupsResponse> = {
+export const DescribeGroups: ApiCodec<DescribeGroupsRequest, DescribeGroupsResponse, 15> = {
   name: 'DescribeGroups',
   apiKey: 15,
   minVersion: 0,

@@ -42,7 +42,7 @@ export declare namespace ListGroupsResponse {
 }
 
 /** ListGroups: Kafka 4.1.0 has versions 0-5, flexible from 3; klog reads and writes 0-5. */
-export const ListGroups: ApiCodec<ListGroupsRequest, ListGroupsResponse> = {
+export const ListGroups: ApiCodec<ListGroupsRequest, ListGroupsResponse, 16> = {
   name: 'ListGroups',
   apiKey: 16,
   minVersion: 0,

@@ -54,7 +54,7 @@ export declare namespace OffsetDeleteResponse {
 }
 
 /** OffsetDelete: Kafka 4.1.0 has versions 0, flexible from -1; klog reads and writes 0. */
-export const OffsetDelete: ApiCodec<OffsetDeleteRequest, OffsetDeleteResponse> = {
+export const OffsetDelete: ApiCodec<OffsetDeleteRequest, OffsetDeleteResponse, 47> = {
   name: 'OffsetDelete',
   apiKey: 47,
   minVersion: 0,

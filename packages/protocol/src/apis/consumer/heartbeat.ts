@@ -30,7 +30,7 @@ export interface HeartbeatResponse {
 }
 
 /** Heartbeat: Kafka 4.1.0 has versions 0-4, flexible from 4; klog reads and writes 0-4. */
-export const Heartbeat: ApiCodec<HeartbeatRequest, HeartbeatResponse> = {
+export const Heartbeat: ApiCodec<HeartbeatRequest, HeartbeatResponse, 12> = {
   name: 'Heartbeat',
   apiKey: 12,
   minVersion: 0,

@@ -68,7 +68,7 @@ export declare namespace JoinGroupResponse {
 }
 
 /** JoinGroup: Kafka 4.1.0 has versions 2-9, flexible from 6; klog reads and writes 0-6. */
-export const JoinGroup: ApiCodec<JoinGroupRequest, JoinGroupResponse> = {
+export const JoinGroup: ApiCodec<JoinGroupRequest, JoinGroupResponse, 11> = {
   name: 'JoinGroup',
   apiKey: 11,
   minVersion: 0,

@@ -50,7 +50,7 @@ export declare namespace LeaveGroupResponse {
 }
 
 /** LeaveGroup: Kafka 4.1.0 has versions 0-5, flexible from 4; klog reads and writes 0-4. */
-export const LeaveGroup: ApiCodec<LeaveGroupRequest, LeaveGroupResponse> = {
+export const LeaveGroup: ApiCodec<LeaveGroupRequest, LeaveGroupResponse, 13> = {
   name: 'LeaveGroup',
   apiKey: 13,
   minVersion: 0,

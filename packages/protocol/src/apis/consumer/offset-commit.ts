@@ -72,7 +72,7 @@ export declare namespace OffsetCommitResponse {
 }
 
 /** OffsetCommit: Kafka 4.1.0 has versions 2-10, flexible from 8; klog reads and writes 2-8. */
-export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse> = {
+export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 8> = {
   name: 'OffsetCommit',
   apiKey: 8,
   minVersion: 2,

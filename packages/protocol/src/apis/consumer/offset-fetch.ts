@@ -111,7 +111,7 @@ export declare namespace OffsetFetchResponse {
 }
 
 /** OffsetFetch: Kafka 4.1.0 has versions 1-10, flexible from 6; klog reads and writes 1-8. */
-export const OffsetFetch: ApiCodec<OffsetFetchRequest, OffsetFetchResponse> = {
+export const OffsetFetch: ApiCodec<OffsetFetchRequest, OffsetFetchResponse, 9> = {
   name: 'OffsetFetch',
   apiKey: 9,
   minVersion: 1,

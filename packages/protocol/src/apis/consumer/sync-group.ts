@@ -43,7 +43,7 @@ export interface SyncGroupResponse {
 }
 
 /** SyncGroup: Kafka 4.1.0 has versions 0-5, flexible from 4; klog reads and writes 0-4. */
-export const SyncGroup: ApiCodec<SyncGroupRequest, SyncGroupResponse> = {
+export const SyncGroup: ApiCodec<SyncGroupRequest, SyncGroupResponse, 14> = {
   name: 'SyncGroup',
   apiKey: 14,
   minVersion: 0,

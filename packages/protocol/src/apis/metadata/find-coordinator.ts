@@ -55,7 +55,7 @@ export declare namespace FindCoordinatorResponse {
 }
 
 /** FindCoordinator: Kafka 4.1.0 has versions 0-6, flexible from 3; klog reads and writes 0-4. */
-export const FindCoordinator: ApiCodec<FindCoordinatorRequest, FindCoordinatorResponse> = {
+export const FindCoordinator: ApiCodec<FindCoordinatorRequest, FindCoordinatorResponse, 10> = {
   name: 'FindCoordinator',
   apiKey: 10,
   minVersion: 0,
