@@ -11,7 +11,13 @@ import { Reader } from './wire/reader.js';
 import { Writer } from './wire/writer.js';
 
 export type OffsetsRecordKey =
-  | { readonly kind: 'offsetCommit'; readonly version: number; readonly group: string; readonly topic: string; readonly partition: number }
+  | {
+      readonly kind: 'offsetCommit';
+      readonly version: number;
+      readonly group: string;
+      readonly topic: string;
+      readonly partition: number;
+    }
   | { readonly kind: 'groupMetadata'; readonly version: number; readonly group: string };
 
 export interface OffsetCommitValue {
@@ -72,11 +78,21 @@ export function decodeOffsetsRecordKey(bytes: Uint8Array): OffsetsRecordKey {
   const version = r.int16('version');
   let key: OffsetsRecordKey;
   if (version === 0 || version === 1) {
-    key = { kind: 'offsetCommit', version, group: r.string('group'), topic: r.string('topic'), partition: r.int32('partition') };
+    key = {
+      kind: 'offsetCommit',
+      version,
+      group: r.string('group'),
+      topic: r.string('topic'),
+      partition: r.int32('partition'),
+    };
   } else if (version === 2) {
     key = { kind: 'groupMetadata', version, group: r.string('group') };
   } else {
-    return r.fail('version', `key version ${version} is not an offset commit (0, 1) or group metadata (2) key`, 0);
+    return r.fail(
+      'version',
+      `key version ${version} is not an offset commit (0, 1) or group metadata (2) key`,
+      0,
+    );
   }
   if (r.remaining !== 0) r.fail('key', `${r.remaining} bytes after the key`);
   return key;
@@ -86,17 +102,25 @@ export function encodeOffsetCommitValue(v: OffsetCommitValue): Uint8Array {
   const w = new Writer(64);
   if (v.expireTimestamp >= 0) {
     // Version 1: no leader epoch, an expire timestamp.
-    w.int16(OFFSET_COMMIT_VALUE_WITH_EXPIRY, 'version').int64(v.offset, 'offset').string(v.metadata, 'metadata');
-    return w.int64(v.commitTimestamp, 'commitTimestamp').int64(v.expireTimestamp, 'expireTimestamp').toBytes();
+    w.int16(OFFSET_COMMIT_VALUE_WITH_EXPIRY, 'version')
+      .int64(v.offset, 'offset')
+      .string(v.metadata, 'metadata');
+    return w
+      .int64(v.commitTimestamp, 'commitTimestamp')
+      .int64(v.expireTimestamp, 'expireTimestamp')
+      .toBytes();
   }
-  w.int16(OFFSET_COMMIT_VALUE_VERSION, 'version').int64(v.offset, 'offset').int32(v.leaderEpoch, 'leaderEpoch');
+  w.int16(OFFSET_COMMIT_VALUE_VERSION, 'version')
+    .int64(v.offset, 'offset')
+    .int32(v.leaderEpoch, 'leaderEpoch');
   return w.string(v.metadata, 'metadata').int64(v.commitTimestamp, 'commitTimestamp').toBytes();
 }
 
 export function decodeOffsetCommitValue(bytes: Uint8Array): OffsetCommitValue & { readonly version: number } {
   const r = new Reader(bytes);
   const version = r.int16('version');
-  if (version < 0 || version > 4) r.fail('version', `OffsetCommitValue version ${version} is not one Kafka defines (0-4)`, 0);
+  if (version < 0 || version > 4)
+    r.fail('version', `OffsetCommitValue version ${version} is not one Kafka defines (0-4)`, 0);
   const flexible = version >= 4;
   const offset = r.int64('offset');
   const leaderEpoch = version >= 3 ? r.int32('leaderEpoch') : -1;
@@ -110,22 +134,32 @@ export function decodeOffsetCommitValue(bytes: Uint8Array): OffsetCommitValue & 
 
 export function encodeGroupMetadataValue(v: GroupMetadataValue): Uint8Array {
   const w = new Writer(256);
-  w.int16(GROUP_METADATA_VALUE_VERSION, 'version').string(v.protocolType, 'protocolType').int32(v.generation, 'generation');
-  w.nullableString(v.protocol, 'protocol').nullableString(v.leader, 'leader').int64(v.currentStateTimestamp, 'currentStateTimestamp');
+  w.int16(GROUP_METADATA_VALUE_VERSION, 'version')
+    .string(v.protocolType, 'protocolType')
+    .int32(v.generation, 'generation');
+  w.nullableString(v.protocol, 'protocol')
+    .nullableString(v.leader, 'leader')
+    .int64(v.currentStateTimestamp, 'currentStateTimestamp');
   w.arrayLength(v.members.length, 'members');
   for (const m of v.members) {
     w.string(m.memberId, 'members[].memberId').nullableString(m.groupInstanceId, 'members[].groupInstanceId');
     w.string(m.clientId, 'members[].clientId').string(m.clientHost, 'members[].clientHost');
-    w.int32(m.rebalanceTimeout, 'members[].rebalanceTimeout').int32(m.sessionTimeout, 'members[].sessionTimeout');
+    w.int32(m.rebalanceTimeout, 'members[].rebalanceTimeout').int32(
+      m.sessionTimeout,
+      'members[].sessionTimeout',
+    );
     w.bytesField(m.subscription, 'members[].subscription').bytesField(m.assignment, 'members[].assignment');
   }
   return w.toBytes();
 }
 
-export function decodeGroupMetadataValue(bytes: Uint8Array): GroupMetadataValue & { readonly version: number } {
+export function decodeGroupMetadataValue(
+  bytes: Uint8Array,
+): GroupMetadataValue & { readonly version: number } {
   const r = new Reader(bytes);
   const version = r.int16('version');
-  if (version < 0 || version > 4) r.fail('version', `GroupMetadataValue version ${version} is not one Kafka defines (0-4)`, 0);
+  if (version < 0 || version > 4)
+    r.fail('version', `GroupMetadataValue version ${version} is not one Kafka defines (0-4)`, 0);
   const flex = version >= 4;
   const str = (f: string) => (flex ? r.compactString(f) : r.string(f));
   const nstr = (f: string) => (flex ? r.compactNullableString(f) : r.nullableString(f));
@@ -145,7 +179,16 @@ export function decodeGroupMetadataValue(bytes: Uint8Array): GroupMetadataValue 
     const subscription = bytesOf('members[].subscription');
     const assignment = bytesOf('members[].assignment');
     if (flex) r.skipTaggedFields('members[]._tagged');
-    return { memberId, groupInstanceId, clientId, clientHost, rebalanceTimeout, sessionTimeout, subscription, assignment };
+    return {
+      memberId,
+      groupInstanceId,
+      clientId,
+      clientHost,
+      rebalanceTimeout,
+      sessionTimeout,
+      subscription,
+      assignment,
+    };
   };
   const members = flex ? r.compactArray('members', 10, readMember) : r.array('members', 20, readMember);
   if (flex) r.skipTaggedFields('_tagged');
@@ -183,14 +226,18 @@ export function consumerSubscriptionTopics(bytes: Uint8Array): string[] | undefi
 }
 
 /** The partitions a `consumer` group's leader assigned a member (`ConsumerProtocolAssignment`), or undefined. */
-export function consumerAssignmentPartitions(bytes: Uint8Array): { topic: string; partitions: number[] }[] | undefined {
+export function consumerAssignmentPartitions(
+  bytes: Uint8Array,
+): { topic: string; partitions: number[] }[] | undefined {
   if (bytes.length === 0) return [];
   try {
     const r = new Reader(bytes);
     if (r.int16('version') < 0) return undefined;
     return r.array('assignedPartitions', 6, (r) => ({
       topic: r.string('assignedPartitions[].topic'),
-      partitions: r.array('assignedPartitions[].partitions', 4, (r) => r.int32('assignedPartitions[].partitions[]')),
+      partitions: r.array('assignedPartitions[].partitions', 4, (r) =>
+        r.int32('assignedPartitions[].partitions[]'),
+      ),
     }));
   } catch {
     return undefined;

@@ -70,7 +70,9 @@ export class ClassicGroupMember {
   /** Kafka's `ClassicGroupMember.matches`: same protocols, same metadata bytes, same order. */
   matches(protocols: readonly Protocol[]): boolean {
     if (protocols.length !== this.protocols.length) return false;
-    return protocols.every((p, i) => p.name === this.protocols[i]!.name && bytesEqual(p.metadata, this.protocols[i]!.metadata));
+    return protocols.every(
+      (p, i) => p.name === this.protocols[i]!.name && bytesEqual(p.metadata, this.protocols[i]!.metadata),
+    );
   }
 
   /** Kafka's `hasSatisfiedHeartbeat`: a member in a rebalance needs no heartbeat, unless it is new. */
@@ -187,7 +189,9 @@ export class ClassicGroup {
   candidateProtocols(): string[] {
     const all = [...this.members.values()];
     if (all.length === 0) return [];
-    return all[0]!.protocols.map((p) => p.name).filter((name) => all.every((m) => m.metadata(name) !== undefined));
+    return all[0]!.protocols
+      .map((p) => p.name)
+      .filter((name) => all.every((m) => m.metadata(name) !== undefined));
   }
 
   /** Kafka's `supportsProtocols`: a joining member must share the type and one protocol with everyone. */

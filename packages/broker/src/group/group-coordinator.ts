@@ -16,11 +16,11 @@ import {
   decodeGroupMetadataValue,
   decodeOffsetCommitValue,
   decodeOffsetsRecordKey,
+  type ErrorName,
   encodeGroupMetadataKey,
   encodeGroupMetadataValue,
   encodeOffsetCommitKey,
   encodeOffsetCommitValue,
-  type ErrorName,
 } from '@klog/protocol';
 import {
   ClassicGroup,
@@ -162,7 +162,10 @@ export interface CommittedOffset {
 
 export interface FetchedOffsets {
   readonly errorCode: ErrorName;
-  readonly topics: { name: string; partitions: ({ partitionIndex: number; errorCode: ErrorName } & CommittedOffset)[] }[];
+  readonly topics: {
+    name: string;
+    partitions: ({ partitionIndex: number; errorCode: ErrorName } & CommittedOffset)[];
+  }[];
 }
 
 export interface DescribedGroup {
@@ -185,10 +188,24 @@ export interface DescribedGroup {
 /** What a topic-partition check says: the broker knows it, or the Kafka error for a commit to it. */
 export type PartitionCheck = (topic: string, partition: number) => boolean;
 
-const NO_OFFSET: CommittedOffset = { offset: -1, leaderEpoch: -1, metadata: '', commitTimestamp: -1, expireTimestamp: -1 };
+const NO_OFFSET: CommittedOffset = {
+  offset: -1,
+  leaderEpoch: -1,
+  metadata: '',
+  commitTimestamp: -1,
+  expireTimestamp: -1,
+};
 
 function joinError(errorCode: ErrorName, memberId = ''): JoinResult {
-  return { errorCode, generationId: -1, protocolType: null, protocolName: null, leader: '', memberId, members: [] };
+  return {
+    errorCode,
+    generationId: -1,
+    protocolType: null,
+    protocolName: null,
+    leader: '',
+    memberId,
+    members: [],
+  };
 }
 
 function syncError(errorCode: ErrorName): SyncResult {
@@ -238,7 +255,10 @@ export class GroupCoordinator {
     if (this.#closed) return Promise.resolve(joinError('NOT_COORDINATOR', input.memberId));
     if (input.groupId === '') return Promise.resolve(joinError('INVALID_GROUP_ID', input.memberId));
     const c = this.#config;
-    if (input.sessionTimeoutMs < c.groupMinSessionTimeoutMs || input.sessionTimeoutMs > c.groupMaxSessionTimeoutMs) {
+    if (
+      input.sessionTimeoutMs < c.groupMinSessionTimeoutMs ||
+      input.sessionTimeoutMs > c.groupMaxSessionTimeoutMs
+    ) {
       return Promise.resolve(joinError('INVALID_SESSION_TIMEOUT', input.memberId));
     }
     let group = this.#groups.get(input.groupId);
@@ -263,15 +283,21 @@ export class GroupCoordinator {
     }
     // A group exists from its first join that was not refused.
     if (!this.#groups.has(group.groupId)) this.#groups.set(group.groupId, group);
-    const input2 = { ...input, rebalanceTimeoutMs: input.rebalanceTimeoutMs < 0 ? input.sessionTimeoutMs : input.rebalanceTimeoutMs };
-    return input.memberId === '' ? this.#joinUnknownMember(group, input2) : this.#joinKnownMember(group, input2);
+    const input2 = {
+      ...input,
+      rebalanceTimeoutMs: input.rebalanceTimeoutMs < 0 ? input.sessionTimeoutMs : input.rebalanceTimeoutMs,
+    };
+    return input.memberId === ''
+      ? this.#joinUnknownMember(group, input2)
+      : this.#joinKnownMember(group, input2);
   }
 
   #joinUnknownMember(group: ClassicGroup, input: JoinGroupInput): Promise<JoinResult> {
     if (input.groupInstanceId !== null) {
       const newMemberId = `${input.groupInstanceId}-${this.newId()}`;
       const existing = group.staticMember(input.groupInstanceId);
-      if (existing !== undefined) return this.#updateStaticMemberThenRebalanceOrCompleteJoin(group, existing, newMemberId, input);
+      if (existing !== undefined)
+        return this.#updateStaticMemberThenRebalanceOrCompleteJoin(group, existing, newMemberId, input);
       return this.#addMemberThenRebalanceOrCompleteJoin(group, newMemberId, input);
     }
     const newMemberId = `${input.clientId}-${this.newId()}`;
@@ -280,7 +306,9 @@ export class GroupCoordinator {
       group.pendingMembers.add(newMemberId);
       this.timer.schedule(this.#pendingKey(group, newMemberId), input.sessionTimeoutMs, () => {
         if (!group.pendingMembers.delete(newMemberId)) return;
-        this.onEvent(`group ${group.groupId}: pending member ${newMemberId} did not rejoin within its session timeout`);
+        this.onEvent(
+          `group ${group.groupId}: pending member ${newMemberId} did not rejoin within its session timeout`,
+        );
         if (group.is('PreparingRebalance')) this.#maybeCompleteJoinPhase(group);
       });
       return Promise.resolve(joinError('MEMBER_ID_REQUIRED', newMemberId));
@@ -302,10 +330,20 @@ export class GroupCoordinator {
         return this.#updateMemberThenRebalanceOrCompleteJoin(group, member, input, 'member rejoined');
       case 'CompletingRebalance':
         if (member.matches(input.protocols)) return Promise.resolve(this.#currentJoinResult(group, member));
-        return this.#updateMemberThenRebalanceOrCompleteJoin(group, member, input, 'member changed its protocols');
+        return this.#updateMemberThenRebalanceOrCompleteJoin(
+          group,
+          member,
+          input,
+          'member changed its protocols',
+        );
       case 'Stable':
         if (group.leaderId === memberId || !member.matches(input.protocols)) {
-          return this.#updateMemberThenRebalanceOrCompleteJoin(group, member, input, group.leaderId === memberId ? 'leader rejoined' : 'member changed its protocols');
+          return this.#updateMemberThenRebalanceOrCompleteJoin(
+            group,
+            member,
+            input,
+            group.leaderId === memberId ? 'leader rejoined' : 'member changed its protocols',
+          );
         }
         return Promise.resolve(this.#currentJoinResult(group, member));
       default:
@@ -314,7 +352,11 @@ export class GroupCoordinator {
   }
 
   /** UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID, or undefined for a member of the group (Kafka's `validateMember`). */
-  #validateMember(group: ClassicGroup, memberId: string, groupInstanceId: string | null): ErrorName | undefined {
+  #validateMember(
+    group: ClassicGroup,
+    memberId: string,
+    groupInstanceId: string | null,
+  ): ErrorName | undefined {
     if (groupInstanceId !== null) {
       const holder = group.staticMembers.get(groupInstanceId);
       if (holder !== undefined && holder !== memberId) return 'FENCED_INSTANCE_ID';
@@ -337,10 +379,18 @@ export class GroupCoordinator {
 
   #memberMetadata(group: ClassicGroup): JoinResult['members'] {
     const protocol = group.protocolName!;
-    return [...group.members.values()].map((m) => ({ memberId: m.memberId, groupInstanceId: m.groupInstanceId, metadata: m.metadata(protocol)! }));
+    return [...group.members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      metadata: m.metadata(protocol)!,
+    }));
   }
 
-  #addMemberThenRebalanceOrCompleteJoin(group: ClassicGroup, memberId: string, input: JoinGroupInput): Promise<JoinResult> {
+  #addMemberThenRebalanceOrCompleteJoin(
+    group: ClassicGroup,
+    memberId: string,
+    input: JoinGroupInput,
+  ): Promise<JoinResult> {
     return new Promise((resolve) => {
       const member = new ClassicGroupMember(
         memberId,
@@ -364,7 +414,12 @@ export class GroupCoordinator {
     });
   }
 
-  #updateMemberThenRebalanceOrCompleteJoin(group: ClassicGroup, member: ClassicGroupMember, input: JoinGroupInput, reason: string): Promise<JoinResult> {
+  #updateMemberThenRebalanceOrCompleteJoin(
+    group: ClassicGroup,
+    member: ClassicGroupMember,
+    input: JoinGroupInput,
+    reason: string,
+  ): Promise<JoinResult> {
     return new Promise((resolve) => {
       member.protocols = input.protocols;
       member.rebalanceTimeoutMs = input.rebalanceTimeoutMs;
@@ -393,7 +448,9 @@ export class GroupCoordinator {
     this.timer.cancel(this.#heartbeatKey(group, oldMemberId));
     const unchanged = existing.matches(input.protocols);
     const member = group.replaceStaticMember(instanceId, oldMemberId, newMemberId);
-    this.onEvent(`group ${group.groupId}: static member ${instanceId} rejoined as ${newMemberId} (was ${oldMemberId})`);
+    this.onEvent(
+      `group ${group.groupId}: static member ${instanceId} rejoined as ${newMemberId} (was ${oldMemberId})`,
+    );
     if (group.is('Stable') && unchanged && group.leaderId !== newMemberId) {
       // Nothing changed: no rebalance, the member carries on with its assignment (KIP-345).
       member.sessionTimeoutMs = input.sessionTimeoutMs;
@@ -410,11 +467,14 @@ export class GroupCoordinator {
   }
 
   #prepareRebalance(group: ClassicGroup, reason: string): void {
-    if (group.is('CompletingRebalance')) this.#resetAndPropagateAssignmentWithError(group, 'REBALANCE_IN_PROGRESS');
+    if (group.is('CompletingRebalance'))
+      this.#resetAndPropagateAssignmentWithError(group, 'REBALANCE_IN_PROGRESS');
     this.timer.cancel(this.#syncKey(group));
     const initial = group.is('Empty');
     group.transitionTo('PreparingRebalance', this.timer.now());
-    this.onEvent(`group ${group.groupId}: preparing to rebalance generation ${group.generationId}: ${reason}`);
+    this.onEvent(
+      `group ${group.groupId}: preparing to rebalance generation ${group.generationId}: ${reason}`,
+    );
     const delay = this.#config.groupInitialRebalanceDelayMs;
     if (initial && delay > 0) {
       group.newMemberAdded = false;
@@ -441,7 +501,8 @@ export class GroupCoordinator {
 
   #maybeCompleteJoinPhase(group: ClassicGroup): void {
     // An initial delay is never cut short (Kafka's `InitialDelayedJoin.tryComplete`): it is there to let more members come.
-    if (group.is('PreparingRebalance') && !this.#initialDelay.has(group) && group.hasAllMembersJoined()) this.#completeJoin(group);
+    if (group.is('PreparingRebalance') && !this.#initialDelay.has(group) && group.hasAllMembersJoined())
+      this.#completeJoin(group);
   }
 
   /** Groups whose first rebalance waits out `group.initial.rebalance.delay.ms`. */
@@ -485,7 +546,9 @@ export class GroupCoordinator {
       });
     }
     const generation = group.generationId;
-    this.timer.schedule(this.#syncKey(group), group.rebalanceTimeoutMs(), () => this.#onSyncTimeout(group, generation));
+    this.timer.schedule(this.#syncKey(group), group.rebalanceTimeoutMs(), () =>
+      this.#onSyncTimeout(group, generation),
+    );
   }
 
   /** Members that did not send their SyncGroup within the rebalance timeout are removed (Kafka's sync timeout). */
@@ -520,7 +583,9 @@ export class GroupCoordinator {
     this.timer.schedule(this.#heartbeatKey(group, memberId), timeoutMs, () => {
       const m = group.members.get(memberId);
       if (m === undefined || m.hasSatisfiedHeartbeat()) return;
-      this.onEvent(`group ${group.groupId}: member ${memberId} expired (no heartbeat within ${timeoutMs} ms)`);
+      this.onEvent(
+        `group ${group.groupId}: member ${memberId} expired (no heartbeat within ${timeoutMs} ms)`,
+      );
       this.#removeMemberAndUpdateGroup(group, m, 'UNKNOWN_MEMBER_ID');
     });
   }
@@ -626,13 +691,21 @@ export class GroupCoordinator {
   }
 
   #syncResult(group: ClassicGroup, assignment: Uint8Array): SyncResult {
-    return { errorCode: 'NONE', protocolType: group.protocolType, protocolName: group.protocolName, assignment };
+    return {
+      errorCode: 'NONE',
+      protocolType: group.protocolType,
+      protocolName: group.protocolName,
+      assignment,
+    };
   }
 
   // ---------------------------------------------------------------------------------------------------
   // LeaveGroup
 
-  leave(groupId: string, members: readonly { memberId: string; groupInstanceId: string | null }[]): LeaveGroupResult {
+  leave(
+    groupId: string,
+    members: readonly { memberId: string; groupInstanceId: string | null }[],
+  ): LeaveGroupResult {
     if (this.#closed) return { errorCode: 'NOT_COORDINATOR', members: [] };
     const group = this.#groups.get(groupId);
     if (group === undefined) return { errorCode: 'UNKNOWN_MEMBER_ID', members: [] };
@@ -680,7 +753,10 @@ export class GroupCoordinator {
 
   commit(input: CommitInput): TopicPartitionErrors[] {
     const all = (errorCode: ErrorName): TopicPartitionErrors[] =>
-      input.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+      input.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })),
+      }));
     if (this.#closed) return all('NOT_COORDINATOR');
     if (input.groupId === '') return all('INVALID_GROUP_ID');
     let group = this.#groups.get(input.groupId);
@@ -701,7 +777,8 @@ export class GroupCoordinator {
         let errorCode: ErrorName = 'NONE';
         const metadata = p.committedMetadata ?? '';
         if (!this.partitionExists(t.name, p.partitionIndex)) errorCode = 'UNKNOWN_TOPIC_OR_PARTITION';
-        else if (Buffer.byteLength(metadata) > this.#config.offsetMetadataMaxBytes) errorCode = 'OFFSET_METADATA_TOO_LARGE';
+        else if (Buffer.byteLength(metadata) > this.#config.offsetMetadataMaxBytes)
+          errorCode = 'OFFSET_METADATA_TOO_LARGE';
         else {
           const value: CommittedOffset = {
             offset: p.committedOffset,
@@ -711,7 +788,10 @@ export class GroupCoordinator {
             expireTimestamp: input.retentionTimeMs > 0 ? now + input.retentionTimeMs : -1,
           };
           accepted.push({ topic: t.name, partition: p.partitionIndex, value });
-          records.push({ key: encodeOffsetCommitKey(input.groupId, t.name, p.partitionIndex), value: encodeOffsetCommitValue(value) });
+          records.push({
+            key: encodeOffsetCommitKey(input.groupId, t.name, p.partitionIndex),
+            value: encodeOffsetCommitValue(value),
+          });
         }
         return { partitionIndex: p.partitionIndex, errorCode };
       }),
@@ -719,19 +799,26 @@ export class GroupCoordinator {
     if (records.length === 0) return results;
     const error = this.#append(input.groupId, records);
     if (error !== undefined) {
-      const code: ErrorName = error === 'MESSAGE_TOO_LARGE' || error === 'RECORD_LIST_TOO_LARGE' ? 'INVALID_COMMIT_OFFSET_SIZE' : 'COORDINATOR_NOT_AVAILABLE';
+      const code: ErrorName =
+        error === 'MESSAGE_TOO_LARGE' || error === 'RECORD_LIST_TOO_LARGE'
+          ? 'INVALID_COMMIT_OFFSET_SIZE'
+          : 'COORDINATOR_NOT_AVAILABLE';
       for (const t of results) for (const p of t.partitions) if (p.errorCode === 'NONE') p.errorCode = code;
       return results;
     }
     if (created) this.#groups.set(group.groupId, group);
     for (const a of accepted) this.#setOffset(input.groupId, a.topic, a.partition, a.value);
     const member = group.members.get(input.memberId);
-    if (member !== undefined && group.is('Stable')) this.#scheduleHeartbeat(group, member, member.sessionTimeoutMs);
+    if (member !== undefined && group.is('Stable'))
+      this.#scheduleHeartbeat(group, member, member.sessionTimeoutMs);
     return results;
   }
 
   /** OffsetFetch: the committed offsets asked for (null: all of the group's), -1 where none is. */
-  fetchOffsets(groupId: string, topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null): FetchedOffsets {
+  fetchOffsets(
+    groupId: string,
+    topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null,
+  ): FetchedOffsets {
     if (this.#closed) return { errorCode: 'NOT_COORDINATOR', topics: [] };
     const byTopic = this.#offsets.get(groupId);
     if (topics === null) {
@@ -739,7 +826,9 @@ export class GroupCoordinator {
         errorCode: 'NONE',
         topics: [...(byTopic ?? new Map<string, Map<number, CommittedOffset>>())].map(([name, parts]) => ({
           name,
-          partitions: [...parts].sort((a, b) => a[0] - b[0]).map(([partitionIndex, o]) => ({ partitionIndex, errorCode: 'NONE' as ErrorName, ...o })),
+          partitions: [...parts]
+            .sort((a, b) => a[0] - b[0])
+            .map(([partitionIndex, o]) => ({ partitionIndex, errorCode: 'NONE' as ErrorName, ...o })),
         })),
       };
     }
@@ -771,7 +860,8 @@ export class GroupCoordinator {
     const results = topics.map((t) => ({
       name: t.name,
       partitions: t.partitions.map((partitionIndex) => {
-        if (subscribed.has(t.name)) return { partitionIndex, errorCode: 'GROUP_SUBSCRIBED_TO_TOPIC' as ErrorName };
+        if (subscribed.has(t.name))
+          return { partitionIndex, errorCode: 'GROUP_SUBSCRIBED_TO_TOPIC' as ErrorName };
         if (this.#offsets.get(groupId)?.get(t.name)?.has(partitionIndex)) {
           records.push({ key: encodeOffsetCommitKey(groupId, t.name, partitionIndex), value: null });
           deleted.push([t.name, partitionIndex]);
@@ -789,7 +879,8 @@ export class GroupCoordinator {
 
   /** Topics a non-empty `consumer` group subscribes to; every topic if a subscription cannot be read. */
   #subscribedTopics(group: ClassicGroup): { has(topic: string): boolean } {
-    if (group.is('Empty') || group.protocolType !== 'consumer' || group.protocolName === null) return new Set<string>();
+    if (group.is('Empty') || group.protocolType !== 'consumer' || group.protocolName === null)
+      return new Set<string>();
     const topics = new Set<string>();
     for (const m of group.members.values()) {
       const t = consumerSubscriptionTopics(m.metadata(group.protocolName) ?? EMPTY_BYTES);
@@ -844,7 +935,8 @@ export class GroupCoordinator {
             const due =
               o.expireTimestamp >= 0
                 ? now >= o.expireTimestamp
-                : group.is('Empty') && now - (group.protocolType === null ? o.commitTimestamp : group.stateTimestamp) >= retention;
+                : group.is('Empty') &&
+                  now - (group.protocolType === null ? o.commitTimestamp : group.stateTimestamp) >= retention;
             if (due) {
               records.push({ key: encodeOffsetCommitKey(group.groupId, topic, partition), value: null });
               gone.push([topic, partition]);
@@ -852,14 +944,18 @@ export class GroupCoordinator {
           }
         }
       }
-      const deleteGroup = group.is('Empty') && gone.length === (byTopic === undefined ? 0 : [...byTopic.values()].reduce((n, p) => n + p.size, 0));
+      const deleteGroup =
+        group.is('Empty') &&
+        gone.length === (byTopic === undefined ? 0 : [...byTopic.values()].reduce((n, p) => n + p.size, 0));
       if (deleteGroup) records.push({ key: encodeGroupMetadataKey(group.groupId), value: null });
       if (records.length === 0) continue;
       if (this.#append(group.groupId, records) !== undefined) continue;
       for (const [t, p] of gone) this.#deleteOffset(group.groupId, t, p);
       expired += gone.length;
       if (deleteGroup) this.#dropGroup(group);
-      this.onEvent(`group ${group.groupId}: ${gone.length} offset(s) expired${deleteGroup ? ', group deleted' : ''}`);
+      this.onEvent(
+        `group ${group.groupId}: ${gone.length} offset(s) expired${deleteGroup ? ', group deleted' : ''}`,
+      );
     }
     return expired;
   }
@@ -867,7 +963,10 @@ export class GroupCoordinator {
   // ---------------------------------------------------------------------------------------------------
   // Admin: ListGroups, DescribeGroups, DeleteGroups
 
-  listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): { groupId: string; protocolType: string; state: GroupState }[] {
+  listGroups(
+    statesFilter: readonly string[],
+    typesFilter: readonly string[],
+  ): { groupId: string; protocolType: string; state: GroupState }[] {
     const states = new Set(statesFilter.map((s) => s.toLowerCase()));
     const types = new Set(typesFilter.map((s) => s.toLowerCase()));
     if (types.size > 0 && !types.has('classic')) return [];
@@ -904,11 +1003,13 @@ export class GroupCoordinator {
       if (this.#closed) return { groupId, errorCode: 'NOT_COORDINATOR' as ErrorName };
       if (groupId === '') return { groupId, errorCode: 'INVALID_GROUP_ID' as ErrorName };
       const group = this.#groups.get(groupId);
-      if (group === undefined || group.is('Dead')) return { groupId, errorCode: 'GROUP_ID_NOT_FOUND' as ErrorName };
+      if (group === undefined || group.is('Dead'))
+        return { groupId, errorCode: 'GROUP_ID_NOT_FOUND' as ErrorName };
       if (!group.is('Empty')) return { groupId, errorCode: 'NON_EMPTY_GROUP' as ErrorName };
       const records: OffsetsRecord[] = [];
       for (const [topic, parts] of this.#offsets.get(groupId) ?? []) {
-        for (const p of parts.keys()) records.push({ key: encodeOffsetCommitKey(groupId, topic, p), value: null });
+        for (const p of parts.keys())
+          records.push({ key: encodeOffsetCommitKey(groupId, topic, p), value: null });
       }
       records.push({ key: encodeGroupMetadataKey(groupId), value: null });
       const error = this.#append(groupId, records);
@@ -997,7 +1098,10 @@ export class GroupCoordinator {
       return;
     }
     const v = decodeGroupMetadataValue(value);
-    const group = new ClassicGroup(k.group, v.currentStateTimestamp >= 0 ? v.currentStateTimestamp : this.timer.now());
+    const group = new ClassicGroup(
+      k.group,
+      v.currentStateTimestamp >= 0 ? v.currentStateTimestamp : this.timer.now(),
+    );
     group.generationId = v.generation;
     group.protocolType = v.protocolType === '' ? null : v.protocolType;
     group.protocolName = v.protocol;

@@ -23,10 +23,13 @@ export class SystemTimer implements CoordinatorTimer {
 
   schedule(key: string, delayMs: number, fire: () => void): void {
     this.cancel(key);
-    const t = setTimeout(() => {
-      this.#timers.delete(key);
-      fire();
-    }, Math.max(0, delayMs));
+    const t = setTimeout(
+      () => {
+        this.#timers.delete(key);
+        fire();
+      },
+      Math.max(0, delayMs),
+    );
     t.unref();
     this.#timers.set(key, t);
   }

@@ -1,6 +1,7 @@
 import { ErrorCode, errorName, Metadata, type MetadataRequest, type MetadataResponse, type RequestHeader } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
+import { isInternalTopic } from '../group/offsets-topic.js';
 import { LogError } from '../log-port.js';
 
 type TopicMetadata = MetadataResponse.MetadataResponseTopic;
@@ -76,7 +77,7 @@ function topicMetadata(
   return {
     errorCode: ErrorCode.NONE,
     name,
-    isInternal: false,
+    isInternal: isInternalTopic(name),
     partitions: Array.from({ length: count }, (_, partitionIndex) => ({
       errorCode: ErrorCode.NONE,
       partitionIndex,

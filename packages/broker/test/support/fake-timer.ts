@@ -41,7 +41,8 @@ export class FakeTimer implements CoordinatorTimer {
       let next: [string, { at: number; seq: number; fire: () => void }] | undefined;
       for (const e of this.#timers) {
         if (e[1].at > end) continue;
-        if (next === undefined || e[1].at < next[1].at || (e[1].at === next[1].at && e[1].seq < next[1].seq)) next = e;
+        if (next === undefined || e[1].at < next[1].at || (e[1].at === next[1].at && e[1].seq < next[1].seq))
+          next = e;
       }
       if (next === undefined) break;
       this.#timers.delete(next[0]);
