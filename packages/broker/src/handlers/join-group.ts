@@ -28,7 +28,8 @@ async function handleJoinGroup(
     sessionTimeoutMs: request.sessionTimeoutMs,
     rebalanceTimeoutMs: request.rebalanceTimeoutMs,
     protocolType: request.protocolType,
-    protocols: request.protocols,
+    // Copies: the request's bytes are a view of the connection's frame buffer, reused by the next request.
+    protocols: request.protocols.map((p) => ({ name: p.name, metadata: new Uint8Array(p.metadata) })),
     clientId: header.clientId ?? '',
     clientHost: `/${client.host}`,
     requireKnownMemberId: header.apiVersion >= 4,

@@ -25,7 +25,8 @@ async function handleSyncGroup(
     groupInstanceId: request.groupInstanceId,
     protocolType: null,
     protocolName: null,
-    assignments: request.assignments,
+    // Copies: the request's bytes are a view of the connection's frame buffer, reused by the next request.
+    assignments: request.assignments.map((a) => ({ memberId: a.memberId, assignment: new Uint8Array(a.assignment) })),
   });
   return { throttleTimeMs: 0, errorCode: ErrorCode[r.errorCode], assignment: r.assignment };
 }
