@@ -8,23 +8,26 @@ import { readDeleteGroupsRequestV2, readDeleteGroupsResponseV2, writeDeleteGroup
 
 /** DeleteGroupsRequest as klog reads it, versions 0-2; a field its version lacks holds its default. */
 export interface DeleteGroupsRequest {
-  /** GroupsNames: versions 0+. */
+  /** The group names to delete. GroupsNames: versions 0+. */
   groupsNames: string[];
 }
 
 /** DeleteGroupsResponse as klog writes it, versions 0-2; a version writes only the fields it has. */
 export interface DeleteGroupsResponse {
-  /** ThrottleTimeMs: versions 0+. */
+  /**
+   * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
+   * request did not violate any quota. ThrottleTimeMs: versions 0+.
+   */
   throttleTimeMs: number;
-  /** Results: versions 0+. */
+  /** The deletion results. Results: versions 0+. */
   results: DeleteGroupsResponse.DeletableGroupResult[];
 }
 
 export declare namespace DeleteGroupsResponse {
   interface DeletableGroupResult {
-    /** GroupId: versions 0+. */
+    /** The group id. GroupId: versions 0+. */
     groupId: string;
-    /** ErrorCode: versions 0+. */
+    /** The deletion error, or 0 if the deletion succeeded. ErrorCode: versions 0+. */
     errorCode: number;
   }
 }

@@ -11,50 +11,59 @@ import { readDescribeGroupsRequestV5, readDescribeGroupsResponseV5, writeDescrib
 
 /** DescribeGroupsRequest as klog reads it, versions 0-5; a field its version lacks holds its default. */
 export interface DescribeGroupsRequest {
-  /** Groups: versions 0+. */
+  /** The names of the groups to describe. Groups: versions 0+. */
   groups: string[];
-  /** IncludeAuthorizedOperations: versions 3+. */
+  /** Whether to include authorized operations. IncludeAuthorizedOperations: versions 3+. */
   includeAuthorizedOperations: boolean;
 }
 
 /** DescribeGroupsResponse as klog writes it, versions 0-5; a version writes only the fields it has. */
 export interface DescribeGroupsResponse {
-  /** ThrottleTimeMs: versions 1+, ignorable. */
+  /**
+   * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
+   * request did not violate any quota. ThrottleTimeMs: versions 1+, ignorable.
+   */
   throttleTimeMs: number;
-  /** Groups: versions 0+. */
+  /** Each described group. Groups: versions 0+. */
   groups: DescribeGroupsResponse.DescribedGroup[];
 }
 
 export declare namespace DescribeGroupsResponse {
   interface DescribedGroup {
-    /** ErrorCode: versions 0+. */
+    /** The describe error, or 0 if there was no error. ErrorCode: versions 0+. */
     errorCode: number;
-    /** GroupId: versions 0+. */
+    /** The group ID string. GroupId: versions 0+. */
     groupId: string;
-    /** GroupState: versions 0+. */
+    /** The group state string, or the empty string. GroupState: versions 0+. */
     groupState: string;
-    /** ProtocolType: versions 0+. */
+    /** The group protocol type, or the empty string. ProtocolType: versions 0+. */
     protocolType: string;
-    /** ProtocolData: versions 0+. */
+    /** The group protocol data, or the empty string. ProtocolData: versions 0+. */
     protocolData: string;
-    /** Members: versions 0+. */
+    /** The group members. Members: versions 0+. */
     members: DescribeGroupsResponse.DescribedGroupMember[];
-    /** AuthorizedOperations: versions 3+, default -2147483648. */
+    /**
+     * 32-bit bitfield to represent authorized operations for this group. AuthorizedOperations: versions 3+,
+     * default -2147483648.
+     */
     authorizedOperations: number;
   }
 
   interface DescribedGroupMember {
-    /** MemberId: versions 0+. */
+    /** The member ID assigned by the group coordinator. MemberId: versions 0+. */
     memberId: string;
-    /** GroupInstanceId: versions 4+, nullable 4+, default null, ignorable. */
+    /**
+     * The unique identifier of the consumer instance provided by end user. GroupInstanceId: versions 4+,
+     * nullable 4+, default null, ignorable.
+     */
     groupInstanceId: string | null;
-    /** ClientId: versions 0+. */
+    /** The client ID used in the member's latest join group request. ClientId: versions 0+. */
     clientId: string;
-    /** ClientHost: versions 0+. */
+    /** The client host. ClientHost: versions 0+. */
     clientHost: string;
-    /** MemberMetadata: versions 0+. */
+    /** The metadata corresponding to the current group protocol in use. MemberMetadata: versions 0+. */
     memberMetadata: Uint8Array;
-    /** MemberAssignment: versions 0+. */
+    /** The current assignment provided by the group leader. MemberAssignment: versions 0+. */
     memberAssignment: Uint8Array;
   }
 }

@@ -11,31 +11,40 @@ import { readListGroupsRequestV5, readListGroupsResponseV5, writeListGroupsRespo
 
 /** ListGroupsRequest as klog reads it, versions 0-5; a field its version lacks holds its default. */
 export interface ListGroupsRequest {
-  /** StatesFilter: versions 4+. */
+  /**
+   * The states of the groups we want to list. If empty, all groups are returned with their state.
+   * StatesFilter: versions 4+.
+   */
   statesFilter: string[];
-  /** TypesFilter: versions 5+. */
+  /**
+   * The types of the groups we want to list. If empty, all groups are returned with their type. TypesFilter:
+   * versions 5+.
+   */
   typesFilter: string[];
 }
 
 /** ListGroupsResponse as klog writes it, versions 0-5; a version writes only the fields it has. */
 export interface ListGroupsResponse {
-  /** ThrottleTimeMs: versions 1+, ignorable. */
+  /**
+   * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
+   * request did not violate any quota. ThrottleTimeMs: versions 1+, ignorable.
+   */
   throttleTimeMs: number;
-  /** ErrorCode: versions 0+. */
+  /** The error code, or 0 if there was no error. ErrorCode: versions 0+. */
   errorCode: number;
-  /** Groups: versions 0+. */
+  /** Each group in the response. Groups: versions 0+. */
   groups: ListGroupsResponse.ListedGroup[];
 }
 
 export declare namespace ListGroupsResponse {
   interface ListedGroup {
-    /** GroupId: versions 0+. */
+    /** The group ID. GroupId: versions 0+. */
     groupId: string;
-    /** ProtocolType: versions 0+. */
+    /** The group protocol type. ProtocolType: versions 0+. */
     protocolType: string;
-    /** GroupState: versions 4+, ignorable. */
+    /** The group state name. GroupState: versions 4+, ignorable. */
     groupState: string;
-    /** GroupType: versions 5+, ignorable. */
+    /** The group type name. GroupType: versions 5+, ignorable. */
     groupType: string;
   }
 }

@@ -7,48 +7,51 @@ import { readOffsetDeleteRequestV0, readOffsetDeleteResponseV0, writeOffsetDelet
 
 /** OffsetDeleteRequest as klog reads it, versions 0; a field its version lacks holds its default. */
 export interface OffsetDeleteRequest {
-  /** GroupId: versions 0+. */
+  /** The unique group identifier. GroupId: versions 0+. */
   groupId: string;
-  /** Topics: versions 0+. */
+  /** The topics to delete offsets for. Topics: versions 0+. */
   topics: OffsetDeleteRequest.OffsetDeleteRequestTopic[];
 }
 
 export declare namespace OffsetDeleteRequest {
   interface OffsetDeleteRequestTopic {
-    /** Name: versions 0+. */
+    /** The topic name. Name: versions 0+. */
     name: string;
-    /** Partitions: versions 0+. */
+    /** Each partition to delete offsets for. Partitions: versions 0+. */
     partitions: OffsetDeleteRequest.OffsetDeleteRequestPartition[];
   }
 
   interface OffsetDeleteRequestPartition {
-    /** PartitionIndex: versions 0+. */
+    /** The partition index. PartitionIndex: versions 0+. */
     partitionIndex: number;
   }
 }
 
 /** OffsetDeleteResponse as klog writes it, versions 0; a version writes only the fields it has. */
 export interface OffsetDeleteResponse {
-  /** ErrorCode: versions 0+. */
+  /** The top-level error code, or 0 if there was no error. ErrorCode: versions 0+. */
   errorCode: number;
-  /** ThrottleTimeMs: versions 0+, ignorable. */
+  /**
+   * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
+   * request did not violate any quota. ThrottleTimeMs: versions 0+, ignorable.
+   */
   throttleTimeMs: number;
-  /** Topics: versions 0+. */
+  /** The responses for each topic. Topics: versions 0+. */
   topics: OffsetDeleteResponse.OffsetDeleteResponseTopic[];
 }
 
 export declare namespace OffsetDeleteResponse {
   interface OffsetDeleteResponseTopic {
-    /** Name: versions 0+. */
+    /** The topic name. Name: versions 0+. */
     name: string;
-    /** Partitions: versions 0+. */
+    /** The responses for each partition in the topic. Partitions: versions 0+. */
     partitions: OffsetDeleteResponse.OffsetDeleteResponsePartition[];
   }
 
   interface OffsetDeleteResponsePartition {
-    /** PartitionIndex: versions 0+. */
+    /** The partition index. PartitionIndex: versions 0+. */
     partitionIndex: number;
-    /** ErrorCode: versions 0+. */
+    /** The error code, or 0 if there was no error. ErrorCode: versions 0+. */
     errorCode: number;
   }
 }

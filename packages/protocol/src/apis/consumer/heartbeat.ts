@@ -10,21 +10,27 @@ import { readHeartbeatRequestV4, readHeartbeatResponseV4, writeHeartbeatResponse
 
 /** HeartbeatRequest as klog reads it, versions 0-4; a field its version lacks holds its default. */
 export interface HeartbeatRequest {
-  /** GroupId: versions 0+. */
+  /** The group id. GroupId: versions 0+. */
   groupId: string;
-  /** GenerationId: versions 0+. */
+  /** The generation of the group. GenerationId: versions 0+. */
   generationId: number;
-  /** MemberId: versions 0+. */
+  /** The member ID. MemberId: versions 0+. */
   memberId: string;
-  /** GroupInstanceId: versions 3+, nullable 3+, default null. */
+  /**
+   * The unique identifier of the consumer instance provided by end user. GroupInstanceId: versions 3+,
+   * nullable 3+, default null.
+   */
   groupInstanceId: string | null;
 }
 
 /** HeartbeatResponse as klog writes it, versions 0-4; a version writes only the fields it has. */
 export interface HeartbeatResponse {
-  /** ThrottleTimeMs: versions 1+, ignorable. */
+  /**
+   * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
+   * request did not violate any quota. ThrottleTimeMs: versions 1+, ignorable.
+   */
   throttleTimeMs: number;
-  /** ErrorCode: versions 0+. */
+  /** The error code, or 0 if there was no error. ErrorCode: versions 0+. */
   errorCode: number;
 }
 

@@ -11,44 +11,59 @@ import { readJoinGroupRequestV6, readJoinGroupResponseV6, writeJoinGroupResponse
 
 /** JoinGroupRequest as klog reads it, versions 0-6; a field its version lacks holds its default. */
 export interface JoinGroupRequest {
-  /** GroupId: versions 0+. */
+  /** The group identifier. GroupId: versions 0+. */
   groupId: string;
-  /** SessionTimeoutMs: versions 0+. */
+  /**
+   * The coordinator considers the consumer dead if it receives no heartbeat after this timeout in
+   * milliseconds. SessionTimeoutMs: versions 0+.
+   */
   sessionTimeoutMs: number;
-  /** RebalanceTimeoutMs: versions 1+, default -1, ignorable. */
+  /**
+   * The maximum time in milliseconds that the coordinator will wait for each member to rejoin when
+   * rebalancing the group. RebalanceTimeoutMs: versions 1+, default -1, ignorable.
+   */
   rebalanceTimeoutMs: number;
-  /** MemberId: versions 0+. */
+  /** The member id assigned by the group coordinator. MemberId: versions 0+. */
   memberId: string;
-  /** GroupInstanceId: versions 5+, nullable 5+, default null. */
+  /**
+   * The unique identifier of the consumer instance provided by end user. GroupInstanceId: versions 5+,
+   * nullable 5+, default null.
+   */
   groupInstanceId: string | null;
-  /** ProtocolType: versions 0+. */
+  /**
+   * The unique name the for class of protocols implemented by the group we want to join. ProtocolType:
+   * versions 0+.
+   */
   protocolType: string;
-  /** Protocols: versions 0+. */
+  /** The list of protocols that the member supports. Protocols: versions 0+. */
   protocols: JoinGroupRequest.JoinGroupRequestProtocol[];
 }
 
 export declare namespace JoinGroupRequest {
   interface JoinGroupRequestProtocol {
-    /** Name: versions 0+. */
+    /** The protocol name. Name: versions 0+. */
     name: string;
-    /** Metadata: versions 0+. */
+    /** The protocol metadata. Metadata: versions 0+. */
     metadata: Uint8Array;
   }
 }
 
 /** JoinGroupResponse as klog writes it, versions 0-6; a version writes only the fields it has. */
 export interface JoinGroupResponse {
-  /** ThrottleTimeMs: versions 2+, ignorable. */
+  /**
+   * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
+   * request did not violate any quota. ThrottleTimeMs: versions 2+, ignorable.
+   */
   throttleTimeMs: number;
-  /** ErrorCode: versions 0+. */
+  /** The error code, or 0 if there was no error. ErrorCode: versions 0+. */
   errorCode: number;
-  /** GenerationId: versions 0+, default -1. */
+  /** The generation ID of the group. GenerationId: versions 0+, default -1. */
   generationId: number;
-  /** ProtocolName: versions 0+, nullable 7+. */
+  /** The group protocol selected by the coordinator. ProtocolName: versions 0+, nullable 7+. */
   protocolName: string;
-  /** Leader: versions 0+. */
+  /** The leader of the group. Leader: versions 0+. */
   leader: string;
-  /** MemberId: versions 0+. */
+  /** The member ID assigned by the group coordinator. MemberId: versions 0+. */
   memberId: string;
   /** Members: versions 0+. */
   members: JoinGroupResponse.JoinGroupResponseMember[];
@@ -56,11 +71,14 @@ export interface JoinGroupResponse {
 
 export declare namespace JoinGroupResponse {
   interface JoinGroupResponseMember {
-    /** MemberId: versions 0+. */
+    /** The group member ID. MemberId: versions 0+. */
     memberId: string;
-    /** GroupInstanceId: versions 5+, nullable 5+, default null, ignorable. */
+    /**
+     * The unique identifier of the consumer instance provided by end user. GroupInstanceId: versions 5+,
+     * nullable 5+, default null, ignorable.
+     */
     groupInstanceId: string | null;
-    /** Metadata: versions 0+. */
+    /** The group member metadata. Metadata: versions 0+. */
     metadata: Uint8Array;
   }
 }

@@ -10,40 +10,46 @@ import { readLeaveGroupRequestV4, readLeaveGroupResponseV4, writeLeaveGroupRespo
 
 /** LeaveGroupRequest as klog reads it, versions 0-4; a field its version lacks holds its default. */
 export interface LeaveGroupRequest {
-  /** GroupId: versions 0+. */
+  /** The ID of the group to leave. GroupId: versions 0+. */
   groupId: string;
-  /** MemberId: versions 0-2. */
+  /** The member ID to remove from the group. MemberId: versions 0-2. */
   memberId: string;
-  /** Members: versions 3+. */
+  /** List of leaving member identities. Members: versions 3+. */
   members: LeaveGroupRequest.MemberIdentity[];
 }
 
 export declare namespace LeaveGroupRequest {
   interface MemberIdentity {
-    /** MemberId: versions 3+. */
+    /** The member ID to remove from the group. MemberId: versions 3+. */
     memberId: string;
-    /** GroupInstanceId: versions 3+, nullable 3+, default null. */
+    /**
+     * The group instance ID to remove from the group. GroupInstanceId: versions 3+, nullable 3+, default
+     * null.
+     */
     groupInstanceId: string | null;
   }
 }
 
 /** LeaveGroupResponse as klog writes it, versions 0-4; a version writes only the fields it has. */
 export interface LeaveGroupResponse {
-  /** ThrottleTimeMs: versions 1+, ignorable. */
+  /**
+   * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
+   * request did not violate any quota. ThrottleTimeMs: versions 1+, ignorable.
+   */
   throttleTimeMs: number;
-  /** ErrorCode: versions 0+. */
+  /** The error code, or 0 if there was no error. ErrorCode: versions 0+. */
   errorCode: number;
-  /** Members: versions 3+. */
+  /** List of leaving member responses. Members: versions 3+. */
   members: LeaveGroupResponse.MemberResponse[];
 }
 
 export declare namespace LeaveGroupResponse {
   interface MemberResponse {
-    /** MemberId: versions 3+. */
+    /** The member ID to remove from the group. MemberId: versions 3+. */
     memberId: string;
-    /** GroupInstanceId: versions 3+, nullable 3+. */
+    /** The group instance ID to remove from the group. GroupInstanceId: versions 3+, nullable 3+. */
     groupInstanceId: string | null;
-    /** ErrorCode: versions 3+. */
+    /** The error code, or 0 if there was no error. ErrorCode: versions 3+. */
     errorCode: number;
   }
 }

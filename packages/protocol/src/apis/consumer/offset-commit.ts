@@ -12,60 +12,69 @@ import { readOffsetCommitRequestV8, readOffsetCommitResponseV8, writeOffsetCommi
 
 /** OffsetCommitRequest as klog reads it, versions 2-8; a field its version lacks holds its default. */
 export interface OffsetCommitRequest {
-  /** GroupId: versions 0+. */
+  /** The unique group identifier. GroupId: versions 0+. */
   groupId: string;
-  /** GenerationIdOrMemberEpoch: versions 1+, default -1, ignorable. */
+  /**
+   * The generation of the group if using the classic group protocol or the member epoch if using the consumer
+   * protocol. GenerationIdOrMemberEpoch: versions 1+, default -1, ignorable.
+   */
   generationIdOrMemberEpoch: number;
-  /** MemberId: versions 1+, ignorable. */
+  /** The member ID assigned by the group coordinator. MemberId: versions 1+, ignorable. */
   memberId: string;
-  /** GroupInstanceId: versions 7+, nullable 7+, default null. */
+  /**
+   * The unique identifier of the consumer instance provided by end user. GroupInstanceId: versions 7+,
+   * nullable 7+, default null.
+   */
   groupInstanceId: string | null;
-  /** RetentionTimeMs: versions 2-4, default -1, ignorable. */
+  /** The time period in ms to retain the offset. RetentionTimeMs: versions 2-4, default -1, ignorable. */
   retentionTimeMs: number;
-  /** Topics: versions 0+. */
+  /** The topics to commit offsets for. Topics: versions 0+. */
   topics: OffsetCommitRequest.OffsetCommitRequestTopic[];
 }
 
 export declare namespace OffsetCommitRequest {
   interface OffsetCommitRequestTopic {
-    /** Name: versions 0-9. */
+    /** The topic name. Name: versions 0-9. */
     name: string;
-    /** Partitions: versions 0+. */
+    /** Each partition to commit offsets for. Partitions: versions 0+. */
     partitions: OffsetCommitRequest.OffsetCommitRequestPartition[];
   }
 
   interface OffsetCommitRequestPartition {
-    /** PartitionIndex: versions 0+. */
+    /** The partition index. PartitionIndex: versions 0+. */
     partitionIndex: number;
-    /** CommittedOffset: versions 0+. */
+    /** The message offset to be committed. CommittedOffset: versions 0+. */
     committedOffset: number;
-    /** CommittedLeaderEpoch: versions 6+, default -1, ignorable. */
+    /** The leader epoch of this partition. CommittedLeaderEpoch: versions 6+, default -1, ignorable. */
     committedLeaderEpoch: number;
-    /** CommittedMetadata: versions 0+, nullable 0+. */
+    /** Any associated metadata the client wants to keep. CommittedMetadata: versions 0+, nullable 0+. */
     committedMetadata: string | null;
   }
 }
 
 /** OffsetCommitResponse as klog writes it, versions 2-8; a version writes only the fields it has. */
 export interface OffsetCommitResponse {
-  /** ThrottleTimeMs: versions 3+, ignorable. */
+  /**
+   * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
+   * request did not violate any quota. ThrottleTimeMs: versions 3+, ignorable.
+   */
   throttleTimeMs: number;
-  /** Topics: versions 0+. */
+  /** The responses for each topic. Topics: versions 0+. */
   topics: OffsetCommitResponse.OffsetCommitResponseTopic[];
 }
 
 export declare namespace OffsetCommitResponse {
   interface OffsetCommitResponseTopic {
-    /** Name: versions 0-9. */
+    /** The topic name. Name: versions 0-9. */
     name: string;
-    /** Partitions: versions 0+. */
+    /** The responses for each partition in the topic. Partitions: versions 0+. */
     partitions: OffsetCommitResponse.OffsetCommitResponsePartition[];
   }
 
   interface OffsetCommitResponsePartition {
-    /** PartitionIndex: versions 0+. */
+    /** The partition index. PartitionIndex: versions 0+. */
     partitionIndex: number;
-    /** ErrorCode: versions 0+. */
+    /** The error code, or 0 if there was no error. ErrorCode: versions 0+. */
     errorCode: number;
   }
 }

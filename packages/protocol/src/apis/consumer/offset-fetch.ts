@@ -13,98 +13,110 @@ import { readOffsetFetchRequestV8, readOffsetFetchResponseV8, writeOffsetFetchRe
 
 /** OffsetFetchRequest as klog reads it, versions 1-8; a field its version lacks holds its default. */
 export interface OffsetFetchRequest {
-  /** GroupId: versions 0-7. */
+  /** The group to fetch offsets for. GroupId: versions 0-7. */
   groupId: string;
-  /** Topics: versions 0-7, nullable 2-7. */
+  /**
+   * Each topic we would like to fetch offsets for, or null to fetch offsets for all topics. Topics: versions
+   * 0-7, nullable 2-7.
+   */
   topics: OffsetFetchRequest.OffsetFetchRequestTopic[] | null;
-  /** Groups: versions 8+. */
+  /** Each group we would like to fetch offsets for. Groups: versions 8+. */
   groups: OffsetFetchRequest.OffsetFetchRequestGroup[];
-  /** RequireStable: versions 7+, default false. */
+  /**
+   * Whether broker should hold on returning unstable offsets but set a retriable error code for the
+   * partitions. RequireStable: versions 7+, default false.
+   */
   requireStable: boolean;
 }
 
 export declare namespace OffsetFetchRequest {
   interface OffsetFetchRequestTopic {
-    /** Name: versions 0-7. */
+    /** The topic name. Name: versions 0-7. */
     name: string;
-    /** PartitionIndexes: versions 0-7. */
+    /** The partition indexes we would like to fetch offsets for. PartitionIndexes: versions 0-7. */
     partitionIndexes: number[];
   }
 
   interface OffsetFetchRequestGroup {
-    /** GroupId: versions 8+. */
+    /** The group ID. GroupId: versions 8+. */
     groupId: string;
-    /** Topics: versions 8+, nullable 8+. */
+    /**
+     * Each topic we would like to fetch offsets for, or null to fetch offsets for all topics. Topics:
+     * versions 8+, nullable 8+.
+     */
     topics: OffsetFetchRequest.OffsetFetchRequestTopics[] | null;
   }
 
   interface OffsetFetchRequestTopics {
-    /** Name: versions 8-9. */
+    /** The topic name. Name: versions 8-9. */
     name: string;
-    /** PartitionIndexes: versions 8+. */
+    /** The partition indexes we would like to fetch offsets for. PartitionIndexes: versions 8+. */
     partitionIndexes: number[];
   }
 }
 
 /** OffsetFetchResponse as klog writes it, versions 1-8; a version writes only the fields it has. */
 export interface OffsetFetchResponse {
-  /** ThrottleTimeMs: versions 3+, ignorable. */
+  /**
+   * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
+   * request did not violate any quota. ThrottleTimeMs: versions 3+, ignorable.
+   */
   throttleTimeMs: number;
-  /** Topics: versions 0-7. */
+  /** The responses per topic. Topics: versions 0-7. */
   topics: OffsetFetchResponse.OffsetFetchResponseTopic[];
-  /** ErrorCode: versions 2-7, default 0, ignorable. */
+  /** The top-level error code, or 0 if there was no error. ErrorCode: versions 2-7, default 0, ignorable. */
   errorCode: number;
-  /** Groups: versions 8+. */
+  /** The responses per group id. Groups: versions 8+. */
   groups: OffsetFetchResponse.OffsetFetchResponseGroup[];
 }
 
 export declare namespace OffsetFetchResponse {
   interface OffsetFetchResponseTopic {
-    /** Name: versions 0-7. */
+    /** The topic name. Name: versions 0-7. */
     name: string;
-    /** Partitions: versions 0-7. */
+    /** The responses per partition. Partitions: versions 0-7. */
     partitions: OffsetFetchResponse.OffsetFetchResponsePartition[];
   }
 
   interface OffsetFetchResponsePartition {
-    /** PartitionIndex: versions 0-7. */
+    /** The partition index. PartitionIndex: versions 0-7. */
     partitionIndex: number;
-    /** CommittedOffset: versions 0-7. */
+    /** The committed message offset. CommittedOffset: versions 0-7. */
     committedOffset: number;
-    /** CommittedLeaderEpoch: versions 5-7, default -1, ignorable. */
+    /** The leader epoch. CommittedLeaderEpoch: versions 5-7, default -1, ignorable. */
     committedLeaderEpoch: number;
-    /** Metadata: versions 0-7, nullable 0-7. */
+    /** The partition metadata. Metadata: versions 0-7, nullable 0-7. */
     metadata: string | null;
-    /** ErrorCode: versions 0-7. */
+    /** The error code, or 0 if there was no error. ErrorCode: versions 0-7. */
     errorCode: number;
   }
 
   interface OffsetFetchResponseGroup {
-    /** GroupId: versions 8+. */
+    /** The group ID. GroupId: versions 8+. */
     groupId: string;
-    /** Topics: versions 8+. */
+    /** The responses per topic. Topics: versions 8+. */
     topics: OffsetFetchResponse.OffsetFetchResponseTopics[];
-    /** ErrorCode: versions 8+, default 0. */
+    /** The group-level error code, or 0 if there was no error. ErrorCode: versions 8+, default 0. */
     errorCode: number;
   }
 
   interface OffsetFetchResponseTopics {
-    /** Name: versions 8-9. */
+    /** The topic name. Name: versions 8-9. */
     name: string;
-    /** Partitions: versions 8+. */
+    /** The responses per partition. Partitions: versions 8+. */
     partitions: OffsetFetchResponse.OffsetFetchResponsePartitions[];
   }
 
   interface OffsetFetchResponsePartitions {
-    /** PartitionIndex: versions 8+. */
+    /** The partition index. PartitionIndex: versions 8+. */
     partitionIndex: number;
-    /** CommittedOffset: versions 8+. */
+    /** The committed message offset. CommittedOffset: versions 8+. */
     committedOffset: number;
-    /** CommittedLeaderEpoch: versions 8+, default -1, ignorable. */
+    /** The leader epoch. CommittedLeaderEpoch: versions 8+, default -1, ignorable. */
     committedLeaderEpoch: number;
-    /** Metadata: versions 8+, nullable 8+. */
+    /** The partition metadata. Metadata: versions 8+, nullable 8+. */
     metadata: string | null;
-    /** ErrorCode: versions 8+. */
+    /** The partition-level error code, or 0 if there was no error. ErrorCode: versions 8+. */
     errorCode: number;
   }
 }

@@ -10,34 +10,40 @@ import { readSyncGroupRequestV4, readSyncGroupResponseV4, writeSyncGroupResponse
 
 /** SyncGroupRequest as klog reads it, versions 0-4; a field its version lacks holds its default. */
 export interface SyncGroupRequest {
-  /** GroupId: versions 0+. */
+  /** The unique group identifier. GroupId: versions 0+. */
   groupId: string;
-  /** GenerationId: versions 0+. */
+  /** The generation of the group. GenerationId: versions 0+. */
   generationId: number;
-  /** MemberId: versions 0+. */
+  /** The member ID assigned by the group. MemberId: versions 0+. */
   memberId: string;
-  /** GroupInstanceId: versions 3+, nullable 3+, default null. */
+  /**
+   * The unique identifier of the consumer instance provided by end user. GroupInstanceId: versions 3+,
+   * nullable 3+, default null.
+   */
   groupInstanceId: string | null;
-  /** Assignments: versions 0+. */
+  /** Each assignment. Assignments: versions 0+. */
   assignments: SyncGroupRequest.SyncGroupRequestAssignment[];
 }
 
 export declare namespace SyncGroupRequest {
   interface SyncGroupRequestAssignment {
-    /** MemberId: versions 0+. */
+    /** The ID of the member to assign. MemberId: versions 0+. */
     memberId: string;
-    /** Assignment: versions 0+. */
+    /** The member assignment. Assignment: versions 0+. */
     assignment: Uint8Array;
   }
 }
 
 /** SyncGroupResponse as klog writes it, versions 0-4; a version writes only the fields it has. */
 export interface SyncGroupResponse {
-  /** ThrottleTimeMs: versions 1+, ignorable. */
+  /**
+   * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
+   * request did not violate any quota. ThrottleTimeMs: versions 1+, ignorable.
+   */
   throttleTimeMs: number;
-  /** ErrorCode: versions 0+. */
+  /** The error code, or 0 if there was no error. ErrorCode: versions 0+. */
   errorCode: number;
-  /** Assignment: versions 0+. */
+  /** The member assignment. Assignment: versions 0+. */
   assignment: Uint8Array;
 }
 

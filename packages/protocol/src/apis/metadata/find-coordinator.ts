@@ -10,45 +10,52 @@ import { readFindCoordinatorRequestV4, readFindCoordinatorResponseV4, writeFindC
 
 /** FindCoordinatorRequest as klog reads it, versions 0-4; a field its version lacks holds its default. */
 export interface FindCoordinatorRequest {
-  /** Key: versions 0-3. */
+  /** The coordinator key. Key: versions 0-3. */
   key: string;
-  /** KeyType: versions 1+, default 0. */
+  /** The coordinator key type. (Group, transaction, etc.). KeyType: versions 1+, default 0. */
   keyType: number;
-  /** CoordinatorKeys: versions 4+. */
+  /** The coordinator keys. CoordinatorKeys: versions 4+. */
   coordinatorKeys: string[];
 }
 
 /** FindCoordinatorResponse as klog writes it, versions 0-4; a version writes only the fields it has. */
 export interface FindCoordinatorResponse {
-  /** ThrottleTimeMs: versions 1+, ignorable. */
+  /**
+   * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
+   * request did not violate any quota. ThrottleTimeMs: versions 1+, ignorable.
+   */
   throttleTimeMs: number;
-  /** ErrorCode: versions 0-3. */
+  /** The error code, or 0 if there was no error. ErrorCode: versions 0-3. */
   errorCode: number;
-  /** ErrorMessage: versions 1-3, nullable 1-3, ignorable. */
+  /**
+   * The error message, or null if there was no error. ErrorMessage: versions 1-3, nullable 1-3, ignorable.
+   */
   errorMessage: string | null;
-  /** NodeId: versions 0-3. */
+  /** The node id. NodeId: versions 0-3. */
   nodeId: number;
-  /** Host: versions 0-3. */
+  /** The host name. Host: versions 0-3. */
   host: string;
-  /** Port: versions 0-3. */
+  /** The port. Port: versions 0-3. */
   port: number;
-  /** Coordinators: versions 4+. */
+  /** Each coordinator result in the response. Coordinators: versions 4+. */
   coordinators: FindCoordinatorResponse.Coordinator[];
 }
 
 export declare namespace FindCoordinatorResponse {
   interface Coordinator {
-    /** Key: versions 4+. */
+    /** The coordinator key. Key: versions 4+. */
     key: string;
-    /** NodeId: versions 4+. */
+    /** The node id. NodeId: versions 4+. */
     nodeId: number;
-    /** Host: versions 4+. */
+    /** The host name. Host: versions 4+. */
     host: string;
-    /** Port: versions 4+. */
+    /** The port. Port: versions 4+. */
     port: number;
-    /** ErrorCode: versions 4+. */
+    /** The error code, or 0 if there was no error. ErrorCode: versions 4+. */
     errorCode: number;
-    /** ErrorMessage: versions 4+, nullable 4+, ignorable. */
+    /**
+     * The error message, or null if there was no error. ErrorMessage: versions 4+, nullable 4+, ignorable.
+     */
     errorMessage: string | null;
   }
 }
