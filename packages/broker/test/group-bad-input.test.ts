@@ -4,6 +4,8 @@ import {
   DescribeGroups,
   encodeRequest,
   ErrorCode,
+  FindCoordinator,
+  Metadata,
   JoinGroup,
   type JoinGroupRequest,
   OffsetCommit,
@@ -121,6 +123,37 @@ describe('bad group input', { timeout: 120_000 }, () => {
     // The group has a pending member but is Empty: a commit without a generation is accepted.
     expect((await ask(d, OffsetCommit, 8, commit)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
     d.close();
+  });
+
+  it('__consumer_offsets is the coordinator’s: not created by CreateTopics or auto-creation, not produced to, listed as internal', async () => {
+    const auto = await startBroker({ autoCreateTopics: true, numPartitions: 3 });
+    try {
+      const admin = kafkajs(auto.port).admin();
+      await admin.connect();
+      await expect(admin.createTopics({ topics: [{ topic: '__consumer_offsets', numPartitions: 3 }] })).rejects.toMatchObject({ errors: [{ type: 'INVALID_REQUEST' }] });
+      const before = await admin.fetchTopicMetadata({ topics: [] });
+      expect(before.topics.map((t) => t.name)).not.toContain('__consumer_offsets');
+      // A group's first FindCoordinator creates it, with offsets.topic.num.partitions partitions.
+      const c = await RawClient.connect(auto.port);
+      c.send(encodeRequest(FindCoordinator, 2, 1, 'bad-input', { key: 'g', keyType: 0, coordinatorKeys: [] }));
+      expect(decodeResponse(FindCoordinator, 2, await c.next()).body).toMatchObject({ errorCode: 0, nodeId: 0, port: auto.port });
+      c.send(encodeRequest(Metadata, 1, 2, 'bad-input', { topics: [{ name: '__consumer_offsets' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }));
+      expect(decodeResponse(Metadata, 1, await c.next()).body.topics[0]).toMatchObject({ name: '__consumer_offsets', isInternal: true, errorCode: 0 });
+      c.close();
+      const metadata = kafkajs(auto.port).admin();
+      await metadata.connect();
+      const after = await metadata.fetchTopicMetadata({ topics: ['__consumer_offsets'] });
+      expect(after.topics[0]!.partitions).toHaveLength(50);
+      await metadata.disconnect();
+      await admin.disconnect();
+      const producer = kafkajs(auto.port).producer({ retry: { retries: 0 } });
+      await producer.connect();
+      await expect(producer.send({ topic: '__consumer_offsets', messages: [{ value: 'x', partition: 0 }] })).rejects.toThrow(/not valid|invalid/i);
+      await producer.disconnect();
+      expect(auto.lines.some((l) => l.includes('__consumer_offsets-0 INVALID_TOPIC_EXCEPTION'))).toBe(true);
+    } finally {
+      await auto.stop();
+    }
   });
 
   it('commits for topics or partitions that do not exist: UNKNOWN_TOPIC_OR_PARTITION for those, the others written', async () => {

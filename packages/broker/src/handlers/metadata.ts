@@ -61,6 +61,8 @@ function topicMetadata(
     if (!(ctx.config.autoCreateTopics && request.allowAutoTopicCreation)) {
       return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     }
+    // Auto-creation never makes the coordinator's topic: it comes with a group's first FindCoordinator.
+    if (isInternalTopic(name)) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     try {
       ctx.log.createTopic(name, ctx.config.numPartitions);
       ctx.logger.info(`created topic ${name} with ${ctx.config.numPartitions} partition(s) (auto-create, asked by Metadata)`);
