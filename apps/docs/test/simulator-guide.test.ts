@@ -291,7 +291,14 @@ describe.skipIf(!haveChromium)('the guided path in Chromium', () => {
           await s.page.addStyleTag({
             content: 'header.header, mobile-starlight-toc { visibility: hidden !important; }',
           });
-          await s.sim.screenshot({ path: join(ARTIFACTS, `simulator-guide-${name}.png`) });
+          // A picture of the whole simulator, taken as the page stands (a long page on a loaded machine
+          // can take a while to hold still: animations off, a generous wait).
+          await s.sim.scrollIntoViewIfNeeded();
+          await s.sim.screenshot({
+            path: join(ARTIFACTS, `simulator-guide-${name}.png`),
+            animations: 'disabled',
+            timeout: 120_000,
+          });
           await s.page.context().close();
         });
       }
