@@ -4,15 +4,15 @@
 // restated over the lab's plain log and header. `klog lab check` must pass it at every stage.
 import {
   type AppendAnswer,
-  BatchMetadata,
   type BatchHeaderFields,
   type BatchLog,
+  BatchMetadata,
   incrementSequence,
   judge,
   type ProducerBatch,
+  type ProducerEpoch,
   type ProducerId,
   ProducerStateEntry,
-  type ProducerEpoch,
   type Sequence,
 } from '@klog/core';
 
@@ -30,7 +30,10 @@ export function appendBatch(entry: ProducerStateEntry, batch: ProducerBatch, log
   return { kind: 'Append', firstOffset: written.firstOffset, lastOffset: written.lastOffset };
 }
 
-export function addBatchFromHeader(state: Map<ProducerId, ProducerStateEntry>, header: BatchHeaderFields): void {
+export function addBatchFromHeader(
+  state: Map<ProducerId, ProducerStateEntry>,
+  header: BatchHeaderFields,
+): void {
   if (header.producerId < 0) return;
   const producerId = header.producerId as ProducerId;
   let entry = state.get(producerId);

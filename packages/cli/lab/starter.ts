@@ -4,9 +4,9 @@
 // they are @klog/core's WindowModule, which the checker and the broker call.
 import {
   type AppendAnswer,
-  BatchMetadata,
   type BatchHeaderFields,
   type BatchLog,
+  type BatchMetadata,
   MAX_SEQUENCE,
   NO_PRODUCER_EPOCH,
   NUM_BATCHES_TO_RETAIN,
@@ -90,6 +90,9 @@ export function appendBatch(entry: ProducerStateEntry, batch: ProducerBatch, log
  * The rebuild on open, one header of the active segment at a time: skip a batch without a producer
  * (producerId -1), find or make the producer's entry in `state`, and add the batch as its header tells it.
  */
-export function addBatchFromHeader(state: Map<ProducerId, ProducerStateEntry>, header: BatchHeaderFields): void {
+export function addBatchFromHeader(
+  state: Map<ProducerId, ProducerStateEntry>,
+  header: BatchHeaderFields,
+): void {
   todo('สร้างสถานะใหม่ตอนเปิด และส่วนที่การอ่านย้อนมองไม่เห็น');
 }

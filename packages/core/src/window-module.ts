@@ -13,7 +13,9 @@ export interface WindowModule<E extends WindowEntry = WindowEntry> {
   /** `sequence + increment`, wrapping past 2^31-1 to 0 (Kafka's `DefaultRecordBatch.incrementSequence`). */
   incrementSequence(sequence: Sequence, increment: number): Sequence;
   /** One producer's window on one partition (Kafka's `ProducerStateEntry`). */
-  readonly ProducerStateEntry: new (producerId: ProducerId) => E;
+  readonly ProducerStateEntry: new (
+    producerId: ProducerId,
+  ) => E;
   /** The verdict on `[firstSeq, lastSeq]` from a producer at `epoch`, decided before anything is written. */
   judge(entry: E, epoch: ProducerEpoch, firstSeq: Sequence, lastSeq: Sequence): Verdict;
   /** Judge, then write: only an Append calls `log.append`, and the window learns of it once it is written. */

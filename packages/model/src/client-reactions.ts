@@ -1,6 +1,12 @@
 import { toProducerId, toSequence } from '@klog/core';
 import type { PlannedBatch } from './batch-plan.js';
-import { CORE_WINDOW, logEndOffset, MODEL_EPOCH, MODEL_PRODUCER_ID, type ModelWindow } from './model-broker.js';
+import {
+  CORE_WINDOW,
+  logEndOffset,
+  MODEL_EPOCH,
+  MODEL_PRODUCER_ID,
+  type ModelWindow,
+} from './model-broker.js';
 import type { Counterexample } from './model-checker.js';
 import { type Answer, answerFor } from './model-state.js';
 

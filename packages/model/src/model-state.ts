@@ -1,6 +1,12 @@
 import type { Verdict } from '@klog/core';
 import type { ModelBounds } from './bounds.js';
-import { type BrokerState, CORE_WINDOW, emptyBroker, MODEL_NOW_MS, type ModelWindow } from './model-broker.js';
+import {
+  type BrokerState,
+  CORE_WINDOW,
+  emptyBroker,
+  MODEL_NOW_MS,
+  type ModelWindow,
+} from './model-broker.js';
 
 /** Where one of the producer's batches stands, as the producer knows it. */
 export type BatchStatus =

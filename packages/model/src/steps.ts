@@ -1,7 +1,14 @@
 import type { Verdict } from '@klog/core';
 import type { PlannedBatch } from './batch-plan.js';
 import type { ModelBounds } from './bounds.js';
-import { CORE_WINDOW, logEndOffset, type ModelWindow, receive, restart, windowRanges } from './model-broker.js';
+import {
+  CORE_WINDOW,
+  logEndOffset,
+  type ModelWindow,
+  receive,
+  restart,
+  windowRanges,
+} from './model-broker.js';
 import {
   type Answer,
   answerFor,

@@ -2,7 +2,6 @@ import { randomInt } from 'node:crypto';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { wholeNumber } from '../flags.js';
-import type { CommandContext } from '../program.js';
 import { initLab } from '../lab/init.js';
 import { LabFileError } from '../lab/load-window.js';
 import { progressPath, readProgress, saveProgress } from '../lab/progress.js';
@@ -10,6 +9,7 @@ import { MAX_SEED } from '../lab/random.js';
 import { failureLines, LESSON_PAGE, stageLine } from '../lab/report.js';
 import { DEFAULT_CALL_TIMEOUT_MS, runCheck } from '../lab/run-check.js';
 import { STAGES } from '../lab/stages.js';
+import type { CommandContext } from '../program.js';
 
 /** A stage failed: the report is on stdout, exit code 1. */
 export class LabCheckFailed extends Error {
@@ -31,7 +31,9 @@ Exit codes: 0 every stage passed, 1 a stage failed (the report is on stdout),
 2 bad usage or a file that does not load.`;
 
 export function labCommand(ctx: CommandContext): Command {
-  const lab = new Command('lab').description("the chapter as a lab: write the window yourself, and klog checks it");
+  const lab = new Command('lab').description(
+    'the chapter as a lab: write the window yourself, and klog checks it',
+  );
   lab
     .command('init')
     .description('write the starter: lab.ts (the functions the chapter builds, as TODOs) and its README')
@@ -48,10 +50,15 @@ export function labCommand(ctx: CommandContext): Command {
     .argument('[file]', 'your lab file', 'lab.ts')
     .addOption(new Option('--seed <n>', `replay the inputs of a run (0..${MAX_SEED}; default: a new seed)`))
     .option('--no-save', 'do not record the result in .klog-lab.json')
-    .addOption(new Option('--call-timeout-ms <ms>', 'a call of yours longer than this is a hang').default(String(DEFAULT_CALL_TIMEOUT_MS)).hideHelp())
+    .addOption(
+      new Option('--call-timeout-ms <ms>', 'a call of yours longer than this is a hang')
+        .default(String(DEFAULT_CALL_TIMEOUT_MS))
+        .hideHelp(),
+    )
     .addHelpText('after', CHECK_HELP)
     .action(async (file: string, raw: { seed?: string; save: boolean; callTimeoutMs: string }) => {
-      const seed = raw.seed === undefined ? randomInt(0, MAX_SEED) : wholeNumber('--seed', raw.seed, 0, MAX_SEED);
+      const seed =
+        raw.seed === undefined ? randomInt(0, MAX_SEED) : wholeNumber('--seed', raw.seed, 0, MAX_SEED);
       const timeout = wholeNumber('--call-timeout-ms', raw.callTimeoutMs, 100, 600_000);
       const replay = `klog lab check ${file} --seed ${seed}`;
       ctx.out(`klog lab check ${file} · seed ${seed}`);
@@ -65,7 +72,9 @@ export function labCommand(ctx: CommandContext): Command {
       if (raw.save) saveProgress(file, STAGES, outcome, seed, new Date().toISOString());
       if (outcome.kind === 'passed') {
         ctx.out('');
-        ctx.out(`every stage passed (${STAGES.length} of ${STAGES.length}): your window does what the chapter's does.`);
+        ctx.out(
+          `every stage passed (${STAGES.length} of ${STAGES.length}): your window does what the chapter's does.`,
+        );
         ctx.out(`next: put it behind a real broker: klog serve --window ${file}`);
         return;
       }
@@ -74,7 +83,9 @@ export function labCommand(ctx: CommandContext): Command {
       for (const line of failureLines(STAGES, outcome, replay, ctx.style)) ctx.out(line);
       ctx.out('');
       ctx.out(`${outcome.passed} of ${STAGES.length} stages passed.`);
-      throw new LabCheckFailed(`lab check: stage ${outcome.index + 1} ${STAGES[outcome.index]!.id} failed (the report is above)`);
+      throw new LabCheckFailed(
+        `lab check: stage ${outcome.index + 1} ${STAGES[outcome.index]!.id} failed (the report is above)`,
+      );
     });
   lab
     .command('status')

@@ -1,15 +1,33 @@
+import { basename } from 'node:path';
 import type { WindowModule } from '@klog/core';
 import { firstLine } from './load-window.js';
 
-/** The learner's code threw: which of their functions, and what. */
+/** The learner's code threw: which of their functions, what, and the line of their file it came from. */
 export class LearnerThrew extends Error {
   override readonly name = 'LearnerThrew';
   constructor(
     readonly fn: string,
     readonly thrown: unknown,
+    readonly where: string | undefined,
   ) {
-    super(`your ${fn} threw ${firstLine(thrown)}`);
+    super(`your ${fn} threw ${firstLine(thrown)}${where === undefined ? '' : ` (at ${where})`}`);
   }
+}
+
+/** The innermost frame of the stack in the learner's file: `judge, lab.ts:89` (jiti keeps their lines). */
+function frameIn(file: string | undefined, error: unknown): string | undefined {
+  if (file === undefined || !(error instanceof Error) || typeof error.stack !== 'string') return undefined;
+  for (const line of error.stack.split('\n')) {
+    const at = line.indexOf(file);
+    if (at < 0) continue;
+    const fn = /^\s*at (?:Proxy\.|Object\.)?([^\s(]+) \(/.exec(line)?.[1];
+    // The starter's `todo` helper is not where the learner has work to do: the frame that called it is.
+    if (fn === 'todo') continue;
+    const position = /:(\d+):\d+\)?$/.exec(line)?.[1];
+    const place = `${basename(file)}${position === undefined ? '' : `:${position}`}`;
+    return fn === undefined ? place : `${fn}, ${place}`;
+  }
+  return undefined;
 }
 
 /**
@@ -30,7 +48,7 @@ export function newCallCell(): CallCell {
  * innermost of their functions it came from, and each call is announced on `calls`, so a hang (which no
  * code on this thread can interrupt) can be named by the thread that watches.
  */
-export function guardWindow(mod: WindowModule, calls: CallCell = newCallCell()): WindowModule {
+export function guardWindow(mod: WindowModule, calls: CallCell = newCallCell(), file?: string): WindowModule {
   const stack: number[] = [];
   const wrap = <F extends (...args: never[]) => unknown>(name: string, fn: F): F => {
     calls.names.push(name);
@@ -42,7 +60,7 @@ export function guardWindow(mod: WindowModule, calls: CallCell = newCallCell()):
       try {
         return fn.apply(this, args);
       } catch (error) {
-        throw error instanceof LearnerThrew ? error : new LearnerThrew(name, error);
+        throw error instanceof LearnerThrew ? error : new LearnerThrew(name, error, frameIn(file, error));
       } finally {
         stack.pop();
         Atomics.store(calls.cell, 1, stack.at(-1) ?? 0);
@@ -59,7 +77,9 @@ export function guardWindow(mod: WindowModule, calls: CallCell = newCallCell()):
       Object.defineProperty(proto, key, { ...desc, get: wrap(`ProducerStateEntry.${key}`, desc.get) });
     }
   }
-  const construct = wrap('ProducerStateEntry constructor', (args: unknown[]) => Reflect.construct(Entry, args));
+  const construct = wrap('ProducerStateEntry constructor', (args: unknown[]) =>
+    Reflect.construct(Entry, args),
+  );
   return {
     incrementSequence: wrap('incrementSequence', mod.incrementSequence),
     ProducerStateEntry: new Proxy(Entry, { construct: (_target, args) => construct(args) as object }),

@@ -40,7 +40,9 @@ export function loadWindowFile(file: string): WindowModule {
   }
   for (const name of WINDOW_EXPORTS) {
     if (typeof loaded[name] !== 'function') {
-      throw new LabFileError(`${file} exports no ${name}: the lab calls it (klog lab init shows every export)`);
+      throw new LabFileError(
+        `${file} exports no ${name}: the lab calls it (klog lab init shows every export)`,
+      );
     }
   }
   return loaded as unknown as WindowModule;

@@ -9,7 +9,9 @@ export const PROGRESS_FILE = '.klog-lab.json';
 /** A lab's progress: each stage's last result, and the last run. */
 export interface Progress {
   readonly file: string;
-  readonly stages: Readonly<Record<string, { readonly passed: boolean; readonly seed: number; readonly at: string }>>;
+  readonly stages: Readonly<
+    Record<string, { readonly passed: boolean; readonly seed: number; readonly at: string }>
+  >;
   readonly last?: { readonly seed: number; readonly at: string; readonly result: string };
 }
 
@@ -49,7 +51,8 @@ export function saveProgress(
     last: {
       seed,
       at,
-      result: outcome.kind === 'passed' ? 'passed' : `failed at stage ${failedAt + 1} ${stages[failedAt]!.id}`,
+      result:
+        outcome.kind === 'passed' ? 'passed' : `failed at stage ${failedAt + 1} ${stages[failedAt]!.id}`,
     },
   };
   const temporary = `${path}.tmp`;

@@ -18,7 +18,10 @@ export function runCheck(
 ): Promise<CheckOutcome> {
   const cell = new SharedArrayBuffer(8);
   const calls = new Int32Array(cell);
-  const worker = new Worker(new URL('./check-worker.js', import.meta.url), { workerData: { file, seed, cell } });
+  const worker = new Worker(new URL('./check-worker.js', import.meta.url), {
+    workerData: { file, seed, cell },
+    env: workerEnv(),
+  });
   let names: readonly string[] = [];
   let current = 0;
   let passed = 0;
@@ -75,7 +78,12 @@ export function runCheck(
             why: { kind: 'threw', fn: report.fn, message: report.message },
           });
         case 'error':
-          return finish({ kind: 'failed', index: report.index, passed, why: { kind: 'error', message: report.message } });
+          return finish({
+            kind: 'failed',
+            index: report.index,
+            passed,
+            why: { kind: 'error', message: report.message },
+          });
         case 'done':
           return finish({ kind: 'passed', passed });
       }
@@ -94,4 +102,15 @@ export function runCheck(
       }
     });
   });
+}
+
+/**
+ * The worker's environment: klog's, less the colour switches, which klog has already read (a worker that
+ * sees both NO_COLOR and FORCE_COLOR set, even empty, prints a warning of Node's about them).
+ */
+export function workerEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env['NO_COLOR'];
+  delete env['FORCE_COLOR'];
+  return env;
 }

@@ -11,7 +11,7 @@ import {
   type WindowEntry,
   type WindowModule,
 } from '@klog/core';
-import { checkModel, CORE_WINDOW, type Outcome } from '@klog/model';
+import { CORE_WINDOW, checkModel, type Outcome } from '@klog/model';
 import { appendIdempotent, appendRecords, Partition, type RecordInput } from '@klog/storage';
 import type { Rng } from './random.js';
 import {
@@ -21,8 +21,8 @@ import {
   LabLog,
   logEndRow,
   type SentBatch,
-  show,
   StageFailed,
+  show,
   windowOf,
   windowRow,
 } from './verdict-rows.js';
@@ -256,7 +256,9 @@ const epoch: Stage = {
       [fresh],
       old.epoch,
     );
-    p.resend(`a resend of epoch ${newer}'s batch`, fresh.firstSeq, fresh.records, duplicateOf(fresh), [fresh]);
+    p.resend(`a resend of epoch ${newer}'s batch`, fresh.firstSeq, fresh.records, duplicateOf(fresh), [
+      fresh,
+    ]);
   },
 };
 
@@ -394,7 +396,11 @@ const rebuild: Stage = {
           [{ field: 'segments', expected: `${window.length === 5 ? 1 : 2}`, actual: `${headers.segments}` }],
         );
         const timestamps = entry?.batches.map((b) => b.timestamp).join(' ');
-        expectFields(`${what}: the timestamps the window keeps`, { timestamps: window.map((b) => b.timestamp).join(' ') }, { timestamps });
+        expectFields(
+          `${what}: the timestamps the window keeps`,
+          { timestamps: window.map((b) => b.timestamp).join(' ') },
+          { timestamps },
+        );
         return entry!;
       };
       const entry = check('reopened with five batches', activeHeaders(dir), sent);
@@ -410,12 +416,9 @@ const rebuild: Stage = {
         },
         log,
       );
-      expectFields(
-        'after the rebuild, a resend of the fifth batch',
-        duplicateOf(last),
-        answer,
-        [{ ...logEndRow(log, last.lastOffset + 1), field: 'log end offset (nothing written)' }],
-      );
+      expectFields('after the rebuild, a resend of the fifth batch', duplicateOf(last), answer, [
+        { ...logEndRow(log, last.lastOffset + 1), field: 'log end offset (nothing written)' },
+      ]);
       // A segment too small for one more batch: the next write rolls a new one.
       write(size);
       check('reopened after a roll', activeHeaders(dir), sent.slice(-1));

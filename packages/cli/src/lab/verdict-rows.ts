@@ -1,4 +1,10 @@
-import { type BatchLog, decrementSequence, type Sequence, type WindowEntry, type WrittenBatch } from '@klog/core';
+import {
+  type BatchLog,
+  decrementSequence,
+  type Sequence,
+  type WindowEntry,
+  type WrittenBatch,
+} from '@klog/core';
 
 /** One field of an answer: what the chapter says it must be, what the learner's code gave. */
 export interface Row {

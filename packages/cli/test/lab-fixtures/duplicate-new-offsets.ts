@@ -2,9 +2,9 @@
 // A duplicate is answered with where it would go now (the log end), not where the first write put it.
 import {
   type AppendAnswer,
-  BatchMetadata,
   type BatchHeaderFields,
   type BatchLog,
+  BatchMetadata,
   MAX_SEQUENCE,
   NO_PRODUCER_EPOCH,
   NUM_BATCHES_TO_RETAIN,
@@ -101,7 +101,10 @@ export function appendBatch(entry: ProducerStateEntry, batch: ProducerBatch, log
   const verdict = judge(entry, batch.epoch, batch.firstSeq, lastSeq);
   if (verdict.kind !== 'Append') return verdict;
   const written = log.append(batch.records);
-  entry.addBatch(batch.epoch, new BatchMetadata(lastSeq, written.lastOffset, batch.records - 1, written.timestamp));
+  entry.addBatch(
+    batch.epoch,
+    new BatchMetadata(lastSeq, written.lastOffset, batch.records - 1, written.timestamp),
+  );
   return { kind: 'Append', firstOffset: written.firstOffset, lastOffset: written.lastOffset };
 }
 
@@ -109,7 +112,10 @@ export function appendBatch(entry: ProducerStateEntry, batch: ProducerBatch, log
  * The rebuild on open, one header of the active segment at a time: skip a batch without a producer
  * (producerId -1), find or make the producer's entry in `state`, and add the batch as its header tells it.
  */
-export function addBatchFromHeader(state: Map<ProducerId, ProducerStateEntry>, header: BatchHeaderFields): void {
+export function addBatchFromHeader(
+  state: Map<ProducerId, ProducerStateEntry>,
+  header: BatchHeaderFields,
+): void {
   if (header.producerId < 0) return;
   const producerId = header.producerId as ProducerId;
   let entry = state.get(producerId);
@@ -120,6 +126,11 @@ export function addBatchFromHeader(state: Map<ProducerId, ProducerStateEntry>, h
   const lastSeq = incrementSequence(header.baseSequence as Sequence, header.lastOffsetDelta);
   entry.addBatch(
     header.producerEpoch as ProducerEpoch,
-    new BatchMetadata(lastSeq, header.baseOffset + header.lastOffsetDelta, header.lastOffsetDelta, header.maxTimestamp),
+    new BatchMetadata(
+      lastSeq,
+      header.baseOffset + header.lastOffsetDelta,
+      header.lastOffsetDelta,
+      header.maxTimestamp,
+    ),
   );
 }

@@ -2,9 +2,9 @@
 // judge throws once the window holds a batch (a bug that crashes, not a wrong verdict).
 import {
   type AppendAnswer,
-  BatchMetadata,
   type BatchHeaderFields,
   type BatchLog,
+  BatchMetadata,
   MAX_SEQUENCE,
   NO_PRODUCER_EPOCH,
   NUM_BATCHES_TO_RETAIN,
@@ -86,7 +86,8 @@ export function judge(
     };
   }
   const expected = entry.expectedFirstSeq();
-  if (entry.batches.length > 0) throw new TypeError("Cannot read properties of undefined (reading 'lastSeq')");
+  if (entry.batches.length > 0)
+    throw new TypeError("Cannot read properties of undefined (reading 'lastSeq')");
   if (firstSeq === expected) return { kind: 'Append' };
   return { kind: 'OutOfOrderSequence', expected, got: firstSeq };
 }
@@ -100,7 +101,10 @@ export function appendBatch(entry: ProducerStateEntry, batch: ProducerBatch, log
   const verdict = judge(entry, batch.epoch, batch.firstSeq, lastSeq);
   if (verdict.kind !== 'Append') return verdict;
   const written = log.append(batch.records);
-  entry.addBatch(batch.epoch, new BatchMetadata(lastSeq, written.lastOffset, batch.records - 1, written.timestamp));
+  entry.addBatch(
+    batch.epoch,
+    new BatchMetadata(lastSeq, written.lastOffset, batch.records - 1, written.timestamp),
+  );
   return { kind: 'Append', firstOffset: written.firstOffset, lastOffset: written.lastOffset };
 }
 
@@ -108,7 +112,10 @@ export function appendBatch(entry: ProducerStateEntry, batch: ProducerBatch, log
  * The rebuild on open, one header of the active segment at a time: skip a batch without a producer
  * (producerId -1), find or make the producer's entry in `state`, and add the batch as its header tells it.
  */
-export function addBatchFromHeader(state: Map<ProducerId, ProducerStateEntry>, header: BatchHeaderFields): void {
+export function addBatchFromHeader(
+  state: Map<ProducerId, ProducerStateEntry>,
+  header: BatchHeaderFields,
+): void {
   if (header.producerId < 0) return;
   const producerId = header.producerId as ProducerId;
   let entry = state.get(producerId);
@@ -119,6 +126,11 @@ export function addBatchFromHeader(state: Map<ProducerId, ProducerStateEntry>, h
   const lastSeq = incrementSequence(header.baseSequence as Sequence, header.lastOffsetDelta);
   entry.addBatch(
     header.producerEpoch as ProducerEpoch,
-    new BatchMetadata(lastSeq, header.baseOffset + header.lastOffsetDelta, header.lastOffsetDelta, header.maxTimestamp),
+    new BatchMetadata(
+      lastSeq,
+      header.baseOffset + header.lastOffsetDelta,
+      header.lastOffsetDelta,
+      header.maxTimestamp,
+    ),
   );
 }

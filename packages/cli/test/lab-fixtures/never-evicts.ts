@@ -2,9 +2,9 @@
 // The window never lets a batch go: an evicted batch is still taken for a resend.
 import {
   type AppendAnswer,
-  BatchMetadata,
   type BatchHeaderFields,
   type BatchLog,
+  BatchMetadata,
   MAX_SEQUENCE,
   NO_PRODUCER_EPOCH,
   NUM_BATCHES_TO_RETAIN,
@@ -98,7 +98,10 @@ export function appendBatch(entry: ProducerStateEntry, batch: ProducerBatch, log
   const verdict = judge(entry, batch.epoch, batch.firstSeq, lastSeq);
   if (verdict.kind !== 'Append') return verdict;
   const written = log.append(batch.records);
-  entry.addBatch(batch.epoch, new BatchMetadata(lastSeq, written.lastOffset, batch.records - 1, written.timestamp));
+  entry.addBatch(
+    batch.epoch,
+    new BatchMetadata(lastSeq, written.lastOffset, batch.records - 1, written.timestamp),
+  );
   return { kind: 'Append', firstOffset: written.firstOffset, lastOffset: written.lastOffset };
 }
 
@@ -106,7 +109,10 @@ export function appendBatch(entry: ProducerStateEntry, batch: ProducerBatch, log
  * The rebuild on open, one header of the active segment at a time: skip a batch without a producer
  * (producerId -1), find or make the producer's entry in `state`, and add the batch as its header tells it.
  */
-export function addBatchFromHeader(state: Map<ProducerId, ProducerStateEntry>, header: BatchHeaderFields): void {
+export function addBatchFromHeader(
+  state: Map<ProducerId, ProducerStateEntry>,
+  header: BatchHeaderFields,
+): void {
   if (header.producerId < 0) return;
   const producerId = header.producerId as ProducerId;
   let entry = state.get(producerId);
@@ -117,6 +123,11 @@ export function addBatchFromHeader(state: Map<ProducerId, ProducerStateEntry>, h
   const lastSeq = incrementSequence(header.baseSequence as Sequence, header.lastOffsetDelta);
   entry.addBatch(
     header.producerEpoch as ProducerEpoch,
-    new BatchMetadata(lastSeq, header.baseOffset + header.lastOffsetDelta, header.lastOffsetDelta, header.maxTimestamp),
+    new BatchMetadata(
+      lastSeq,
+      header.baseOffset + header.lastOffsetDelta,
+      header.lastOffsetDelta,
+      header.maxTimestamp,
+    ),
   );
 }
