@@ -35,8 +35,8 @@ function lineOf(file: string, text: string): number {
 
 /** The line that says why a check failed, and the stage it names. */
 function failure(stdout: string) {
-  const line = stdout.split('\n').find((l) => /^stage \d+ \S+ failed: /.test(l));
-  const m = /^stage (\d+) (\S+) failed: (.*)$/.exec(line ?? '');
+  const line = stdout.split('\n').find((l) => /^stage \d+ \S+ ไม่ผ่าน: /.test(l));
+  const m = /^stage (\d+) (\S+) ไม่ผ่าน: (.*)$/.exec(line ?? '');
   return m === null ? undefined : { number: Number(m[1]), stage: m[2], message: m[3]! };
 }
 
@@ -46,37 +46,37 @@ const NEGATIVE: readonly { fixture: string; stage: string; message: RegExp }[] =
   {
     fixture: 'window-of-4',
     stage: 'eviction',
-    message: /^the fifth batch: appendBatch\(.*\): window expected \[(\S+ ){4}\S+\], got \[(\S+ ){3}\S+\]$/,
+    message: /^batch ที่ห้า: appendBatch\(.*\): window ควรเป็น \[(\S+ ){4}\S+\] แต่ได้ \[(\S+ ){3}\S+\]$/,
   },
   {
     fixture: 'first-seq-only',
     stage: 'partial-overlap',
-    message: /^batches \d and \d resent as one: .*: kind expected OutOfOrderSequence, got Duplicate$/,
+    message: /^batch \d กับ \d มัดรวมส่งซ้ำเป็นก้อนเดียว: .*: kind ควรเป็น OutOfOrderSequence แต่ได้ Duplicate$/,
   },
   {
     fixture: 'forgets-epoch',
     stage: 'epoch',
-    message: /^the same range from epoch \d+: .*: kind expected OutOfOrderSequence, got Duplicate$/,
+    message: /^ช่วงเดิมจาก epoch \d+: .*: kind ควรเป็น OutOfOrderSequence แต่ได้ Duplicate$/,
   },
   {
     fixture: 'wrap-off-by-one',
     stage: 'wrap',
-    message: /^incrementSequence\(2147483646, 1\): result expected 2147483647, got 0$/,
+    message: /^incrementSequence\(2147483646, 1\): result ควรเป็น 2147483647 แต่ได้ 0$/,
   },
   {
     fixture: 'duplicate-new-offsets',
     stage: 'duplicate',
-    message: /^a resend of batch \d: .*: firstOffset expected \d+, got \d+$/,
+    message: /^ส่ง batch \d ซ้ำ: .*: firstOffset ควรเป็น \d+ แต่ได้ \d+$/,
   },
   {
     fixture: 'appends-before-judging',
     stage: 'duplicate',
-    message: /^a resend of batch \d: .*: log end offset \(nothing written\) expected (\d+), got (?!\1)\d+$/,
+    message: /^ส่ง batch \d ซ้ำ: .*: log end offset \(ต้องไม่มีอะไรถูกเขียน\) ควรเป็น (\d+) แต่ได้ (?!\1)\d+$/,
   },
   {
     fixture: 'never-evicts',
     stage: 'eviction',
-    message: /^a sixth batch: appendBatch\(.*\): window expected \[(\S+ ){4}\S+\], got \[(\S+ ){5}\S+\]$/,
+    message: /^batch ที่หก: appendBatch\(.*\): window ควรเป็น \[(\S+ ){4}\S+\] แต่ได้ \[(\S+ ){5}\S+\]$/,
   },
 ];
 
@@ -87,7 +87,7 @@ describe('klog lab check', () => {
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
       expect(run.stdout.match(/^ {2}✓ \d\/9 /gm)).toHaveLength(9);
-      expect(run.stdout).toContain('every stage passed (9 of 9)');
+      expect(run.stdout).toContain('ผ่านครบ 9 จาก 9 stage');
     });
   }
 
@@ -101,8 +101,8 @@ describe('klog lab check', () => {
         expect(failed?.message).toMatch(message);
         // Every stage before it passed, and the report names the section to reread and the replay.
         expect(run.stdout.match(/^ {2}✓ /gm) ?? []).toHaveLength(failed!.number - 1);
-        expect(run.stdout).toMatch(/^ {4}reread {3}docs\/07-idem\.mdx § \S/m);
-        expect(run.stdout).toContain(`replay   klog lab check ${fixture(name)} --seed ${seed}`);
+        expect(run.stdout).toMatch(/^ {4}อ่านทวน {2}docs\/07-idem\.mdx § \S/m);
+        expect(run.stdout).toContain(`รันซ้ำ    klog lab check ${fixture(name)} --seed ${seed}`);
         expect(run.stderr).toBe(
           `klog: lab check: stage ${failed!.number} ${stage} failed (the report is above)\n`,
         );
@@ -113,9 +113,9 @@ describe('klog lab check', () => {
   it('shows the failed request field by field: expected and actual, the differing field marked', () => {
     const run = klog(['lab', 'check', fixture('duplicate-new-offsets'), '--seed', '5', '--no-save']);
     const lines = run.stdout.split('\n');
-    const at = lines.findIndex((l) => l.startsWith('    request  a resend of batch'));
+    const at = lines.findIndex((l) => l.startsWith('    คำขอ    ส่ง batch'));
     expect(at).toBeGreaterThan(0);
-    expect(lines[at + 1]).toMatch(/^ {6}field +expected +actual$/);
+    expect(lines[at + 1]).toMatch(/^ {6}ช่อง +ควรเป็น +ได้จริง$/);
     expect(lines[at + 2]).toMatch(/^ {4}✓ kind +Duplicate +Duplicate$/);
     expect(lines[at + 3]).toMatch(/^ {4}✗ firstOffset +(\d+) +(?!\1)\d+$/);
   });
@@ -141,7 +141,7 @@ describe('klog lab check', () => {
     expect(failure(run.stdout)).toEqual({
       number: 1,
       stage: 'first-append',
-      message: `your appendBatch threw TypeError: Cannot read properties of undefined (reading 'lastSeq') (at judge, judge-throws.ts:${line})`,
+      message: `appendBatch ของคุณโยน TypeError: Cannot read properties of undefined (reading 'lastSeq') (ที่ judge, judge-throws.ts:${line})`,
     });
   });
 
@@ -159,7 +159,7 @@ describe('klog lab check', () => {
     expect(run.hung).toBe(false);
     expect(run.status).toBe(1);
     expect(failure(run.stdout)?.message).toBe(
-      'your ProducerStateEntry.findDuplicateBatch did not return within 0.5 s (a loop that never ends?); the check stopped it',
+      'ProducerStateEntry.findDuplicateBatch ของคุณไม่คืนค่าภายใน 0.5 วินาที (loop ที่ไม่มีวันจบ?) ตัวตรวจหยุดมันแล้ว',
     );
   });
 
@@ -172,7 +172,7 @@ describe('klog lab check', () => {
     expect(failure(run.stdout)).toEqual({
       number: 1,
       stage: 'first-append',
-      message: `your appendBatch threw Error: TODO: not written yet (lesson: สามคำตัดสิน และตัวที่ทำให้คนแปลกใจ) (at appendBatch, starter.ts:${line})`,
+      message: `appendBatch ของคุณโยน Error: TODO: not written yet (lesson: สามคำตัดสิน และตัวที่ทำให้คนแปลกใจ) (ที่ appendBatch, starter.ts:${line})`,
     });
   });
 
@@ -207,7 +207,7 @@ describe('klog lab check', () => {
     expect(help.status).toBe(0);
     for (const name of NEGATIVE.map((n) => n.fixture)) {
       const run = klog(['lab', 'check', fixture(name), '--seed', '9', '--no-save']);
-      const section = /^ {4}reread {3}docs\/07-idem\.mdx § (.+)$/m.exec(run.stdout)?.[1];
+      const section = /^ {4}อ่านทวน {2}docs\/07-idem\.mdx § (.+)$/m.exec(run.stdout)?.[1];
       expect(headings.has(section ?? '')).toBe(true);
     }
   });
@@ -232,7 +232,7 @@ describe('klog lab init, then check, then status', () => {
 
     const none = klog(['lab', 'status', join(dir, 'lab.ts')]);
     expect(none.stdout).toBe(
-      `${join(dir, 'lab.ts')}: not checked yet (run: klog lab check ${join(dir, 'lab.ts')})\n`,
+      `${join(dir, 'lab.ts')}: ยังไม่เคยตรวจ (รัน: klog lab check ${join(dir, 'lab.ts')})\n`,
     );
 
     // The learner writes most of it, but keeps four batches.
@@ -243,7 +243,7 @@ describe('klog lab init, then check, then status', () => {
     const status = klog(['lab', 'status', join(dir, 'lab.ts')]);
     expect(status.status).toBe(0);
     const lines = status.stdout.split('\n');
-    expect(lines[0]).toBe(`${join(dir, 'lab.ts')}: 4 of 9 stages passed`);
+    expect(lines[0]).toBe(`${join(dir, 'lab.ts')}: ผ่าน 4 จาก 9 stage`);
     expect(lines.slice(1, 10).map((l) => l.slice(2, 3))).toEqual([
       '✓',
       '✓',
@@ -255,14 +255,14 @@ describe('klog lab init, then check, then status', () => {
       '·',
       '·',
     ]);
-    expect(lines[11]).toMatch(/^last run \d{4}-\d\d-\d\dT\S+Z, seed 11: failed at stage 5 eviction$/);
+    expect(lines[11]).toMatch(/^รันล่าสุด \d{4}-\d\d-\d\dT\S+Z · seed 11 · ไม่ผ่านที่ stage 5 eviction$/);
 
     // Fixed: every stage passes, and status says so.
     copyFileSync(fixture('solution'), join(dir, 'lab.ts'));
     expect(klog(['lab', 'check', join(dir, 'lab.ts')]).status).toBe(0);
     const done = klog(['lab', 'status', join(dir, 'lab.ts')]).stdout.split('\n');
-    expect(done[0]).toBe(`${join(dir, 'lab.ts')}: 9 of 9 stages passed`);
-    expect(done[11]).toMatch(/: passed$/);
+    expect(done[0]).toBe(`${join(dir, 'lab.ts')}: ผ่าน 9 จาก 9 stage`);
+    expect(done[11]).toMatch(/ · ผ่านทุก stage$/);
   });
 
   it('--no-save leaves no progress file', () => {

@@ -3,7 +3,7 @@ import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import { wholeNumber } from '../flags.js';
 import { initLab } from '../lab/init.js';
-import { LabFileError } from '../lab/load-window.js';
+import { LabFileError } from '../lab/lab-file-error.js';
 import { progressPath, readProgress, saveProgress } from '../lab/progress.js';
 import { MAX_SEED } from '../lab/random.js';
 import { failureLines, LESSON_PAGE, stageLine } from '../lab/report.js';
@@ -15,6 +15,11 @@ import type { CommandContext } from '../program.js';
 export class LabCheckFailed extends Error {
   override readonly name = 'LabCheckFailed';
 }
+
+// The output's sections, `== title ==` lines as every lesson run output has: the lab page shows them.
+const SECTION_STAGES = 'ผลทีละ stage';
+const SECTION_FAILED = 'stage แรกที่ไม่ผ่าน';
+const SECTION_PASSED = 'ผ่านทุก stage';
 
 const CHECK_HELP = `
 Loads your file (TypeScript, no build step) and runs the stages in the chapter's
@@ -62,6 +67,8 @@ export function labCommand(ctx: CommandContext): Command {
       const timeout = wholeNumber('--call-timeout-ms', raw.callTimeoutMs, 100, 600_000);
       const replay = `klog lab check ${file} --seed ${seed}`;
       ctx.out(`klog lab check ${file} · seed ${seed}`);
+      ctx.out('');
+      ctx.out(`== ${SECTION_STAGES} ==`);
       let outcome: Awaited<ReturnType<typeof runCheck>>;
       try {
         outcome = await runCheck(file, seed, (index) => ctx.out(stageLine(STAGES, index, '✓')), timeout);
@@ -72,17 +79,17 @@ export function labCommand(ctx: CommandContext): Command {
       if (raw.save) saveProgress(file, STAGES, outcome, seed, new Date().toISOString());
       if (outcome.kind === 'passed') {
         ctx.out('');
-        ctx.out(
-          `every stage passed (${STAGES.length} of ${STAGES.length}): your window does what the chapter's does.`,
-        );
-        ctx.out(`next: put it behind a real broker: klog serve --window ${file}`);
+        ctx.out(`== ${SECTION_PASSED} ==`);
+        ctx.out(`ผ่านครบ ${STAGES.length} จาก ${STAGES.length} stage: หน้าต่างของคุณทำทุกอย่างที่หน้าต่างของบทนี้ทำ`);
+        ctx.out(`ต่อไป: วางมันไว้หลัง broker ตัวจริง: klog serve --window ${file}`);
         return;
       }
       ctx.out(stageLine(STAGES, outcome.index, '✗'));
       ctx.out('');
+      ctx.out(`== ${SECTION_FAILED} ==`);
       for (const line of failureLines(STAGES, outcome, replay, ctx.style)) ctx.out(line);
       ctx.out('');
-      ctx.out(`${outcome.passed} of ${STAGES.length} stages passed.`);
+      ctx.out(`ผ่าน ${outcome.passed} จาก ${STAGES.length} stage`);
       throw new LabCheckFailed(
         `lab check: stage ${outcome.index + 1} ${STAGES[outcome.index]!.id} failed (the report is above)`,
       );
@@ -94,18 +101,18 @@ export function labCommand(ctx: CommandContext): Command {
     .action((file: string) => {
       const progress = readProgress(progressPath(file));
       if (progress === undefined || progress.last === undefined) {
-        ctx.out(`${file}: not checked yet (run: klog lab check ${file})`);
+        ctx.out(`${file}: ยังไม่เคยตรวจ (รัน: klog lab check ${file})`);
         return;
       }
       const passed = STAGES.filter((s) => progress.stages[s.id]?.passed === true).length;
-      ctx.out(`${file}: ${passed} of ${STAGES.length} stages passed`);
+      ctx.out(`${file}: ผ่าน ${passed} จาก ${STAGES.length} stage`);
       STAGES.forEach((stage, i) => {
         const result = progress.stages[stage.id];
         const mark = result === undefined ? '·' : result.passed ? '✓' : '✗';
         ctx.out(stageLine(STAGES, i, mark));
       });
       ctx.out('');
-      ctx.out(`last run ${progress.last.at}, seed ${progress.last.seed}: ${progress.last.result}`);
+      ctx.out(`รันล่าสุด ${progress.last.at} · seed ${progress.last.seed} · ${progress.last.result}`);
     });
   return lab;
 }

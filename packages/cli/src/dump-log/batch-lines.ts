@@ -1,7 +1,7 @@
 import { incrementSequence } from '@klog/core';
 import {
-  compressionName,
   CONTROL_FLAG,
+  compressionName,
   NO_SEQUENCE,
   type Record,
   type StoredBatchHeader,

@@ -10,7 +10,7 @@ export class LearnerThrew extends Error {
     readonly thrown: unknown,
     readonly where: string | undefined,
   ) {
-    super(`your ${fn} threw ${firstLine(thrown)}${where === undefined ? '' : ` (at ${where})`}`);
+    super(`${fn} ของคุณโยน ${firstLine(thrown)}${where === undefined ? '' : ` (ที่ ${where})`}`);
   }
 }
 

@@ -2,7 +2,10 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import type { WindowModule } from '@klog/core';
-import { createJiti } from 'jiti';
+import type { createJiti as CreateJiti } from 'jiti';
+import { LabFileError } from './lab-file-error.js';
+
+export { LabFileError };
 
 /** What a lab file must export: @klog/core's WindowModule, one name each. */
 export const WINDOW_EXPORTS = [
@@ -13,11 +16,6 @@ export const WINDOW_EXPORTS = [
   'addBatchFromHeader',
 ] as const satisfies readonly (keyof WindowModule)[];
 
-/** A lab file that is missing, does not load, or lacks an export: one line, exit code 2. */
-export class LabFileError extends Error {
-  override readonly name = 'LabFileError';
-}
-
 /**
  * Load a learner's TypeScript file as it is, with no build step: jiti transpiles it on load. The file
  * imports `@klog/core`, which resolves to the copy klog itself runs (the learner's folder needs no
@@ -27,6 +25,9 @@ export function loadWindowFile(file: string): WindowModule {
   const path = resolve(file);
   if (!existsSync(path)) throw new LabFileError(`${file}: no such file (klog lab init writes one)`);
   const require = createRequire(import.meta.url);
+  // Required here, on the thread that loads the file, not where klog starts: jiti asks at load whether
+  // stderr has colours, and Node warns when NO_COLOR and FORCE_COLOR are both set (the worker has neither).
+  const { createJiti } = require('jiti') as { createJiti: typeof CreateJiti };
   const jiti = createJiti(import.meta.url, {
     alias: { '@klog/core': require.resolve('@klog/core') },
     fsCache: false,

@@ -52,7 +52,7 @@ export function saveProgress(
       seed,
       at,
       result:
-        outcome.kind === 'passed' ? 'passed' : `failed at stage ${failedAt + 1} ${stages[failedAt]!.id}`,
+        outcome.kind === 'passed' ? 'ผ่านทุก stage' : `ไม่ผ่านที่ stage ${failedAt + 1} ${stages[failedAt]!.id}`,
     },
   };
   const temporary = `${path}.tmp`;

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import { LabFileError } from './load-window.js';
+import { LabFileError } from './lab-file-error.js';
 import type { CheckOutcome, WorkerReport } from './stage-report.js';
 
 /** No single call of a learner's function takes this long unless it never returns. */

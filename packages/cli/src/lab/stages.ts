@@ -113,7 +113,7 @@ class Producer {
     const request = `${what}: ${this.describe(epoch, firstSeq, records)}`;
     const answer = this.append(epoch, firstSeq, records);
     expectFields(request, expected, answer, [
-      { ...logEndRow(this.log, end), field: 'log end offset (nothing written)' },
+      { ...logEndRow(this.log, end), field: 'log end offset (ต้องไม่มีอะไรถูกเขียน)' },
       windowRow(this.entry, window),
     ]);
   }
@@ -129,14 +129,14 @@ function outOfOrder(expected: number, got: number) {
 
 const firstAppend: Stage = {
   id: 'first-append',
-  title: 'first append: a new producer starts at 0 and is written at the log end',
+  title: 'append แรก: producer ใหม่เริ่มที่ 0 และลงที่ปลาย log',
   section: 'สี่ตัวเลขต่อหนึ่ง batch',
   run(lab, rng) {
     const p = new Producer(lab, rng);
-    const batch = p.sendNew(rng.int(1, 5), 'the first batch of a new producer');
+    const batch = p.sendNew(rng.int(1, 5), 'batch แรกของ producer ใหม่');
     const meta = p.entry.batches[0];
     expectFields(
-      'the window after it (BatchMetadata)',
+      'หน้าต่างหลังจากนั้น (BatchMetadata)',
       {
         lastSeq: batch.lastSeq,
         lastOffset: batch.lastOffset,
@@ -145,13 +145,13 @@ const firstAppend: Stage = {
       },
       meta,
     );
-    p.sendNew(rng.int(1, 5), 'the next batch');
+    p.sendNew(rng.int(1, 5), 'batch ถัดไป');
   },
 };
 
 const duplicate: Stage = {
   id: 'duplicate',
-  title: "duplicate: a resend is answered with the first write's offsets, and nothing is written",
+  title: 'ของซ้ำ: ส่งซ้ำแล้วได้ offset ของการเขียนครั้งแรก และไม่มีอะไรถูกเขียนเพิ่ม',
   section: 'สามคำตัดสิน และตัวที่ทำให้คนแปลกใจ',
   run(lab, rng) {
     const p = new Producer(lab, rng);
@@ -159,27 +159,27 @@ const duplicate: Stage = {
     for (let i = 0; i < count; i++) p.sendNew(rng.int(1, 4), `batch ${i + 1}`);
     const i = rng.int(0, count - 1);
     const b = p.sent[i]!;
-    p.resend(`a resend of batch ${i + 1}`, b.firstSeq, b.records, duplicateOf(b), p.sent);
+    p.resend(`ส่ง batch ${i + 1} ซ้ำ`, b.firstSeq, b.records, duplicateOf(b), p.sent);
   },
 };
 
 const gap: Stage = {
   id: 'gap',
-  title: 'gap: a batch past the expected sequence is out of order, with the sequence expected',
+  title: 'ช่องว่าง: batch ที่เลย sequence ที่รอไปได้ out of order พร้อมเลขที่รอ',
   section: 'ช่องว่างใน sequence คือการเขียนที่หาย',
   run(lab, rng) {
     const p = new Producer(lab, rng);
     const count = rng.int(1, 3);
     for (let i = 0; i < count; i++) p.sendNew(rng.int(1, 4), `batch ${i + 1}`);
     const first = p.next + rng.int(1, 9);
-    p.resend('a batch after a lost one', first, rng.int(1, 3), outOfOrder(p.next, first), p.sent);
-    p.sendNew(rng.int(1, 3), 'then the batch the broker expects');
+    p.resend('batch ที่ตามหลังก้อนที่หายไป', first, rng.int(1, 3), outOfOrder(p.next, first), p.sent);
+    p.sendNew(rng.int(1, 3), 'แล้วจึงส่ง batch ที่ broker รอ');
   },
 };
 
 const partialOverlap: Stage = {
   id: 'partial-overlap',
-  title: 'partial overlap: a range that only overlaps a retained batch is out of order, not a duplicate',
+  title: 'ทับกันบางส่วน: ช่วงที่แค่คาบเกี่ยวก้อนในหน้าต่างคือ out of order ไม่ใช่ของซ้ำ',
   section: 'สามคำตัดสิน และตัวที่ทำให้คนแปลกใจ',
   run(lab, rng) {
     const p = new Producer(lab, rng);
@@ -188,14 +188,14 @@ const partialOverlap: Stage = {
     const i = rng.int(0, count - 2);
     const [a, b] = [p.sent[i]!, p.sent[i + 1]!];
     p.resend(
-      `batches ${i + 1} and ${i + 2} resent as one`,
+      `batch ${i + 1} กับ ${i + 2} มัดรวมส่งซ้ำเป็นก้อนเดียว`,
       a.firstSeq,
       a.records + b.records,
       outOfOrder(p.next, a.firstSeq),
       p.sent,
     );
     p.resend(
-      `the tail of batch ${i + 1}`,
+      `ส่วนท้ายของ batch ${i + 1}`,
       a.firstSeq + 1,
       a.records - 1,
       outOfOrder(p.next, a.firstSeq + 1),
@@ -206,30 +206,30 @@ const partialOverlap: Stage = {
 
 const eviction: Stage = {
   id: 'eviction',
-  title: 'eviction: the window holds five batches, and a sixth pushes the first out',
+  title: 'หน้าต่างล้น: หน้าต่างจำห้า batch และก้อนที่หกดันก้อนแรกออก',
   section: 'เมื่อหน้าต่างล้น',
   run(lab, rng) {
     const p = new Producer(lab, rng);
-    const names = ['first', 'second', 'third', 'fourth', 'fifth'];
-    for (const name of names) p.sendNew(rng.int(1, 3), `the ${name} batch`);
+    const names = ['แรก', 'ที่สอง', 'ที่สาม', 'ที่สี่', 'ที่ห้า'];
+    for (const name of names) p.sendNew(rng.int(1, 3), `batch ${name}`);
     const first = p.sent[0]!;
-    p.resend('a resend of the first of five', first.firstSeq, first.records, duplicateOf(first), p.sent);
-    p.sendNew(rng.int(1, 3), 'a sixth batch', (sent) => sent.slice(1));
+    p.resend('ส่งก้อนแรกในห้าก้อนซ้ำ', first.firstSeq, first.records, duplicateOf(first), p.sent);
+    p.sendNew(rng.int(1, 3), 'batch ที่หก', (sent) => sent.slice(1));
     p.resend(
-      'a resend of the first, after the sixth',
+      'ส่งก้อนแรกซ้ำ หลังก้อนที่หก',
       first.firstSeq,
       first.records,
       outOfOrder(p.next, first.firstSeq),
       p.sent.slice(1),
     );
     const second = p.sent[1]!;
-    p.resend('a resend of the second', second.firstSeq, second.records, duplicateOf(second), p.sent.slice(1));
+    p.resend('ส่งก้อนที่สองซ้ำ', second.firstSeq, second.records, duplicateOf(second), p.sent.slice(1));
   },
 };
 
 const epoch: Stage = {
   id: 'epoch',
-  title: 'epoch: a duplicate must come from the same epoch, and a new epoch starts a new window',
+  title: 'epoch: ของซ้ำต้องมาจาก epoch เดียวกัน และ epoch ใหม่เริ่มหน้าต่างใหม่',
   section: 'สามช่องในหัว batch ที่เว้นไว้ตั้งแต่บทที่ 1',
   run(lab, rng) {
     const p = new Producer(lab, rng);
@@ -239,7 +239,7 @@ const epoch: Stage = {
     const before = [...p.sent];
     const newer = p.epoch + 1;
     p.resend(
-      `the same range from epoch ${newer}`,
+      `ช่วงเดิมจาก epoch ${newer}`,
       old.firstSeq,
       old.records,
       outOfOrder(p.next, old.firstSeq),
@@ -247,24 +247,22 @@ const epoch: Stage = {
       newer,
     );
     p.epoch = newer;
-    const fresh = p.sendNew(rng.int(1, 3), `a new batch from epoch ${newer}`, (sent) => sent.slice(-1));
+    const fresh = p.sendNew(rng.int(1, 3), `batch ใหม่จาก epoch ${newer}`, (sent) => sent.slice(-1));
     p.resend(
-      `the old range from epoch ${old.epoch}, after epoch ${newer} wrote`,
+      `ช่วงเก่าจาก epoch ${old.epoch} หลัง epoch ${newer} เขียนแล้ว`,
       old.firstSeq,
       old.records,
       outOfOrder(p.next, old.firstSeq),
       [fresh],
       old.epoch,
     );
-    p.resend(`a resend of epoch ${newer}'s batch`, fresh.firstSeq, fresh.records, duplicateOf(fresh), [
-      fresh,
-    ]);
+    p.resend(`ส่ง batch ของ epoch ${newer} ซ้ำ`, fresh.firstSeq, fresh.records, duplicateOf(fresh), [fresh]);
   },
 };
 
 const wrap: Stage = {
   id: 'wrap',
-  title: 'wrap: the sequence after 2147483647 is 0',
+  title: 'วนรอบ: ถัดจาก 2147483647 คือ 0',
   section: 'sequence ถึง 2147483647 แล้ววนกลับเป็น 0',
   run(lab, rng) {
     const d = rng.int(0, 5);
@@ -298,15 +296,9 @@ const wrap: Stage = {
       ...written,
     });
     p.next = last + 1;
-    const crossing = p.sendNew(rng.int(3, 5), 'a batch across the wrap');
-    p.sendNew(rng.int(1, 3), 'the batch after it');
-    p.resend(
-      'a resend of the batch across the wrap',
-      crossing.firstSeq,
-      crossing.records,
-      duplicateOf(crossing),
-      p.sent,
-    );
+    const crossing = p.sendNew(rng.int(3, 5), 'batch ที่คร่อมจุดวนรอบ');
+    p.sendNew(rng.int(1, 3), 'batch ถัดจากนั้น');
+    p.resend('ส่ง batch ที่คร่อมจุดวนรอบซ้ำ', crossing.firstSeq, crossing.records, duplicateOf(crossing), p.sent);
   },
 };
 
@@ -334,7 +326,7 @@ function activeHeaders(dir: string, config: { segmentBytes?: number } = {}) {
 
 const rebuild: Stage = {
   id: 'rebuild',
-  title: "rebuild: the window comes back from the active segment's headers, 5 → 1 across a roll",
+  title: 'สร้างใหม่: หน้าต่างกลับมาจากหัว batch ของ segment ที่ active และเหลือ 5 → 1 เมื่อข้าม roll',
   section: 'สร้างสถานะใหม่ตอนเปิด และส่วนที่การอ่านย้อนมองไม่เห็น',
   run(lab, rng) {
     const dir = mkdtempSync(join(tmpdir(), 'klog-lab-'));
@@ -386,7 +378,7 @@ const rebuild: Stage = {
         const entry = state.get(pid as ProducerId);
         const producers = [...state.keys()].join(', ');
         expectFields(
-          `${what}: addBatchFromHeader over the active segment's ${headers.headers.length} headers`,
+          `${what}: addBatchFromHeader ทีละหัวจาก ${headers.headers.length} หัวของ segment ที่ active`,
           { producers: `${pid}`, window: expectedWindow(window), producerEpoch: `${producerEpoch}` },
           {
             producers,
@@ -397,13 +389,13 @@ const rebuild: Stage = {
         );
         const timestamps = entry?.batches.map((b) => b.timestamp).join(' ');
         expectFields(
-          `${what}: the timestamps the window keeps`,
+          `${what}: timestamp ที่หน้าต่างจำไว้`,
           { timestamps: window.map((b) => b.timestamp).join(' ') },
           { timestamps },
         );
         return entry!;
       };
-      const entry = check('reopened with five batches', activeHeaders(dir), sent);
+      const entry = check('เปิดใหม่ตอนมีห้า batch', activeHeaders(dir), sent);
       const last = sent.at(-1)!;
       const log = new LabLog(last.lastOffset + 1, CLOCK_MS);
       const answer = lab.appendBatch(
@@ -416,12 +408,12 @@ const rebuild: Stage = {
         },
         log,
       );
-      expectFields('after the rebuild, a resend of the fifth batch', duplicateOf(last), answer, [
-        { ...logEndRow(log, last.lastOffset + 1), field: 'log end offset (nothing written)' },
+      expectFields('หลังสร้างใหม่ ส่ง batch ที่ห้าซ้ำ', duplicateOf(last), answer, [
+        { ...logEndRow(log, last.lastOffset + 1), field: 'log end offset (ต้องไม่มีอะไรถูกเขียน)' },
       ]);
       // A segment too small for one more batch: the next write rolls a new one.
       write(size);
-      check('reopened after a roll', activeHeaders(dir), sent.slice(-1));
+      check('เปิดใหม่หลัง roll', activeHeaders(dir), sent.slice(-1));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -436,19 +428,19 @@ function outcomeWords(outcome: Outcome): string {
 
 const model: Stage = {
   id: 'model',
-  title: 'model checker: no violation at 5 in flight, the counterexample at 6',
+  title: 'model checker: ค้าง 5 ไม่มีอะไรผิด ค้าง 6 เจอ counterexample',
   section: 'ไล่ทุกลำดับเหตุการณ์: ค้างห้าผ่าน ค้างหกพัง',
   run(lab) {
     const five = checkModel({ inFlight: 5 }, { window: lab });
     expectFields(
-      'klog model-check over your window, 5 in flight',
+      'klog model-check บนหน้าต่างของคุณ ค้าง 5',
       { outcome: 'no violation' },
       { outcome: outcomeWords(five.outcome) },
     );
     const six = checkModel({ inFlight: 6 }, { window: lab });
     const reference = checkModel({ inFlight: 6 }, { window: CORE_WINDOW });
     expectFields(
-      'klog model-check over your window, 6 in flight',
+      'klog model-check บนหน้าต่างของคุณ ค้าง 6',
       { outcome: outcomeWords(reference.outcome) },
       { outcome: outcomeWords(six.outcome) },
     );

@@ -29,7 +29,7 @@ export class StageFailed extends Error {
 
 export function show(value: unknown): string {
   if (typeof value === 'string') return value;
-  if (value === undefined) return '(none)';
+  if (value === undefined) return '(ไม่มี)';
   if (typeof value === 'object' && value !== null) {
     try {
       return JSON.stringify(value);
@@ -62,7 +62,7 @@ export function expectFields(
   throw new StageFailed({
     request,
     rows,
-    summary: `${request}: ${wrong.field} expected ${wrong.expected}, got ${wrong.actual}`,
+    summary: `${request}: ${wrong.field} ควรเป็น ${wrong.expected} แต่ได้ ${wrong.actual}`,
   });
 }
 

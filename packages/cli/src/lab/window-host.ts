@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
 import type { BatchHeaderFields } from '@klog/core';
-import { LabFileError } from './load-window.js';
+import { LabFileError } from './lab-file-error.js';
 import { workerEnv } from './run-check.js';
 import type { HostReply, HostRequest } from './window-protocol.js';
 

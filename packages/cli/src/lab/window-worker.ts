@@ -99,6 +99,12 @@ port.on('message', (request: HostRequest) => {
   try {
     reply(decide(request));
   } catch (error) {
-    reply({ kind: 'threw', message: error instanceof LearnerThrew ? error.message : firstLine(error) });
+    reply({
+      kind: 'threw',
+      message:
+        error instanceof LearnerThrew
+          ? `your ${error.fn} threw ${firstLine(error.thrown)}${error.where === undefined ? '' : ` (at ${error.where})`}`
+          : firstLine(error),
+    });
   }
 });
