@@ -3,6 +3,7 @@ import type { ProducerEpoch, ProducerId, Sequence } from './numbers.js';
 import type { NO_PRODUCER_EPOCH } from './producer-state-entry.js';
 import type { Append, Duplicate, OutOfOrderSequence, Verdict } from './verdict.js';
 
+// #region window-module
 /**
  * The chapter's window as a module anyone can write: klog's own (this package's
  * `ProducerStateEntry`, `judge`, `incrementSequence`) or a learner's, which `klog lab
@@ -23,6 +24,7 @@ export interface WindowModule<E extends WindowEntry = WindowEntry> {
   /** The rebuild on open: put one batch, known by its header alone, into its producer's window. */
   addBatchFromHeader(state: Map<ProducerId, E>, header: BatchHeaderFields): void;
 }
+// #endregion window-module
 
 /** What a window must offer the judge, the append and the rebuild. */
 export interface WindowEntry {
