@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import { Broker, ConfigError, createLogger, type LogLevel } from '@klog/broker';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
-import { wholeNumber } from '../flags.js';
 import type { CommandContext } from '../program.js';
+import { wholeNumber } from '../flags.js';
 import { hostFlag, logLevel } from '../serve/options.js';
 
 const HELP_AFTER = `
@@ -57,50 +57,22 @@ function timestamp(): string {
 export function serveCommand(ctx: CommandContext): Command {
   return new Command('serve')
     .description('run a Kafka broker that Kafka clients produce to idempotently and read from')
-    .addOption(
-      new Option('--data-dir <dir>', 'where topics are kept (Kafka segment files)').default('klog-data'),
-    )
+    .addOption(new Option('--data-dir <dir>', 'where topics are kept (Kafka segment files)').default('klog-data'))
     .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--port <port>', 'port to listen on (0: any free port)').default('9092'))
-    .addOption(
-      new Option('--advertised-host <host>', 'host clients are told to connect to (default: --host)'),
-    )
-    .addOption(
-      new Option('--advertised-port <port>', 'port clients are told to connect to (default: the port bound)'),
-    )
+    .addOption(new Option('--advertised-host <host>', 'host clients are told to connect to (default: --host)'))
+    .addOption(new Option('--advertised-port <port>', 'port clients are told to connect to (default: the port bound)'))
     .addOption(new Option('--node-id <id>', "this broker's node id").default('0'))
-    .option(
-      '--auto-create-topics',
-      'create a topic a client asks Metadata for (auto.create.topics.enable)',
-      false,
-    )
-    .addOption(
-      new Option('--num-partitions <n>', 'partitions of an auto-created topic (num.partitions)').default('1'),
-    )
-    .addOption(
-      new Option('--segment-bytes <n>', 'roll a segment at this size (log.segment.bytes, default 1 GiB)'),
-    )
+    .option('--auto-create-topics', 'create a topic a client asks Metadata for (auto.create.topics.enable)', false)
+    .addOption(new Option('--num-partitions <n>', 'partitions of an auto-created topic (num.partitions)').default('1'))
+    .addOption(new Option('--segment-bytes <n>', 'roll a segment at this size (log.segment.bytes, default 1 GiB)'))
     .addOption(new Option('--socket-request-max-bytes <n>', 'largest request accepted (default 100 MiB)'))
+    .addOption(new Option('--connections-max-idle-ms <ms>', 'close a connection idle this long (default 600000)'))
+    .addOption(new Option('--drop-acks <n>', 'drop the responses of the first N Produce requests that write records').default('0'))
     .addOption(
-      new Option('--connections-max-idle-ms <ms>', 'close a connection idle this long (default 600000)'),
+      new Option('--close-after-append <n>', 'then close the connection of the next N such requests instead of answering').default('0'),
     )
-    .addOption(
-      new Option(
-        '--drop-acks <n>',
-        'drop the responses of the first N Produce requests that write records',
-      ).default('0'),
-    )
-    .addOption(
-      new Option(
-        '--close-after-append <n>',
-        'then close the connection of the next N such requests instead of answering',
-      ).default('0'),
-    )
-    .addOption(
-      new Option('--log-level <level>', 'error, warn, info, or debug (each connection and request)').default(
-        'info',
-      ),
-    )
+    .addOption(new Option('--log-level <level>', 'error, warn, info, or debug (each connection and request)').default('info'))
     .addHelpText('after', HELP_AFTER)
     .action(async (raw: Raw) => {
       const level: LogLevel = logLevel(raw.logLevel);
@@ -108,57 +80,32 @@ export function serveCommand(ctx: CommandContext): Command {
         dataDir: resolve(raw.dataDir),
         host: hostFlag('--host', raw.host),
         port: wholeNumber('--port', raw.port, 0, 65535),
-        ...(raw.advertisedHost === undefined
-          ? {}
-          : { advertisedHost: hostFlag('--advertised-host', raw.advertisedHost) }),
-        ...(raw.advertisedPort === undefined
-          ? {}
-          : { advertisedPort: wholeNumber('--advertised-port', raw.advertisedPort, 1, 65535) }),
+        ...(raw.advertisedHost === undefined ? {} : { advertisedHost: hostFlag('--advertised-host', raw.advertisedHost) }),
+        ...(raw.advertisedPort === undefined ? {} : { advertisedPort: wholeNumber('--advertised-port', raw.advertisedPort, 1, 65535) }),
         nodeId: wholeNumber('--node-id', raw.nodeId, 0, 2 ** 31 - 1),
         autoCreateTopics: raw.autoCreateTopics,
         numPartitions: wholeNumber('--num-partitions', raw.numPartitions, 1, 100_000),
-        ...(raw.segmentBytes === undefined
-          ? {}
-          : { segmentBytes: wholeNumber('--segment-bytes', raw.segmentBytes, 14, 2 ** 31 - 1) }),
+        ...(raw.segmentBytes === undefined ? {} : { segmentBytes: wholeNumber('--segment-bytes', raw.segmentBytes, 14, 2 ** 31 - 1) }),
         ...(raw.socketRequestMaxBytes === undefined
           ? {}
-          : {
-              socketRequestMaxBytes: wholeNumber(
-                '--socket-request-max-bytes',
-                raw.socketRequestMaxBytes,
-                64,
-                2 ** 31 - 1,
-              ),
-            }),
+          : { socketRequestMaxBytes: wholeNumber('--socket-request-max-bytes', raw.socketRequestMaxBytes, 64, 2 ** 31 - 1) }),
         ...(raw.connectionsMaxIdleMs === undefined
           ? {}
-          : {
-              connectionsMaxIdleMs: wholeNumber(
-                '--connections-max-idle-ms',
-                raw.connectionsMaxIdleMs,
-                1,
-                2 ** 31 - 1,
-              ),
-            }),
+          : { connectionsMaxIdleMs: wholeNumber('--connections-max-idle-ms', raw.connectionsMaxIdleMs, 1, 2 ** 31 - 1) }),
         dropAcks: wholeNumber('--drop-acks', raw.dropAcks, 0, 2 ** 31 - 1),
         closeAfterAppend: wholeNumber('--close-after-append', raw.closeAfterAppend, 0, 2 ** 31 - 1),
       };
       // The log goes out line by line as it happens (a server's output is its log), not in chunks.
-      const logger = createLogger(level, (l, line) =>
-        ctx.log(`${timestamp()} ${l.toUpperCase().padEnd(5)} ${line}`),
-      );
+      const logger = createLogger(level, (l, line) => ctx.log(`${timestamp()} ${l.toUpperCase().padEnd(5)} ${line}`));
       let broker: Broker;
       try {
         broker = await Broker.start({ ...options, logger });
       } catch (error) {
         if (error instanceof ConfigError) throw new UsageError(error.message);
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE')
-          throw new Error(`cannot listen on ${options.host}:${options.port}: the address is in use`);
-        if (code === 'EADDRNOTAVAIL')
-          throw new Error(`cannot listen on ${options.host}: no such address on this machine`);
-        if (code === 'EACCES')
-          throw new Error(`cannot listen on ${options.host}:${options.port}: permission denied`);
+        if (code === 'EADDRINUSE') throw new Error(`cannot listen on ${options.host}:${options.port}: the address is in use`);
+        if (code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${options.host}: no such address on this machine`);
+        if (code === 'EACCES') throw new Error(`cannot listen on ${options.host}:${options.port}: permission denied`);
         throw error;
       }
       await new Promise<void>((done) => {
@@ -171,9 +118,7 @@ export function serveCommand(ctx: CommandContext): Command {
           stopping = true;
           logger.info(`${signal} received`);
           broker.close().then(done, (error: unknown) => {
-            ctx.err(
-              `klog: serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`,
-            );
+            ctx.err(`klog: serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
             process.exit(1);
           });
         };

@@ -1,7 +1,7 @@
 import { errorName, Metadata } from '@klog/protocol';
 import { Command, Option } from 'commander';
-import { hostPort, wholeNumber } from '../flags.js';
 import type { CommandContext } from '../program.js';
+import { hostPort, wholeNumber } from '../flags.js';
 import { AdminClient, BrokerUnreachable } from '../topics/admin-client.js';
 
 const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';
@@ -25,11 +25,8 @@ async function withClient<T>(bootstrap: string, f: (client: AdminClient) => Prom
 }
 
 export function topicsCommand(ctx: CommandContext): Command {
-  const bootstrap = () =>
-    new Option('--bootstrap-server <host:port>', 'the broker to talk to').default(DEFAULT_BOOTSTRAP);
-  const topics = new Command('topics')
-    .description("create and list a broker's topics")
-    .addHelpText('after', HELP_AFTER);
+  const bootstrap = () => new Option('--bootstrap-server <host:port>', 'the broker to talk to').default(DEFAULT_BOOTSTRAP);
+  const topics = new Command('topics').description("create and list a broker's topics").addHelpText('after', HELP_AFTER);
   topics
     .command('create')
     .description('create a topic')
@@ -40,10 +37,7 @@ export function topicsCommand(ctx: CommandContext): Command {
       const partitions = wholeNumber('--partitions', raw.partitions, 1, 100_000);
       const t = await withClient(raw.bootstrapServer, (client) => client.createTopic(topic, partitions));
       if (t === undefined) throw new BrokerUnreachable('the broker answered CreateTopics without the topic');
-      if (t.errorCode !== 0)
-        throw new Error(
-          `topics create: ${errorName(t.errorCode)}${t.errorMessage ? `: ${t.errorMessage}` : ''}`,
-        );
+      if (t.errorCode !== 0) throw new Error(`topics create: ${errorName(t.errorCode)}${t.errorMessage ? `: ${t.errorMessage}` : ''}`);
       ctx.out(`created topic ${topic} with ${partitions} partition${partitions === 1 ? '' : 's'}`);
     });
   topics

@@ -1,7 +1,7 @@
 import { incrementSequence } from '@klog/core';
 import {
-  CONTROL_FLAG,
   compressionName,
+  CONTROL_FLAG,
   NO_SEQUENCE,
   type Record,
   type StoredBatchHeader,

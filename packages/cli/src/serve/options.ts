@@ -9,7 +9,6 @@ export function logLevel(text: string): LogLevel {
 }
 
 export function hostFlag(flag: string, text: string): string {
-  if (text.trim() === '' || /\s/.test(text))
-    throw new UsageError(`${flag} ${JSON.stringify(text)}: expected a host name or address`);
+  if (text.trim() === '' || /\s/.test(text)) throw new UsageError(`${flag} ${JSON.stringify(text)}: expected a host name or address`);
   return text;
 }
