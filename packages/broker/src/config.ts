@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_REQUEST_BYTES } from '@klog/protocol';
+import { LOG_SETTINGS } from './log-port.js';
 
 /** What `klog serve` can be told; every number checked at the boundary (`resolveConfig`). */
 export interface BrokerConfig {
@@ -50,8 +51,8 @@ export const DEFAULT_CONFIG = {
   connectionsMaxIdleMs: 600_000,
   maxBufferedResponseBytes: 1024 * 1024,
   fetchMaxBytes: 55 * 1024 * 1024,
-  messageMaxBytes: 1_048_588,
-  segmentBytes: 1024 * 1024 * 1024,
+  messageMaxBytes: LOG_SETTINGS.messageMaxBytes.default,
+  segmentBytes: LOG_SETTINGS.segmentBytes.default,
   dropAcks: 0,
   closeAfterAppend: 0,
 } as const;
@@ -65,6 +66,10 @@ function integer(name: string, value: number, min: number, max: number): number 
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got ${value}`);
   }
   return value;
+}
+
+function bounded(name: string, value: number, bounds: { readonly min: number; readonly max: number }): number {
+  return integer(name, value, bounds.min, bounds.max);
 }
 
 export type BrokerOptions = Partial<BrokerConfig> & { readonly dataDir: string };
@@ -92,8 +97,8 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     connectionsMaxIdleMs: integer('connectionsMaxIdleMs', c.connectionsMaxIdleMs, 1, 2 ** 31 - 1),
     maxBufferedResponseBytes: integer('maxBufferedResponseBytes', c.maxBufferedResponseBytes, 0, 2 ** 31 - 1),
     fetchMaxBytes: integer('fetchMaxBytes', c.fetchMaxBytes, 1, 2 ** 31 - 1),
-    messageMaxBytes: integer('messageMaxBytes', c.messageMaxBytes, 1, 2 ** 31 - 1),
-    segmentBytes: integer('segmentBytes', c.segmentBytes, 14, 2 ** 31 - 1),
+    messageMaxBytes: bounded('messageMaxBytes', c.messageMaxBytes, LOG_SETTINGS.messageMaxBytes),
+    segmentBytes: bounded('segmentBytes', c.segmentBytes, LOG_SETTINGS.segmentBytes),
     dropAcks: integer('dropAcks', c.dropAcks, 0, 2 ** 31 - 1),
     closeAfterAppend: integer('closeAfterAppend', c.closeAfterAppend, 0, 2 ** 31 - 1),
   };
