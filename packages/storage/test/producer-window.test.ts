@@ -97,7 +97,10 @@ describe('appendWithWindow: a window outside the partition judges its producer b
   it('refuses with the window: OutOfOrderSequence writes nothing; a window that throws leaves the log as it was', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     const { window } = scripted([
-      { verdict: { kind: 'OutOfOrderSequence', expected: toSequence(0), got: toSequence(5) }, written: false },
+      {
+        verdict: { kind: 'OutOfOrderSequence', expected: toSequence(0), got: toSequence(5) },
+        written: false,
+      },
     ]);
     expect(p.appendWithWindow(clientBatch(7, 5), window)).toEqual({
       kind: 'OutOfOrderSequence',
