@@ -1,7 +1,11 @@
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { WindowEntry, WindowModule } from '@klog/core';
 import { afterAll, describe, expect, it } from 'vitest';
+import type * as Reference from '../lab/reference.js';
+import type * as Starter from '../lab/starter.js';
+import type * as Solution from './lab-fixtures/solution.js';
 import { root, klog as runKlog } from './run-klog.js';
 
 /**
@@ -18,6 +22,15 @@ function klog(args: string[]) {
     .join('');
   return { ...run, stderr };
 }
+
+// At compile time (pnpm typecheck): the starter, the solution and klog's reference are core's WindowModule.
+type IsWindow<M extends { ProducerStateEntry: abstract new (...args: never[]) => unknown }> =
+  M extends WindowModule<InstanceType<M['ProducerStateEntry']> & WindowEntry> ? true : false;
+const shapes: [IsWindow<typeof Starter>, IsWindow<typeof Solution>, IsWindow<typeof Reference>] = [
+  true,
+  true,
+  true,
+];
 
 const fixtures = join(root, 'packages/cli/test/lab-fixtures');
 const fixture = (name: string) => join(fixtures, `${name}.ts`);
@@ -81,6 +94,10 @@ const NEGATIVE: readonly { fixture: string; stage: string; message: RegExp }[] =
 ];
 
 describe('klog lab check', () => {
+  it('the starter, the solution and the reference have the shape of WindowModule', () => {
+    expect(shapes).toEqual([true, true, true]);
+  });
+
   for (const reference of ['packages/cli/lab/reference.ts', 'packages/cli/test/lab-fixtures/solution.ts']) {
     it(`passes every stage on ${reference}`, () => {
       const run = klog(['lab', 'check', join(root, reference), '--no-save']);
