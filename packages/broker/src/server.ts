@@ -9,13 +9,15 @@ import { FetchPurgatory } from './fetch-purgatory.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
 import { SystemTimer } from './group/timer.js';
-import { type BrokerLog, openBrokerLog, syncDirectory } from './log-port.js';
+import { type BrokerLog, openBrokerLog, type ProducerWindow, syncDirectory } from './log-port.js';
 import { type Logger, SILENT } from './logger.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 
 export interface StartOptions extends BrokerOptions {
   readonly logger?: Logger;
+  /** Judges every producer batch in place of the partitions' own producer state (a learner's, from `klog serve --window`). */
+  readonly producerWindow?: ProducerWindow;
   /** How long shutdown waits for a connection's last response to go out before dropping it. */
   readonly shutdownGraceMs?: number;
 }
@@ -44,7 +46,12 @@ export class Broker {
   private constructor(config: BrokerConfig, options: StartOptions) {
     this.#logger = options.logger ?? SILENT;
     this.#graceMs = options.shutdownGraceMs ?? 5000;
-    this.#log = openBrokerLog({ dataDir: config.dataDir, segmentBytes: config.segmentBytes, messageMaxBytes: config.messageMaxBytes });
+    this.#log = openBrokerLog({
+      dataDir: config.dataDir,
+      segmentBytes: config.segmentBytes,
+      messageMaxBytes: config.messageMaxBytes,
+      ...(options.producerWindow === undefined ? {} : { producerWindow: options.producerWindow }),
+    });
     try {
       const own = brokerDir(config.dataDir, syncDirectory);
       const { clusterId } = loadOrCreateMetaProperties(own, config.nodeId, syncDirectory);
