@@ -17,8 +17,9 @@ import { crcMismatch, StorageError } from './errors.js';
 import { DirectoryLock } from './file-lock.js';
 import { io } from './io.js';
 import { appendValidatedClientBatch, Log, type LogConfig } from './log.js';
-import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
+import { validateRecords } from './log-validator.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from './producer-snapshot.js';
+import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
 import { BATCH_FIELD, batchSize, computeBatchCrc, decodeBatchHeader } from './record-batch.js';
 import type { RecoveryReport } from './recovery.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
@@ -211,12 +212,13 @@ export class Partition {
   // #region append-producer-batch
   /**
    * Append a batch as a Kafka client sent it (RecordBatch v2 bytes, compressed or not),
-   * as Kafka's leader does, reading the header only: the size against
-   * `message.max.bytes`, the framing, the CRC-32C (checked once, here), Kafka's
-   * `LogValidator` client rules, then Kafka 4.1's producer rules (`judgeByKafkaRules`).
-   * Only an Append writes: the bytes as received, with the base offset and partition
-   * leader epoch assigned on the way to the file; the producer state learns of the
-   * batch once it is on the log. No record is decoded, none allocated.
+   * as Kafka's leader does: the size against `message.max.bytes`, the framing, the
+   * CRC-32C (checked once, here), every record walked (`validateRecords`, which also
+   * sets the max timestamp from the records), Kafka's `LogValidator` client rules, then
+   * Kafka 4.1's producer rules (`judgeByKafkaRules`). Only an Append writes: the bytes
+   * as received, with the base offset and partition leader epoch assigned on the way
+   * to the file; the producer state learns of the batch once it is on the log. No
+   * record is allocated.
    */
   appendProducerBatch(bytes: Buffer, options?: { readonly nowMs?: number }): ProducerBatchAppend {
     const log = this.#log;
@@ -227,16 +229,18 @@ export class Partition {
         `batch of ${bytes.length} bytes exceeds the limit of ${maxBatchBytes} (message.max.bytes)`,
       );
     }
-    const header = decodeBatchHeader(bytes, 0);
-    if (batchSize(header) !== bytes.length) {
+    const stated = decodeBatchHeader(bytes, 0);
+    if (batchSize(stated) !== bytes.length) {
       throw new StorageError(
         'INVALID_RECORD',
-        `the records hold ${bytes.length} bytes but the batch is ${batchSize(header)}: ` +
+        `the records hold ${bytes.length} bytes but the batch is ${batchSize(stated)}: ` +
           'a produce request carries exactly one record batch per partition',
       );
     }
-    const computed = computeBatchCrc(bytes, 0, header);
-    if (computed !== header.crc) throw crcMismatch(header.crc, computed, BATCH_FIELD.crc);
+    const computed = computeBatchCrc(bytes, 0, stated);
+    if (computed !== stated.crc) throw crcMismatch(stated.crc, computed, BATCH_FIELD.crc);
+    // Every record walked (Kafka's LogValidator), the max timestamp recomputed from them.
+    const header = validateRecords(bytes, stated);
     const nowMs = options?.nowMs;
     if (nowMs !== undefined) this.removeExpiredProducers(validateTimestamp(nowMs, 'nowMs'));
     // Once, for every batch, against the offset it will get: the write below checks nothing again.
