@@ -60,6 +60,8 @@ export class Connection {
     socket.setNoDelay(true);
     socket.setTimeout(ctx.config.connectionsMaxIdleMs);
     socket.on('data', (chunk: Buffer) => {
+      // Once closing, bytes are read and dropped: only reading finds the client's FIN, which ends the socket.
+      if (this.#closed) return;
       this.#frames.push(chunk);
       this.#pump(true);
     });
@@ -229,8 +231,9 @@ export class Connection {
         resolve();
         return;
       }
+      // Not unref'd: a paused socket is no handle the event loop waits for, so this timer is what keeps the
+      // process alive until the connection is gone (else Node exits 13, the log never closed).
       const timer = setTimeout(() => this.socket.destroy(), graceMs);
-      timer.unref();
       this.socket.once('close', () => {
         clearTimeout(timer);
         resolve();
@@ -239,6 +242,9 @@ export class Connection {
         this.#idle = undefined;
         this.#closed = true;
         this.socket.end();
+        // Read again (and drop what comes): a paused socket would never see the client's FIN, and a socket
+        // with unread bytes never emits 'end', so it would not close before the grace ran out.
+        this.socket.resume();
       };
       if (!this.#busy) this.#idle();
     });

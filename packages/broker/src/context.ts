@@ -2,6 +2,7 @@ import type { BrokerConfig } from './config.js';
 import type { FaultInjector } from './faults.js';
 import type { FetchPurgatory } from './fetch-purgatory.js';
 import type { BrokerLog } from './log-port.js';
+import type { LogLimiter } from './log-limiter.js';
 import type { Logger } from './logger.js';
 import type { ProducerIdManager } from './producer-id-manager.js';
 
@@ -15,6 +16,8 @@ export interface BrokerContext {
   readonly producerIds: ProducerIdManager;
   readonly fetchWaits: FetchPurgatory;
   readonly logger: Logger;
+  /** For lines that may come in floods (storage errors, refused connections): one per kind per interval. */
+  readonly limited: LogLimiter;
   /** The teaching faults asked for (none unless `dropAcks` / `closeAfterAppend`). */
   readonly faults: FaultInjector;
   /** Wall-clock milliseconds (the append's time for producer state and LogAppendTime). */

@@ -43,6 +43,8 @@ export interface BrokerPartition {
 }
 
 export interface BrokerLog {
+  /** Hidden entries of the data directory that map to no topic, found on open: to be reported, not skipped. */
+  readonly unmapped: readonly { readonly path: string; readonly reason: string }[];
   /** topic → partition count. */
   topics(): ReadonlyMap<string, number>;
   partition(topic: string, partition: number): BrokerPartition | undefined;
@@ -50,6 +52,8 @@ export interface BrokerLog {
   createTopic(topic: string, partitions: number): void;
   /** Why `topic` cannot name a topic (Kafka's `Topic.validate`), or undefined if it can. */
   invalidTopicName(topic: string): string | undefined;
+  /** fsyncs every open partition (`log.flush.interval.ms`). Throws LogError. */
+  flush(): void;
   /** Flushes and closes every partition, releasing the data directory. */
   close(): void;
 }
@@ -127,8 +131,12 @@ export function syncDirectory(dir: string): void {
 
 export interface LogOptions {
   readonly dataDir: string;
+  /** Entries of the data directory that are the broker's own (`.broker`), not topics. */
+  readonly ownEntries: readonly string[];
   readonly segmentBytes: number;
   readonly messageMaxBytes: number;
+  /** `log.flush.interval.messages`: fsync after this many records (1: every append); undefined: left to the OS. */
+  readonly flushIntervalMessages: number | undefined;
 }
 
 /** A storage error as the Kafka error a broker answers with (klog-only codes become KAFKA_STORAGE_ERROR). */
@@ -183,12 +191,23 @@ function brokerPartition(p: Partition): BrokerPartition {
 export function openBrokerLog(options: LogOptions): BrokerLog {
   const manager = call(() =>
     LogManager.open(options.dataDir, {
-      config: { segmentBytes: options.segmentBytes, maxBatchBytes: options.messageMaxBytes },
+      config: {
+        segmentBytes: options.segmentBytes,
+        maxBatchBytes: options.messageMaxBytes,
+        flush:
+          options.flushIntervalMessages === undefined
+            ? 'os'
+            : options.flushIntervalMessages === 1
+              ? 'every-append'
+              : { everyMessages: options.flushIntervalMessages },
+      },
       producerSnapshots: true,
+      ownEntries: options.ownEntries,
     }),
   );
   const wrapped = new WeakMap<Partition, BrokerPartition>();
   return {
+    unmapped: manager.unmapped,
     topics: () => manager.topics(),
     partition(topic, partition) {
       const p = call(() => manager.partition(topic, partition));
@@ -209,6 +228,7 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
         return (error as Error).message;
       }
     },
+    flush: () => call(() => manager.flush()),
     close: () => call(() => manager.close()),
   };
 }

@@ -40,7 +40,7 @@ export {
   type LogConfig,
   type LogOpenOptions,
 } from './log.js';
-export { LogManager, type LogManagerOptions } from './log-manager.js';
+export { LogManager, type LogManagerOptions, type UnmappedEntry } from './log-manager.js';
 export {
   type FetchResult,
   Partition,

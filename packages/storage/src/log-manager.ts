@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError } from './errors.js';
-import { DirectoryLock } from './file-lock.js';
+import { DirectoryLock, LOCK_FILE_NAME } from './file-lock.js';
 import { fsyncDirectory } from './fsync.js';
 import { io } from './io.js';
 import type { LogConfig } from './log.js';
@@ -18,6 +18,17 @@ export interface LogManagerOptions {
   readonly producerIdExpirationMs?: number;
   /** Open files for inactive segments, over every partition (default 256). */
   readonly maxOpenSegmentFiles?: number;
+  /**
+   * Entries of the data directory that belong to the manager's user, not to a topic (a broker's own
+   * `.broker`): left alone. Every other entry must be a partition directory or is reported.
+   */
+  readonly ownEntries?: readonly string[];
+}
+
+/** An entry of the data directory that is no partition: hidden, so not refused, but never skipped silently. */
+export interface UnmappedEntry {
+  readonly path: string;
+  readonly reason: string;
 }
 
 /** `<topic>-<partition>` back to its parts: the last `-` splits them (a topic may hold `-`). */
@@ -47,6 +58,7 @@ export class LogManager {
   readonly #topics = new Map<string, number>();
   readonly #open = new Map<string, Partition>();
   readonly #files: SegmentFileCache;
+  readonly #unmapped: UnmappedEntry[] = [];
   #closed = false;
 
   private constructor(
@@ -60,9 +72,11 @@ export class LogManager {
 
   /**
    * Open the data directory `dataDir` (created if missing) and find its topics. Every
-   * entry must be a `<topic>-<partition>` directory or hidden (`.lock`, compaction's
-   * leftovers): anything else is refused rather than ignored, as is a topic whose
-   * partitions are not 0 … n-1 (a missing partition would be data lost without a word).
+   * entry must be a `<topic>-<partition>` directory (a topic's name may start with `.`, as
+   * Kafka allows), the lock, or one of `ownEntries`: anything else is refused rather than
+   * ignored, as is a topic whose partitions are not 0 … n-1 (a missing partition would be
+   * data lost without a word); a hidden entry that maps to no topic is kept and reported
+   * in `unmapped` (an editor's or a file system's own files should not stop a broker).
    */
   static open(dataDir: string, options: LogManagerOptions = {}): LogManager {
     io('create data directory', dataDir, () => mkdirSync(dataDir, { recursive: true }));
@@ -82,9 +96,19 @@ export class LogManager {
     const entries = io('list data directory', this.dataDir, () =>
       readdirSync(this.dataDir, { withFileTypes: true }),
     );
-    for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
+    const own = new Set([LOCK_FILE_NAME, ...(this.options.ownEntries ?? [])]);
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (own.has(entry.name)) continue;
       const parsed = entry.isDirectory() ? parsePartitionDirName(entry.name) : undefined;
+      if (parsed === undefined && entry.name.startsWith('.')) {
+        this.#unmapped.push({
+          path: join(this.dataDir, entry.name),
+          reason: entry.isDirectory()
+            ? 'a directory whose name is no <topic>-<partition>'
+            : 'not a directory: a data directory holds partitions only',
+        });
+        continue;
+      }
       if (parsed === undefined) {
         throw new StorageError(
           'KAFKA_STORAGE_ERROR',
@@ -108,6 +132,11 @@ export class LogManager {
       }
       this.#topics.set(topic, partitions.length);
     }
+  }
+
+  /** Hidden entries of the data directory that map to no topic, found on open: left alone, to be reported. */
+  get unmapped(): readonly UnmappedEntry[] {
+    return this.#unmapped;
   }
 
   /** topic → partition count, for every topic found on disk or created. */
@@ -179,6 +208,23 @@ export class LogManager {
       this.#open.set(key, open);
     }
     return open;
+  }
+
+  /**
+   * fsync every open partition's active segment (Kafka's `log.flush.interval.ms` flusher); the first failure
+   * is thrown once every partition was tried.
+   */
+  flush(): void {
+    this.#checkOpen();
+    let first: unknown;
+    for (const partition of this.#open.values()) {
+      try {
+        partition.log.flush();
+      } catch (error) {
+        first ??= error;
+      }
+    }
+    if (first !== undefined) throw first;
   }
 
   /** Flush and close every open partition (writing their producer snapshots) and release the lock. */

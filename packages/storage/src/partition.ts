@@ -239,12 +239,12 @@ export class Partition {
     }
     const computed = computeBatchCrc(bytes, 0, stated);
     if (computed !== stated.crc) throw crcMismatch(stated.crc, computed, BATCH_FIELD.crc);
-    // Every record walked (Kafka's LogValidator), the max timestamp recomputed from them.
-    const header = validateRecords(bytes, stated);
     const nowMs = options?.nowMs;
     if (nowMs !== undefined) this.removeExpiredProducers(validateTimestamp(nowMs, 'nowMs'));
     // Once, for every batch, against the offset it will get: the write below checks nothing again.
-    validateForAppend(header, bytes.length, log.logEndOffset, maxBatchBytes, 'client');
+    validateForAppend(stated, bytes.length, log.logEndOffset, maxBatchBytes, 'client');
+    // Then every record walked (Kafka's LogValidator), the max timestamp recomputed from them.
+    const header = validateRecords(bytes, stated);
     if (header.producerId < 0) return this.#appended(appendValidatedClientBatch(log, bytes, header));
     const pid = toProducerId(header.producerId);
     const epoch = toProducerEpoch(header.producerEpoch);

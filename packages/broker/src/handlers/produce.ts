@@ -96,7 +96,13 @@ function producePartition(
         );
     }
   } catch (error) {
-    if (error instanceof LogError) return failed(data.index, error.code, error.message);
+    if (error instanceof LogError) {
+      // A disk that fails (full, read-only, gone) is the operator's to see, not only the client's.
+      if (error.code === 'KAFKA_STORAGE_ERROR') {
+        ctx.limited.log('error', 'storage', `${topic}-${data.index}: append failed, answered KAFKA_STORAGE_ERROR: ${error.message}`);
+      }
+      return failed(data.index, error.code, error.message);
+    }
     throw error;
   }
 }

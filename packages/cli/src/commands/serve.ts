@@ -4,7 +4,7 @@ import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import type { CommandContext } from '../program.js';
 import { wholeNumber } from '../flags.js';
-import { hostFlag, logLevel } from '../serve/options.js';
+import { flushPolicy, hostFlag, logLevel, optionalNumber } from '../serve/options.js';
 
 const HELP_AFTER = `
 A Kafka broker on one node that unmodified Kafka clients (kcat, confluent-kafka,
@@ -23,6 +23,24 @@ first N Produce requests that write records, after their batches are on the log
 append M closes the connection instead, for the M such requests after those. A
 retry the broker answers as a duplicate writes nothing and is not counted; nor is
 an acks=0 request. Each fault is logged in one line ("fault: ...").
+
+What "acknowledged" means, by --flush (Kafka's log.flush.interval.messages and
+log.flush.interval.ms; a roll and a clean shutdown fsync whatever the policy):
+  os             the default, as Kafka's: an acknowledged record was written to
+                 the OS page cache. It survives klog dying (kill -9), not a power
+                 cut, a kernel crash or a disk that goes read-only before the OS
+                 wrote it back.
+  every-append   fsync before each Produce is answered: an acknowledged record is
+                 on the disk, and survives a power cut too. One fsync per batch.
+  messages=N     fsync once N records were appended since the last fsync; what came
+                 after it is as safe as under os.
+  ms=N           fsync every N ms; up to N ms of acknowledged records are as safe as
+                 under os. messages=N,ms=M does both.
+
+Limits (Kafka's names): --max-connections (default 10000) and
+--max-connections-per-ip close a connection past them, with one log line per 10 s;
+--queued-max-request-bytes (default 256 MiB) bounds the bytes of requests and
+responses held over all connections: past it, no socket is read until some go.
 
 Ctrl-C (SIGINT) or SIGTERM shuts it down cleanly: it stops accepting, answers the
 requests in hand, flushes and closes the log, and exits 0.
@@ -45,6 +63,10 @@ interface Raw {
   segmentBytes?: string;
   socketRequestMaxBytes?: string;
   connectionsMaxIdleMs?: string;
+  flush: string;
+  maxConnections?: string;
+  maxConnectionsPerIp?: string;
+  queuedMaxRequestBytes?: string;
   dropAcks: string;
   closeAfterAppend: string;
   logLevel: string;
@@ -68,6 +90,10 @@ export function serveCommand(ctx: CommandContext): Command {
     .addOption(new Option('--segment-bytes <n>', 'roll a segment at this size (log.segment.bytes, default 1 GiB)'))
     .addOption(new Option('--socket-request-max-bytes <n>', 'largest request accepted (default 100 MiB)'))
     .addOption(new Option('--connections-max-idle-ms <ms>', 'close a connection idle this long (default 600000)'))
+    .addOption(new Option('--flush <policy>', 'when appends are fsynced: os, every-append, messages=N, ms=N').default('os'))
+    .addOption(new Option('--max-connections <n>', 'connections at most (max.connections, default 10000)'))
+    .addOption(new Option('--max-connections-per-ip <n>', 'connections at most from one address (max.connections.per.ip)'))
+    .addOption(new Option('--queued-max-request-bytes <n>', 'bytes of requests and responses held at most (default 256 MiB)'))
     .addOption(new Option('--drop-acks <n>', 'drop the responses of the first N Produce requests that write records').default('0'))
     .addOption(
       new Option('--close-after-append <n>', 'then close the connection of the next N such requests instead of answering').default('0'),
@@ -92,6 +118,10 @@ export function serveCommand(ctx: CommandContext): Command {
         ...(raw.connectionsMaxIdleMs === undefined
           ? {}
           : { connectionsMaxIdleMs: wholeNumber('--connections-max-idle-ms', raw.connectionsMaxIdleMs, 1, 2 ** 31 - 1) }),
+        ...flushPolicy(raw.flush),
+        ...optionalNumber('--max-connections', raw.maxConnections, 'maxConnections'),
+        ...optionalNumber('--max-connections-per-ip', raw.maxConnectionsPerIp, 'maxConnectionsPerIp'),
+        ...optionalNumber('--queued-max-request-bytes', raw.queuedMaxRequestBytes, 'queuedMaxRequestBytes'),
         dropAcks: wholeNumber('--drop-acks', raw.dropAcks, 0, 2 ** 31 - 1),
         closeAfterAppend: wholeNumber('--close-after-append', raw.closeAfterAppend, 0, 2 ** 31 - 1),
       };
