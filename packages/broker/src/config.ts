@@ -43,9 +43,10 @@ export interface BrokerConfig {
   /** Kafka's `max.connections.per.ip`: the same, per client address. */
   readonly maxConnectionsPerIp: number;
   /**
-   * Kafka's `queued.max.request.bytes`, over requests and responses: bytes of requests being read or handled
-   * and of responses not yet taken by the kernel, over all connections. Past it, no socket is read until some
-   * are released (back-pressure); a Fetch is cut to what is left of it (but at least one batch).
+   * Kafka's `queued.max.request.bytes`: bytes of requests being read or handled, over all connections (each
+   * frame reserved whole once its size is read); past it, no socket is read until some are released
+   * (back-pressure). The same budget bounds responses not yet taken by the kernel: a Fetch is cut to what is
+   * left of it (but gets at least one batch).
    */
   readonly queuedMaxRequestBytes: number;
   /**
@@ -74,7 +75,7 @@ export const DEFAULT_CONFIG = {
   // Kafka's defaults are Integer.MAX_VALUE: refusing at a count, with a log line, beats EMFILE with none.
   maxConnections: 10_000,
   maxConnectionsPerIp: 2 ** 31 - 1,
-  // Kafka's default is -1 (unbounded); 256 MiB holds two 100 MiB requests, or four 55 MiB fetches, at once.
+  // Kafka's default is -1 (unbounded); 256 MiB holds two 100 MiB requests at once (and as much of responses).
   queuedMaxRequestBytes: 256 * 1024 * 1024,
   dropAcks: 0,
   closeAfterAppend: 0,

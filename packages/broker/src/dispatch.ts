@@ -67,7 +67,8 @@ function fetchSummary(request: FetchRequest, response: FetchResponse): string {
 
 /**
  * Runs the handler of one request and encodes its response (header version and body version as the
- * request's). Only Fetch may take time (it can wait for data); every other handler answers at once.
+ * request's). Fetch may wait for data and CreateTopics yields to other connections while it works; every
+ * other handler answers at once.
  */
 export function dispatch(ctx: BrokerContext, request: Request, signal: AbortSignal): Handled | Promise<Handled> {
   const { header } = request;
@@ -91,10 +92,10 @@ export function dispatch(ctx: BrokerContext, request: Request, signal: AbortSign
       const res = handleInitProducerId(ctx, body as InitProducerIdRequest);
       return respond(InitProducerId, header, res, `${errorName(res.errorCode)} producer id ${res.producerId} epoch ${res.producerEpoch}`);
     }
-    case CreateTopics.apiKey: {
-      const res = handleCreateTopics(ctx, header, body as CreateTopicsRequest);
-      return respond(CreateTopics, header, res, res.topics.map((t) => `${t.name} ${errorName(t.errorCode)}`).join(', '));
-    }
+    case CreateTopics.apiKey:
+      return handleCreateTopics(ctx, header, body as CreateTopicsRequest).then((res) =>
+        respond(CreateTopics, header, res, res.topics.map((t) => `${t.name} ${errorName(t.errorCode)}`).join(', ')),
+      );
     case ListOffsets.apiKey: {
       const req = body as ListOffsetsRequest;
       const res = handleListOffsets(ctx, header, req);

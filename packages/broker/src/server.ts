@@ -8,6 +8,7 @@ import { FetchPurgatory } from './fetch-purgatory.js';
 import { type BrokerLog, openBrokerLog, syncDirectory } from './log-port.js';
 import { LogLimiter } from './log-limiter.js';
 import { type Logger, SILENT } from './logger.js';
+import { MemoryPool } from './memory-pool.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 
@@ -66,6 +67,8 @@ export class Broker {
         fetchWaits: this.#fetchWaits,
         logger: this.#logger,
         limited: new LogLimiter(this.#logger, LOG_LINE_INTERVAL_MS),
+        requestMemory: new MemoryPool(config.queuedMaxRequestBytes),
+        responseMemory: new MemoryPool(config.queuedMaxRequestBytes),
         faults: new FaultInjector({ dropAcks: config.dropAcks, closeAfterAppend: config.closeAfterAppend }, this.#logger),
         now: () => Date.now(),
         stats: new Map(),
@@ -158,6 +161,12 @@ export class Broker {
   /** The teaching faults done so far (`dropAcks`, `closeAfterAppend`). */
   get faults(): { readonly dropped: number; readonly closed: number } {
     return this.#ctx.faults.done;
+  }
+
+  /** The memory pools (`queued.max.request.bytes`), requests' and responses': bytes held now, at most so far. */
+  get memory(): Record<'requests' | 'responses', { readonly used: number; readonly peak: number; readonly capacity: number }> {
+    const figures = (m: MemoryPool) => ({ used: m.used, peak: m.peak, capacity: m.capacity });
+    return { requests: figures(this.#ctx.requestMemory), responses: figures(this.#ctx.responseMemory) };
   }
 
   get connections(): ConnectionStats[] {

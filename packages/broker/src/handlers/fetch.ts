@@ -26,7 +26,9 @@ interface Read {
  * isolation level (kcat reads read_committed by default).
  */
 function readOnce(ctx: BrokerContext, request: FetchRequest): Read {
-  let budget = Math.min(request.maxBytes, ctx.config.fetchMaxBytes);
+  // And what the response pool has left (queued.max.request.bytes): a response is held until the kernel takes
+  // it, so consumers that do not read pin at most the pool and one batch each, however many they are.
+  let budget = Math.min(request.maxBytes, ctx.config.fetchMaxBytes, ctx.responseMemory.available);
   let bytes = 0;
   let anyError = false;
   let returnedData = false;
