@@ -124,6 +124,19 @@ export function inspectProducedRecords(bytes: Uint8Array | null): ProducedRecord
   };
 }
 
+/**
+ * The partition, undefined when it does not exist, or the LogError of opening it (EMFILE, a damaged segment):
+ * each handler answers that partition with the error, and the others as usual, never dropping the response.
+ */
+export function partitionOrError(log: BrokerLog, topic: string, partition: number): BrokerPartition | undefined | LogError {
+  try {
+    return log.partition(topic, partition);
+  } catch (error) {
+    if (error instanceof LogError) return error;
+    throw error;
+  }
+}
+
 /** fsync a directory, so a file created or renamed in it stays after a crash (the broker's own files). */
 export function syncDirectory(dir: string): void {
   fsyncDirectory(dir);

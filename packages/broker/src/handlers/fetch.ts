@@ -1,7 +1,7 @@
 import { ErrorCode, type FetchRequest, type FetchResponse, type RequestHeader } from '@klog/protocol';
 import type { BrokerContext } from '../context.js';
 import { FetchPurgatory } from '../fetch-purgatory.js';
-import { LogError } from '../log-port.js';
+import { LogError, partitionOrError } from '../log-port.js';
 
 type PartitionData = FetchResponse.PartitionData;
 
@@ -40,7 +40,11 @@ function readOnce(ctx: BrokerContext, request: FetchRequest): Read {
         abortedTransactions: request.isolationLevel === READ_COMMITTED ? [] : null,
         preferredReadReplica: -1,
       };
-      const partition = ctx.log.partition(topic.topic, p.partition);
+      const partition = partitionOrError(ctx.log, topic.topic, p.partition);
+      if (partition instanceof LogError) {
+        anyError = true;
+        return { ...base, errorCode: ErrorCode[partition.code], highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, records: NO_RECORDS };
+      }
       if (partition === undefined) {
         anyError = true;
         return {

@@ -2,7 +2,7 @@ import { ErrorCode, type ErrorName, type ProduceRequest, type ProduceResponse, t
 import { type BrokerContext, CloseConnection, NO_RESPONSE } from '../context.js';
 import type { WrittenBatch } from '../faults.js';
 import { FetchPurgatory } from '../fetch-purgatory.js';
-import { inspectProducedRecords, LogError } from '../log-port.js';
+import { inspectProducedRecords, LogError, partitionOrError } from '../log-port.js';
 
 type PartitionResponse = ProduceResponse.PartitionProduceResponse;
 
@@ -38,7 +38,13 @@ function producePartition(
   data: ProduceRequest.PartitionProduceData,
   written: WrittenBatch[],
 ): PartitionResponse {
-  const partition = ctx.log.partition(topic, data.index);
+  const partition = partitionOrError(ctx.log, topic, data.index);
+  if (partition instanceof LogError) {
+    if (partition.code === 'KAFKA_STORAGE_ERROR') {
+      ctx.limited.log('error', 'storage', `${topic}-${data.index}: cannot open, answered KAFKA_STORAGE_ERROR: ${partition.message}`);
+    }
+    return failed(data.index, partition.code, partition.message);
+  }
   if (partition === undefined) {
     return failed(data.index, 'UNKNOWN_TOPIC_OR_PARTITION', `This server does not host ${topic}-${data.index}.`);
   }
