@@ -35,7 +35,7 @@ const WINDOW_PARTITIONS = 4;
 const MB = 1e6;
 
 /** kcat as an idempotent producer with acks=all, the same flags against either broker. */
-function produceArgs(address: string, topic: string, partition: number, file: string): string[] {
+export function produceArgs(address: string, topic: string, partition: number, file: string): string[] {
   return ['-P', '-b', address, '-t', topic, '-p', String(partition), '-X', 'enable.idempotence=true', '-X', 'acks=all', '-l', file];
 }
 
@@ -45,7 +45,7 @@ function consumeArgs(address: string, topic: string, count: number, partition?: 
 }
 
 /** A file of `count` lines, each a message of `bytes` printable characters (kcat -l sends one per line). */
-async function messageFile(path: string, count: number, bytes: number): Promise<void> {
+export async function messageFile(path: string, count: number, bytes: number): Promise<void> {
   const out = createWriteStream(path);
   const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
   let seed = 12345;
@@ -66,10 +66,10 @@ async function messageFile(path: string, count: number, bytes: number): Promise<
   await once(out, 'finish');
 }
 
-async function startKlog(ctx: BrokerBenchContext, dataDir: string): Promise<Service> {
+export async function startKlog(ctx: BrokerBenchContext, dataDir: string, extra: readonly string[] = []): Promise<Service> {
   return startService(
     process.execPath,
-    [...ctx.klog.slice(1), 'serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info'],
+    [...ctx.klog.slice(1), 'serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', ...extra],
     (line) => /listening on (127\.0\.0\.1:\d+)/.exec(line)?.[1],
     'sigterm',
   );
@@ -79,7 +79,7 @@ function startMock(ctx: BrokerBenchContext): Promise<Service> {
   return startService(ctx.python, [ctx.mockHost], (line) => (/^[\w.-]+:\d+$/.test(line.trim()) ? line.trim() : undefined), 'stdin');
 }
 
-async function createTopic(ctx: BrokerBenchContext, address: string, topic: string, partitions: number): Promise<void> {
+export async function createTopic(ctx: BrokerBenchContext, address: string, topic: string, partitions: number): Promise<void> {
   await run(process.execPath, [...ctx.klog.slice(1), 'topics', 'create', topic, '--partitions', String(partitions), '--bootstrap-server', address]);
 }
 
@@ -123,7 +123,7 @@ function pair(klog: Run[], baseline: Run[]): Pair {
   return { klog, baseline, roundRatios, ratio: median(roundRatios) };
 }
 
-function runOf(ms: number, payloadBytes: number, cpu?: number): Run {
+export function runOf(ms: number, payloadBytes: number, cpu?: number): Run {
   const mb = payloadBytes / MB;
   return { ms, mbPerSec: mb / (ms / 1000), ...(cpu === undefined ? {} : { cpuSecondsPerMb: cpu / mb }) };
 }

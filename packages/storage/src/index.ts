@@ -41,6 +41,7 @@ export {
   type LogOpenOptions,
 } from './log.js';
 export { LogManager, type LogManagerOptions, type UnmappedEntry } from './log-manager.js';
+export { validateRecords } from './log-validator.js';
 export {
   type FetchResult,
   Partition,
