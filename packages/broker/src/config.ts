@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_REQUEST_BYTES } from '@klog/protocol';
+import { LOG_SETTINGS } from './log-port.js';
 
 /** What `klog serve` can be told; every number checked at the boundary (`resolveConfig`). */
 export interface BrokerConfig {
@@ -68,8 +69,8 @@ export const DEFAULT_CONFIG = {
   connectionsMaxIdleMs: 600_000,
   maxBufferedResponseBytes: 1024 * 1024,
   fetchMaxBytes: 55 * 1024 * 1024,
-  messageMaxBytes: 1_048_588,
-  segmentBytes: 1024 * 1024 * 1024,
+  messageMaxBytes: LOG_SETTINGS.messageMaxBytes.default,
+  segmentBytes: LOG_SETTINGS.segmentBytes.default,
   logFlushIntervalMessages: undefined,
   logFlushIntervalMs: undefined,
   // Kafka's defaults are Integer.MAX_VALUE: refusing at a count, with a log line, beats EMFILE with none.
@@ -94,8 +95,8 @@ export const BOUNDS = {
   connectionsMaxIdleMs: [1, 2 ** 31 - 1],
   maxBufferedResponseBytes: [0, 2 ** 31 - 1],
   fetchMaxBytes: [1, 2 ** 31 - 1],
-  messageMaxBytes: [1, 2 ** 31 - 1],
-  segmentBytes: [14, 2 ** 31 - 1],
+  messageMaxBytes: [LOG_SETTINGS.messageMaxBytes.min, LOG_SETTINGS.messageMaxBytes.max],
+  segmentBytes: [LOG_SETTINGS.segmentBytes.min, LOG_SETTINGS.segmentBytes.max],
   logFlushIntervalMessages: [1, Number.MAX_SAFE_INTEGER],
   logFlushIntervalMs: [1, 2 ** 31 - 1],
   maxConnections: [1, 2 ** 31 - 1],

@@ -5,25 +5,37 @@
  */
 import { type ErrorName, isErrorName } from '@klog/protocol';
 import {
-  batchSize,
   CONTROL_FLAG,
   type CompressionType,
   compressionOf,
   DecodeError,
-  decodeBatchHeader,
+  DEFAULT_LOG_CONFIG,
   type FetchResult,
   fsyncDirectory,
+  LOG_CONFIG_BOUNDS,
   LogManager,
   type Partition,
+  type ProducedBatch,
   type ProducerBatchAppend,
-  type RecordBatchHeader,
+  readProducedBatch,
   StorageError,
   TRANSACTIONAL_FLAG,
   validateTopicName,
 } from '@klog/storage';
 
-/** What one append of a client's batch did (Kafka's verdicts), and what a fetch returns: storage's own types. */
-export type { FetchResult, ProducerBatchAppend };
+/**
+ * What one append of a client's batch did (Kafka's verdicts), what a fetch returns, and a Produce's records
+ * read once: storage's own types.
+ */
+export type { FetchResult, ProducedBatch, ProducerBatchAppend };
+
+/** The log's settings a broker takes, with storage's defaults and bounds (the one place that has them). */
+export const LOG_SETTINGS = {
+  /** Kafka's `message.max.bytes`: storage's `maxBatchBytes`. */
+  messageMaxBytes: { default: DEFAULT_LOG_CONFIG.maxBatchBytes, ...LOG_CONFIG_BOUNDS.maxBatchBytes },
+  /** Kafka's `log.segment.bytes`. */
+  segmentBytes: { default: DEFAULT_LOG_CONFIG.segmentBytes, ...LOG_CONFIG_BOUNDS.segmentBytes },
+} as const;
 
 export interface BrokerPartition {
   readonly topic: string;
@@ -34,8 +46,8 @@ export interface BrokerPartition {
   readonly highWatermark: number;
   /** = high watermark: there are no transactions. */
   readonly lastStableOffset: number;
-  /** Appends one RecordBatch v2 as the client sent it, under Kafka 4.1's producer rules. Throws LogError. */
-  appendProducerBatch(bytes: Uint8Array, nowMs: number): ProducerBatchAppend;
+  /** Appends one RecordBatch v2 as the client sent it (read by `inspectProducedRecords`), under Kafka 4.1's producer rules. Throws LogError. */
+  appendProducerBatch(batch: ProducedBatch, nowMs: number): ProducerBatchAppend;
   /** Whole batches from the one holding `offset`, at most `maxBytes` but at least one. Throws LogError. */
   fetch(offset: number, maxBytes: number): FetchResult;
   /** The first offset whose timestamp is at least `timestampMs`, through the time index. */
@@ -76,6 +88,8 @@ export class LogError extends Error {
 export type ProducedRecords =
   | {
       readonly kind: 'batch';
+      /** The records, read once: the append takes them as they are. */
+      readonly batch: ProducedBatch;
       readonly producerId: number;
       /** undefined for an id Kafka does not define (storage refuses it at the append). */
       readonly compression: CompressionType | undefined;
@@ -93,11 +107,12 @@ export function inspectProducedRecords(bytes: Uint8Array | null): ProducedRecord
   if (bytes === null || bytes.length === 0) {
     return { kind: 'invalid', code: 'INVALID_RECORD', message: 'Produce requests must carry exactly one record batch: none came' };
   }
-  let header: RecordBatchHeader;
+  let batch: ProducedBatch;
   try {
     // No size limit here: message.max.bytes is the append's to check (MESSAGE_TOO_LARGE).
-    header = decodeBatchHeader(bytes, 0, { maxBatchBytes: Number.MAX_SAFE_INTEGER });
+    batch = readProducedBatch(asBuffer(bytes));
   } catch (error) {
+    if (error instanceof StorageError) return { kind: 'invalid', code: 'INVALID_RECORD', message: error.message };
     if (!(error instanceof DecodeError)) throw error;
     if (error.field === 'magic') {
       return {
@@ -108,15 +123,10 @@ export function inspectProducedRecords(bytes: Uint8Array | null): ProducedRecord
     }
     return { kind: 'invalid', code: 'CORRUPT_MESSAGE', message: error.message };
   }
-  if (batchSize(header) !== bytes.length) {
-    return {
-      kind: 'invalid',
-      code: 'INVALID_RECORD',
-      message: `Produce requests must carry exactly one record batch: the first is ${batchSize(header)} bytes of ${bytes.length}`,
-    };
-  }
+  const { header } = batch;
   return {
     kind: 'batch',
+    batch,
     producerId: header.producerId,
     compression: compressionOf(header.attributes),
     transactional: (header.attributes & TRANSACTIONAL_FLAG) !== 0,
@@ -190,7 +200,7 @@ function brokerPartition(p: Partition): BrokerPartition {
     get lastStableOffset() {
       return p.lastStableOffset;
     },
-    appendProducerBatch: (bytes, nowMs) => call(() => p.appendProducerBatch(asBuffer(bytes), { nowMs })),
+    appendProducerBatch: (batch, nowMs) => call(() => p.appendProducerBatch(batch, { nowMs })),
     fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
   };

@@ -2,21 +2,21 @@ import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { findBatchStart, findValidBatches } from '../src/batch-search.js';
-import { COMPRESSION_MASK } from '../src/compression.js';
+import { COMPRESSION_MASK } from '../src/format/compression.js';
 import { DecodeError, StorageError } from '../src/errors.js';
-import { Partition } from '../src/partition.js';
+import { Partition } from '../src/partition/partition.js';
 import {
   batchSize,
-  DEFAULT_MAX_BATCH_BYTES,
+  MAX_READABLE_BATCH_BYTES,
   decodeBatchHeader,
   decodeRecordBatch,
   encodeRecordBatch,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
-} from '../src/record-batch.js';
-import { checkSegment, recoverSegment } from '../src/recovery.js';
-import { LogSegment } from '../src/segment.js';
+} from '../src/format/record-batch.js';
+import { findBatchStart, findValidBatches } from '../src/segment/batch-search.js';
+import { checkSegment, recoverSegment } from '../src/segment/recovery.js';
+import { LogSegment } from '../src/segment/log-segment.js';
 import { batchInputs, type FuzzInput, largeSegmentInputs, produceInputs, segmentInputs } from './inputs.js';
 
 /**
@@ -300,7 +300,7 @@ const partitions = new Map<string, Partition>();
 /**
  * The Produce path below the CRC (`Partition.appendProducerBatch`, as `klog serve` calls it):
  * every input either is refused with a StorageError or a DecodeError, writing nothing, or is
- * appended and then read back whole by klog's own reader (`readBatches`, what `klog dump-log`
+ * appended and then read back whole by klog's own reader (`readCheckedBatches`, what `klog dump-log`
  * and recovery decode), with each record at the offset its delta says. A batch the log
  * accepted and its reader refuses would wedge every consumer at that offset.
  */
@@ -326,7 +326,7 @@ export const produceBelowCrc: Target = {
       return `refused ${outcomeOf(error)}`;
     }
     if (appended.kind !== 'Append') throw new Error(`a batch with no producer was judged ${appended.kind}`);
-    const [batch] = partition.log.readBatches(appended.firstOffset, 1);
+    const [batch] = partition.log.readCheckedBatches(appended.firstOffset, 1);
     if (batch === undefined || batch.baseOffset !== appended.firstOffset) {
       throw new Error('an accepted batch did not read back');
     }
@@ -401,7 +401,7 @@ export function fuzz(target: Target, options: FuzzOptions): Figures {
         const size = input.bytes.length;
         // Records a codec decompresses may take more than the input, up to the decoders' one ceiling.
         const compressed = compressedBatchIn(input.bytes);
-        const allowed = compressed ? DEFAULT_MAX_BATCH_BYTES : size;
+        const allowed = compressed ? MAX_READABLE_BATCH_BYTES : size;
         if (probe.bytes > allowed) {
           throw new Error(`allocated a buffer of ${probe.bytes} bytes for an input of ${size}`);
         }

@@ -9,8 +9,8 @@ import {
   RECORD_BATCH_OVERHEAD,
   type Record,
   StorageError,
-} from '../src/index.js';
-import { validateRecords } from '../src/log-validator.js';
+  validateRecords,
+} from '../src/internals.js';
 import { NOW, tempDir, thrown } from './helpers.js';
 
 const record = (i: number, timestampDelta = i): Record => ({

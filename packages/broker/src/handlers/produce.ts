@@ -62,7 +62,7 @@ function producePartition(
     return failed(data.index, 'UNSUPPORTED_COMPRESSION_TYPE', 'Produce requests below version 7 cannot carry zstd');
   }
   try {
-    const result = partition.appendProducerBatch(data.records!, ctx.now());
+    const result = partition.appendProducerBatch(batch.batch, ctx.now());
     switch (result.kind) {
       case 'Append':
         ctx.fetchWaits.notify(FetchPurgatory.key(topic, data.index));

@@ -1,9 +1,11 @@
 import { resolve } from 'node:path';
-import { Broker, ConfigError, createLogger, type LogLevel } from '@klog/broker';
+import { Broker, ConfigError, createLogger, DEFAULT_CONFIG, type LogLevel } from '@klog/broker';
+import { LOG_CONFIG_BOUNDS } from '@klog/storage';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import type { CommandContext } from '../program.js';
 import { wholeNumber } from '../flags.js';
+import { bytesText } from '../format.js';
 import { flushPolicy, hostFlag, logLevel, optionalNumber } from '../serve/options.js';
 
 const HELP_AFTER = `
@@ -76,24 +78,42 @@ function timestamp(): string {
   return new Date().toISOString();
 }
 
+/** Storage's bounds (the one place): a value outside them is refused here, before the broker opens anything. */
+const SEGMENT_BYTES = LOG_CONFIG_BOUNDS.segmentBytes;
+
 export function serveCommand(ctx: CommandContext): Command {
   return new Command('serve')
     .description('run a Kafka broker that Kafka clients produce to idempotently and read from')
     .addOption(new Option('--data-dir <dir>', 'where topics are kept (Kafka segment files)').default('klog-data'))
-    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
-    .addOption(new Option('--port <port>', 'port to listen on (0: any free port)').default('9092'))
+    .addOption(new Option('--host <host>', 'address to listen on').default(DEFAULT_CONFIG.host))
+    .addOption(new Option('--port <port>', 'port to listen on (0: any free port)').default(String(DEFAULT_CONFIG.port)))
     .addOption(new Option('--advertised-host <host>', 'host clients are told to connect to (default: --host)'))
     .addOption(new Option('--advertised-port <port>', 'port clients are told to connect to (default: the port bound)'))
-    .addOption(new Option('--node-id <id>', "this broker's node id").default('0'))
+    .addOption(new Option('--node-id <id>', "this broker's node id").default(String(DEFAULT_CONFIG.nodeId)))
     .option('--auto-create-topics', 'create a topic a client asks Metadata for (auto.create.topics.enable)', false)
-    .addOption(new Option('--num-partitions <n>', 'partitions of an auto-created topic (num.partitions)').default('1'))
-    .addOption(new Option('--segment-bytes <n>', 'roll a segment at this size (log.segment.bytes, default 1 GiB)'))
-    .addOption(new Option('--socket-request-max-bytes <n>', 'largest request accepted (default 100 MiB)'))
-    .addOption(new Option('--connections-max-idle-ms <ms>', 'close a connection idle this long (default 600000)'))
+    .addOption(new Option('--num-partitions <n>', 'partitions of an auto-created topic (num.partitions)').default(String(DEFAULT_CONFIG.numPartitions)))
+    .addOption(
+      new Option(
+        '--segment-bytes <n>',
+        `roll a segment at this size (log.segment.bytes, ${SEGMENT_BYTES.min} to ${SEGMENT_BYTES.max}, default ${bytesText(DEFAULT_CONFIG.segmentBytes)})`,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--socket-request-max-bytes <n>',
+        `largest request accepted (default ${bytesText(DEFAULT_CONFIG.socketRequestMaxBytes)})`,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--connections-max-idle-ms <ms>',
+        `close a connection idle this long (default ${DEFAULT_CONFIG.connectionsMaxIdleMs})`,
+      ),
+    )
     .addOption(new Option('--flush <policy>', 'when appends are fsynced: os, every-append, messages=N, ms=N').default('os'))
-    .addOption(new Option('--max-connections <n>', 'connections at most (max.connections, default 10000)'))
+    .addOption(new Option('--max-connections <n>', `connections at most (max.connections, default ${DEFAULT_CONFIG.maxConnections})`))
     .addOption(new Option('--max-connections-per-ip <n>', 'connections at most from one address (max.connections.per.ip)'))
-    .addOption(new Option('--queued-max-request-bytes <n>', 'bytes of requests and responses held at most (default 256 MiB)'))
+    .addOption(new Option('--queued-max-request-bytes <n>', `bytes of requests and responses held at most (default ${bytesText(DEFAULT_CONFIG.queuedMaxRequestBytes)})`))
     .addOption(new Option('--drop-acks <n>', 'drop the responses of the first N Produce requests that write records').default('0'))
     .addOption(
       new Option('--close-after-append <n>', 'then close the connection of the next N such requests instead of answering').default('0'),
@@ -111,7 +131,7 @@ export function serveCommand(ctx: CommandContext): Command {
         nodeId: wholeNumber('--node-id', raw.nodeId, 0, 2 ** 31 - 1),
         autoCreateTopics: raw.autoCreateTopics,
         numPartitions: wholeNumber('--num-partitions', raw.numPartitions, 1, 100_000),
-        ...(raw.segmentBytes === undefined ? {} : { segmentBytes: wholeNumber('--segment-bytes', raw.segmentBytes, 14, 2 ** 31 - 1) }),
+        ...(raw.segmentBytes === undefined ? {} : { segmentBytes: wholeNumber('--segment-bytes', raw.segmentBytes, SEGMENT_BYTES.min, SEGMENT_BYTES.max) }),
         ...(raw.socketRequestMaxBytes === undefined
           ? {}
           : { socketRequestMaxBytes: wholeNumber('--socket-request-max-bytes', raw.socketRequestMaxBytes, 64, 2 ** 31 - 1) }),

@@ -1,0 +1,250 @@
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { StorageError } from '../errors.js';
+import { DirectoryLock, LOCK_FILE_NAME } from '../io/file-lock.js';
+import { fsyncDirectory } from '../io/fsync.js';
+import { io } from '../io/io.js';
+import type { LogConfig } from '../log/log.js';
+import { Partition, type PartitionOptions } from './partition.js';
+import { SegmentFileCache } from '../segment/segment-file-cache.js';
+import { MAX_PARTITIONS, partitionDirName, validateTopicName } from './topic.js';
+
+export interface LogManagerOptions {
+  /** The config of every partition's log: segmentBytes, maxBatchBytes (message.max.bytes), flush. */
+  readonly config?: Partial<LogConfig>;
+  /** Kafka's producer snapshots (`.snapshot` files); a broker turns them on. */
+  readonly producerSnapshots?: boolean;
+  /** Kafka's `producer.id.expiration.ms`; off when undefined. */
+  readonly producerIdExpirationMs?: number;
+  /** Open files for inactive segments, over every partition (default 256). */
+  readonly maxOpenSegmentFiles?: number;
+  /**
+   * Entries of the data directory that belong to the manager's user, not to a topic (a broker's own
+   * `.broker`): left alone. Every other entry must be a partition directory or is reported.
+   */
+  readonly ownEntries?: readonly string[];
+}
+
+/** An entry of the data directory that is no partition: hidden, so not refused, but never skipped silently. */
+export interface UnmappedEntry {
+  readonly path: string;
+  readonly reason: string;
+}
+
+/** `<topic>-<partition>` back to its parts: the last `-` splits them (a topic may hold `-`). */
+function parsePartitionDirName(name: string): { topic: string; partition: number } | undefined {
+  const dash = name.lastIndexOf('-');
+  if (dash <= 0) return undefined;
+  const digits = name.slice(dash + 1);
+  if (!/^(0|[1-9]\d*)$/.test(digits)) return undefined;
+  const topic = name.slice(0, dash);
+  const partition = Number(digits);
+  try {
+    return partitionDirName(topic, partition) === name ? { topic, partition } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A data directory of many partitions (Kafka's `LogManager`, one log directory): it
+ * holds the directory's lock for as long as it is open (a second manager, or a
+ * `Partition.open` on the same directory, is refused with `LOCKED`), finds every
+ * `<topic>-<partition>` directory on open, creates topics, and opens a partition's log
+ * on first use, all of them sharing one bounded cache of open segment files.
+ */
+export class LogManager {
+  readonly #lock: DirectoryLock;
+  readonly #topics = new Map<string, number>();
+  readonly #open = new Map<string, Partition>();
+  readonly #files: SegmentFileCache;
+  readonly #unmapped: UnmappedEntry[] = [];
+  #closed = false;
+
+  private constructor(
+    readonly dataDir: string,
+    readonly options: LogManagerOptions,
+    lock: DirectoryLock,
+  ) {
+    this.#lock = lock;
+    this.#files = new SegmentFileCache(options.maxOpenSegmentFiles ?? 256);
+  }
+
+  /**
+   * Open the data directory `dataDir` (created if missing) and find its topics. Every
+   * entry must be a `<topic>-<partition>` directory (a topic's name may start with `.`, as
+   * Kafka allows), the lock, or one of `ownEntries`: anything else is refused rather than
+   * ignored, as is a topic whose partitions are not 0 … n-1 (a missing partition would be
+   * data lost without a word); a hidden entry that maps to no topic is kept and reported
+   * in `unmapped` (an editor's or a file system's own files should not stop a broker).
+   */
+  static open(dataDir: string, options: LogManagerOptions = {}): LogManager {
+    io('create data directory', dataDir, () => mkdirSync(dataDir, { recursive: true }));
+    const lock = DirectoryLock.acquire(dataDir, 'data directory');
+    try {
+      const manager = new LogManager(dataDir, options, lock);
+      manager.#discover();
+      return manager;
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  #discover(): void {
+    const found = new Map<string, number[]>();
+    const entries = io('list data directory', this.dataDir, () =>
+      readdirSync(this.dataDir, { withFileTypes: true }),
+    );
+    const own = new Set([LOCK_FILE_NAME, ...(this.options.ownEntries ?? [])]);
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (own.has(entry.name)) continue;
+      const parsed = entry.isDirectory() ? parsePartitionDirName(entry.name) : undefined;
+      if (parsed === undefined && entry.name.startsWith('.')) {
+        this.#unmapped.push({
+          path: join(this.dataDir, entry.name),
+          reason: entry.isDirectory()
+            ? 'a directory whose name is no <topic>-<partition>'
+            : 'not a directory: a data directory holds partitions only',
+        });
+        continue;
+      }
+      if (parsed === undefined) {
+        throw new StorageError(
+          'KAFKA_STORAGE_ERROR',
+          `${join(this.dataDir, entry.name)} is not a <topic>-<partition> directory: a data directory holds partitions only`,
+          { path: join(this.dataDir, entry.name) },
+        );
+      }
+      const list = found.get(parsed.topic) ?? [];
+      list.push(parsed.partition);
+      found.set(parsed.topic, list);
+    }
+    for (const [topic, partitions] of [...found].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      partitions.sort((a, b) => a - b);
+      const missing = partitions.findIndex((p, i) => p !== i);
+      if (missing !== -1) {
+        throw new StorageError(
+          'KAFKA_STORAGE_ERROR',
+          `topic ${topic} in ${this.dataDir} has partitions ${partitions.join(', ')}: partition ${missing} is missing`,
+          { path: this.dataDir },
+        );
+      }
+      this.#topics.set(topic, partitions.length);
+    }
+  }
+
+  /** Hidden entries of the data directory that map to no topic, found on open: left alone, to be reported. */
+  get unmapped(): readonly UnmappedEntry[] {
+    return this.#unmapped;
+  }
+
+  /** topic → partition count, for every topic found on disk or created. */
+  topics(): ReadonlyMap<string, number> {
+    return this.#topics;
+  }
+
+  /**
+   * Create `<topic>-0` … `<topic>-(n-1)`. StorageError `TOPIC_ALREADY_EXISTS`,
+   * `INVALID_TOPIC_EXCEPTION` (a bad name, or one that collides with an existing topic
+   * once `.` and `_` are taken as one, as Kafka refuses) or `INVALID_PARTITIONS`.
+   */
+  createTopic(topic: string, partitions: number): void {
+    this.#checkOpen();
+    validateTopicName(topic);
+    if (!Number.isSafeInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
+      throw new StorageError(
+        'INVALID_PARTITIONS',
+        `a topic needs 1..${MAX_PARTITIONS} partitions, got ${String(partitions)}`,
+      );
+    }
+    if (this.#topics.has(topic)) {
+      throw new StorageError('TOPIC_ALREADY_EXISTS', `topic ${topic} already exists`);
+    }
+    const folded = topic.replace(/\./g, '_');
+    for (const existing of this.#topics.keys()) {
+      if (existing.replace(/\./g, '_') === folded) {
+        throw new StorageError(
+          'INVALID_TOPIC_EXCEPTION',
+          `topic ${topic} collides with existing topic ${existing} ('.' and '_' are the same in metric names)`,
+        );
+      }
+    }
+    for (let p = 0; p < partitions; p++) {
+      const dir = join(this.dataDir, partitionDirName(topic, p));
+      io('create partition directory', dir, () => mkdirSync(dir));
+    }
+    fsyncDirectory(this.dataDir);
+    this.#topics.set(topic, partitions);
+  }
+
+  /** The partition, its log opened on first use; undefined when the topic or partition does not exist. */
+  partition(topic: string, partition: number): Partition | undefined {
+    this.#checkOpen();
+    const count = this.#topics.get(topic);
+    if (count === undefined || !Number.isSafeInteger(partition) || partition < 0 || partition >= count) {
+      return undefined;
+    }
+    const key = `${topic}-${partition}`;
+    let open = this.#open.get(key);
+    if (open === undefined) {
+      const options: PartitionOptions = {
+        segmentFiles: this.#files,
+        ...(this.options.producerSnapshots === undefined
+          ? {}
+          : { producerSnapshots: this.options.producerSnapshots }),
+        ...(this.options.producerIdExpirationMs === undefined
+          ? {}
+          : { producerIdExpirationMs: this.options.producerIdExpirationMs }),
+      };
+      open = Partition.openManaged(
+        this.dataDir,
+        topic,
+        partition,
+        this.options.config ?? {},
+        options,
+      );
+      this.#open.set(key, open);
+    }
+    return open;
+  }
+
+  /**
+   * fsync every open partition's active segment (Kafka's `log.flush.interval.ms` flusher); the first failure
+   * is thrown once every partition was tried.
+   */
+  flush(): void {
+    this.#checkOpen();
+    let first: unknown;
+    for (const partition of this.#open.values()) {
+      try {
+        partition.flush();
+      } catch (error) {
+        first ??= error;
+      }
+    }
+    if (first !== undefined) throw first;
+  }
+
+  /** Flush and close every open partition (writing their producer snapshots) and release the lock. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    let first: unknown;
+    for (const partition of this.#open.values()) {
+      try {
+        partition.close();
+      } catch (error) {
+        first ??= error;
+      }
+    }
+    this.#open.clear();
+    this.#files.closeAll();
+    this.#lock.release();
+    if (first !== undefined) throw first;
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new StorageError('CLOSED', `log manager of ${this.dataDir} is closed`);
+  }
+}
