@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
+import { DecodeError, StorageError } from '../errors.js';
 import { compressionOf, decompressRecords } from '../format/compression.js';
 import { crc32c } from '../format/crc32c.js';
-import { DecodeError, StorageError } from '../errors.js';
 import {
   BATCH_FIELD,
   batchSize,

@@ -1,12 +1,5 @@
 import { mkdirSync, renameSync } from 'node:fs';
-import { validateRecords } from './log-validator.js';
-import { type AppendedHeader, validateForAppend } from './batch-validator.js';
 import { crcMismatch, DecodeError, StorageError } from '../errors.js';
-import { DirectoryLock } from '../io/file-lock.js';
-import { fsyncDirectory } from '../io/fsync.js';
-import { io } from '../io/io.js';
-import { type LogConfig, logConfigOf } from './log-config.js';
-import { loadLog, removeIndexFiles } from './log-loader.js';
 import type { ProducedBatch } from '../format/produced-batch.js';
 import {
   BATCH_FIELD,
@@ -18,10 +11,17 @@ import {
   type RecordBatchHeader,
   TIMESTAMP_TYPE_MASK,
 } from '../format/record-batch.js';
-import type { RecoveryReport } from '../segment/recovery.js';
-import { LogSegment } from '../segment/log-segment.js';
-import { SegmentFileCache } from '../segment/segment-file-cache.js';
 import { writeInt64BE } from '../format/varint.js';
+import { DirectoryLock } from '../io/file-lock.js';
+import { fsyncDirectory } from '../io/fsync.js';
+import { io } from '../io/io.js';
+import { LogSegment } from '../segment/log-segment.js';
+import type { RecoveryReport } from '../segment/recovery.js';
+import { SegmentFileCache } from '../segment/segment-file-cache.js';
+import { type AppendedHeader, validateForAppend } from './batch-validator.js';
+import { type LogConfig, logConfigOf } from './log-config.js';
+import { loadLog, removeIndexFiles } from './log-loader.js';
+import { validateRecords } from './log-validator.js';
 
 export { DEFAULT_LOG_CONFIG, type FlushPolicy, type LogConfig } from './log-config.js';
 
@@ -288,9 +288,23 @@ export class Log {
       stampBatchHead(head, baseOffset, batch.leaderEpoch);
       segment.append(bytes, lastOffset, head, header.maxTimestamp);
     }
+    try {
+      this.#maybeFlush(header.recordsCount);
+    } catch (error) {
+      // An append is one unit: its fsync failed, so it is not acknowledged, and nothing of it stays.
+      this.#unflushedMessages = Math.max(0, this.#unflushedMessages - header.recordsCount);
+      segment.undoAppend(position);
+      throw error;
+    }
     this.#logEndOffset = lastOffset + 1;
-    this.#maybeFlush(header.recordsCount);
-    return { firstOffset: baseOffset, lastOffset, segmentBaseOffset: segment.baseOffset, position, size: bytes.length, rolled };
+    return {
+      firstOffset: baseOffset,
+      lastOffset,
+      segmentBaseOffset: segment.baseOffset,
+      position,
+      size: bytes.length,
+      rolled,
+    };
   }
 
   // #region maybe-roll
@@ -300,9 +314,16 @@ export class Log {
     // Also when the batch's last offset would not fit the index's relative offset (Kafka's canConvertToRelativeOffset).
     const fits = lastOffset - active.baseOffset <= MAX_RELATIVE_OFFSET;
     if (active.size === 0 || (fits && active.size + nextBatchBytes <= this.config.segmentBytes)) return false;
-    active.seal(this.#logEndOffset, this.#files);
+    // The next segment first, then the seal: a failure of either leaves the active segment active.
+    const next = LogSegment.create(this.dir, this.#logEndOffset);
+    try {
+      active.seal(this.#logEndOffset, this.#files);
+    } catch (error) {
+      next.discard();
+      throw error;
+    }
     this.#unflushedMessages = 0;
-    this.#segments.push(LogSegment.create(this.dir, this.#logEndOffset));
+    this.#segments.push(next);
     fsyncDirectory(this.dir);
     this.#onRoll?.(this.#logEndOffset);
     return true;
@@ -392,7 +413,10 @@ export class Log {
     return batches;
   }
 
-  #checkedSlices(offset: number, maxBytes: number): { segment: LogSegment; position: number; bytes: Buffer }[] {
+  #checkedSlices(
+    offset: number,
+    maxBytes: number,
+  ): { segment: LogSegment; position: number; bytes: Buffer }[] {
     const first = this.#firstSegmentToRead(offset, maxBytes);
     if (first === undefined) return [];
     const slices: { segment: LogSegment; position: number; bytes: Buffer }[] = [];
