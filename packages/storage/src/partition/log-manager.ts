@@ -1,12 +1,12 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError } from '../errors.js';
 import { DirectoryLock, LOCK_FILE_NAME } from '../io/file-lock.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { io } from '../io/io.js';
 import type { LogConfig } from '../log/log.js';
-import { Partition, type PartitionOptions } from './partition.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
+import { Partition, type PartitionOptions } from './partition.js';
 import { MAX_PARTITIONS, partitionDirName, validateTopicName } from './topic.js';
 
 export interface LogManagerOptions {
@@ -16,8 +16,15 @@ export interface LogManagerOptions {
   readonly producerSnapshots?: boolean;
   /** Kafka's `producer.id.expiration.ms`; off when undefined. */
   readonly producerIdExpirationMs?: number;
-  /** Open files for inactive segments, over every partition (default 256). */
+  /** Open files for inactive segments, over every partition (default 256, less under a low `ulimit -n`). */
   readonly maxOpenSegmentFiles?: number;
+  /**
+   * Partitions open at once (each holds four files: its lock, its active segment and that segment's two
+   * index files). Past it, the one used least recently is closed (its producer snapshot written) and opened
+   * again on its next use, so one request over more partitions than the process has descriptors is served.
+   * Default: an eighth of the process's open-file limit, from 16 to 2000.
+   */
+  readonly maxOpenPartitions?: number;
   /**
    * Entries of the data directory that belong to the manager's user, not to a topic (a broker's own
    * `.broker`): left alone. Every other entry must be a partition directory or is reported.
@@ -59,6 +66,7 @@ export class LogManager {
   readonly #open = new Map<string, Partition>();
   readonly #files: SegmentFileCache;
   readonly #unmapped: UnmappedEntry[] = [];
+  readonly #maxOpen: number;
   #closed = false;
 
   private constructor(
@@ -67,7 +75,11 @@ export class LogManager {
     lock: DirectoryLock,
   ) {
     this.#lock = lock;
-    this.#files = new SegmentFileCache(options.maxOpenSegmentFiles ?? 256);
+    const limit = openFileLimit();
+    this.#files = new SegmentFileCache(
+      options.maxOpenSegmentFiles ?? Math.max(16, Math.min(256, Math.floor(limit / 4))),
+    );
+    this.#maxOpen = options.maxOpenPartitions ?? Math.max(16, Math.min(2000, Math.floor(limit / 8)));
   }
 
   /**
@@ -187,7 +199,12 @@ export class LogManager {
     }
     const key = `${topic}-${partition}`;
     let open = this.#open.get(key);
-    if (open === undefined) {
+    if (open !== undefined) {
+      // Most recently used last: the map's order is the order of eviction.
+      this.#open.delete(key);
+      this.#open.set(key, open);
+    } else {
+      this.#evictFor(1);
       const options: PartitionOptions = {
         segmentFiles: this.#files,
         ...(this.options.producerSnapshots === undefined
@@ -197,13 +214,7 @@ export class LogManager {
           ? {}
           : { producerIdExpirationMs: this.options.producerIdExpirationMs }),
       };
-      open = Partition.openManaged(
-        this.dataDir,
-        topic,
-        partition,
-        this.options.config ?? {},
-        options,
-      );
+      open = Partition.openManaged(this.dataDir, topic, partition, this.options.config ?? {}, options);
       this.#open.set(key, open);
     }
     return open;
@@ -226,6 +237,25 @@ export class LogManager {
     if (first !== undefined) throw first;
   }
 
+  /** Partitions open now (at most `maxOpenPartitions`). */
+  get openPartitions(): number {
+    return this.#open.size;
+  }
+
+  /** Close the least recently used partitions until `room` more can be opened (Kafka has no such bound: its files are mmapped). */
+  #evictFor(room: number): void {
+    for (const [key, partition] of this.#open) {
+      if (this.#open.size + room <= this.#maxOpen) return;
+      this.#open.delete(key);
+      // Closed cleanly (snapshot, flush); a failure to do so is the next open's recovery to mend.
+      try {
+        partition.close();
+      } catch (error) {
+        if (!(error instanceof StorageError)) throw error;
+      }
+    }
+  }
+
   /** Flush and close every open partition (writing their producer snapshots) and release the lock. */
   close(): void {
     if (this.#closed) return;
@@ -246,5 +276,15 @@ export class LogManager {
 
   #checkOpen(): void {
     if (this.#closed) throw new StorageError('CLOSED', `log manager of ${this.dataDir} is closed`);
+  }
+}
+
+/** The process's soft limit on open files, from /proc/self/limits (Linux); 1024 where it cannot be read. */
+function openFileLimit(): number {
+  try {
+    const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m === null ? 1024 : Number(m[1]);
+  } catch {
+    return 1024;
   }
 }
