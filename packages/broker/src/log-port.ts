@@ -9,6 +9,7 @@ import {
   type CompressionType,
   compressionOf,
   DecodeError,
+  describeRecovery,
   DEFAULT_LOG_CONFIG,
   type FetchResult,
   fsyncDirectory,
@@ -57,6 +58,11 @@ export interface BrokerPartition {
 export interface BrokerLog {
   /** Hidden entries of the data directory that map to no topic, found on open: to be reported, not skipped. */
   readonly unmapped: readonly { readonly path: string; readonly reason: string }[];
+  /**
+   * Opens every partition and says, one line each, what loading found (Kafka's LogLoader logs it): offsets no
+   * segment holds, and what recovery cut from an active segment.
+   */
+  loadFindings(): string[];
   /** topic → partition count. */
   topics(): ReadonlyMap<string, number>;
   partition(topic: string, partition: number): BrokerPartition | undefined;
@@ -231,6 +237,15 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
   const wrapped = new WeakMap<Partition, BrokerPartition>();
   return {
     unmapped: manager.unmapped,
+    loadFindings: () =>
+      call(() => manager.check()).flatMap((f) => [
+        ...f.gaps.map(
+          (g) =>
+            `${f.topic}-${f.partition}: offsets ${g.from}–${g.to} are in no segment (before ${g.before}): ` +
+            'a segment deleted, or records compacted away at the end of one',
+        ),
+        ...(f.recovery === undefined ? [] : [`${f.topic}-${f.partition}: ${describeRecovery(f.recovery)}`]),
+      ]),
     topics: () => manager.topics(),
     partition(topic, partition) {
       const p = call(() => manager.partition(topic, partition));

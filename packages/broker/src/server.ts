@@ -112,6 +112,12 @@ export class Broker {
       `klog serve: listening on ${config.host}:${broker.#port}, advertised as ${broker.#ctx.advertised.host}:${broker.#ctx.advertised.port}; ` +
         `node ${config.nodeId}, cluster ${broker.#ctx.clusterId}, data in ${config.dataDir} (${topics.size} topic${topics.size === 1 ? '' : 's'})`,
     );
+    try {
+      for (const line of broker.#log.loadFindings()) broker.#logger.warn(`klog serve: ${line}`);
+    } catch (error) {
+      // A partition that cannot be opened now is answered with its error when asked for; say so here too.
+      broker.#logger.error(`klog serve: loading the partitions: ${(error as Error).message}`);
+    }
     for (const entry of broker.#log.unmapped) {
       broker.#logger.warn(`klog serve: ${entry.path} maps to no topic (${entry.reason}): left alone, not served`);
     }

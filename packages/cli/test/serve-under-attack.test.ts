@@ -353,3 +353,54 @@ describe('case 3: topic names starting with "." come back after a restart', () =
     LONG_TIMEOUT_MS,
   );
 });
+
+describe('case 4: damage found at start is reported, in the log and by dump-log', () => {
+  it(
+    'a deleted inactive segment: serve warns of the offsets no segment holds, dump-log names the gap; a torn tail cut is logged',
+    async () => {
+      const dataDir = join(scratch, 'gaps');
+      let s = await serve(['--data-dir', dataDir, '--auto-create-topics', '--segment-bytes', '1000']);
+      const produced = await kcat(
+        [
+          '-P',
+          '-b',
+          `127.0.0.1:${s.port}`,
+          '-t',
+          'gappy',
+          ...produceFlags,
+          '-X',
+          'linger.ms=0',
+          '-X',
+          'batch.num.messages=5',
+        ],
+        lines(1000, 'gap'),
+      );
+      expect(produced.code).toBe(0);
+      expect(await s.stop()).toBe(0);
+      const dir = join(dataDir, 'gappy-0');
+      const logs = readdirSync(dir)
+        .filter((n) => n.endsWith('.log'))
+        .sort();
+      expect(logs.length).toBeGreaterThan(3);
+      const gone = logs[1]!;
+      const from = Number(gone.slice(0, 20));
+      const to = Number(logs[2]!.slice(0, 20)) - 1;
+      for (const suffix of ['.log', '.index', '.timeindex'])
+        rmSync(join(dir, gone.replace('.log', suffix)), { force: true });
+      writeFileSync(join(dir, logs.at(-1)!), 'torn', { flag: 'a' });
+      s = await serve(['--data-dir', dataDir]);
+      const gap = await s.line(/WARN {2}klog serve: gappy-0: offsets /);
+      expect(gap).toContain(
+        `WARN  klog serve: gappy-0: offsets ${from}–${to} are in no segment (before ${join(dir, logs[2]!)})`,
+      );
+      await s.line(/WARN {2}klog serve: gappy-0: .*a torn last batch/);
+      expect(await s.stop()).toBe(0);
+      const dump = klog(['dump-log', dir]);
+      expect(dump.stdout).toContain(
+        `Gap before ${join(dir, logs[2]!)}: offsets ${from}–${to} are in no segment`,
+      );
+      expect(dump.status).not.toBe(0);
+    },
+    LONG_TIMEOUT_MS,
+  );
+});

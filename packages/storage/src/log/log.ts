@@ -20,7 +20,7 @@ import type { RecoveryReport } from '../segment/recovery.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
 import { type AppendedHeader, validateForAppend } from './batch-validator.js';
 import { type LogConfig, logConfigOf } from './log-config.js';
-import { loadLog, removeIndexFiles } from './log-loader.js';
+import { loadLog, type OffsetGap, removeIndexFiles } from './log-loader.js';
 import { validateRecords } from './log-validator.js';
 
 export { DEFAULT_LOG_CONFIG, type FlushPolicy, type LogConfig } from './log-config.js';
@@ -84,6 +84,7 @@ export type LogReader = Pick<
   | 'dir'
   | 'config'
   | 'recovery'
+  | 'gaps'
   | 'segments'
   | 'activeSegment'
   | 'logStartOffset'
@@ -145,6 +146,8 @@ export class Log {
      * was whole: the file, the byte, why, how many bytes, and where they were saved.
      */
     readonly recovery: RecoveryReport | undefined,
+    /** Offsets no segment holds, found on open (see `findGaps` in log-loader.ts). */
+    readonly gaps: readonly OffsetGap[],
     onRoll: ((baseOffset: number) => void) | undefined,
   ) {
     this.#onRoll = onRoll;
@@ -180,6 +183,7 @@ export class Log {
         loaded.segments,
         loaded.logEndOffset,
         loaded.recovery,
+        loaded.gaps,
         options.onRoll,
       );
     } catch (error) {

@@ -5,6 +5,8 @@ import { DirectoryLock, LOCK_FILE_NAME } from '../io/file-lock.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { io } from '../io/io.js';
 import type { LogConfig } from '../log/log.js';
+import type { OffsetGap } from '../log/log-loader.js';
+import type { RecoveryReport } from '../segment/recovery.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
 import { Partition, type PartitionOptions } from './partition.js';
 import { MAX_PARTITIONS, partitionDirName, validateTopicName } from './topic.js';
@@ -30,6 +32,14 @@ export interface LogManagerOptions {
    * `.broker`): left alone. Every other entry must be a partition directory or is reported.
    */
   readonly ownEntries?: readonly string[];
+}
+
+/** What opening one partition found (`LogManager.check`). */
+export interface PartitionFindings {
+  readonly topic: string;
+  readonly partition: number;
+  readonly recovery: RecoveryReport | undefined;
+  readonly gaps: readonly OffsetGap[];
 }
 
 /** An entry of the data directory that is no partition: hidden, so not refused, but never skipped silently. */
@@ -235,6 +245,23 @@ export class LogManager {
       }
     }
     if (first !== undefined) throw first;
+  }
+
+  /**
+   * Open every partition (through the bound on open partitions) and say what loading each found: what
+   * recovery cut from its active segment, and the offsets no segment holds. Kafka's `LogManager` loads every
+   * log at start and logs this; a broker calls it once it has opened the directory.
+   */
+  check(): PartitionFindings[] {
+    const found: PartitionFindings[] = [];
+    for (const [topic, count] of this.#topics) {
+      for (let p = 0; p < count; p++) {
+        const partition = this.partition(topic, p)!;
+        const { recovery, gaps } = partition.log;
+        if (recovery !== undefined || gaps.length > 0) found.push({ topic, partition: p, recovery, gaps });
+      }
+    }
+    return found;
   }
 
   /** Partitions open now (at most `maxOpenPartitions`). */
