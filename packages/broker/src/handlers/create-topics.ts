@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { type CreateTopicsRequest, type CreateTopicsResponse, ErrorCode, type ErrorName, type RequestHeader } from '@klog/protocol';
+import {
+  CreateTopics,
+  type CreateTopicsRequest,
+  type CreateTopicsResponse,
+  ErrorCode,
+  type ErrorName,
+  errorName,
+  type RequestHeader,
+} from '@klog/protocol';
+import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { LogError } from '../log-port.js';
 
@@ -20,7 +29,7 @@ export function topicId(name: string): string {
  * configs (klog's log takes none yet, and silently ignoring `cleanup.policy=compact` would mislead).
  * `validateOnly` checks and creates nothing.
  */
-export async function handleCreateTopics(ctx: BrokerContext, _header: RequestHeader, request: CreateTopicsRequest): Promise<CreateTopicsResponse> {
+async function handleCreateTopics(ctx: BrokerContext, _header: RequestHeader, request: CreateTopicsRequest): Promise<CreateTopicsResponse> {
   const counts = new Map<string, number>();
   for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
   const topics: TopicResult[] = [];
@@ -34,7 +43,7 @@ export async function handleCreateTopics(ctx: BrokerContext, _header: RequestHea
 }
 
 /** Topics created between two yields of a CreateTopics. */
-export const CREATE_TOPICS_SLICE = 50;
+const CREATE_TOPICS_SLICE = 50;
 
 function createSlice(
   ctx: BrokerContext,
@@ -114,3 +123,10 @@ function createSlice(
     };
   });
 }
+
+export const createTopicsApi = defineApi({
+  codec: CreateTopics,
+  versions: { min: 0, max: 7 },
+  handle: handleCreateTopics,
+  summary: (_, response) => response.topics.map((t) => `${t.name} ${errorName(t.errorCode)}`).join(', '),
+});
