@@ -47,7 +47,8 @@ function serve(args: string[], env: NodeJS.ProcessEnv = {}): Promise<Served> {
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
-    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    // 'close', not 'exit': its stdout read to the end, so the last lines are in `lines`.
+    const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)));
     child.once('exit', (code) => reject(new Error(`klog serve exited ${code} before listening: ${stderr}`)));
     createInterface({ input: child.stdout }).on('line', (line) => {
       lines.push(line);

@@ -147,10 +147,36 @@ export function serveCommand(ctx: CommandContext): Command {
       };
       // The log goes out line by line as it happens (a server's output is its log), not in chunks.
       const logger = createLogger(level, (l, line) => ctx.log(`${timestamp()} ${l.toUpperCase().padEnd(5)} ${line}`));
-      let broker: Broker;
+      // The signals are caught from the start: one that comes while the broker starts (its partitions are
+      // loaded) shuts it down once it has started, never kills it half-way with the log open.
+      let broker: Broker | undefined;
+      let signalled: NodeJS.Signals | undefined;
+      let stopped: () => void = () => {};
+      const finished = new Promise<void>((done) => {
+        stopped = done;
+      });
+      const shutDown = (signal: NodeJS.Signals, b: Broker) => {
+        logger.info(`${signal} received`);
+        b.close().then(stopped, (error: unknown) => {
+          ctx.err(`klog: serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+          process.exit(1);
+        });
+      };
+      const stop = (signal: NodeJS.Signals) => {
+        if (signalled !== undefined) {
+          logger.warn(`${signal} again: exiting without finishing the shutdown`);
+          process.exit(1);
+        }
+        signalled = signal;
+        if (broker !== undefined) shutDown(signal, broker);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
       try {
         broker = await Broker.start({ ...options, logger });
       } catch (error) {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
         if (error instanceof ConfigError) throw new UsageError(error.message);
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') throw new Error(`cannot listen on ${options.host}:${options.port}: the address is in use`);
@@ -158,22 +184,7 @@ export function serveCommand(ctx: CommandContext): Command {
         if (code === 'EACCES') throw new Error(`cannot listen on ${options.host}:${options.port}: permission denied`);
         throw error;
       }
-      await new Promise<void>((done) => {
-        let stopping = false;
-        const stop = (signal: NodeJS.Signals) => {
-          if (stopping) {
-            logger.warn(`${signal} again: exiting without finishing the shutdown`);
-            process.exit(1);
-          }
-          stopping = true;
-          logger.info(`${signal} received`);
-          broker.close().then(done, (error: unknown) => {
-            ctx.err(`klog: serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
-            process.exit(1);
-          });
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      if (signalled !== undefined) shutDown(signalled, broker);
+      await finished;
     });
 }
