@@ -57,6 +57,21 @@ export interface BrokerConfig {
   readonly dropAcks: number;
   /** …and the next `closeAfterAppend` such requests get their connection closed instead of an answer. */
   readonly closeAfterAppend: number;
+  /** Kafka's `offsets.topic.num.partitions`: partitions of `__consumer_offsets`, fixed once it exists. */
+  readonly offsetsTopicNumPartitions: number;
+  /** Kafka's `group.initial.rebalance.delay.ms`: an empty group's first rebalance waits this long for more members. */
+  readonly groupInitialRebalanceDelayMs: number;
+  /** Kafka's `group.min.session.timeout.ms` and `group.max.session.timeout.ms`: the session timeouts a member may ask for. */
+  readonly groupMinSessionTimeoutMs: number;
+  readonly groupMaxSessionTimeoutMs: number;
+  /** Kafka's `group.max.size` (unbounded there): members of one group, pending ones included. */
+  readonly groupMaxSize: number;
+  /** Kafka's `offsets.retention.minutes`: how long an empty group's committed offsets are kept. */
+  readonly offsetsRetentionMinutes: number;
+  /** Kafka's `offsets.retention.check.interval.ms`. */
+  readonly offsetsRetentionCheckIntervalMs: number;
+  /** Kafka's `log.cleaner.backoff.ms`: how often `__consumer_offsets` is looked at for compaction. */
+  readonly logCleanerBackoffMs: number;
 }
 
 export const DEFAULT_CONFIG = {
@@ -80,6 +95,14 @@ export const DEFAULT_CONFIG = {
   queuedMaxRequestBytes: 256 * 1024 * 1024,
   dropAcks: 0,
   closeAfterAppend: 0,
+  offsetsTopicNumPartitions: 50,
+  groupInitialRebalanceDelayMs: 3000,
+  groupMinSessionTimeoutMs: 6000,
+  groupMaxSessionTimeoutMs: 1_800_000,
+  groupMaxSize: 1000,
+  offsetsRetentionMinutes: 10_080,
+  offsetsRetentionCheckIntervalMs: 600_000,
+  logCleanerBackoffMs: 15_000,
 } as const;
 
 /** A line of the same kind (a refused connection, a storage error) is logged at most once per this many ms. */
@@ -105,14 +128,24 @@ export const BOUNDS = {
   queuedMaxRequestBytes: [1024, Number.MAX_SAFE_INTEGER],
   dropAcks: [0, 2 ** 31 - 1],
   closeAfterAppend: [0, 2 ** 31 - 1],
+  offsetsTopicNumPartitions: [1, 1000],
+  groupInitialRebalanceDelayMs: [0, 2 ** 31 - 1],
+  groupMinSessionTimeoutMs: [1, 2 ** 31 - 1],
+  // At least group.min.session.timeout.ms, checked in resolveConfig.
+  groupMaxSessionTimeoutMs: [1, 2 ** 31 - 1],
+  groupMaxSize: [1, 2 ** 31 - 1],
+  offsetsRetentionMinutes: [1, 2 ** 31 - 1],
+  offsetsRetentionCheckIntervalMs: [1, 2 ** 31 - 1],
+  logCleanerBackoffMs: [1, 2 ** 31 - 1],
 } as const satisfies Record<string, readonly [number, number]>;
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-function integer(name: keyof typeof BOUNDS, value: number): number {
-  const [min, max] = BOUNDS[name];
+function integer(name: keyof typeof BOUNDS, value: number, atLeast?: number): number {
+  const [boundMin, max] = BOUNDS[name];
+  const min = Math.max(boundMin, atLeast ?? boundMin);
   if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got ${value}`);
   }
@@ -154,5 +187,13 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     maxConnections: integer('maxConnections', c.maxConnections),
     maxConnectionsPerIp: integer('maxConnectionsPerIp', c.maxConnectionsPerIp),
     queuedMaxRequestBytes: integer('queuedMaxRequestBytes', c.queuedMaxRequestBytes),
+    offsetsTopicNumPartitions: integer('offsetsTopicNumPartitions', c.offsetsTopicNumPartitions),
+    groupInitialRebalanceDelayMs: integer('groupInitialRebalanceDelayMs', c.groupInitialRebalanceDelayMs),
+    groupMinSessionTimeoutMs: integer('groupMinSessionTimeoutMs', c.groupMinSessionTimeoutMs),
+    groupMaxSessionTimeoutMs: integer('groupMaxSessionTimeoutMs', c.groupMaxSessionTimeoutMs, c.groupMinSessionTimeoutMs),
+    groupMaxSize: integer('groupMaxSize', c.groupMaxSize),
+    offsetsRetentionMinutes: integer('offsetsRetentionMinutes', c.offsetsRetentionMinutes),
+    offsetsRetentionCheckIntervalMs: integer('offsetsRetentionCheckIntervalMs', c.offsetsRetentionCheckIntervalMs),
+    logCleanerBackoffMs: integer('logCleanerBackoffMs', c.logCleanerBackoffMs),
   };
 }

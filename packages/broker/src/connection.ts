@@ -157,11 +157,7 @@ export class Connection {
       throw error;
     }
     if (parsed.kind === 'unknownApi') {
-      this.close(
-        `${apiKeyName(parsed.apiKey)} (API key ${parsed.apiKey}) is not served by klog` +
-          (parsed.apiKey >= 8 && parsed.apiKey <= 16 ? ': consumer groups are not built yet' : ''),
-        'warn',
-      );
+      this.close(`${apiKeyName(parsed.apiKey)} (API key ${parsed.apiKey}) is not served by klog`, 'warn');
       return;
     }
     if (parsed.kind === 'unsupportedVersion') {
@@ -214,7 +210,7 @@ export class Connection {
     };
     let result: Handled | Promise<Handled>;
     try {
-      result = dispatch(this.ctx, parsed, this.#gone.signal);
+      result = dispatch(this.ctx, parsed, this.#gone.signal, { host: this.socket.remoteAddress ?? '' });
     } catch (error) {
       failed(error);
       return;

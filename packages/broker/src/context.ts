@@ -2,6 +2,8 @@ import type { AdvertisedApi } from './advertised.js';
 import type { BrokerConfig } from './config.js';
 import type { FaultInjector } from './faults.js';
 import type { FetchPurgatory } from './fetch-purgatory.js';
+import type { GroupCoordinator } from './group/group-coordinator.js';
+import type { OffsetsTopic } from './group/offsets-topic.js';
 import type { BrokerLog } from './log-port.js';
 import type { LogLimiter } from './log-limiter.js';
 import type { Logger } from './logger.js';
@@ -19,6 +21,9 @@ export interface BrokerContext {
   readonly log: BrokerLog;
   readonly producerIds: ProducerIdManager;
   readonly fetchWaits: FetchPurgatory;
+  /** The group coordinator (this broker coordinates every group) and where it keeps its state. */
+  readonly groups: GroupCoordinator;
+  readonly offsetsTopic: OffsetsTopic;
   readonly logger: Logger;
   /** For lines that may come in floods (storage errors, refused connections): one per kind per interval. */
   readonly limited: LogLimiter;

@@ -5,6 +5,7 @@
  */
 import { type ErrorName, isErrorName } from '@klog/protocol';
 import {
+  appendRecords,
   CONTROL_FLAG,
   type CompressionType,
   compressionOf,
@@ -53,6 +54,14 @@ export interface BrokerPartition {
   fetch(offset: number, maxBytes: number): FetchResult;
   /** The first offset whose timestamp is at least `timestampMs`, through the time index. */
   offsetForTimestamp(timestampMs: number): { offset: number; timestamp: number } | undefined;
+  /** Appends records the broker writes itself (no producer: the group coordinator's), as one batch. Throws LogError. */
+  appendRecords(records: readonly { key: Uint8Array; value: Uint8Array | null }[], nowMs: number): void;
+  /** Every record from the log start to its end, in offset order (null value: a tombstone). Throws LogError. */
+  readRecords(visit: (key: Uint8Array | null, value: Uint8Array | null, offset: number) => void): void;
+  /** Key-based compaction of every segment but the active one (storage's `compact`, Kafka's LogCleaner). */
+  compact(): { segmentsCleaned: number; recordsBefore: number; recordsAfter: number };
+  /** Segments in the log now. */
+  readonly segmentCount: number;
 }
 
 export interface BrokerLog {
@@ -161,11 +170,11 @@ export function syncDirectory(dir: string): void {
 export interface LogOptions {
   readonly dataDir: string;
   /** Entries of the data directory that are the broker's own (`.broker`), not topics. */
-  readonly ownEntries: readonly string[];
+  readonly ownEntries?: readonly string[];
   readonly segmentBytes: number;
   readonly messageMaxBytes: number;
   /** `log.flush.interval.messages`: fsync after this many records (1: every append); undefined: left to the OS. */
-  readonly flushIntervalMessages: number | undefined;
+  readonly flushIntervalMessages?: number | undefined;
 }
 
 /** A storage error as the Kafka error a broker answers with (klog-only codes become KAFKA_STORAGE_ERROR). */
@@ -185,6 +194,9 @@ function call<T>(f: () => T): T {
     throw asLogError(error);
   }
 }
+
+/** How much of the log one read of `readRecords` takes (at least one batch, whatever its size). */
+const READ_CHUNK_BYTES = 1024 * 1024;
 
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -209,6 +221,28 @@ function brokerPartition(p: Partition): BrokerPartition {
     appendProducerBatch: (batch, nowMs) => call(() => p.appendProducerBatch(batch, { nowMs })),
     fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
+    appendRecords: (records, nowMs) => {
+      call(() => appendRecords(p, records, nowMs));
+    },
+    readRecords: (visit) =>
+      call(() => {
+        let offset = p.logStartOffset;
+        while (offset < p.logEndOffset) {
+          const batches = p.log.readCheckedBatches(offset, READ_CHUNK_BYTES);
+          if (batches.length === 0) break;
+          for (const b of batches) {
+            for (const r of b.records) {
+              const at = b.baseOffset + r.offsetDelta;
+              if (at >= offset) visit(r.key, r.value, at);
+            }
+            offset = b.baseOffset + b.lastOffsetDelta + 1;
+          }
+        }
+      }),
+    compact: () => call(() => p.compact()),
+    get segmentCount() {
+      return p.log.segments.length;
+    },
   };
 }
 
@@ -231,7 +265,7 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
               : { everyMessages: options.flushIntervalMessages },
       },
       producerSnapshots: true,
-      ownEntries: options.ownEntries,
+      ownEntries: options.ownEntries ?? [],
     }),
   );
   const wrapped = new WeakMap<Partition, BrokerPartition>();

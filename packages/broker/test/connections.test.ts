@@ -64,9 +64,9 @@ describe('one connection’s bad input closes that connection only', () => {
     await apiVersionsWorks();
   });
 
-  it('an API klog does not serve: consumer groups say so', async () => {
-    await closedFor(rawFrame(10, 3, 1, new Uint8Array([0, 1, 0x67, 0])));
-    expect(lastLine()).toMatch(/FindCoordinator \(API key 10\) is not served by klog: consumer groups are not built yet$/);
+  it('an API klog does not serve: the connection is closed and the log names it', async () => {
+    await closedFor(rawFrame(24, 3, 1, new Uint8Array([0, 1, 0x67, 0])));
+    expect(lastLine()).toMatch(/AddPartitionsToTxn \(API key 24\) is not served by klog$/);
     await closedFor(rawFrame(999, 0, 1));
     expect(lastLine()).toMatch(/unknown API key 999 \(API key 999\) is not served by klog$/);
     await apiVersionsWorks();

@@ -5,17 +5,39 @@ import { Produce, type ProduceRequest, type ProduceResponse } from './producer/p
 import { Fetch, type FetchRequest, type FetchResponse } from './consumer/fetch.js';
 import { ListOffsets, type ListOffsetsRequest, type ListOffsetsResponse } from './consumer/list-offsets.js';
 import { Metadata, type MetadataRequest, type MetadataResponse } from './metadata/metadata.js';
+import { OffsetCommit, type OffsetCommitRequest, type OffsetCommitResponse } from './consumer/offset-commit.js';
+import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from './consumer/offset-fetch.js';
+import { FindCoordinator, type FindCoordinatorRequest, type FindCoordinatorResponse } from './metadata/find-coordinator.js';
+import { JoinGroup, type JoinGroupRequest, type JoinGroupResponse } from './consumer/join-group.js';
+import { Heartbeat, type HeartbeatRequest, type HeartbeatResponse } from './consumer/heartbeat.js';
+import { LeaveGroup, type LeaveGroupRequest, type LeaveGroupResponse } from './consumer/leave-group.js';
+import { SyncGroup, type SyncGroupRequest, type SyncGroupResponse } from './consumer/sync-group.js';
+import { DescribeGroups, type DescribeGroupsRequest, type DescribeGroupsResponse } from './admin/describe-groups.js';
+import { ListGroups, type ListGroupsRequest, type ListGroupsResponse } from './admin/list-groups.js';
 import { ApiVersions, type ApiVersionsRequest, type ApiVersionsResponse } from './metadata/api-versions.js';
 import { CreateTopics, type CreateTopicsRequest, type CreateTopicsResponse } from './admin/create-topics.js';
 import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from './producer/init-producer-id.js';
+import { DeleteGroups, type DeleteGroupsRequest, type DeleteGroupsResponse } from './admin/delete-groups.js';
+import { OffsetDelete, type OffsetDeleteRequest, type OffsetDeleteResponse } from './admin/offset-delete.js';
 
 export * from './producer/produce.js';
 export * from './consumer/fetch.js';
 export * from './consumer/list-offsets.js';
 export * from './metadata/metadata.js';
+export * from './consumer/offset-commit.js';
+export * from './consumer/offset-fetch.js';
+export * from './metadata/find-coordinator.js';
+export * from './consumer/join-group.js';
+export * from './consumer/heartbeat.js';
+export * from './consumer/leave-group.js';
+export * from './consumer/sync-group.js';
+export * from './admin/describe-groups.js';
+export * from './admin/list-groups.js';
 export * from './metadata/api-versions.js';
 export * from './admin/create-topics.js';
 export * from './producer/init-producer-id.js';
+export * from './admin/delete-groups.js';
+export * from './admin/offset-delete.js';
 
 /** The request and response types of every API klog has codecs for, by API key. */
 export interface ApiMessages {
@@ -27,12 +49,34 @@ export interface ApiMessages {
   2: { readonly request: ListOffsetsRequest; readonly response: ListOffsetsResponse };
   /** Metadata. */
   3: { readonly request: MetadataRequest; readonly response: MetadataResponse };
+  /** OffsetCommit. */
+  8: { readonly request: OffsetCommitRequest; readonly response: OffsetCommitResponse };
+  /** OffsetFetch. */
+  9: { readonly request: OffsetFetchRequest; readonly response: OffsetFetchResponse };
+  /** FindCoordinator. */
+  10: { readonly request: FindCoordinatorRequest; readonly response: FindCoordinatorResponse };
+  /** JoinGroup. */
+  11: { readonly request: JoinGroupRequest; readonly response: JoinGroupResponse };
+  /** Heartbeat. */
+  12: { readonly request: HeartbeatRequest; readonly response: HeartbeatResponse };
+  /** LeaveGroup. */
+  13: { readonly request: LeaveGroupRequest; readonly response: LeaveGroupResponse };
+  /** SyncGroup. */
+  14: { readonly request: SyncGroupRequest; readonly response: SyncGroupResponse };
+  /** DescribeGroups. */
+  15: { readonly request: DescribeGroupsRequest; readonly response: DescribeGroupsResponse };
+  /** ListGroups. */
+  16: { readonly request: ListGroupsRequest; readonly response: ListGroupsResponse };
   /** ApiVersions. */
   18: { readonly request: ApiVersionsRequest; readonly response: ApiVersionsResponse };
   /** CreateTopics. */
   19: { readonly request: CreateTopicsRequest; readonly response: CreateTopicsResponse };
   /** InitProducerId. */
   22: { readonly request: InitProducerIdRequest; readonly response: InitProducerIdResponse };
+  /** DeleteGroups. */
+  42: { readonly request: DeleteGroupsRequest; readonly response: DeleteGroupsResponse };
+  /** OffsetDelete. */
+  47: { readonly request: OffsetDeleteRequest; readonly response: OffsetDeleteResponse };
 }
 
 /** The codecs by API key. */
@@ -41,7 +85,18 @@ export const API_CODECS: ReadonlyMap<number, ApiCodec<unknown, never>> = new Map
   [1, Fetch as ApiCodec<unknown, never>],
   [2, ListOffsets as ApiCodec<unknown, never>],
   [3, Metadata as ApiCodec<unknown, never>],
+  [8, OffsetCommit as ApiCodec<unknown, never>],
+  [9, OffsetFetch as ApiCodec<unknown, never>],
+  [10, FindCoordinator as ApiCodec<unknown, never>],
+  [11, JoinGroup as ApiCodec<unknown, never>],
+  [12, Heartbeat as ApiCodec<unknown, never>],
+  [13, LeaveGroup as ApiCodec<unknown, never>],
+  [14, SyncGroup as ApiCodec<unknown, never>],
+  [15, DescribeGroups as ApiCodec<unknown, never>],
+  [16, ListGroups as ApiCodec<unknown, never>],
   [18, ApiVersions as ApiCodec<unknown, never>],
   [19, CreateTopics as ApiCodec<unknown, never>],
   [22, InitProducerId as ApiCodec<unknown, never>],
+  [42, DeleteGroups as ApiCodec<unknown, never>],
+  [47, OffsetDelete as ApiCodec<unknown, never>],
 ]);
