@@ -19,6 +19,7 @@ import {
   type Partition,
   type ProducedBatch,
   type ProducerBatchAppend,
+  type ProducerWindow,
   readProducedBatch,
   StorageError,
   TRANSACTIONAL_FLAG,
@@ -29,7 +30,7 @@ import {
  * What one append of a client's batch did (Kafka's verdicts), what a fetch returns, and a Produce's records
  * read once: storage's own types.
  */
-export type { FetchResult, ProducedBatch, ProducerBatchAppend };
+export type { FetchResult, ProducedBatch, ProducerBatchAppend, ProducerWindow };
 
 /** The log's settings a broker takes, with storage's defaults and bounds (the one place that has them). */
 export const LOG_SETTINGS = {
@@ -175,6 +176,8 @@ export interface LogOptions {
   readonly messageMaxBytes: number;
   /** `log.flush.interval.messages`: fsync after this many records (1: every append); undefined: left to the OS. */
   readonly flushIntervalMessages?: number | undefined;
+  /** Judges every producer batch in place of the partitions' producer state (`klog serve --window`). */
+  readonly producerWindow?: ProducerWindow;
 }
 
 /** A storage error as the Kafka error a broker answers with (klog-only codes become KAFKA_STORAGE_ERROR). */
@@ -202,7 +205,7 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-function brokerPartition(p: Partition): BrokerPartition {
+function brokerPartition(p: Partition, window: ProducerWindow | undefined): BrokerPartition {
   return {
     topic: p.topic,
     partition: p.partition,
@@ -218,7 +221,10 @@ function brokerPartition(p: Partition): BrokerPartition {
     get lastStableOffset() {
       return p.lastStableOffset;
     },
-    appendProducerBatch: (batch, nowMs) => call(() => p.appendProducerBatch(batch, { nowMs })),
+    appendProducerBatch: (batch, nowMs) =>
+      call(() =>
+        window === undefined ? p.appendProducerBatch(batch, { nowMs }) : p.appendWithWindow(batch, window, { nowMs }),
+      ),
     fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
     appendRecords: (records, nowMs) => {
@@ -286,7 +292,7 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
       if (p === undefined) return undefined;
       let w = wrapped.get(p);
       if (w === undefined) {
-        w = brokerPartition(p);
+        w = brokerPartition(p, options.producerWindow);
         wrapped.set(p, w);
       }
       return w;

@@ -9,7 +9,7 @@ import { FetchPurgatory } from './fetch-purgatory.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
 import { SystemTimer } from './group/timer.js';
-import { type BrokerLog, openBrokerLog, syncDirectory } from './log-port.js';
+import { type BrokerLog, openBrokerLog, type ProducerWindow, syncDirectory } from './log-port.js';
 import { LogLimiter } from './log-limiter.js';
 import { type Logger, SILENT } from './logger.js';
 import { MemoryPool } from './memory-pool.js';
@@ -18,6 +18,8 @@ import { ProducerIdManager } from './producer-id-manager.js';
 
 export interface StartOptions extends BrokerOptions {
   readonly logger?: Logger;
+  /** Judges every producer batch in place of the partitions' own producer state (a learner's, from `klog serve --window`). */
+  readonly producerWindow?: ProducerWindow;
   /** How long shutdown waits for a connection's last response to go out before dropping it. */
   readonly shutdownGraceMs?: number;
 }
@@ -56,6 +58,7 @@ export class Broker {
       segmentBytes: config.segmentBytes,
       messageMaxBytes: config.messageMaxBytes,
       flushIntervalMessages: config.logFlushIntervalMessages,
+      ...(options.producerWindow === undefined ? {} : { producerWindow: options.producerWindow }),
     });
     try {
       const own = brokerDir(config.dataDir, syncDirectory);

@@ -7,6 +7,9 @@ import type { CommandContext } from '../program.js';
 import { wholeNumber } from '../flags.js';
 import { bytesText } from '../format.js';
 import { flushPolicy, hostFlag, logLevel, optionalNumber } from '../serve/options.js';
+import { LabFileError } from '../lab/lab-file-error.js';
+import { servedWindow } from '../lab/served-window.js';
+import { WindowHost } from '../lab/window-host.js';
 
 const HELP_AFTER = `
 A Kafka broker on one node that unmodified Kafka clients (kcat, confluent-kafka,
@@ -49,6 +52,13 @@ Limits (Kafka's names): --max-connections (default 10000) and
 --queued-max-request-bytes (default 256 MiB) bounds the bytes of requests and
 responses held over all connections: past it, no socket is read until some go.
 
+--window lab.ts judges every idempotent batch with the window you wrote for
+klog lab (its appendBatch decides what is written and what the producer hears;
+your windows are rebuilt from each partition's active segment on its first
+batch). A function of yours that throws, or does not return within 2 s, gets the
+Produce answered UNKNOWN_SERVER_ERROR, nothing written, and one log line naming
+it; the broker goes on.
+
 Ctrl-C (SIGINT) or SIGTERM shuts it down cleanly: it stops accepting, answers the
 requests in hand, flushes and closes the log, and exits 0.
 
@@ -82,6 +92,17 @@ interface Raw {
   groupMinSessionTimeoutMs: string;
   offsetsTopicNumPartitions: string;
   logLevel: string;
+  window?: string;
+}
+
+/** The learner's window file, loaded on its worker; one that does not load is bad usage. */
+function openWindow(file: string): WindowHost {
+  try {
+    return WindowHost.open(file);
+  } catch (error) {
+    if (error instanceof LabFileError) throw new UsageError(`serve --window: ${error.message}`);
+    throw error;
+  }
 }
 
 function timestamp(): string {
@@ -134,6 +155,7 @@ export function serveCommand(ctx: CommandContext): Command {
     .addOption(new Option('--group-min-session-timeout-ms <ms>', 'shortest session timeout a group member may ask for').default('6000'))
     .addOption(new Option('--offsets-topic-num-partitions <n>', 'partitions of __consumer_offsets when it is created').default('50'))
     .addOption(new Option('--log-level <level>', 'error, warn, info, or debug (each connection and request)').default('info'))
+    .addOption(new Option('--window <file>', "judge idempotent batches with your lab window (klog lab init writes one) instead of klog's"))
     .addHelpText('after', HELP_AFTER)
     .action(async (raw: Raw) => {
       const level: LogLevel = logLevel(raw.logLevel);
@@ -165,6 +187,8 @@ export function serveCommand(ctx: CommandContext): Command {
       };
       // The log goes out line by line as it happens (a server's output is its log), not in chunks.
       const logger = createLogger(level, (l, line) => ctx.log(`${timestamp()} ${l.toUpperCase().padEnd(5)} ${line}`));
+      const host = raw.window === undefined ? undefined : openWindow(raw.window);
+      const producerWindow = host === undefined ? undefined : servedWindow(host, (line) => logger.error(line));
       // The signals are caught from the start: one that comes while the broker starts (its partitions are
       // loaded) shuts it down once it has started, never kills it half-way with the log open.
       let broker: Broker | undefined;
@@ -175,7 +199,10 @@ export function serveCommand(ctx: CommandContext): Command {
       });
       const shutDown = (signal: NodeJS.Signals, b: Broker) => {
         logger.info(`${signal} received`);
-        b.close().then(stopped, (error: unknown) => {
+        b.close().then(() => {
+          host?.close();
+          stopped();
+        }, (error: unknown) => {
           ctx.err(`klog: serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
           process.exit(1);
         });
@@ -191,10 +218,12 @@ export function serveCommand(ctx: CommandContext): Command {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
       try {
-        broker = await Broker.start({ ...options, logger });
+        broker = await Broker.start({ ...options, logger, ...(producerWindow === undefined ? {} : { producerWindow }) });
+        if (host !== undefined) logger.info(`window: ${raw.window} judges every idempotent batch (klog lab's window)`);
       } catch (error) {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
+        host?.close();
         if (error instanceof ConfigError) throw new UsageError(error.message);
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') throw new Error(`cannot listen on ${options.host}:${options.port}: the address is in use`);
