@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseBenchArgs, runBenchMain, UsageError } from './args.js';
+import { benchFlushCost, benchStalledConsumers } from './broker/attack-bench.js';
 import { benchIdleConnections, benchWorkload, WORKLOADS } from './broker/broker-bench.js';
 import type { BrokerBenchResults, WorkloadResult } from './broker/results.js';
 import { machineInfo } from './machine.js';
@@ -22,6 +23,8 @@ const USAGE = `usage: pnpm bench:broker [--quick] [--write | --no-write]
 /** The produce and fetch goal of the issue: at least half the mock's throughput. */
 const MOCK_RATIO_TARGET = 0.5;
 const IDLE_CONNECTIONS = 1000;
+/** The issue's figure: 20 consumers that never read pinned 1.17 GB before the budget. */
+const STALLED_CONSUMERS = 20;
 
 function tool(command: string, args: string[]): string {
   const r = spawnSync(command, args, { encoding: 'utf8' });
@@ -73,6 +76,8 @@ async function main(): Promise<void> {
   );
   const workloads: WorkloadResult[] = [];
   let idle: BrokerBenchResults['idle'];
+  let stalledConsumers: BrokerBenchResults['stalledConsumers'];
+  let flushCost: BrokerBenchResults['flushCost'];
   try {
     for (const w of WORKLOADS) {
       ctx.progress(`  ${w.label}`);
@@ -80,6 +85,10 @@ async function main(): Promise<void> {
     }
     ctx.progress(`  ${IDLE_CONNECTIONS} idle connections`);
     idle = await benchIdleConnections(ctx, IDLE_CONNECTIONS);
+    ctx.progress(`  ${STALLED_CONSUMERS} consumers that stop reading, under two budgets`);
+    stalledConsumers = await benchStalledConsumers(ctx, STALLED_CONSUMERS, [undefined, 32 * 2 ** 20]);
+    ctx.progress('  --flush every-append against the default');
+    flushCost = await benchFlushCost(ctx);
   } finally {
     cleanup();
   }
@@ -95,6 +104,8 @@ async function main(): Promise<void> {
     rounds,
     workloads,
     idle,
+    stalledConsumers,
+    flushCost,
     target: { min: MOCK_RATIO_TARGET, worst, met: worst >= MOCK_RATIO_TARGET },
   };
   const out = process.stdout;
@@ -112,6 +123,16 @@ async function main(): Promise<void> {
   out.write(
     `\n${idle.connections} idle connections: ${(idle.bytesPerConnection / 1024).toFixed(1)} KiB each (RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB)\n`,
   );
+  for (const s of stalledConsumers ?? []) {
+    out.write(
+      `${s.consumers} consumers not reading, --queued-max-request-bytes ${(s.budgetBytes / 2 ** 20).toFixed(0)} MiB: RSS ${(s.rssBeforeBytes / 2 ** 20).toFixed(0)} → peak ${(s.rssPeakBytes / 2 ** 20).toFixed(0)} MiB\n`,
+    );
+  }
+  if (flushCost !== undefined) {
+    out.write(
+      `--flush every-append: ${f(flushCost.everyAppendMbPerSec)} MB/s against ${f(flushCost.osMbPerSec)} MB/s with os: ratio ${f(flushCost.ratio)}\n`,
+    );
+  }
   out.write(
     `goal ≥ ${MOCK_RATIO_TARGET} of the mock: worst ${f(worst)} — ${results.target.met ? 'met' : 'MISSED'}\n`,
   );

@@ -1,7 +1,7 @@
-import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
+import { once } from 'node:events';
 import { median } from '../harness.js';
 import { cpuSeconds, rssBytes, run, type Service, startService } from './processes.js';
 import type { IdleConnectionsResult, Pair, Run, WorkloadResult } from './results.js';
@@ -35,22 +35,8 @@ const WINDOW_PARTITIONS = 4;
 const MB = 1e6;
 
 /** kcat as an idempotent producer with acks=all, the same flags against either broker. */
-function produceArgs(address: string, topic: string, partition: number, file: string): string[] {
-  return [
-    '-P',
-    '-b',
-    address,
-    '-t',
-    topic,
-    '-p',
-    String(partition),
-    '-X',
-    'enable.idempotence=true',
-    '-X',
-    'acks=all',
-    '-l',
-    file,
-  ];
+export function produceArgs(address: string, topic: string, partition: number, file: string): string[] {
+  return ['-P', '-b', address, '-t', topic, '-p', String(partition), '-X', 'enable.idempotence=true', '-X', 'acks=all', '-l', file];
 }
 
 function consumeArgs(address: string, topic: string, count: number, partition?: number): string[] {
@@ -59,7 +45,7 @@ function consumeArgs(address: string, topic: string, count: number, partition?: 
 }
 
 /** A file of `count` lines, each a message of `bytes` printable characters (kcat -l sends one per line). */
-async function messageFile(path: string, count: number, bytes: number): Promise<void> {
+export async function messageFile(path: string, count: number, bytes: number): Promise<void> {
   const out = createWriteStream(path);
   const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
   let seed = 12345;
@@ -80,40 +66,21 @@ async function messageFile(path: string, count: number, bytes: number): Promise<
   await once(out, 'finish');
 }
 
-async function startKlog(ctx: BrokerBenchContext, dataDir: string): Promise<Service> {
+export async function startKlog(ctx: BrokerBenchContext, dataDir: string, extra: readonly string[] = []): Promise<Service> {
   return startService(
     process.execPath,
-    [...ctx.klog.slice(1), 'serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info'],
+    [...ctx.klog.slice(1), 'serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', ...extra],
     (line) => /listening on (127\.0\.0\.1:\d+)/.exec(line)?.[1],
     'sigterm',
   );
 }
 
 function startMock(ctx: BrokerBenchContext): Promise<Service> {
-  return startService(
-    ctx.python,
-    [ctx.mockHost],
-    (line) => (/^[\w.-]+:\d+$/.test(line.trim()) ? line.trim() : undefined),
-    'stdin',
-  );
+  return startService(ctx.python, [ctx.mockHost], (line) => (/^[\w.-]+:\d+$/.test(line.trim()) ? line.trim() : undefined), 'stdin');
 }
 
-async function createTopic(
-  ctx: BrokerBenchContext,
-  address: string,
-  topic: string,
-  partitions: number,
-): Promise<void> {
-  await run(process.execPath, [
-    ...ctx.klog.slice(1),
-    'topics',
-    'create',
-    topic,
-    '--partitions',
-    String(partitions),
-    '--bootstrap-server',
-    address,
-  ]);
+export async function createTopic(ctx: BrokerBenchContext, address: string, topic: string, partitions: number): Promise<void> {
+  await run(process.execPath, [...ctx.klog.slice(1), 'topics', 'create', topic, '--partitions', String(partitions), '--bootstrap-server', address]);
 }
 
 /** Moves `bytes` through a loopback TCP connection into a process that discards them; wall ms. */
@@ -156,7 +123,7 @@ function pair(klog: Run[], baseline: Run[]): Pair {
   return { klog, baseline, roundRatios, ratio: median(roundRatios) };
 }
 
-function runOf(ms: number, payloadBytes: number, cpu?: number): Run {
+export function runOf(ms: number, payloadBytes: number, cpu?: number): Run {
   const mb = payloadBytes / MB;
   return { ms, mbPerSec: mb / (ms / 1000), ...(cpu === undefined ? {} : { cpuSecondsPerMb: cpu / mb }) };
 }
@@ -197,22 +164,15 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
         produceMock.push(await produce(mock));
         produceKlog.push(await produce(klog));
       }
-      const back = await run('kcat', consumeArgs(klog.address, 'bench', messages, 0), {
-        stdout: 'count-lines',
-      });
-      if (back.lines !== messages)
-        throw new Error(`read back ${back.lines} of ${messages} messages from klog`);
+      const back = await run('kcat', consumeArgs(klog.address, 'bench', messages, 0), { stdout: 'count-lines' });
+      if (back.lines !== messages) throw new Error(`read back ${back.lines} of ${messages} messages from klog`);
       readBack.push(runOf(back.ms, payload));
       for (const broker of [klog, mock]) {
-        for (let p = 0; p < WINDOW_PARTITIONS; p++)
-          await run('kcat', produceArgs(broker.address, 'window', p, windowFile));
+        for (let p = 0; p < WINDOW_PARTITIONS; p++) await run('kcat', produceArgs(broker.address, 'window', p, windowFile));
       }
       const fetch = async (broker: Service) => {
-        const r = await run('kcat', consumeArgs(broker.address, 'window', windowMessages), {
-          stdout: 'count-lines',
-        });
-        if (r.lines !== windowMessages)
-          throw new Error(`fetched ${r.lines} of ${windowMessages} messages from ${broker.address}`);
+        const r = await run('kcat', consumeArgs(broker.address, 'window', windowMessages), { stdout: 'count-lines' });
+        if (r.lines !== windowMessages) throw new Error(`fetched ${r.lines} of ${windowMessages} messages from ${broker.address}`);
         return runOf(r.ms, windowMessages * w.messageBytes);
       };
       if (round % 2 === 0) {
@@ -244,10 +204,7 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
 }
 
 /** klog serve's resident memory with `count` idle connections open, each having asked ApiVersions once. */
-export async function benchIdleConnections(
-  ctx: BrokerBenchContext,
-  count: number,
-): Promise<IdleConnectionsResult> {
+export async function benchIdleConnections(ctx: BrokerBenchContext, count: number): Promise<IdleConnectionsResult> {
   const dataDir = mkdtempSync(join(ctx.scratch, 'klog-idle-'));
   const klog = await startKlog(ctx, dataDir);
   const sockets: Socket[] = [];
@@ -265,8 +222,7 @@ export async function benchIdleConnections(
     await connect();
     await new Promise((r) => setTimeout(r, 300));
     const before = rssBytes(klog.pid);
-    for (let i = 1; i < count; i += 50)
-      await Promise.all(Array.from({ length: Math.min(50, count - i) }, connect));
+    for (let i = 1; i < count; i += 50) await Promise.all(Array.from({ length: Math.min(50, count - i) }, connect));
     await new Promise((r) => setTimeout(r, 500));
     const after = rssBytes(klog.pid);
     return {

@@ -47,6 +47,25 @@ export interface IdleConnectionsResult {
   readonly bytesPerConnection: number;
 }
 
+/** klog serve's RSS with consumers that stopped reading their Fetch responses (issue 22). */
+export interface StalledConsumersResult {
+  readonly consumers: number;
+  /** `--queued-max-request-bytes`. */
+  readonly budgetBytes: number;
+  readonly rssBeforeBytes: number;
+  readonly rssPeakBytes: number;
+}
+
+/** Produce throughput with `--flush every-append` against the default (`os`). */
+export interface FlushCostResult {
+  readonly messages: number;
+  readonly messageBytes: number;
+  readonly osMbPerSec: number;
+  readonly everyAppendMbPerSec: number;
+  /** every-append / os, median over rounds. */
+  readonly ratio: number;
+}
+
 export interface BrokerBenchResults {
   readonly schema: 1;
   readonly date: string;
@@ -57,6 +76,8 @@ export interface BrokerBenchResults {
   readonly rounds: number;
   readonly workloads: readonly WorkloadResult[];
   readonly idle: IdleConnectionsResult;
+  readonly stalledConsumers?: readonly StalledConsumersResult[];
+  readonly flushCost?: FlushCostResult;
   /** The issue's goal: produce and fetch throughput at least half the mock's. */
   readonly target: { readonly min: number; readonly worst: number; readonly met: boolean };
 }

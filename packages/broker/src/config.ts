@@ -33,6 +33,24 @@ export interface BrokerConfig {
   /** Kafka's `log.segment.bytes`. */
   readonly segmentBytes: number;
   /**
+   * Kafka's `log.flush.interval.messages`: fsync a partition once this many records were appended since its
+   * last fsync (1: before every append is acknowledged). undefined: never on a count (Kafka's Long.MAX_VALUE).
+   */
+  readonly logFlushIntervalMessages: number | undefined;
+  /** Kafka's `log.flush.interval.ms`: fsync every partition with unflushed records this often. undefined: never. */
+  readonly logFlushIntervalMs: number | undefined;
+  /** Kafka's `max.connections`: connections beyond this many are closed as they are accepted. */
+  readonly maxConnections: number;
+  /** Kafka's `max.connections.per.ip`: the same, per client address. */
+  readonly maxConnectionsPerIp: number;
+  /**
+   * Kafka's `queued.max.request.bytes`: bytes of requests being read or handled, over all connections (each
+   * frame reserved whole once its size is read); past it, no socket is read until some are released
+   * (back-pressure). The same budget bounds responses not yet taken by the kernel: a Fetch is cut to what is
+   * left of it (but gets at least one batch).
+   */
+  readonly queuedMaxRequestBytes: number;
+  /**
    * Teaching faults (`faults.ts`): the responses of the first `dropAcks` Produce requests that write records
    * are dropped (the connection stays open)…
    */
@@ -68,6 +86,13 @@ export const DEFAULT_CONFIG = {
   fetchMaxBytes: 55 * 1024 * 1024,
   messageMaxBytes: LOG_SETTINGS.messageMaxBytes.default,
   segmentBytes: LOG_SETTINGS.segmentBytes.default,
+  logFlushIntervalMessages: undefined,
+  logFlushIntervalMs: undefined,
+  // Kafka's defaults are Integer.MAX_VALUE: refusing at a count, with a log line, beats EMFILE with none.
+  maxConnections: 10_000,
+  maxConnectionsPerIp: 2 ** 31 - 1,
+  // Kafka's default is -1 (unbounded); 256 MiB holds two 100 MiB requests at once (and as much of responses).
+  queuedMaxRequestBytes: 256 * 1024 * 1024,
   dropAcks: 0,
   closeAfterAppend: 0,
   offsetsTopicNumPartitions: 50,
@@ -80,19 +105,51 @@ export const DEFAULT_CONFIG = {
   logCleanerBackoffMs: 15_000,
 } as const;
 
+/** A line of the same kind (a refused connection, a storage error) is logged at most once per this many ms. */
+export const LOG_LINE_INTERVAL_MS = 10_000;
+
+/** Each number setting's bounds, by its name here (Kafka's, camel-cased), in one place. */
+export const BOUNDS = {
+  port: [0, 65535],
+  advertisedPort: [1, 65535],
+  nodeId: [0, 2 ** 31 - 1],
+  numPartitions: [1, 100_000],
+  socketRequestMaxBytes: [64, 2 ** 31 - 1],
+  connectionsMaxIdleMs: [1, 2 ** 31 - 1],
+  maxBufferedResponseBytes: [0, 2 ** 31 - 1],
+  fetchMaxBytes: [1, 2 ** 31 - 1],
+  messageMaxBytes: [LOG_SETTINGS.messageMaxBytes.min, LOG_SETTINGS.messageMaxBytes.max],
+  segmentBytes: [LOG_SETTINGS.segmentBytes.min, LOG_SETTINGS.segmentBytes.max],
+  logFlushIntervalMessages: [1, Number.MAX_SAFE_INTEGER],
+  logFlushIntervalMs: [1, 2 ** 31 - 1],
+  maxConnections: [1, 2 ** 31 - 1],
+  maxConnectionsPerIp: [1, 2 ** 31 - 1],
+  // A frame larger than the budget is still read, alone: the budget bounds what is held at once, not a frame.
+  queuedMaxRequestBytes: [1024, Number.MAX_SAFE_INTEGER],
+  dropAcks: [0, 2 ** 31 - 1],
+  closeAfterAppend: [0, 2 ** 31 - 1],
+  offsetsTopicNumPartitions: [1, 1000],
+  groupInitialRebalanceDelayMs: [0, 2 ** 31 - 1],
+  groupMinSessionTimeoutMs: [1, 2 ** 31 - 1],
+  // At least group.min.session.timeout.ms, checked in resolveConfig.
+  groupMaxSessionTimeoutMs: [1, 2 ** 31 - 1],
+  groupMaxSize: [1, 2 ** 31 - 1],
+  offsetsRetentionMinutes: [1, 2 ** 31 - 1],
+  offsetsRetentionCheckIntervalMs: [1, 2 ** 31 - 1],
+  logCleanerBackoffMs: [1, 2 ** 31 - 1],
+} as const satisfies Record<string, readonly [number, number]>;
+
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
 }
 
-function integer(name: string, value: number, min: number, max: number): number {
+function integer(name: keyof typeof BOUNDS, value: number, atLeast?: number): number {
+  const [boundMin, max] = BOUNDS[name];
+  const min = Math.max(boundMin, atLeast ?? boundMin);
   if (!Number.isSafeInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got ${value}`);
   }
   return value;
-}
-
-function bounded(name: string, value: number, bounds: { readonly min: number; readonly max: number }): number {
-  return integer(name, value, bounds.min, bounds.max);
 }
 
 export type BrokerOptions = Partial<BrokerConfig> & { readonly dataDir: string };
@@ -110,27 +167,33 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
   return {
     dataDir: c.dataDir,
     host: c.host,
-    port: integer('port', c.port, 0, 65535),
+    port: integer('port', c.port),
     advertisedHost,
-    advertisedPort: c.advertisedPort === undefined ? undefined : integer('advertisedPort', c.advertisedPort, 1, 65535),
-    nodeId: integer('nodeId', c.nodeId, 0, 2 ** 31 - 1),
+    advertisedPort: c.advertisedPort === undefined ? undefined : integer('advertisedPort', c.advertisedPort),
+    nodeId: integer('nodeId', c.nodeId),
     autoCreateTopics: c.autoCreateTopics,
-    numPartitions: integer('numPartitions', c.numPartitions, 1, 100_000),
-    socketRequestMaxBytes: integer('socketRequestMaxBytes', c.socketRequestMaxBytes, 64, 2 ** 31 - 1),
-    connectionsMaxIdleMs: integer('connectionsMaxIdleMs', c.connectionsMaxIdleMs, 1, 2 ** 31 - 1),
-    maxBufferedResponseBytes: integer('maxBufferedResponseBytes', c.maxBufferedResponseBytes, 0, 2 ** 31 - 1),
-    fetchMaxBytes: integer('fetchMaxBytes', c.fetchMaxBytes, 1, 2 ** 31 - 1),
-    messageMaxBytes: bounded('messageMaxBytes', c.messageMaxBytes, LOG_SETTINGS.messageMaxBytes),
-    segmentBytes: bounded('segmentBytes', c.segmentBytes, LOG_SETTINGS.segmentBytes),
-    dropAcks: integer('dropAcks', c.dropAcks, 0, 2 ** 31 - 1),
-    closeAfterAppend: integer('closeAfterAppend', c.closeAfterAppend, 0, 2 ** 31 - 1),
-    offsetsTopicNumPartitions: integer('offsetsTopicNumPartitions', c.offsetsTopicNumPartitions, 1, 1000),
-    groupInitialRebalanceDelayMs: integer('groupInitialRebalanceDelayMs', c.groupInitialRebalanceDelayMs, 0, 2 ** 31 - 1),
-    groupMinSessionTimeoutMs: integer('groupMinSessionTimeoutMs', c.groupMinSessionTimeoutMs, 1, 2 ** 31 - 1),
-    groupMaxSessionTimeoutMs: integer('groupMaxSessionTimeoutMs', c.groupMaxSessionTimeoutMs, c.groupMinSessionTimeoutMs, 2 ** 31 - 1),
-    groupMaxSize: integer('groupMaxSize', c.groupMaxSize, 1, 2 ** 31 - 1),
-    offsetsRetentionMinutes: integer('offsetsRetentionMinutes', c.offsetsRetentionMinutes, 1, 2 ** 31 - 1),
-    offsetsRetentionCheckIntervalMs: integer('offsetsRetentionCheckIntervalMs', c.offsetsRetentionCheckIntervalMs, 1, 2 ** 31 - 1),
-    logCleanerBackoffMs: integer('logCleanerBackoffMs', c.logCleanerBackoffMs, 1, 2 ** 31 - 1),
+    numPartitions: integer('numPartitions', c.numPartitions),
+    socketRequestMaxBytes: integer('socketRequestMaxBytes', c.socketRequestMaxBytes),
+    connectionsMaxIdleMs: integer('connectionsMaxIdleMs', c.connectionsMaxIdleMs),
+    maxBufferedResponseBytes: integer('maxBufferedResponseBytes', c.maxBufferedResponseBytes),
+    fetchMaxBytes: integer('fetchMaxBytes', c.fetchMaxBytes),
+    messageMaxBytes: integer('messageMaxBytes', c.messageMaxBytes),
+    segmentBytes: integer('segmentBytes', c.segmentBytes),
+    dropAcks: integer('dropAcks', c.dropAcks),
+    closeAfterAppend: integer('closeAfterAppend', c.closeAfterAppend),
+    logFlushIntervalMessages:
+      c.logFlushIntervalMessages === undefined ? undefined : integer('logFlushIntervalMessages', c.logFlushIntervalMessages),
+    logFlushIntervalMs: c.logFlushIntervalMs === undefined ? undefined : integer('logFlushIntervalMs', c.logFlushIntervalMs),
+    maxConnections: integer('maxConnections', c.maxConnections),
+    maxConnectionsPerIp: integer('maxConnectionsPerIp', c.maxConnectionsPerIp),
+    queuedMaxRequestBytes: integer('queuedMaxRequestBytes', c.queuedMaxRequestBytes),
+    offsetsTopicNumPartitions: integer('offsetsTopicNumPartitions', c.offsetsTopicNumPartitions),
+    groupInitialRebalanceDelayMs: integer('groupInitialRebalanceDelayMs', c.groupInitialRebalanceDelayMs),
+    groupMinSessionTimeoutMs: integer('groupMinSessionTimeoutMs', c.groupMinSessionTimeoutMs),
+    groupMaxSessionTimeoutMs: integer('groupMaxSessionTimeoutMs', c.groupMaxSessionTimeoutMs, c.groupMinSessionTimeoutMs),
+    groupMaxSize: integer('groupMaxSize', c.groupMaxSize),
+    offsetsRetentionMinutes: integer('offsetsRetentionMinutes', c.offsetsRetentionMinutes),
+    offsetsRetentionCheckIntervalMs: integer('offsetsRetentionCheckIntervalMs', c.offsetsRetentionCheckIntervalMs),
+    logCleanerBackoffMs: integer('logCleanerBackoffMs', c.logCleanerBackoffMs),
   };
 }

@@ -23,6 +23,8 @@ export interface ConnectionStats {
   readonly bufferedResponseBytes: number;
   readonly requests: number;
   readonly busy: boolean;
+  /** Bytes this connection holds of the broker's memory pools (the frame being read or handled, responses). */
+  readonly reservedBytes: number;
 }
 
 /**
@@ -46,6 +48,12 @@ export class Connection {
   /** Aborted when the connection closes: a handler still waiting gives up. */
   readonly #gone = new AbortController();
   #requests = 0;
+  /** Reserved from the memory pool for the frame being read or handled (4 + its size); 0 for none. */
+  #frameBytes = 0;
+  /** Reserved for responses written and not yet taken by the kernel. */
+  #responseBytes = 0;
+  /** Waiting for the pool to grant the pending frame's bytes: gives up the place. */
+  #cancelWait: (() => void) | undefined;
 
   constructor(
     readonly id: number,
@@ -60,6 +68,8 @@ export class Connection {
     socket.setNoDelay(true);
     socket.setTimeout(ctx.config.connectionsMaxIdleMs);
     socket.on('data', (chunk: Buffer) => {
+      // Once closing, bytes are read and dropped: only reading finds the client's FIN, which ends the socket.
+      if (this.#closed) return;
       this.#frames.push(chunk);
       this.#pump(true);
     });
@@ -87,6 +97,7 @@ export class Connection {
       bufferedResponseBytes: this.socket.writableLength,
       requests: this.#requests,
       busy: this.#busy,
+      reservedBytes: this.#frameBytes + this.#responseBytes,
     };
   }
 
@@ -111,6 +122,8 @@ export class Connection {
       }
       let frame: Uint8Array | undefined;
       try {
+        // The pending frame's bytes are reserved before more of them are read: else wait, not reading.
+        if (!this.#reserveFrame()) return;
         frame = this.#frames.next();
       } catch (error) {
         if (error instanceof FrameSizeError) {
@@ -125,6 +138,7 @@ export class Connection {
         return;
       }
       this.#handle(frame, pipelined);
+      if (!this.#busy) this.#releaseFrame();
       pipelined = true;
     }
     if (this.#busy) this.socket.pause();
@@ -170,8 +184,17 @@ export class Connection {
         return;
       }
       if (handled.frame === undefined || this.#closed) return;
+      // Held against the pool until the kernel takes each chunk (a write's callback runs then, or on close).
+      const pool = this.ctx.responseMemory;
+      pool.reserve(handled.frame.byteLength);
+      this.#responseBytes += handled.frame.byteLength;
       this.socket.cork();
-      for (const chunk of handled.frame.chunks) this.socket.write(chunk);
+      for (const chunk of handled.frame.chunks) {
+        this.socket.write(chunk, () => {
+          this.#responseBytes -= chunk.byteLength;
+          pool.release(chunk.byteLength);
+        });
+      }
       this.socket.uncork();
     };
     const failed = (error: unknown) => {
@@ -196,6 +219,7 @@ export class Connection {
       this.#busy = true;
       const running = result.then(done, failed).finally(() => {
         this.ctx.inFlight.delete(running);
+        this.#releaseFrame();
         this.#busy = false;
         this.#pump(false);
       });
@@ -225,8 +249,9 @@ export class Connection {
         resolve();
         return;
       }
+      // Not unref'd: a paused socket is no handle the event loop waits for, so this timer is what keeps the
+      // process alive until the connection is gone (else Node exits 13, the log never closed).
       const timer = setTimeout(() => this.socket.destroy(), graceMs);
-      timer.unref();
       this.socket.once('close', () => {
         clearTimeout(timer);
         resolve();
@@ -235,12 +260,51 @@ export class Connection {
         this.#idle = undefined;
         this.#closed = true;
         this.socket.end();
+        // Read again (and drop what comes): a paused socket would never see the client's FIN, and a socket
+        // with unread bytes never emits 'end', so it would not close before the grace ran out.
+        this.socket.resume();
       };
       if (!this.#busy) this.#idle();
     });
   }
 
+  /**
+   * Reserves the pending frame's bytes once its size is known: true when they are (or no size is here yet);
+   * false when the pool is spent, the socket then paused until the pool grants them.
+   */
+  #reserveFrame(): boolean {
+    if (this.#frameBytes > 0 || this.#cancelWait !== undefined) return this.#cancelWait === undefined;
+    const size = this.#frames.peekSize();
+    if (size === undefined) return true;
+    const pool = this.ctx.requestMemory;
+    if (pool.tryReserve(4 + size)) {
+      this.#frameBytes = 4 + size;
+      return true;
+    }
+    this.socket.pause();
+    this.#cancelWait = pool.waitFor(4 + size, () => {
+      this.#cancelWait = undefined;
+      this.#frameBytes = 4 + size;
+      if (this.#closed) {
+        this.#releaseFrame();
+        return;
+      }
+      this.socket.resume();
+      this.#pump(false);
+    });
+    return false;
+  }
+
+  #releaseFrame(): void {
+    if (this.#frameBytes === 0) return;
+    this.ctx.requestMemory.release(this.#frameBytes);
+    this.#frameBytes = 0;
+  }
+
   #closedNow(): void {
+    this.#cancelWait?.();
+    this.#cancelWait = undefined;
+    if (!this.#busy) this.#releaseFrame();
     this.#closed = true;
     this.#gone.abort();
     this.onClosed(this);

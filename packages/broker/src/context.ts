@@ -5,7 +5,9 @@ import type { FetchPurgatory } from './fetch-purgatory.js';
 import type { GroupCoordinator } from './group/group-coordinator.js';
 import type { OffsetsTopic } from './group/offsets-topic.js';
 import type { BrokerLog } from './log-port.js';
+import type { LogLimiter } from './log-limiter.js';
 import type { Logger } from './logger.js';
+import type { MemoryPool } from './memory-pool.js';
 import type { ProducerIdManager } from './producer-id-manager.js';
 
 /** What a request handler may use: the broker's configuration, its log, and its shared state. */
@@ -23,6 +25,12 @@ export interface BrokerContext {
   readonly groups: GroupCoordinator;
   readonly offsetsTopic: OffsetsTopic;
   readonly logger: Logger;
+  /** For lines that may come in floods (storage errors, refused connections): one per kind per interval. */
+  readonly limited: LogLimiter;
+  /** `queued.max.request.bytes`: the bytes of requests every connection is reading or handling, together. */
+  readonly requestMemory: MemoryPool;
+  /** The same budget for responses not yet taken by the kernel: a Fetch is cut to what is left of it. */
+  readonly responseMemory: MemoryPool;
   /** The teaching faults asked for (none unless `dropAcks` / `closeAfterAppend`). */
   readonly faults: FaultInjector;
   /** Wall-clock milliseconds (the append's time for producer state and LogAppendTime). */

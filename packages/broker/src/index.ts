@@ -1,6 +1,6 @@
 export { ADVERTISED_APIS, type AdvertisedApi } from './advertised.js';
 export { type FaultPlan, FaultInjector, type ProduceFault, type WrittenBatch } from './faults.js';
-export { type BrokerConfig, type BrokerOptions, ConfigError, DEFAULT_CONFIG, resolveConfig } from './config.js';
+export { BOUNDS, type BrokerConfig, type BrokerOptions, ConfigError, DEFAULT_CONFIG, resolveConfig } from './config.js';
 export type { ConnectionStats } from './connection.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, SILENT } from './logger.js';
 export { MetaPropertiesError } from './meta-properties.js';

@@ -10,6 +10,7 @@ import {
   type CompressionType,
   compressionOf,
   DecodeError,
+  describeRecovery,
   DEFAULT_LOG_CONFIG,
   type FetchResult,
   fsyncDirectory,
@@ -65,6 +66,13 @@ export interface BrokerPartition {
 }
 
 export interface BrokerLog {
+  /** Hidden entries of the data directory that map to no topic, found on open: to be reported, not skipped. */
+  readonly unmapped: readonly { readonly path: string; readonly reason: string }[];
+  /**
+   * Opens every partition and says, one line each, what loading found (Kafka's LogLoader logs it): offsets no
+   * segment holds, and what recovery cut from an active segment.
+   */
+  loadFindings(): string[];
   /** topic → partition count. */
   topics(): ReadonlyMap<string, number>;
   partition(topic: string, partition: number): BrokerPartition | undefined;
@@ -72,6 +80,8 @@ export interface BrokerLog {
   createTopic(topic: string, partitions: number): void;
   /** Why `topic` cannot name a topic (Kafka's `Topic.validate`), or undefined if it can. */
   invalidTopicName(topic: string): string | undefined;
+  /** fsyncs every open partition (`log.flush.interval.ms`). Throws LogError. */
+  flush(): void;
   /** Flushes and closes every partition, releasing the data directory. */
   close(): void;
 }
@@ -140,6 +150,19 @@ export function inspectProducedRecords(bytes: Uint8Array | null): ProducedRecord
   };
 }
 
+/**
+ * The partition, undefined when it does not exist, or the LogError of opening it (EMFILE, a damaged segment):
+ * each handler answers that partition with the error, and the others as usual, never dropping the response.
+ */
+export function partitionOrError(log: BrokerLog, topic: string, partition: number): BrokerPartition | undefined | LogError {
+  try {
+    return log.partition(topic, partition);
+  } catch (error) {
+    if (error instanceof LogError) return error;
+    throw error;
+  }
+}
+
 /** fsync a directory, so a file created or renamed in it stays after a crash (the broker's own files). */
 export function syncDirectory(dir: string): void {
   fsyncDirectory(dir);
@@ -147,8 +170,12 @@ export function syncDirectory(dir: string): void {
 
 export interface LogOptions {
   readonly dataDir: string;
+  /** Entries of the data directory that are the broker's own (`.broker`), not topics. */
+  readonly ownEntries?: readonly string[];
   readonly segmentBytes: number;
   readonly messageMaxBytes: number;
+  /** `log.flush.interval.messages`: fsync after this many records (1: every append); undefined: left to the OS. */
+  readonly flushIntervalMessages?: number | undefined;
   /** Judges every producer batch in place of the partitions' producer state (`klog serve --window`). */
   readonly producerWindow?: ProducerWindow;
 }
@@ -233,12 +260,32 @@ function brokerPartition(p: Partition, window: ProducerWindow | undefined): Brok
 export function openBrokerLog(options: LogOptions): BrokerLog {
   const manager = call(() =>
     LogManager.open(options.dataDir, {
-      config: { segmentBytes: options.segmentBytes, maxBatchBytes: options.messageMaxBytes },
+      config: {
+        segmentBytes: options.segmentBytes,
+        maxBatchBytes: options.messageMaxBytes,
+        flush:
+          options.flushIntervalMessages === undefined
+            ? 'os'
+            : options.flushIntervalMessages === 1
+              ? 'every-append'
+              : { everyMessages: options.flushIntervalMessages },
+      },
       producerSnapshots: true,
+      ownEntries: options.ownEntries ?? [],
     }),
   );
   const wrapped = new WeakMap<Partition, BrokerPartition>();
   return {
+    unmapped: manager.unmapped,
+    loadFindings: () =>
+      call(() => manager.check()).flatMap((f) => [
+        ...f.gaps.map(
+          (g) =>
+            `${f.topic}-${f.partition}: offsets ${g.from}–${g.to} are in no segment (before ${g.before}): ` +
+            'a segment deleted, or records compacted away at the end of one',
+        ),
+        ...(f.recovery === undefined ? [] : [`${f.topic}-${f.partition}: ${describeRecovery(f.recovery)}`]),
+      ]),
     topics: () => manager.topics(),
     partition(topic, partition) {
       const p = call(() => manager.partition(topic, partition));
@@ -259,6 +306,7 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
         return (error as Error).message;
       }
     },
+    flush: () => call(() => manager.flush()),
     close: () => call(() => manager.close()),
   };
 }

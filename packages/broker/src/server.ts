@@ -1,7 +1,7 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import { ADVERTISED_APIS } from './advertised.js';
-import { brokerDir } from './broker-dir.js';
-import { type BrokerConfig, type BrokerOptions, resolveConfig } from './config.js';
+import { BROKER_DIR, brokerDir } from './broker-dir.js';
+import { type BrokerConfig, type BrokerOptions, LOG_LINE_INTERVAL_MS, resolveConfig } from './config.js';
 import { Connection, type ConnectionStats } from './connection.js';
 import type { BrokerContext, RequestStats } from './context.js';
 import { FaultInjector } from './faults.js';
@@ -10,7 +10,9 @@ import { GroupCoordinator } from './group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
 import { SystemTimer } from './group/timer.js';
 import { type BrokerLog, openBrokerLog, type ProducerWindow, syncDirectory } from './log-port.js';
+import { LogLimiter } from './log-limiter.js';
 import { type Logger, SILENT } from './logger.js';
+import { MemoryPool } from './memory-pool.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 
@@ -31,6 +33,8 @@ export interface StartOptions extends BrokerOptions {
 export class Broker {
   readonly #server: Server;
   readonly #connections = new Set<Connection>();
+  /** Open connections by client address (`max.connections.per.ip`). */
+  readonly #perIp = new Map<string, number>();
   readonly #ctx: BrokerContext;
   readonly #log: BrokerLog;
   readonly #fetchWaits: FetchPurgatory;
@@ -40,16 +44,20 @@ export class Broker {
   readonly #offsetsTopic: OffsetsTopic;
   readonly #housekeeping: NodeJS.Timeout[] = [];
   #nextId = 1;
+  #flusher: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
   #port = 0;
 
-  private constructor(config: BrokerConfig, options: StartOptions) {
+  private constructor(config: BrokerConfig, options: StartOptions, server: Server) {
     this.#logger = options.logger ?? SILENT;
     this.#graceMs = options.shutdownGraceMs ?? 5000;
+    this.#server = server;
     this.#log = openBrokerLog({
       dataDir: config.dataDir,
+      ownEntries: [BROKER_DIR],
       segmentBytes: config.segmentBytes,
       messageMaxBytes: config.messageMaxBytes,
+      flushIntervalMessages: config.logFlushIntervalMessages,
       ...(options.producerWindow === undefined ? {} : { producerWindow: options.producerWindow }),
     });
     try {
@@ -98,6 +106,9 @@ export class Broker {
         groups: this.#groups,
         offsetsTopic: this.#offsetsTopic,
         logger: this.#logger,
+        limited: new LogLimiter(this.#logger, LOG_LINE_INTERVAL_MS),
+        requestMemory: new MemoryPool(config.queuedMaxRequestBytes),
+        responseMemory: new MemoryPool(config.queuedMaxRequestBytes),
         faults: new FaultInjector({ dropAcks: config.dropAcks, closeAfterAppend: config.closeAfterAppend }, this.#logger),
         now: () => Date.now(),
         stats: new Map(),
@@ -107,7 +118,6 @@ export class Broker {
       this.#log.close();
       throw error;
     }
-    this.#server = createServer({ pauseOnConnect: false }, (socket) => this.#accept(socket));
     this.#every(config.offsetsRetentionCheckIntervalMs, () => this.#groups.expireOffsets());
     this.#every(config.logCleanerBackoffMs, () => this.#offsetsTopic.clean());
   }
@@ -135,23 +145,30 @@ export class Broker {
     return this.#offsetsTopic.clean(true);
   }
 
-  /** Opens the data directory and listens; resolves once clients can connect. */
+  /**
+   * Listens, then opens the data directory; resolves once clients can connect. The port first: a broker that
+   * cannot listen (the port in use) leaves no data directory behind, nor takes its lock.
+   */
   static async start(options: StartOptions): Promise<Broker> {
     const config = resolveConfig(options);
-    const broker = new Broker(config, options);
-    try {
-      await new Promise<void>((resolve, reject) => {
-        broker.#server.once('error', reject);
-        broker.#server.listen({ host: config.host, port: config.port }, () => {
-          broker.#server.off('error', reject);
-          resolve();
-        });
+    const server = createServer({ pauseOnConnect: false });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ host: config.host, port: config.port }, () => {
+        server.off('error', reject);
+        resolve();
       });
+    });
+    let broker: Broker;
+    try {
+      broker = new Broker(config, options, server);
     } catch (error) {
-      broker.#stopGroups();
-      broker.#log.close();
+      server.close();
       throw error;
     }
+    // In the continuation of the listen callback: no connection can have been emitted before this listener.
+    server.on('connection', (socket) => broker.#accept(socket));
+    broker.#startFlusher();
     const address = broker.#server.address();
     broker.#port = typeof address === 'object' && address !== null ? address.port : config.port;
     broker.#server.on('error', (error) => broker.#logger.error(`listener: ${error.message}`));
@@ -160,6 +177,15 @@ export class Broker {
       `klog serve: listening on ${config.host}:${broker.#port}, advertised as ${broker.#ctx.advertised.host}:${broker.#ctx.advertised.port}; ` +
         `node ${config.nodeId}, cluster ${broker.#ctx.clusterId}, data in ${config.dataDir} (${topics.size} topic${topics.size === 1 ? '' : 's'})`,
     );
+    try {
+      for (const line of broker.#log.loadFindings()) broker.#logger.warn(`klog serve: ${line}`);
+    } catch (error) {
+      // A partition that cannot be opened now is answered with its error when asked for; say so here too.
+      broker.#logger.error(`klog serve: loading the partitions: ${(error as Error).message}`);
+    }
+    for (const entry of broker.#log.unmapped) {
+      broker.#logger.warn(`klog serve: ${entry.path} maps to no topic (${entry.reason}): left alone, not served`);
+    }
     if (broker.#ctx.faults.active) {
       const { dropAcks, closeAfterAppend } = config;
       broker.#logger.warn(
@@ -168,6 +194,20 @@ export class Broker {
       );
     }
     return broker;
+  }
+
+  /** Kafka's `log.flush.interval.ms`: every partition fsynced this often; a failure is logged, not fatal. */
+  #startFlusher(): void {
+    const ms = this.#ctx.config.logFlushIntervalMs;
+    if (ms === undefined) return;
+    this.#flusher = setInterval(() => {
+      try {
+        this.#log.flush();
+      } catch (error) {
+        this.#ctx.limited.log('error', 'storage', `log.flush.interval.ms flush failed: ${(error as Error).message}`);
+      }
+    }, ms);
+    this.#flusher.unref();
   }
 
   get config(): BrokerConfig {
@@ -194,6 +234,12 @@ export class Broker {
     return this.#ctx.faults.done;
   }
 
+  /** The memory pools (`queued.max.request.bytes`), requests' and responses': bytes held now, at most so far. */
+  get memory(): Record<'requests' | 'responses', { readonly used: number; readonly peak: number; readonly capacity: number }> {
+    const figures = (m: MemoryPool) => ({ used: m.used, peak: m.peak, capacity: m.capacity });
+    return { requests: figures(this.#ctx.requestMemory), responses: figures(this.#ctx.responseMemory) };
+  }
+
   get connections(): ConnectionStats[] {
     return [...this.#connections].map((c) => c.stats());
   }
@@ -203,8 +249,41 @@ export class Broker {
       socket.destroy();
       return;
     }
-    const connection = new Connection(this.#nextId++, socket, this.#ctx, (c) => this.#connections.delete(c));
+    const refusal = this.#refusal(socket);
+    if (refusal !== undefined) {
+      this.#ctx.limited.log('warn', refusal.kind, `refused a connection from ${socket.remoteAddress}: ${refusal.why}`);
+      socket.destroy();
+      return;
+    }
+    const ip = socket.remoteAddress ?? '';
+    this.#perIp.set(ip, (this.#perIp.get(ip) ?? 0) + 1);
+    const connection = new Connection(this.#nextId++, socket, this.#ctx, (c) => {
+      this.#connections.delete(c);
+      const left = (this.#perIp.get(ip) ?? 1) - 1;
+      if (left === 0) this.#perIp.delete(ip);
+      else this.#perIp.set(ip, left);
+    });
     this.#connections.add(connection);
+  }
+
+  /**
+   * Kafka's `max.connections` and `max.connections.per.ip`, checked as a connection is accepted. Kafka's
+   * acceptor waits for a slot under the first; Node cannot stop accepting without closing the listener, so
+   * klog closes the new connection under both (the client retries, as it does on Kafka's per-IP refusal).
+   */
+  #refusal(socket: Socket): { kind: string; why: string } | undefined {
+    const { maxConnections, maxConnectionsPerIp } = this.#ctx.config;
+    if (this.#connections.size >= maxConnections) {
+      return { kind: 'max.connections', why: `${this.#connections.size} connections open, max.connections is ${maxConnections}` };
+    }
+    const fromIp = this.#perIp.get(socket.remoteAddress ?? '') ?? 0;
+    if (fromIp >= maxConnectionsPerIp) {
+      return {
+        kind: `max.connections.per.ip ${socket.remoteAddress}`,
+        why: `${fromIp} connections open from it, max.connections.per.ip is ${maxConnectionsPerIp}`,
+      };
+    }
+    return undefined;
   }
 
   #stopGroups(): void {
@@ -220,6 +299,7 @@ export class Broker {
 
   async #shutdown(): Promise<void> {
     this.#logger.info(`klog serve: shutting down (${this.#connections.size} connection${this.#connections.size === 1 ? '' : 's'})`);
+    clearInterval(this.#flusher);
     const stopped = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#fetchWaits.close();
     // Joins and syncs waiting for their group are answered (NOT_COORDINATOR: find it again), as Kafka does

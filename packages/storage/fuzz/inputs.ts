@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { crc32c } from '../src/format/crc32c.js';
 import { batchSize, encodeRecordBatch, RECORD_BATCH_OVERHEAD } from '../src/format/record-batch.js';
@@ -262,4 +263,53 @@ function fixCrcOfFirst(bytes: Buffer): Buffer {
   if (length < 49 || 12 + length > bytes.length) return fixCrc(bytes);
   const size = batchSize({ batchLength: length });
   return Buffer.concat([fixCrc(Buffer.from(bytes.subarray(0, size))), bytes.subarray(size)]);
+}
+
+/**
+ * Inputs for the Produce path below the CRC: a batch as a client sends it (no producer,
+ * offsets from 0, one record or more; plain or gzip), damaged by one of the mutations,
+ * its CRC always recomputed after, as a hostile client would: only the record walk
+ * (log-validator.ts) stands between these bytes and the log.
+ */
+export const produceInputs: fc.Arbitrary<FuzzInput> = fc
+  .tuple(arbBatchFields, fc.boolean())
+  .map(([fields, gzip]) => {
+    const records = fields.records.length > 0 ? fields.records : [{ ...EMPTY_RECORD }];
+    const plain = encodeRecordBatch({
+      ...fields,
+      baseOffset: 0,
+      attributes: 0,
+      producerId: -1,
+      producerEpoch: -1,
+      baseSequence: -1,
+      lastOffsetDelta: records.length - 1,
+      records,
+    });
+    return gzip ? gzipRecords(plain) : plain;
+  })
+  .chain((b) => fc.tuple(fc.oneof(...mutations.map((m) => m(b))), fc.constant(b)))
+  .map(([{ bytes, how }, source]) => ({
+    bytes: fixCrc(bytes),
+    how: `${(source[ATTRIBUTES + 1]! & 7) === 1 ? 'gzip ' : ''}${how} + crc`,
+    crcFixed: true,
+  }));
+
+const EMPTY_RECORD = {
+  attributes: 0,
+  timestampDelta: 0,
+  offsetDelta: 0,
+  key: null,
+  value: null,
+  headers: [],
+};
+
+/** The batch with its records section gzipped (attributes say so), length and CRC made right. */
+function gzipRecords(plain: Buffer): Buffer {
+  const out = Buffer.concat([
+    plain.subarray(0, RECORD_BATCH_OVERHEAD),
+    gzipSync(plain.subarray(RECORD_BATCH_OVERHEAD)),
+  ]);
+  out.writeInt32BE(out.length - 12, 8);
+  out.writeInt16BE(1, ATTRIBUTES);
+  return fixCrc(out);
 }

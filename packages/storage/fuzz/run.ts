@@ -6,14 +6,15 @@
  *
  *   pnpm fuzz [--runs 100000] [--seed N] [--max-input-ms 2000]
  *
- * `--runs` is for the decoder and the segment reader each; recovery, which fsyncs,
- * gets a twentieth of it.
+ * `--runs` is for the decoder, the segment reader and the Produce path below the CRC
+ * each; recovery, which fsyncs, gets a twentieth of it.
  */
 import {
   batchDecoder,
   type Figures,
   fuzz,
   largeSegmentReader,
+  produceBelowCrc,
   recovery,
   segmentReader,
   type Target,
@@ -55,7 +56,7 @@ function report(f: Figures): void {
 }
 
 console.log(
-  `fuzz: seed ${seed}, ${runs} inputs for the decoder and the segment reader, ${Math.ceil(runs / 20)} for recovery`,
+  `fuzz: seed ${seed}, ${runs} inputs for the decoder, the segment reader and produce below the CRC, ${Math.ceil(runs / 20)} for recovery`,
 );
 let failed = false;
 const plan: [Target, number][] = [
@@ -63,6 +64,7 @@ const plan: [Target, number][] = [
   [segmentReader, runs],
   [largeSegmentReader, Math.ceil(runs / 500)],
   [recovery, Math.ceil(runs / 20)],
+  [produceBelowCrc, runs],
 ];
 for (const [target, numRuns] of plan) {
   const step = Math.max(1, Math.floor(numRuns / 10));

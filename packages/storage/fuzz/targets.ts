@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { COMPRESSION_MASK } from '../src/format/compression.js';
-import { DecodeError } from '../src/errors.js';
+import { DecodeError, StorageError } from '../src/errors.js';
+import { Partition } from '../src/partition/partition.js';
 import {
   batchSize,
   MAX_READABLE_BATCH_BYTES,
@@ -16,7 +17,7 @@ import {
 import { findBatchStart, findValidBatches } from '../src/segment/batch-search.js';
 import { checkSegment, recoverSegment } from '../src/segment/recovery.js';
 import { LogSegment } from '../src/segment/log-segment.js';
-import { batchInputs, type FuzzInput, largeSegmentInputs, segmentInputs } from './inputs.js';
+import { batchInputs, type FuzzInput, largeSegmentInputs, produceInputs, segmentInputs } from './inputs.js';
 
 /**
  * The fuzz targets and what each must hold for every input:
@@ -293,6 +294,59 @@ export const recovery: Target = {
   },
 };
 
+/** One partition per fuzz run (its scratch directory), appended to by every input. */
+const partitions = new Map<string, Partition>();
+
+/**
+ * The Produce path below the CRC (`Partition.appendProducerBatch`, as `klog serve` calls it):
+ * every input either is refused with a StorageError or a DecodeError, writing nothing, or is
+ * appended and then read back whole by klog's own reader (`readCheckedBatches`, what `klog dump-log`
+ * and recovery decode), with each record at the offset its delta says. A batch the log
+ * accepted and its reader refuses would wedge every consumer at that offset.
+ */
+export const produceBelowCrc: Target = {
+  name: 'produce, below the CRC',
+  inputs: produceInputs,
+  run(input, _probe, scratch) {
+    let partition = partitions.get(scratch);
+    if (partition === undefined || partition.log.isClosed) {
+      partition = Partition.open(scratch, 'fuzz', 0);
+      partitions.set(scratch, partition);
+    }
+    const before = partition.logEndOffset;
+    const size = partition.log.activeSegment.size;
+    let appended: ReturnType<Partition['appendProducerBatch']>;
+    try {
+      appended = partition.appendProducerBatch(Buffer.from(input.bytes));
+    } catch (error) {
+      if (partition.logEndOffset !== before || partition.log.activeSegment.size !== size) {
+        throw new Error('a refused batch moved the log');
+      }
+      if (error instanceof StorageError) return `refused ${error.code}`;
+      return `refused ${outcomeOf(error)}`;
+    }
+    if (appended.kind !== 'Append') throw new Error(`a batch with no producer was judged ${appended.kind}`);
+    const [batch] = partition.log.readCheckedBatches(appended.firstOffset, 1);
+    if (batch === undefined || batch.baseOffset !== appended.firstOffset) {
+      throw new Error('an accepted batch did not read back');
+    }
+    batch.records.forEach((r, i) => {
+      if (r.offsetDelta !== i)
+        throw new Error(`record ${i} of an accepted batch has offset delta ${r.offsetDelta}`);
+    });
+    if (batch.records.length !== appended.lastOffset - appended.firstOffset + 1) {
+      throw new Error('an accepted batch holds another number of records than its offsets');
+    }
+    return 'accepted, reads back';
+  },
+};
+
+/** Close the partitions `produceBelowCrc` opened in `scratch` (before the directory goes). */
+function closePartitions(scratch: string): void {
+  partitions.get(scratch)?.close();
+  partitions.delete(scratch);
+}
+
 function plain(value: unknown): unknown {
   return JSON.parse(
     JSON.stringify(value, (_, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('hex') : v)),
@@ -384,6 +438,7 @@ export function fuzz(target: Target, options: FuzzOptions): Figures {
     };
   } finally {
     probe.uninstall();
+    closePartitions(scratch);
     rmSync(scratch, { recursive: true, force: true });
   }
 }

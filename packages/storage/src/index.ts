@@ -44,7 +44,13 @@ export {
   type LogConfig,
 } from './log/log-config.js';
 export { appendRecords } from './partition/append.js';
-export { LogManager, type LogManagerOptions } from './partition/log-manager.js';
+export type { OffsetGap } from './log/log-loader.js';
+export {
+  LogManager,
+  type LogManagerOptions,
+  type PartitionFindings,
+  type UnmappedEntry,
+} from './partition/log-manager.js';
 export {
   type AppendRequest,
   type AppendResult,

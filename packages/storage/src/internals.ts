@@ -53,6 +53,7 @@ export {
 } from './format/record-batch.js';
 export { type FoundBatch, findBatchStart, findValidBatches } from './segment/batch-search.js';
 export { type AppendOrigin, validateForAppend } from './log/batch-validator.js';
+export { validateRecords } from './log/log-validator.js';
 export { DirectoryLock, LOCK_FILE_NAME } from './io/file-lock.js';
 export { type LogDirListing, listLogDir, type SegmentFileEntry } from './log/log-dir.js';
 export { OffsetMap } from './cleaner/offset-map.js';

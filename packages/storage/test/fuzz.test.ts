@@ -4,6 +4,7 @@ import {
   batchDecoder,
   fuzz,
   largeSegmentReader,
+  produceBelowCrc,
   recovery,
   segmentReader,
 } from '../fuzz/targets.js';
@@ -20,6 +21,7 @@ describe('fuzzing, a short run (pnpm fuzz runs 100k inputs per target)', () => {
     [segmentReader, 1500],
     [largeSegmentReader, 12],
     [recovery, 150],
+    [produceBelowCrc, 3000],
   ] as const) {
     it(`${target.name}: ${numRuns} inputs`, LONG_TEST, () => {
       const figures = fuzz(target, { numRuns });
@@ -28,6 +30,20 @@ describe('fuzzing, a short run (pnpm fuzz runs 100k inputs per target)', () => {
       expect(figures.maxAllocBytes).toBeLessThanOrEqual(figures.largestInput);
     });
   }
+
+  it(
+    'produce below the CRC: both outcomes happen, so "0 accepted that the reader rejects" means something',
+    LONG_TEST,
+    () => {
+      const figures = fuzz(produceBelowCrc, { numRuns: 1000, seed: 22 });
+      expect(figures.failure).toBeUndefined();
+      const count = (word: string) =>
+        [...figures.outcomes].filter(([k]) => k.includes(word)).reduce((sum, [, n]) => sum + n, 0);
+      expect(count('accepted, reads back')).toBeGreaterThan(0);
+      expect(count('refused INVALID_RECORD')).toBeGreaterThan(0);
+      expect(count('refused CORRUPT_MESSAGE')).toBeGreaterThan(0);
+    },
+  );
 
   it('the allocation probe sees buffers and arrays (so the bound above can fail)', () => {
     const probe = new AllocationProbe();

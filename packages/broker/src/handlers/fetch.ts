@@ -2,7 +2,7 @@ import { ErrorCode, errorName, Fetch, type FetchRequest, type FetchResponse, typ
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { FetchPurgatory } from '../fetch-purgatory.js';
-import { LogError } from '../log-port.js';
+import { LogError, partitionOrError } from '../log-port.js';
 
 type PartitionData = FetchResponse.PartitionData;
 
@@ -27,7 +27,9 @@ interface Read {
  * isolation level (kcat reads read_committed by default).
  */
 function readOnce(ctx: BrokerContext, request: FetchRequest): Read {
-  let budget = Math.min(request.maxBytes, ctx.config.fetchMaxBytes);
+  // And what the response pool has left (queued.max.request.bytes): a response is held until the kernel takes
+  // it, so consumers that do not read pin at most the pool and one batch each, however many they are.
+  let budget = Math.min(request.maxBytes, ctx.config.fetchMaxBytes, ctx.responseMemory.available);
   let bytes = 0;
   let anyError = false;
   let returnedData = false;
@@ -39,7 +41,11 @@ function readOnce(ctx: BrokerContext, request: FetchRequest): Read {
         abortedTransactions: request.isolationLevel === READ_COMMITTED ? [] : null,
         preferredReadReplica: -1,
       };
-      const partition = ctx.log.partition(topic.topic, p.partition);
+      const partition = partitionOrError(ctx.log, topic.topic, p.partition);
+      if (partition instanceof LogError) {
+        anyError = true;
+        return { ...base, errorCode: ErrorCode[partition.code], highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, records: NO_RECORDS };
+      }
       if (partition === undefined) {
         anyError = true;
         return {

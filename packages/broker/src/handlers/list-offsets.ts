@@ -1,6 +1,7 @@
 import { ErrorCode, ListOffsets, type ListOffsetsRequest, type ListOffsetsResponse, type RequestHeader } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
+import { LogError, partitionOrError } from '../log-port.js';
 
 type PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse;
 
@@ -29,7 +30,8 @@ function handleListOffsets(ctx: BrokerContext, header: RequestHeader, request: L
     topics: request.topics.map((topic) => ({
       name: topic.name,
       partitions: topic.partitions.map((p) => {
-        const partition = ctx.log.partition(topic.name, p.partitionIndex);
+        const partition = partitionOrError(ctx.log, topic.name, p.partitionIndex);
+        if (partition instanceof LogError) return answer(p.partitionIndex, ErrorCode[partition.code], -1, -1);
         if (partition === undefined) return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, -1);
         if (p.timestamp === EARLIEST) return answer(p.partitionIndex, ErrorCode.NONE, partition.logStartOffset, -1);
         if (p.timestamp === LATEST) return answer(p.partitionIndex, ErrorCode.NONE, partition.lastStableOffset, -1);

@@ -12,7 +12,7 @@ import { type BrokerContext, CloseConnection, NO_RESPONSE } from '../context.js'
 import type { WrittenBatch } from '../faults.js';
 import { FetchPurgatory } from '../fetch-purgatory.js';
 import { isInternalTopic } from '../group/offsets-topic.js';
-import { inspectProducedRecords, LogError } from '../log-port.js';
+import { inspectProducedRecords, LogError, partitionOrError } from '../log-port.js';
 
 type PartitionResponse = ProduceResponse.PartitionProduceResponse;
 
@@ -48,7 +48,13 @@ function producePartition(
   data: ProduceRequest.PartitionProduceData,
   written: WrittenBatch[],
 ): PartitionResponse {
-  const partition = ctx.log.partition(topic, data.index);
+  const partition = partitionOrError(ctx.log, topic, data.index);
+  if (partition instanceof LogError) {
+    if (partition.code === 'KAFKA_STORAGE_ERROR') {
+      ctx.limited.log('error', 'storage', `${topic}-${data.index}: cannot open, answered KAFKA_STORAGE_ERROR: ${partition.message}`);
+    }
+    return failed(data.index, partition.code, partition.message);
+  }
   if (partition === undefined) {
     return failed(data.index, 'UNKNOWN_TOPIC_OR_PARTITION', `This server does not host ${topic}-${data.index}.`);
   }
@@ -108,7 +114,13 @@ function producePartition(
         );
     }
   } catch (error) {
-    if (error instanceof LogError) return failed(data.index, error.code, error.message);
+    if (error instanceof LogError) {
+      // A disk that fails (full, read-only, gone) is the operator's to see, not only the client's.
+      if (error.code === 'KAFKA_STORAGE_ERROR') {
+        ctx.limited.log('error', 'storage', `${topic}-${data.index}: append failed, answered KAFKA_STORAGE_ERROR: ${error.message}`);
+      }
+      return failed(data.index, error.code, error.message);
+    }
     throw error;
   }
 }

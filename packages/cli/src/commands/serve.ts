@@ -6,7 +6,7 @@ import { UsageError } from '../errors.js';
 import type { CommandContext } from '../program.js';
 import { wholeNumber } from '../flags.js';
 import { bytesText } from '../format.js';
-import { hostFlag, logLevel } from '../serve/options.js';
+import { flushPolicy, hostFlag, logLevel, optionalNumber } from '../serve/options.js';
 import { LabFileError } from '../lab/lab-file-error.js';
 import { servedWindow } from '../lab/served-window.js';
 import { WindowHost } from '../lab/window-host.js';
@@ -33,6 +33,24 @@ first N Produce requests that write records, after their batches are on the log
 append M closes the connection instead, for the M such requests after those. A
 retry the broker answers as a duplicate writes nothing and is not counted; nor is
 an acks=0 request. Each fault is logged in one line ("fault: ...").
+
+What "acknowledged" means, by --flush (Kafka's log.flush.interval.messages and
+log.flush.interval.ms; a roll and a clean shutdown fsync whatever the policy):
+  os             the default, as Kafka's: an acknowledged record was written to
+                 the OS page cache. It survives klog dying (kill -9), not a power
+                 cut, a kernel crash or a disk that goes read-only before the OS
+                 wrote it back.
+  every-append   fsync before each Produce is answered: an acknowledged record is
+                 on the disk, and survives a power cut too. One fsync per batch.
+  messages=N     fsync once N records were appended since the last fsync; what came
+                 after it is as safe as under os.
+  ms=N           fsync every N ms; up to N ms of acknowledged records are as safe as
+                 under os. messages=N,ms=M does both.
+
+Limits (Kafka's names): --max-connections (default 10000) and
+--max-connections-per-ip close a connection past them, with one log line per 10 s;
+--queued-max-request-bytes (default 256 MiB) bounds the bytes of requests and
+responses held over all connections: past it, no socket is read until some go.
 
 --window lab.ts judges every idempotent batch with the window you wrote for
 klog lab (its appendBatch decides what is written and what the producer hears;
@@ -64,6 +82,10 @@ interface Raw {
   segmentBytes?: string;
   socketRequestMaxBytes?: string;
   connectionsMaxIdleMs?: string;
+  flush: string;
+  maxConnections?: string;
+  maxConnectionsPerIp?: string;
+  queuedMaxRequestBytes?: string;
   dropAcks: string;
   closeAfterAppend: string;
   groupInitialRebalanceDelayMs: string;
@@ -119,6 +141,10 @@ export function serveCommand(ctx: CommandContext): Command {
         `close a connection idle this long (default ${DEFAULT_CONFIG.connectionsMaxIdleMs})`,
       ),
     )
+    .addOption(new Option('--flush <policy>', 'when appends are fsynced: os, every-append, messages=N, ms=N').default('os'))
+    .addOption(new Option('--max-connections <n>', `connections at most (max.connections, default ${DEFAULT_CONFIG.maxConnections})`))
+    .addOption(new Option('--max-connections-per-ip <n>', 'connections at most from one address (max.connections.per.ip)'))
+    .addOption(new Option('--queued-max-request-bytes <n>', `bytes of requests and responses held at most (default ${bytesText(DEFAULT_CONFIG.queuedMaxRequestBytes)})`))
     .addOption(new Option('--drop-acks <n>', 'drop the responses of the first N Produce requests that write records').default('0'))
     .addOption(
       new Option('--close-after-append <n>', 'then close the connection of the next N such requests instead of answering').default('0'),
@@ -149,6 +175,10 @@ export function serveCommand(ctx: CommandContext): Command {
         ...(raw.connectionsMaxIdleMs === undefined
           ? {}
           : { connectionsMaxIdleMs: wholeNumber('--connections-max-idle-ms', raw.connectionsMaxIdleMs, 1, 2 ** 31 - 1) }),
+        ...flushPolicy(raw.flush),
+        ...optionalNumber('--max-connections', raw.maxConnections, 'maxConnections'),
+        ...optionalNumber('--max-connections-per-ip', raw.maxConnectionsPerIp, 'maxConnectionsPerIp'),
+        ...optionalNumber('--queued-max-request-bytes', raw.queuedMaxRequestBytes, 'queuedMaxRequestBytes'),
         dropAcks: wholeNumber('--drop-acks', raw.dropAcks, 0, 2 ** 31 - 1),
         closeAfterAppend: wholeNumber('--close-after-append', raw.closeAfterAppend, 0, 2 ** 31 - 1),
         groupInitialRebalanceDelayMs: wholeNumber('--group-initial-rebalance-delay-ms', raw.groupInitialRebalanceDelayMs, 0, 2 ** 31 - 1),
@@ -159,11 +189,40 @@ export function serveCommand(ctx: CommandContext): Command {
       const logger = createLogger(level, (l, line) => ctx.log(`${timestamp()} ${l.toUpperCase().padEnd(5)} ${line}`));
       const host = raw.window === undefined ? undefined : openWindow(raw.window);
       const producerWindow = host === undefined ? undefined : servedWindow(host, (line) => logger.error(line));
-      let broker: Broker;
+      // The signals are caught from the start: one that comes while the broker starts (its partitions are
+      // loaded) shuts it down once it has started, never kills it half-way with the log open.
+      let broker: Broker | undefined;
+      let signalled: NodeJS.Signals | undefined;
+      let stopped: () => void = () => {};
+      const finished = new Promise<void>((done) => {
+        stopped = done;
+      });
+      const shutDown = (signal: NodeJS.Signals, b: Broker) => {
+        logger.info(`${signal} received`);
+        b.close().then(() => {
+          host?.close();
+          stopped();
+        }, (error: unknown) => {
+          ctx.err(`klog: serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+          process.exit(1);
+        });
+      };
+      const stop = (signal: NodeJS.Signals) => {
+        if (signalled !== undefined) {
+          logger.warn(`${signal} again: exiting without finishing the shutdown`);
+          process.exit(1);
+        }
+        signalled = signal;
+        if (broker !== undefined) shutDown(signal, broker);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
       try {
         broker = await Broker.start({ ...options, logger, ...(producerWindow === undefined ? {} : { producerWindow }) });
         if (host !== undefined) logger.info(`window: ${raw.window} judges every idempotent batch (klog lab's window)`);
       } catch (error) {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
         host?.close();
         if (error instanceof ConfigError) throw new UsageError(error.message);
         const code = (error as NodeJS.ErrnoException).code;
@@ -172,25 +231,7 @@ export function serveCommand(ctx: CommandContext): Command {
         if (code === 'EACCES') throw new Error(`cannot listen on ${options.host}:${options.port}: permission denied`);
         throw error;
       }
-      await new Promise<void>((done) => {
-        let stopping = false;
-        const stop = (signal: NodeJS.Signals) => {
-          if (stopping) {
-            logger.warn(`${signal} again: exiting without finishing the shutdown`);
-            process.exit(1);
-          }
-          stopping = true;
-          logger.info(`${signal} received`);
-          broker.close().then(() => {
-            host?.close();
-            done();
-          }, (error: unknown) => {
-            ctx.err(`klog: serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
-            process.exit(1);
-          });
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      if (signalled !== undefined) shutDown(signalled, broker);
+      await finished;
     });
 }

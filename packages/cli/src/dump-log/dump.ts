@@ -1,5 +1,5 @@
 import { statSync } from 'node:fs';
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import {
   DecodeError,
   decodeRecordBatch,
@@ -58,8 +58,9 @@ function dumpFile(
   out: (line: string) => void,
   style: Style,
   note: (line: string) => void,
-): Finding[] {
+): { findings: Finding[]; lastOffset: bigint | undefined } {
   const findings: Finding[] = [];
+  let lastOffset: bigint | undefined;
   const problem = (error: DecodeError) => {
     findings.push({ file: file.path, what: where(error) });
     out(style.red(`  problem: ${where(error)}`));
@@ -79,7 +80,7 @@ function dumpFile(
   try {
     if (segment.size === 0) {
       out(`${basename(file.path)} is empty: 0 bytes, no batches`);
-      return findings;
+      return { findings, lastOffset };
     }
     for (const entry of segment.inspect()) {
       if (entry.kind === 'stop') {
@@ -99,6 +100,7 @@ function dumpFile(
         break;
       }
       printBatch(entry, options, out, style, problem, gaps);
+      lastOffset = entry.stored.baseOffset + BigInt(entry.stored.lastOffsetDelta);
     }
   } finally {
     segment.close();
@@ -107,7 +109,7 @@ function dumpFile(
     note(`Non-consecutive offsets in ${file.path}`);
     for (const [first, second] of gaps.pairs) note(`  ${first} is followed by ${second}`);
   }
-  return findings;
+  return { findings, lastOffset };
 }
 
 function printBatch(
@@ -170,6 +172,8 @@ export function dumpLog(
   style: Style,
 ): Finding[] {
   const findings: Finding[] = [];
+  /** The segment dumped before, to see whether this one follows on (a deleted segment leaves a gap). */
+  let previous: { dir: string; lastOffset: bigint | undefined } | undefined;
   for (const item of plan.files) {
     if (item.kind === 'unknown') {
       // Kafka's DumpLogSegments: "Dumping <file>" on stdout, then this on stderr; not a problem.
@@ -183,7 +187,20 @@ export function dumpLog(
       findings.push({ file: item.path, what });
       continue;
     }
-    findings.push(...dumpFile(item, options, out, style, note));
+    const dir = dirname(item.path);
+    if (previous?.dir === dir && previous.lastOffset !== undefined && item.baseOffset !== undefined) {
+      const from = previous.lastOffset + 1n;
+      const to = BigInt(item.baseOffset) - 1n;
+      if (from <= to) {
+        // As the broker logs it at start: offsets no segment holds (a deleted segment, or compacted records).
+        const what = `offsets ${from}–${to} are in no segment: a segment deleted, or records compacted away at the end of one`;
+        out(style.red(`Gap before ${item.path}: ${what}`));
+        findings.push({ file: item.path, what });
+      }
+    }
+    const dumped = dumpFile(item, options, out, style, note);
+    findings.push(...dumped.findings);
+    previous = { dir, lastOffset: dumped.lastOffset };
   }
   for (const path of plan.dropped) {
     out(

@@ -1,12 +1,12 @@
 import { renameSync, unlinkSync } from 'node:fs';
 import { DecodeError, StorageError } from '../errors.js';
+import { lastOffsetOf } from '../format/record-batch.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { io, ioError } from '../io/io.js';
-import { listLogDir } from './log-dir.js';
-import { lastOffsetOf } from '../format/record-batch.js';
-import { type RecoveryReport, recoverSegment } from '../segment/recovery.js';
 import { LogSegment } from '../segment/log-segment.js';
+import { type RecoveryReport, recoverSegment } from '../segment/recovery.js';
 import type { SegmentFileCache } from '../segment/segment-file-cache.js';
+import { listLogDir } from './log-dir.js';
 import { indexPathsOf, segmentPathOfSwap } from '../segment/segment-name.js';
 
 /** What `loadLog` found on disk: the segments, oldest first (the last one active), and where the log ends. */
@@ -15,6 +15,16 @@ export interface LoadedLog {
   readonly logEndOffset: number;
   /** What recovery had to cut from the active segment; undefined when it was whole. */
   readonly recovery: RecoveryReport | undefined;
+  /** Offsets no segment holds (a segment deleted, or records compacted away at a segment's end). */
+  readonly gaps: readonly OffsetGap[];
+}
+
+/** Offsets `from`..`to` that no segment holds, and the segment after them. */
+export interface OffsetGap {
+  readonly from: number;
+  readonly to: number;
+  /** The segment the gap ends at. */
+  readonly before: string;
 }
 
 /**
@@ -51,7 +61,8 @@ export function loadLog(dir: string, files: SegmentFileCache): LoadedLog {
     // An empty active segment was rolled at the log end offset, so its base offset is the LEO.
     const logEndOffset = recovery.nextOffset ?? active.baseOffset;
     checkFollowsOn(segments);
-    return { segments, logEndOffset, recovery: recovery.kind === 'clean' ? undefined : recovery };
+    const gaps = findGaps(segments);
+    return { segments, logEndOffset, recovery: recovery.kind === 'clean' ? undefined : recovery, gaps };
   } catch (error) {
     for (const segment of segments) segment.close();
     throw error;
@@ -88,6 +99,33 @@ function finishInterruptedWork(dir: string): ReturnType<typeof listLogDir> {
   }
   fsyncDirectory(dir);
   return listLogDir(dir);
+}
+
+/**
+ * Where the segments do not meet: offsets before the first segment (klog deletes no segment, so a log
+ * that does not start at 0 lost its first), and between a segment's last offset and the next one's base
+ * offset (a segment deleted by hand; or a compaction that removed a segment's last records, which is no
+ * damage: the report says which it may be). Read from each segment's last index entry on, as
+ * `checkFollowsOn` reads the one before the active segment. Kafka's `LogLoader` logs what it finds the same way.
+ */
+function findGaps(segments: readonly LogSegment[]): OffsetGap[] {
+  const gaps: OffsetGap[] = [];
+  if (segments[0]!.baseOffset > 0)
+    gaps.push({ from: 0, to: segments[0]!.baseOffset - 1, before: segments[0]!.path });
+  for (let i = 0; i + 1 < segments.length; i++) {
+    const segment = segments[i]!;
+    const next = segments[i + 1]!;
+    let last: number | undefined;
+    try {
+      for (const { header } of segment.headers(segment.lastIndexedPosition())) last = lastOffsetOf(header);
+    } catch (error) {
+      // A damaged segment is reported when it is read.
+      if (!(error instanceof DecodeError)) throw error;
+    }
+    const from = last === undefined ? segment.baseOffset : last + 1;
+    if (from < next.baseOffset) gaps.push({ from, to: next.baseOffset - 1, before: next.path });
+  }
+  return gaps;
 }
 
 /**

@@ -5,7 +5,6 @@ import { DirectoryLock } from '../io/file-lock.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { io } from '../io/io.js';
 import { type LogConfig, logConfigOf } from './log-config.js';
-import { loadLog, removeIndexFiles } from './log-loader.js';
 import type { ProducedBatch } from '../format/produced-batch.js';
 import {
   BATCH_FIELD,
@@ -22,6 +21,8 @@ import { LogSegment } from '../segment/log-segment.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
 import { swapPathOf } from '../segment/segment-name.js';
 import { writeInt64BE } from '../format/varint.js';
+import { loadLog, type OffsetGap, removeIndexFiles } from './log-loader.js';
+import { validateRecords } from './log-validator.js';
 
 export { DEFAULT_LOG_CONFIG, type FlushPolicy, type LogConfig } from './log-config.js';
 
@@ -84,6 +85,7 @@ export type LogReader = Pick<
   | 'dir'
   | 'config'
   | 'recovery'
+  | 'gaps'
   | 'segments'
   | 'activeSegment'
   | 'logStartOffset'
@@ -145,6 +147,8 @@ export class Log {
      * was whole: the file, the byte, why, how many bytes, and where they were saved.
      */
     readonly recovery: RecoveryReport | undefined,
+    /** Offsets no segment holds, found on open (see `findGaps` in log-loader.ts). */
+    readonly gaps: readonly OffsetGap[],
     onRoll: ((baseOffset: number) => void) | undefined,
   ) {
     this.#onRoll = onRoll;
@@ -180,6 +184,7 @@ export class Log {
         loaded.segments,
         loaded.logEndOffset,
         loaded.recovery,
+        loaded.gaps,
         options.onRoll,
       );
     } catch (error) {
@@ -229,7 +234,14 @@ export class Log {
         if (computed !== header.crc) throw crcMismatch(header.crc, computed, BATCH_FIELD.crc);
         validateForAppend(header, bytes.length, baseOffset, maxBatchBytes, 'client');
         // The Produce's buffer is the broker's to give: offsets and leader epoch stamped into it, as Kafka's leader does.
-        return { bytes, header, baseOffset, stamp: 'in-place', leaderEpoch: PARTITION_LEADER_EPOCH };
+        return {
+          bytes,
+          // Every record walked, the max timestamp set from them (log-validator.ts).
+          header: validateRecords(bytes, header),
+          baseOffset,
+          stamp: 'in-place',
+          leaderEpoch: PARTITION_LEADER_EPOCH,
+        };
       }
       case 'raw': {
         const { bytes } = request;
@@ -282,9 +294,23 @@ export class Log {
       stampBatchHead(head, baseOffset, batch.leaderEpoch);
       segment.append(bytes, lastOffset, head, header.maxTimestamp);
     }
+    try {
+      this.#maybeFlush(header.recordsCount);
+    } catch (error) {
+      // An append is one unit: its fsync failed, so it is not acknowledged, and nothing of it stays.
+      this.#unflushedMessages = Math.max(0, this.#unflushedMessages - header.recordsCount);
+      segment.undoAppend(position);
+      throw error;
+    }
     this.#logEndOffset = lastOffset + 1;
-    this.#maybeFlush(header.recordsCount);
-    return { firstOffset: baseOffset, lastOffset, segmentBaseOffset: segment.baseOffset, position, size: bytes.length, rolled };
+    return {
+      firstOffset: baseOffset,
+      lastOffset,
+      segmentBaseOffset: segment.baseOffset,
+      position,
+      size: bytes.length,
+      rolled,
+    };
   }
 
   // #region maybe-roll
@@ -294,9 +320,16 @@ export class Log {
     // Also when the batch's last offset would not fit the index's relative offset (Kafka's canConvertToRelativeOffset).
     const fits = lastOffset - active.baseOffset <= MAX_RELATIVE_OFFSET;
     if (active.size === 0 || (fits && active.size + nextBatchBytes <= this.config.segmentBytes)) return false;
-    active.seal(this.#logEndOffset, this.#files);
+    // The next segment first, then the seal: a failure of either leaves the active segment active.
+    const next = LogSegment.create(this.dir, this.#logEndOffset);
+    try {
+      active.seal(this.#logEndOffset, this.#files);
+    } catch (error) {
+      next.discard();
+      throw error;
+    }
     this.#unflushedMessages = 0;
-    this.#segments.push(LogSegment.create(this.dir, this.#logEndOffset));
+    this.#segments.push(next);
     fsyncDirectory(this.dir);
     this.#onRoll?.(this.#logEndOffset);
     return true;
@@ -385,7 +418,10 @@ export class Log {
     return batches;
   }
 
-  #checkedSlices(offset: number, maxBytes: number): { segment: LogSegment; position: number; bytes: Buffer }[] {
+  #checkedSlices(
+    offset: number,
+    maxBytes: number,
+  ): { segment: LogSegment; position: number; bytes: Buffer }[] {
     const first = this.#firstSegmentToRead(offset, maxBytes);
     if (first === undefined) return [];
     const slices: { segment: LogSegment; position: number; bytes: Buffer }[] = [];

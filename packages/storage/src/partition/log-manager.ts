@@ -1,12 +1,14 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError } from '../errors.js';
-import { DirectoryLock } from '../io/file-lock.js';
+import { DirectoryLock, LOCK_FILE_NAME } from '../io/file-lock.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { io } from '../io/io.js';
 import type { LogConfig } from '../log/log.js';
-import { Partition, type PartitionOptions } from './partition.js';
+import type { OffsetGap } from '../log/log-loader.js';
+import type { RecoveryReport } from '../segment/recovery.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
+import { Partition, type PartitionOptions } from './partition.js';
 import { MAX_PARTITIONS, partitionDirName, validateTopicName } from './topic.js';
 
 export interface LogManagerOptions {
@@ -16,8 +18,34 @@ export interface LogManagerOptions {
   readonly producerSnapshots?: boolean;
   /** Kafka's `producer.id.expiration.ms`; off when undefined. */
   readonly producerIdExpirationMs?: number;
-  /** Open files for inactive segments, over every partition (default 256). */
+  /** Open files for inactive segments, over every partition (default 256, less under a low `ulimit -n`). */
   readonly maxOpenSegmentFiles?: number;
+  /**
+   * Partitions open at once (each holds four files: its lock, its active segment and that segment's two
+   * index files). Past it, the one used least recently is closed (its producer snapshot written) and opened
+   * again on its next use, so one request over more partitions than the process has descriptors is served.
+   * Default: an eighth of the process's open-file limit, from 16 to 2000.
+   */
+  readonly maxOpenPartitions?: number;
+  /**
+   * Entries of the data directory that belong to the manager's user, not to a topic (a broker's own
+   * `.broker`): left alone. Every other entry must be a partition directory or is reported.
+   */
+  readonly ownEntries?: readonly string[];
+}
+
+/** What opening one partition found (`LogManager.check`). */
+export interface PartitionFindings {
+  readonly topic: string;
+  readonly partition: number;
+  readonly recovery: RecoveryReport | undefined;
+  readonly gaps: readonly OffsetGap[];
+}
+
+/** An entry of the data directory that is no partition: hidden, so not refused, but never skipped silently. */
+export interface UnmappedEntry {
+  readonly path: string;
+  readonly reason: string;
 }
 
 /** `<topic>-<partition>` back to its parts: the last `-` splits them (a topic may hold `-`). */
@@ -47,6 +75,8 @@ export class LogManager {
   readonly #topics = new Map<string, number>();
   readonly #open = new Map<string, Partition>();
   readonly #files: SegmentFileCache;
+  readonly #unmapped: UnmappedEntry[] = [];
+  readonly #maxOpen: number;
   #closed = false;
 
   private constructor(
@@ -55,14 +85,20 @@ export class LogManager {
     lock: DirectoryLock,
   ) {
     this.#lock = lock;
-    this.#files = new SegmentFileCache(options.maxOpenSegmentFiles ?? 256);
+    const limit = openFileLimit();
+    this.#files = new SegmentFileCache(
+      options.maxOpenSegmentFiles ?? Math.max(16, Math.min(256, Math.floor(limit / 4))),
+    );
+    this.#maxOpen = options.maxOpenPartitions ?? Math.max(16, Math.min(2000, Math.floor(limit / 8)));
   }
 
   /**
    * Open the data directory `dataDir` (created if missing) and find its topics. Every
-   * entry must be a `<topic>-<partition>` directory or hidden (`.lock`, compaction's
-   * leftovers): anything else is refused rather than ignored, as is a topic whose
-   * partitions are not 0 … n-1 (a missing partition would be data lost without a word).
+   * entry must be a `<topic>-<partition>` directory (a topic's name may start with `.`, as
+   * Kafka allows), the lock, or one of `ownEntries`: anything else is refused rather than
+   * ignored, as is a topic whose partitions are not 0 … n-1 (a missing partition would be
+   * data lost without a word); a hidden entry that maps to no topic is kept and reported
+   * in `unmapped` (an editor's or a file system's own files should not stop a broker).
    */
   static open(dataDir: string, options: LogManagerOptions = {}): LogManager {
     io('create data directory', dataDir, () => mkdirSync(dataDir, { recursive: true }));
@@ -82,9 +118,19 @@ export class LogManager {
     const entries = io('list data directory', this.dataDir, () =>
       readdirSync(this.dataDir, { withFileTypes: true }),
     );
-    for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
+    const own = new Set([LOCK_FILE_NAME, ...(this.options.ownEntries ?? [])]);
+    for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (own.has(entry.name)) continue;
       const parsed = entry.isDirectory() ? parsePartitionDirName(entry.name) : undefined;
+      if (parsed === undefined && entry.name.startsWith('.')) {
+        this.#unmapped.push({
+          path: join(this.dataDir, entry.name),
+          reason: entry.isDirectory()
+            ? 'a directory whose name is no <topic>-<partition>'
+            : 'not a directory: a data directory holds partitions only',
+        });
+        continue;
+      }
       if (parsed === undefined) {
         throw new StorageError(
           'KAFKA_STORAGE_ERROR',
@@ -108,6 +154,11 @@ export class LogManager {
       }
       this.#topics.set(topic, partitions.length);
     }
+  }
+
+  /** Hidden entries of the data directory that map to no topic, found on open: left alone, to be reported. */
+  get unmapped(): readonly UnmappedEntry[] {
+    return this.#unmapped;
   }
 
   /** topic → partition count, for every topic found on disk or created. */
@@ -158,7 +209,12 @@ export class LogManager {
     }
     const key = `${topic}-${partition}`;
     let open = this.#open.get(key);
-    if (open === undefined) {
+    if (open !== undefined) {
+      // Most recently used last: the map's order is the order of eviction.
+      this.#open.delete(key);
+      this.#open.set(key, open);
+    } else {
+      this.#evictFor(1);
       const options: PartitionOptions = {
         segmentFiles: this.#files,
         ...(this.options.producerSnapshots === undefined
@@ -168,16 +224,63 @@ export class LogManager {
           ? {}
           : { producerIdExpirationMs: this.options.producerIdExpirationMs }),
       };
-      open = Partition.openManaged(
-        this.dataDir,
-        topic,
-        partition,
-        this.options.config ?? {},
-        options,
-      );
+      open = Partition.openManaged(this.dataDir, topic, partition, this.options.config ?? {}, options);
       this.#open.set(key, open);
     }
     return open;
+  }
+
+  /**
+   * fsync every open partition's active segment (Kafka's `log.flush.interval.ms` flusher); the first failure
+   * is thrown once every partition was tried.
+   */
+  flush(): void {
+    this.#checkOpen();
+    let first: unknown;
+    for (const partition of this.#open.values()) {
+      try {
+        partition.flush();
+      } catch (error) {
+        first ??= error;
+      }
+    }
+    if (first !== undefined) throw first;
+  }
+
+  /**
+   * Open every partition (through the bound on open partitions) and say what loading each found: what
+   * recovery cut from its active segment, and the offsets no segment holds. Kafka's `LogManager` loads every
+   * log at start and logs this; a broker calls it once it has opened the directory.
+   */
+  check(): PartitionFindings[] {
+    const found: PartitionFindings[] = [];
+    for (const [topic, count] of this.#topics) {
+      for (let p = 0; p < count; p++) {
+        const partition = this.partition(topic, p)!;
+        const { recovery, gaps } = partition.log;
+        if (recovery !== undefined || gaps.length > 0) found.push({ topic, partition: p, recovery, gaps });
+      }
+    }
+    return found;
+  }
+
+  /** Partitions open now (at most `maxOpenPartitions`). */
+  get openPartitions(): number {
+    return this.#open.size;
+  }
+
+  /** Close the least recently used partitions until `room` more can be opened (Kafka has no such bound: its files are mmapped). */
+  #evictFor(room: number): void {
+    for (const [key, partition] of this.#open) {
+      if (this.#open.size + room <= this.#maxOpen) return;
+      this.#open.delete(key);
+      // Closed cleanly (snapshot, flush); a failure to do so is the next open's recovery to mend.
+      try {
+        partition.close();
+      } catch (error) {
+        if (!(error instanceof StorageError)) throw error;
+      }
+    }
   }
 
   /** Flush and close every open partition (writing their producer snapshots) and release the lock. */
@@ -200,5 +303,15 @@ export class LogManager {
 
   #checkOpen(): void {
     if (this.#closed) throw new StorageError('CLOSED', `log manager of ${this.dataDir} is closed`);
+  }
+}
+
+/** The process's soft limit on open files, from /proc/self/limits (Linux); 1024 where it cannot be read. */
+function openFileLimit(): number {
+  try {
+    const m = /^Max open files\s+(\d+)/m.exec(readFileSync('/proc/self/limits', 'utf8'));
+    return m === null ? 1024 : Number(m[1]);
+  } catch {
+    return 1024;
   }
 }

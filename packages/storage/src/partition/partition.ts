@@ -446,6 +446,11 @@ export class Partition {
   }
 
   /** Flush and close the log (writing a producer snapshot first, when they are on) and release the locks. */
+  /** fsync the log's active segment (what `flush` policies and Kafka's `log.flush.interval.ms` ask for). */
+  flush(): void {
+    this.#log.flush();
+  }
+
   close(): void {
     this.#close();
     this.dataDirLock?.release();

@@ -1,5 +1,6 @@
+import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { crcMismatch, DecodeError, namingFile } from '../errors.js';
+import { crcMismatch, DecodeError, namingFile, StorageError } from '../errors.js';
 import { FileRecords } from './file-records.js';
 import {
   BATCH_FIELD,
@@ -9,14 +10,14 @@ import {
   decodeBatchFraming,
   decodeBatchHeader,
   decodeRecordBatch,
+  LOG_OVERHEAD,
   lastOffsetOf,
   MAX_READABLE_BATCH_BYTES,
-  LOG_OVERHEAD,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
 } from '../format/record-batch.js';
-import { type InspectionEntry, inspectSegment } from './segment-inspection.js';
+import { io } from '../io/io.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
 import { indexPathsOf, segmentFileName } from './segment-name.js';
 import {
@@ -25,6 +26,7 @@ import {
   SegmentIndex,
   writeIndexFiles,
 } from './segment-index.js';
+import { type InspectionEntry, inspectSegment } from './segment-inspection.js';
 
 /**
  * One segment file, `<20-digit base offset>.log`, holding whole batches back to
@@ -129,9 +131,19 @@ export class LogSegment {
 
   /** Create an empty segment; fails if the file already exists (a roll never overwrites). */
   static create(dir: string, baseOffset: number): LogSegment {
-    const segment = new LogSegment(baseOffset, FileRecords.create(join(dir, segmentFileName(baseOffset))), undefined);
+    const segment = new LogSegment(
+      baseOffset,
+      FileRecords.create(join(dir, segmentFileName(baseOffset))),
+      undefined,
+    );
     segment.#sparse = new SegmentIndex(baseOffset);
-    segment.startIndexFiles();
+    try {
+      segment.startIndexFiles();
+    } catch (error) {
+      // Not half a segment: a retry of the roll must find the name free.
+      segment.discard();
+      throw error;
+    }
     return segment;
   }
 
@@ -173,10 +185,32 @@ export class LogSegment {
    */
   append(batch: Uint8Array, lastOffset: number, head?: Uint8Array, maxTimestamp = -1): void {
     const position = this.#file.size;
+    // A failed write is cut off again by FileRecords: nothing of the batch is left.
     this.#file.append(batch, head);
     this.#sparse?.onBatch(position, batch.length, lastOffset, maxTimestamp);
-    // After the batch is written: an entry in the file never points past the data.
-    this.#activeFiles?.afterAppend();
+    // After the batch is written: an entry in the file never points past the data. A failure here (a full
+    // disk) must not fail the append, whose batch is whole in the segment: the active segment's index files
+    // are never read back (rebuilt from the segment on open), the entries stay pending and are written at
+    // the next append, or whole at the roll or the close, which do fail if the disk is still full.
+    try {
+      this.#activeFiles?.afterAppend();
+    } catch (error) {
+      if (!(error instanceof StorageError)) throw error;
+    }
+  }
+
+  /**
+   * Undo the last append, whose batch started at `position` (its fsync failed): the file cut back, the
+   * index made again from what is left. The index files are started again if the disk lets them be.
+   */
+  undoAppend(position: number): void {
+    this.truncateTo(position);
+    try {
+      this.startIndexFiles();
+    } catch (error) {
+      if (!(error instanceof StorageError)) throw error;
+      // Without its files the index still lives in memory; on open it is rebuilt from the segment anyway.
+    }
   }
 
   /** fsync: the data is on disk when this returns. */
@@ -329,7 +363,10 @@ export class LogSegment {
   translateOffset(offset: number): number | undefined {
     // Index entries are about index.interval.bytes apart: a small first read usually reaches the batch.
     const from = this.sparseIndex().lookup(offset);
-    for (const { position, header } of this.#headersIn(SEEK_SCRATCH.subarray(0, this.#chunkFrom(from, SEEK_CHUNK)), from)) {
+    for (const { position, header } of this.#headersIn(
+      SEEK_SCRATCH.subarray(0, this.#chunkFrom(from, SEEK_CHUNK)),
+      from,
+    )) {
       if (lastOffsetOf(header) >= offset) return position;
     }
     return undefined;
@@ -483,6 +520,22 @@ export class LogSegment {
       this.#releaseActiveFiles();
     }
     this.#file.close();
+  }
+
+  /**
+   * Close and remove a segment that was created and never written (a roll that could not finish): its
+   * file and its index files, so the directory is as it was before the roll began.
+   */
+  discard(): void {
+    this.close();
+    for (const path of [this.path, this.indexPaths.offsets, this.indexPaths.times]) {
+      try {
+        io('remove unused segment file', path, () => unlinkSync(path));
+      } catch (error) {
+        // Left behind, an empty segment is harmless: the next open takes it as the (empty) active one.
+        if (!(error instanceof StorageError)) throw error;
+      }
+    }
   }
 
   /** `<base>.index` and `<base>.timeindex`, beside the segment. */

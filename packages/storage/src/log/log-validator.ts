@@ -1,0 +1,172 @@
+import { isUtf8 } from 'node:buffer';
+import { DecodeError, StorageError } from '../errors.js';
+import { compressionOf, decompressRecords } from '../format/compression.js';
+import { crc32c } from '../format/crc32c.js';
+import {
+  BATCH_FIELD,
+  batchSize,
+  CRC_COVERS_FROM,
+  MAX_READABLE_BATCH_BYTES,
+  RECORD_BATCH_OVERHEAD,
+  type RecordBatchHeader,
+  TIMESTAMP_TYPE_MASK,
+} from '../format/record-batch.js';
+import { type Cursor, readVarint, readVarlong, writeInt64BE } from '../format/varint.js';
+
+/**
+ * The record-level half of Kafka's `LogValidator` (`assignOffsetsNonCompressed`,
+ * `validateMessagesAndAssignOffsetsCompressed` with a `skipKeyValueIterator`): a
+ * client's batch is accepted only once every record in it has been walked, so that
+ * no bytes reach the log that a reader (a consumer, `klog dump-log`, recovery) would
+ * refuse. The header's checks (`validateForAppend`) and the CRC come first; this
+ * walks the records, decompressing a compressed batch with compression.ts, and
+ * allocates nothing per record (no keys, values or header strings are built).
+ *
+ * What each record must hold, as `readRecord` reads it: a length varint of 1..the
+ * bytes left, varints that fit, an offset delta equal to its index (Kafka rewrites a
+ * compressed batch whose inner offsets are wrong and keeps an uncompressed one as it
+ * is; klog stores bytes as sent, so it refuses both), key, value and header lengths
+ * inside the record, header keys present and UTF-8, fields that end where the length
+ * says; then exactly `recordsCount` records filling the batch (or what its codec gave).
+ *
+ * Errors, as Kafka answers them: a record that does not read is `INVALID_RECORD`
+ * (Kafka's `InvalidRecordException` from `DefaultRecord.readFrom`); a compressed
+ * payload that does not decompress is `CORRUPT_MESSAGE`.
+ */
+
+/** The batch's max timestamp as Kafka's leader sets it for a CreateTime topic: the largest record timestamp. */
+export interface ValidatedRecords {
+  readonly maxTimestamp: number;
+}
+
+/**
+ * Walk every record of the batch at the start of `bytes` (its header already decoded
+ * and checked, its CRC checked), and make its max timestamp the largest of its
+ * records' (Kafka's `setMaxTimestamp(CREATE_TIME, …)`: a client that wrote −1 there
+ * would make ListOffsets by timestamp miss the batch). When the stored value differs,
+ * or the batch claims LogAppendTime (klog's topics are CreateTime, as Kafka's are by
+ * default), the header is rewritten in `bytes` and its CRC recomputed, as Kafka does.
+ * Returns the header the log should index the batch by.
+ */
+export function validateRecords(bytes: Buffer, header: RecordBatchHeader): RecordBatchHeader {
+  const maxTimestamp = walkRecords(bytes, header);
+  const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0;
+  if (maxTimestamp === header.maxTimestamp && !logAppendTime) return header;
+  const attributes = header.attributes & ~TIMESTAMP_TYPE_MASK;
+  bytes.writeInt16BE(attributes, BATCH_FIELD.attributes);
+  writeInt64BE(bytes, BATCH_FIELD.maxTimestamp, maxTimestamp);
+  const crc = crc32c(bytes.subarray(CRC_COVERS_FROM, batchSize(header)));
+  bytes.writeUInt32BE(crc, BATCH_FIELD.crc);
+  return { ...header, attributes, maxTimestamp, crc };
+}
+
+/** The records' largest timestamp, or a StorageError naming the first record that does not read. */
+function walkRecords(bytes: Buffer, header: RecordBatchHeader): number {
+  const codec = compressionOf(header.attributes)!;
+  const end = batchSize(header);
+  if (codec === 'none') return walk(bytes, RECORD_BATCH_OVERHEAD, end, header, '');
+  let plain: Uint8Array;
+  try {
+    const compressed = new Uint8Array(
+      bytes.buffer,
+      bytes.byteOffset + RECORD_BATCH_OVERHEAD,
+      end - RECORD_BATCH_OVERHEAD,
+    );
+    plain = decompressRecords(codec, compressed, MAX_READABLE_BATCH_BYTES);
+  } catch (error) {
+    if (!(error instanceof DecodeError)) throw error;
+    throw new StorageError('CORRUPT_MESSAGE', `the ${codec} records do not decompress: ${error.reason}`);
+  }
+  return walk(plain, 0, plain.length, header, ` of the ${plain.length} bytes ${codec} decompressed`);
+}
+
+function invalid(index: number, at: number, reason: string, where: string): StorageError {
+  return new StorageError('INVALID_RECORD', `record ${index} at byte ${at}${where}: ${reason}`);
+}
+
+function walk(buf: Uint8Array, start: number, end: number, header: RecordBatchHeader, where: string): number {
+  const count = header.recordsCount;
+  const cur: Cursor = { value: 0, pos: start };
+  let max = -1;
+  let i = 0;
+  try {
+    for (; i < count; i++) {
+      const at = cur.pos;
+      readVarint(buf, cur, end, 'length');
+      const length = cur.value;
+      if (length < 1 || length > end - cur.pos) {
+        throw invalid(i, at, `length ${length} is outside 1..${end - cur.pos} (the bytes left)`, where);
+      }
+      const recordEnd = cur.pos + length;
+      cur.pos++; // attributes: unused in v2
+      readVarlong(buf, cur, recordEnd, 'timestampDelta');
+      const timestamp = header.baseTimestamp + cur.value;
+      if (!Number.isSafeInteger(timestamp)) {
+        throw invalid(i, at, `timestamp ${header.baseTimestamp} + ${cur.value} is not a safe integer`, where);
+      }
+      if (timestamp > max) max = timestamp;
+      readVarint(buf, cur, recordEnd, 'offsetDelta');
+      if (cur.value !== i) throw invalid(i, at, `offset delta ${cur.value}, expected ${i}`, where);
+      skipBytes(buf, cur, recordEnd, 'key', i, where, false);
+      skipBytes(buf, cur, recordEnd, 'value', i, where, false);
+      readVarint(buf, cur, recordEnd, 'headerCount');
+      const headers = cur.value;
+      if (headers < 0 || headers * 2 > recordEnd - cur.pos) {
+        throw invalid(i, at, `header count ${headers} does not fit the record`, where);
+      }
+      for (let h = 0; h < headers; h++) {
+        skipBytes(buf, cur, recordEnd, `headers[${h}].key`, i, where, true);
+        skipBytes(buf, cur, recordEnd, `headers[${h}].value`, i, where, false);
+      }
+      if (cur.pos !== recordEnd) {
+        throw invalid(
+          i,
+          at,
+          `declares ${length} bytes but its fields end ${recordEnd - cur.pos} early`,
+          where,
+        );
+      }
+    }
+  } catch (error) {
+    if (error instanceof DecodeError)
+      throw invalid(i, error.offset, `${error.field}: ${error.reason}`, where);
+    throw error;
+  }
+  if (cur.pos !== end) {
+    throw new StorageError(
+      'INVALID_RECORD',
+      `${end - cur.pos} bytes left after the ${count} records the batch declares${where}`,
+    );
+  }
+  return max;
+}
+
+/** A length-prefixed field: -1 (null) or a length inside the record; a header key must be UTF-8. */
+function skipBytes(
+  buf: Uint8Array,
+  cur: Cursor,
+  end: number,
+  field: string,
+  index: number,
+  where: string,
+  key: boolean,
+): void {
+  const at = cur.pos;
+  readVarint(buf, cur, end, field);
+  const length = cur.value;
+  if (length === -1 && !key) return;
+  if (length < 0)
+    throw invalid(index, at, `${field} length ${length} is ${key ? 'null' : 'negative'}`, where);
+  if (length > end - cur.pos) {
+    throw invalid(
+      index,
+      at,
+      `${field} length ${length} runs past the record (${end - cur.pos} bytes left)`,
+      where,
+    );
+  }
+  if (key && !isUtf8(new Uint8Array(buf.buffer, buf.byteOffset + cur.pos, length))) {
+    throw invalid(index, at, `${field} is not valid UTF-8`, where);
+  }
+  cur.pos += length;
+}
