@@ -7,7 +7,17 @@ import { ListOffsets } from './consumer/list-offsets.js';
 import { Metadata } from './metadata/metadata.js';
 import { ApiVersions } from './metadata/api-versions.js';
 import { CreateTopics } from './admin/create-topics.js';
+import { DeleteTopics } from './admin/delete-topics.js';
+import { DeleteRecords } from './admin/delete-records.js';
 import { InitProducerId } from './producer/init-producer-id.js';
+import { DescribeConfigs } from './admin/describe-configs.js';
+import { AlterConfigs } from './admin/alter-configs.js';
+import { DescribeLogDirs } from './admin/describe-log-dirs.js';
+import { CreatePartitions } from './admin/create-partitions.js';
+import { IncrementalAlterConfigs } from './admin/incremental-alter-configs.js';
+import { DescribeCluster } from './admin/describe-cluster.js';
+import { DescribeProducers } from './admin/describe-producers.js';
+import { DescribeTopicPartitions } from './admin/describe-topic-partitions.js';
 
 export * from './producer/produce.js';
 export * from './consumer/fetch.js';
@@ -15,7 +25,17 @@ export * from './consumer/list-offsets.js';
 export * from './metadata/metadata.js';
 export * from './metadata/api-versions.js';
 export * from './admin/create-topics.js';
+export * from './admin/delete-topics.js';
+export * from './admin/delete-records.js';
 export * from './producer/init-producer-id.js';
+export * from './admin/describe-configs.js';
+export * from './admin/alter-configs.js';
+export * from './admin/describe-log-dirs.js';
+export * from './admin/create-partitions.js';
+export * from './admin/incremental-alter-configs.js';
+export * from './admin/describe-cluster.js';
+export * from './admin/describe-producers.js';
+export * from './admin/describe-topic-partitions.js';
 
 /** The codecs by API key. */
 export const API_CODECS: ReadonlyMap<number, ApiCodec<unknown, never>> = new Map<number, ApiCodec<unknown, never>>([
@@ -25,5 +45,15 @@ export const API_CODECS: ReadonlyMap<number, ApiCodec<unknown, never>> = new Map
   [3, Metadata as ApiCodec<unknown, never>],
   [18, ApiVersions as ApiCodec<unknown, never>],
   [19, CreateTopics as ApiCodec<unknown, never>],
+  [20, DeleteTopics as ApiCodec<unknown, never>],
+  [21, DeleteRecords as ApiCodec<unknown, never>],
   [22, InitProducerId as ApiCodec<unknown, never>],
+  [32, DescribeConfigs as ApiCodec<unknown, never>],
+  [33, AlterConfigs as ApiCodec<unknown, never>],
+  [35, DescribeLogDirs as ApiCodec<unknown, never>],
+  [37, CreatePartitions as ApiCodec<unknown, never>],
+  [44, IncrementalAlterConfigs as ApiCodec<unknown, never>],
+  [60, DescribeCluster as ApiCodec<unknown, never>],
+  [61, DescribeProducers as ApiCodec<unknown, never>],
+  [75, DescribeTopicPartitions as ApiCodec<unknown, never>],
 ]);
