@@ -1,4 +1,5 @@
 import { API_CODECS, Produce } from '@klog/protocol';
+import { HANDLED_API_KEYS } from './handled.js';
 
 export interface AdvertisedApi {
   readonly apiKey: number;
@@ -13,6 +14,8 @@ export interface AdvertisedApi {
  * (the connection is closed, as Kafka does), and no client picks one: each takes the highest it shares.
  */
 export const ADVERTISED_APIS: readonly AdvertisedApi[] = [...API_CODECS.values()]
+  // Only what a handler answers: a codec alone is not a served API.
+  .filter((codec) => HANDLED_API_KEYS.has(codec.apiKey))
   .map((codec) => ({
     apiKey: codec.apiKey,
     minVersion: codec.apiKey === Produce.apiKey ? 0 : codec.minVersion,

@@ -1,6 +1,5 @@
 import type { Socket } from 'node:net';
 import {
-  apiKeyName,
   FrameSizeError,
   type ParsedRequest,
   ProtocolDecodeError,
@@ -9,6 +8,7 @@ import {
 } from '@klog/protocol';
 import { CloseConnection, type BrokerContext } from './context.js';
 import { dispatch, type Handled } from './dispatch.js';
+import { SERVED_CODECS } from './handled.js';
 
 /** A connection keeps its frame buffer up to this size (a producer's 1 MB requests) between requests. */
 const RETAINED_FRAME_BYTES = 2 * 1024 * 1024;
@@ -134,7 +134,7 @@ export class Connection {
     this.#requests++;
     let parsed: ParsedRequest;
     try {
-      parsed = parseRequest(frame);
+      parsed = parseRequest(frame, SERVED_CODECS);
     } catch (error) {
       if (error instanceof ProtocolDecodeError) {
         this.close(`a request klog cannot read (${error.message})`, 'warn');
@@ -142,17 +142,11 @@ export class Connection {
       }
       throw error;
     }
-    if (parsed.kind === 'unknownApi') {
-      this.close(
-        `${apiKeyName(parsed.apiKey)} (API key ${parsed.apiKey}) is not served by klog` +
-          (parsed.apiKey >= 8 && parsed.apiKey <= 16 ? ': consumer groups are not built yet' : ''),
-        'warn',
-      );
-      return;
-    }
-    if (parsed.kind === 'unsupportedVersion') {
-      const c = parsed.codec;
-      this.close(`${c.name} v${parsed.header.apiVersion} is not served by klog (it serves v${c.minVersion}–v${c.maxVersion})`, 'warn');
+    if (parsed.kind === 'unknownApi' || parsed.kind === 'unsupportedVersion') {
+      const { header } = parsed;
+      const served = parsed.kind === 'unsupportedVersion' ? parsed.codec : undefined;
+      const { first, line } = this.ctx.unsupported.note(header.clientId, header.apiKey, header.apiVersion, served);
+      this.close(line, first ? 'warn' : 'debug');
       return;
     }
     const { header } = parsed;

@@ -4,6 +4,7 @@ import type { FetchPurgatory } from './fetch-purgatory.js';
 import type { BrokerLog } from './log-port.js';
 import type { Logger } from './logger.js';
 import type { ProducerIdManager } from './producer-id-manager.js';
+import type { UnsupportedRequests } from './unsupported.js';
 
 /** What a request handler may use: the broker's configuration, its log, and its shared state. */
 export interface BrokerContext {
@@ -20,6 +21,8 @@ export interface BrokerContext {
   /** Wall-clock milliseconds (the append's time for producer state and LogAppendTime). */
   now(): number;
   readonly stats: RequestStats;
+  /** Requests klog does not serve, by client and API: each pair is logged at WARN once. */
+  readonly unsupported: UnsupportedRequests;
   /**
    * Handlers still running (a fetch waiting for data), also those of connections already closed: the log
    * is closed only once they are done.

@@ -9,6 +9,7 @@ import { type BrokerLog, openBrokerLog, syncDirectory } from './log-port.js';
 import { type Logger, SILENT } from './logger.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
 import { ProducerIdManager } from './producer-id-manager.js';
+import { UnsupportedRequests } from './unsupported.js';
 
 export interface StartOptions extends BrokerOptions {
   readonly logger?: Logger;
@@ -57,6 +58,7 @@ export class Broker {
         faults: new FaultInjector({ dropAcks: config.dropAcks, closeAfterAppend: config.closeAfterAppend }, this.#logger),
         now: () => Date.now(),
         stats: new Map(),
+        unsupported: new UnsupportedRequests(),
         inFlight: new Set(),
       };
     } catch (error) {
