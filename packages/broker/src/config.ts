@@ -12,7 +12,10 @@ export interface BrokerConfig {
   /** The port clients are told; defaults to the port bound. */
   readonly advertisedPort: number | undefined;
   readonly nodeId: number;
-  /** Kafka's `auto.create.topics.enable`: a Metadata request for an unknown topic creates it. */
+  /**
+   * Kafka's `auto.create.topics.enable` (true by default, as in Kafka): a Metadata request for an unknown
+   * topic that allows it creates the topic with `numPartitions` partitions.
+   */
   readonly autoCreateTopics: boolean;
   /** Kafka's `num.partitions`: partitions of an auto-created topic, or of a CreateTopics asking for −1. */
   readonly numPartitions: number;
@@ -44,7 +47,7 @@ export const DEFAULT_CONFIG = {
   host: '127.0.0.1',
   port: 9092,
   nodeId: 0,
-  autoCreateTopics: false,
+  autoCreateTopics: true,
   numPartitions: 1,
   socketRequestMaxBytes: DEFAULT_MAX_REQUEST_BYTES,
   connectionsMaxIdleMs: 600_000,

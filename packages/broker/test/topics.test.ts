@@ -6,7 +6,7 @@ import { kafkajs, RawClient, rawFrame } from './support/raw-client.js';
 
 let b: TestBroker;
 beforeAll(async () => {
-  b = await startBroker({ numPartitions: 2 });
+  b = await startBroker({ numPartitions: 2, autoCreateTopics: false });
 });
 afterAll(() => b.stop());
 
@@ -85,7 +85,7 @@ describe('Metadata and CreateTopics through real clients', () => {
     expect((data.topicMetadata as { topic: string; topicErrorCode: number }[])[0]).toMatchObject({ topic: 'nope', topicErrorCode: 3 });
     c.close();
 
-    const auto = await startBroker({ autoCreateTopics: true, numPartitions: 2 });
+    const auto = await startBroker({ numPartitions: 2 }); // Kafka's default: auto.create.topics.enable=true
     try {
       const a = await RawClient.connect(auto.port);
       const refused = await kafkajs('metadata', 6, { topics: ['wanted'], allowAutoTopicCreation: false }, 2);

@@ -40,7 +40,7 @@ interface Raw {
   advertisedHost?: string;
   advertisedPort?: string;
   nodeId: string;
-  autoCreateTopics: boolean;
+  autoCreateTopics?: boolean;
   numPartitions: string;
   segmentBytes?: string;
   socketRequestMaxBytes?: string;
@@ -63,7 +63,8 @@ export function serveCommand(ctx: CommandContext): Command {
     .addOption(new Option('--advertised-host <host>', 'host clients are told to connect to (default: --host)'))
     .addOption(new Option('--advertised-port <port>', 'port clients are told to connect to (default: the port bound)'))
     .addOption(new Option('--node-id <id>', "this broker's node id").default('0'))
-    .option('--auto-create-topics', 'create a topic a client asks Metadata for (auto.create.topics.enable)', false)
+    .option('--auto-create-topics', 'create a topic a client asks Metadata for (auto.create.topics.enable, the default)')
+    .option('--no-auto-create-topics', 'answer UNKNOWN_TOPIC_OR_PARTITION for a topic that does not exist instead')
     .addOption(new Option('--num-partitions <n>', 'partitions of an auto-created topic (num.partitions)').default('1'))
     .addOption(new Option('--segment-bytes <n>', 'roll a segment at this size (log.segment.bytes, default 1 GiB)'))
     .addOption(new Option('--socket-request-max-bytes <n>', 'largest request accepted (default 100 MiB)'))
@@ -83,7 +84,7 @@ export function serveCommand(ctx: CommandContext): Command {
         ...(raw.advertisedHost === undefined ? {} : { advertisedHost: hostFlag('--advertised-host', raw.advertisedHost) }),
         ...(raw.advertisedPort === undefined ? {} : { advertisedPort: wholeNumber('--advertised-port', raw.advertisedPort, 1, 65535) }),
         nodeId: wholeNumber('--node-id', raw.nodeId, 0, 2 ** 31 - 1),
-        autoCreateTopics: raw.autoCreateTopics,
+        autoCreateTopics: raw.autoCreateTopics ?? true,
         numPartitions: wholeNumber('--num-partitions', raw.numPartitions, 1, 100_000),
         ...(raw.segmentBytes === undefined ? {} : { segmentBytes: wholeNumber('--segment-bytes', raw.segmentBytes, 14, 2 ** 31 - 1) }),
         ...(raw.socketRequestMaxBytes === undefined
