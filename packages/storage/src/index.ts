@@ -41,6 +41,8 @@ export {
   type LogOpenOptions,
 } from './log.js';
 export { LogManager, type LogManagerOptions } from './log-manager.js';
+export { stampLogAppendTime } from './log-append-time.js';
+export { LOG_START_OFFSET_FILE } from './log-start-offset.js';
 export {
   type FetchResult,
   Partition,

@@ -19,6 +19,7 @@ import { io } from './io.js';
 import { appendValidatedClientBatch, Log, type LogConfig } from './log.js';
 import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from './producer-state-rebuild.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from './producer-snapshot.js';
+import { stampLogAppendTime } from './log-append-time.js';
 import { BATCH_FIELD, batchSize, computeBatchCrc, decodeBatchHeader } from './record-batch.js';
 import type { RecoveryReport } from './recovery.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
@@ -30,8 +31,8 @@ export type ProducerBatchAppend =
       readonly kind: 'Append';
       readonly firstOffset: number;
       readonly lastOffset: number;
-      /** -1: the batch keeps the producer's CreateTime (klog does not stamp LogAppendTime). */
-      readonly logAppendTimeMs: -1;
+      /** The broker's time stamped on the batch (message.timestamp.type=LogAppendTime), or -1: CreateTime. */
+      readonly logAppendTimeMs: number;
       readonly logStartOffset: number;
     }
   | (Duplicate & { readonly logStartOffset: number })
@@ -216,9 +217,13 @@ export class Partition {
    * `LogValidator` client rules, then Kafka 4.1's producer rules (`judgeByKafkaRules`).
    * Only an Append writes: the bytes as received, with the base offset and partition
    * leader epoch assigned on the way to the file; the producer state learns of the
-   * batch once it is on the log. No record is decoded, none allocated.
+   * batch once it is on the log. No record is decoded, none allocated. With `logAppendTimeMs` (a topic's
+   * `message.timestamp.type=LogAppendTime`) the checked batch is stamped with that time first.
    */
-  appendProducerBatch(bytes: Buffer, options?: { readonly nowMs?: number }): ProducerBatchAppend {
+  appendProducerBatch(
+    bytes: Buffer,
+    options?: { readonly nowMs?: number; readonly logAppendTimeMs?: number },
+  ): ProducerBatchAppend {
     const log = this.#log;
     const maxBatchBytes = log.config.maxBatchBytes;
     if (bytes.length > maxBatchBytes) {
@@ -227,7 +232,7 @@ export class Partition {
         `batch of ${bytes.length} bytes exceeds the limit of ${maxBatchBytes} (message.max.bytes)`,
       );
     }
-    const header = decodeBatchHeader(bytes, 0);
+    let header = decodeBatchHeader(bytes, 0);
     if (batchSize(header) !== bytes.length) {
       throw new StorageError(
         'INVALID_RECORD',
@@ -237,11 +242,13 @@ export class Partition {
     }
     const computed = computeBatchCrc(bytes, 0, header);
     if (computed !== header.crc) throw crcMismatch(header.crc, computed, BATCH_FIELD.crc);
+    const stamp = options?.logAppendTimeMs;
+    if (stamp !== undefined) header = stampLogAppendTime(bytes, header, validateTimestamp(stamp, 'logAppendTimeMs'));
     const nowMs = options?.nowMs;
     if (nowMs !== undefined) this.removeExpiredProducers(validateTimestamp(nowMs, 'nowMs'));
     // Once, for every batch, against the offset it will get: the write below checks nothing again.
     validateForAppend(header, bytes.length, log.logEndOffset, maxBatchBytes, 'client');
-    if (header.producerId < 0) return this.#appended(appendValidatedClientBatch(log, bytes, header));
+    if (header.producerId < 0) return this.#appended(appendValidatedClientBatch(log, bytes, header), stamp);
     const pid = toProducerId(header.producerId);
     const epoch = toProducerEpoch(header.producerEpoch);
     const first = toSequence(header.baseSequence);
@@ -266,17 +273,17 @@ export class Partition {
       header.maxTimestamp,
     );
     (entry ?? this.#state.entry(pid)).addBatch(epoch, metadata);
-    return this.#appended(firstOffset);
+    return this.#appended(firstOffset, stamp);
   }
   // #endregion append-producer-batch
 
   /** The answer to an Append: the batch from `firstOffset` to the log end offset. */
-  #appended(firstOffset: number): ProducerBatchAppend {
+  #appended(firstOffset: number, logAppendTimeMs: number | undefined): ProducerBatchAppend {
     return {
       kind: 'Append',
       firstOffset,
       lastOffset: this.#log.logEndOffset - 1,
-      logAppendTimeMs: -1,
+      logAppendTimeMs: logAppendTimeMs ?? -1,
       logStartOffset: this.#log.logStartOffset,
     };
   }
