@@ -7,8 +7,7 @@ import {
   ReusingFrameDecoder,
 } from '@klog/protocol';
 import { CloseConnection, type BrokerContext } from './context.js';
-import { dispatch, type Handled } from './dispatch.js';
-import { SERVED_CODECS } from './handled.js';
+import { dispatch, type Handled, SERVED_CODECS } from './dispatch.js';
 
 /** A connection keeps its frame buffer up to this size (a producer's 1 MB requests) between requests. */
 const RETAINED_FRAME_BYTES = 2 * 1024 * 1024;

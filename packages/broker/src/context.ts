@@ -1,3 +1,4 @@
+import type { AdvertisedApi } from './advertised.js';
 import type { BrokerConfig } from './config.js';
 import type { FaultInjector } from './faults.js';
 import type { FetchPurgatory } from './fetch-purgatory.js';
@@ -12,6 +13,8 @@ export interface BrokerContext {
   /** The address clients are told to connect to (Metadata): known once the broker listens. */
   readonly advertised: { readonly host: string; readonly port: number };
   readonly clusterId: string;
+  /** What ApiVersions answers: the APIs handled, in the versions advertised (advertised.ts). */
+  readonly advertisedApis: readonly AdvertisedApi[];
   readonly log: BrokerLog;
   readonly producerIds: ProducerIdManager;
   readonly fetchWaits: FetchPurgatory;

@@ -1,34 +1,18 @@
 import {
   ApiVersions,
-  type ApiVersionsRequest,
-  CreateTopics,
-  type CreateTopicsRequest,
+  type ApiCodec,
+  type ApiKey,
+  type ApiResponse,
   encodeResponse,
-  errorName,
-  Fetch,
-  type FetchRequest,
-  type FetchResponse,
-  InitProducerId,
-  type InitProducerIdRequest,
-  ListOffsets,
-  type ListOffsetsRequest,
-  Metadata,
-  type MetadataRequest,
+  type KafkaRequest,
   type ParsedRequest,
-  Produce,
-  type ProduceRequest,
-  type ProduceResponse,
-  type RequestHeader,
   type ResponseFrame,
 } from '@klog/protocol';
-import { type BrokerContext, NO_RESPONSE } from './context.js';
-import { apiVersionsTooNew, handleApiVersions } from './handlers/api-versions.js';
-import { handleCreateTopics } from './handlers/create-topics.js';
-import { handleFetch } from './handlers/fetch.js';
-import { handleInitProducerId } from './handlers/init-producer-id.js';
-import { handleListOffsets } from './handlers/list-offsets.js';
-import { handleMetadata } from './handlers/metadata.js';
-import { handleProduce } from './handlers/produce.js';
+import { ADVERTISED_APIS } from './advertised.js';
+import { type ApiHandler, Unanswered } from './api-handler.js';
+import type { BrokerContext } from './context.js';
+import { apiVersionsTooNew } from './handlers/api-versions.js';
+import { API_HANDLERS } from './handlers/index.js';
 
 /**
  * What handling a request came to: a response to send, or none (acks = 0, or a response a teaching fault
@@ -40,85 +24,66 @@ export interface Handled {
   readonly close?: string;
 }
 
-type Request = Extract<ParsedRequest, { kind: 'request' | 'apiVersionsTooNew' }>;
+type AnyHandler = (typeof API_HANDLERS)[number];
 
-function respond<Res>(codec: Parameters<typeof encodeResponse<Res>>[0], header: RequestHeader, body: Res, summary: string): Handled {
-  return { frame: encodeResponse(codec, header.apiVersion, header.correlationId, body), summary };
-}
-
-function produceSummary(request: ProduceRequest, response: ProduceResponse | typeof NO_RESPONSE): string {
-  const acks = `acks=${request.acks}`;
-  if (response === NO_RESPONSE) return `${acks}, no response`;
-  const parts = response.responses.flatMap((t) =>
-    t.partitionResponses.map((p) => `${t.name}-${p.index} ${errorName(p.errorCode)}${p.errorCode === 0 ? ` at ${p.baseOffset}` : ''}`),
-  );
-  return `${acks}: ${parts.join(', ')}`;
-}
-
-function fetchSummary(request: FetchRequest, response: FetchResponse): string {
-  const parts = response.responses.flatMap((t, i) =>
-    t.partitions.map((p, j) => {
-      const asked = request.topics[i]?.partitions[j]?.fetchOffset;
-      return `${t.topic}-${p.partitionIndex}@${asked} ${errorName(p.errorCode)} ${p.records?.length ?? 0} B hw ${p.highWatermark}`;
-    }),
-  );
-  return parts.join(', ') || errorName(response.errorCode);
+/** Handlers by API key: one per key, or the broker does not start. */
+export function handlersByKey<H extends ApiHandler<ApiKey>>(handlers: readonly H[]): ReadonlyMap<number, H> {
+  const byKey = new Map<number, H>();
+  for (const h of handlers) {
+    const other = byKey.get(h.codec.apiKey);
+    if (other !== undefined) throw new Error(`two handlers for API key ${h.codec.apiKey} (${h.codec.name})`);
+    byKey.set(h.codec.apiKey, h);
+  }
+  return byKey;
 }
 
 /**
- * Runs the handler of one request and encodes its response (header version and body version as the
- * request's). Only Fetch may take time (it can wait for data); every other handler answers at once.
+ * What `parseRequest` is to read: the codec of each API handled, its range narrowed to the versions its
+ * handler serves, so a request in another version is `unsupportedVersion` — and one for an API without a
+ * handler `unknownApi` — before any body is read.
  */
-export function dispatch(ctx: BrokerContext, request: Request, signal: AbortSignal): Handled | Promise<Handled> {
-  const { header } = request;
-  if (request.kind === 'apiVersionsTooNew') {
-    // Version 0 body and header: what a client that knows nothing yet can read.
-    const frame = encodeResponse(ApiVersions, 0, header.correlationId, apiVersionsTooNew());
-    return { frame, summary: `UNSUPPORTED_VERSION (klog serves ${ApiVersions.minVersion}–${ApiVersions.maxVersion})` };
-  }
-  const body = request.body;
-  switch (request.codec.apiKey) {
-    case ApiVersions.apiKey: {
-      const res = handleApiVersions(header, body as ApiVersionsRequest);
-      return respond(ApiVersions, header, res, errorName(res.errorCode));
+export function servedCodecs(handlers: readonly ApiHandler<ApiKey>[]): ReadonlyMap<number, ApiCodec<unknown, never>> {
+  return new Map(
+    [...handlersByKey(handlers)].map(([key, h]) => {
+      const codec = { ...h.codec, minVersion: h.versions.min, maxVersion: h.versions.max };
+      return [key, codec as ApiCodec<unknown, never>];
+    }),
+  );
+}
+
+const HANDLERS: ReadonlyMap<number, AnyHandler> = handlersByKey(API_HANDLERS);
+export const SERVED_CODECS = servedCodecs(API_HANDLERS);
+const API_VERSIONS = HANDLERS.get(ApiVersions.apiKey);
+
+function run<K extends ApiKey>(ctx: BrokerContext, request: KafkaRequest<K>, signal: AbortSignal): Handled | Promise<Handled> {
+  // The one cast: HANDLERS holds, under each key, the handler declared with that key's codec.
+  const handler = HANDLERS.get(request.apiKey) as ApiHandler<K> | undefined;
+  if (handler === undefined) throw new Error(`no handler for API key ${request.apiKey}`);
+  const { header, body } = request;
+  const answered = (response: ApiResponse<K> | Unanswered): Handled => {
+    if (response instanceof Unanswered) {
+      const { summary, close } = response;
+      return close === undefined ? { frame: undefined, summary } : { frame: undefined, summary, close };
     }
-    case Metadata.apiKey: {
-      const res = handleMetadata(ctx, header, body as MetadataRequest);
-      const topics = res.topics.map((t) => `${t.name}${t.errorCode === 0 ? `(${t.partitions.length})` : ` ${errorName(t.errorCode)}`}`);
-      return respond(Metadata, header, res, `topics: ${topics.join(', ') || 'none'}`);
-    }
-    case InitProducerId.apiKey: {
-      const res = handleInitProducerId(ctx, body as InitProducerIdRequest);
-      return respond(InitProducerId, header, res, `${errorName(res.errorCode)} producer id ${res.producerId} epoch ${res.producerEpoch}`);
-    }
-    case CreateTopics.apiKey: {
-      const res = handleCreateTopics(ctx, header, body as CreateTopicsRequest);
-      return respond(CreateTopics, header, res, res.topics.map((t) => `${t.name} ${errorName(t.errorCode)}`).join(', '));
-    }
-    case ListOffsets.apiKey: {
-      const req = body as ListOffsetsRequest;
-      const res = handleListOffsets(ctx, header, req);
-      const parts = res.topics.flatMap((t, i) =>
-        t.partitions.map((p, j) => `${t.name}-${p.partitionIndex} ts ${req.topics[i]?.partitions[j]?.timestamp} → ${p.offset >= 0 ? p.offset : (p.oldStyleOffsets[0] ?? -1)}`),
-      );
-      return respond(ListOffsets, header, res, parts.join(', '));
-    }
-    case Produce.apiKey: {
-      const req = body as ProduceRequest;
-      const { response, written } = handleProduce(ctx, header, req);
-      const summary = produceSummary(req, response);
-      if (response === NO_RESPONSE) return { frame: undefined, summary };
-      // The batches are on the log; a teaching fault may now lose the answer (faults.ts).
-      const fault = ctx.faults.afterAppend(written);
-      if (fault.kind === 'drop') return { frame: undefined, summary: `${summary} (response dropped: ${fault.line})` };
-      if (fault.kind === 'close') return { frame: undefined, summary, close: fault.line };
-      return respond(Produce, header, response, summary);
-    }
-    case Fetch.apiKey: {
-      const req = body as FetchRequest;
-      return handleFetch(ctx, header, req, signal).then((res) => respond(Fetch, header, res, fetchSummary(req, res)));
-    }
-    default:
-      throw new Error(`no handler for API key ${request.codec.apiKey}`);
-  }
+    const frame = encodeResponse(request.codec, header.apiVersion, header.correlationId, response);
+    return { frame, summary: handler.summary(body, response) };
+  };
+  const response = handler.handle(ctx, header, body, signal);
+  return response instanceof Promise ? response.then(answered) : answered(response);
+}
+
+/**
+ * Runs the handler of one request (handlers/index.ts lists them) and encodes its response, header version
+ * and body version as the request's. Only a handler that may wait (Fetch) takes time.
+ */
+export function dispatch(
+  ctx: BrokerContext,
+  request: Extract<ParsedRequest, { kind: 'request' | 'apiVersionsTooNew' }>,
+  signal: AbortSignal,
+): Handled | Promise<Handled> {
+  if (request.kind === 'request') return run(ctx, request, signal);
+  // Version 0 body and header: what a client that knows nothing yet can read.
+  const frame = encodeResponse(ApiVersions, 0, request.header.correlationId, apiVersionsTooNew(ADVERTISED_APIS));
+  const served = API_VERSIONS === undefined ? 'none' : `${API_VERSIONS.versions.min}–${API_VERSIONS.versions.max}`;
+  return { frame, summary: `UNSUPPORTED_VERSION (klog serves ${served})` };
 }

@@ -1,4 +1,5 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { ADVERTISED_APIS } from './advertised.js';
 import { brokerDir } from './broker-dir.js';
 import { type BrokerConfig, type BrokerOptions, resolveConfig } from './config.js';
 import { Connection, type ConnectionStats } from './connection.js';
@@ -51,6 +52,7 @@ export class Broker {
           return { host: config.advertisedHost, port: config.advertisedPort ?? broker.#port };
         },
         clusterId,
+        advertisedApis: ADVERTISED_APIS,
         log: this.#log,
         producerIds,
         fetchWaits: this.#fetchWaits,

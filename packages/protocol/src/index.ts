@@ -20,6 +20,13 @@ export {
   responseHeaderVersion,
   writeResponseHeader,
 } from './headers.js';
-export { type ParsedRequest, parseRequest } from './request.js';
+export {
+  type ApiKey,
+  type ApiRequest,
+  type ApiResponse,
+  type KafkaRequest,
+  type ParsedRequest,
+  parseRequest,
+} from './request.js';
 export { MAX_STRING_BYTES, Reader } from './wire/reader.js';
 export { BY_REFERENCE_BYTES, concatBytes, Writer } from './wire/writer.js';

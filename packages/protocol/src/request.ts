@@ -1,13 +1,35 @@
 import type { ApiCodec } from './apis/api-codec.js';
-import { API_CODECS } from './apis/index.js';
+import { API_CODECS, type ApiMessages } from './apis/index.js';
 import { ApiVersions } from './apis/metadata/api-versions.js';
 import { ProtocolDecodeError } from './errors.js';
 import { peekApiKeyAndVersion, type RequestHeader, readRequestHeader, requestHeaderVersion } from './headers.js';
 import { Reader } from './wire/reader.js';
 
+/** An API key klog has codecs for. */
+export type ApiKey = keyof ApiMessages;
+/** The request type of API `K`: `ApiRequest<0>` is ProduceRequest. */
+export type ApiRequest<K extends ApiKey> = ApiMessages[K]['request'];
+/** The response type of API `K`. */
+export type ApiResponse<K extends ApiKey> = ApiMessages[K]['response'];
+
+/**
+ * A request read, discriminated by `apiKey`: narrowing the key types the body and the codec. With `K` the
+ * one API's request; without, the union of every API's (a mapped type, so a handler generic in `K` gets
+ * the body and response of its own key).
+ */
+export type KafkaRequest<K extends ApiKey = ApiKey> = {
+  [P in K]: {
+    readonly kind: 'request';
+    readonly apiKey: P;
+    readonly header: RequestHeader;
+    readonly codec: ApiCodec<ApiRequest<P>, ApiResponse<P>, P>;
+    readonly body: ApiRequest<P>;
+  };
+}[K];
+
 /**
  * What one request frame is, decided as Kafka's SocketServer / RequestContext decide it:
- * - `request`: an API and version klog serves, header and body read;
+ * - `request`: an API and version klog serves, header and body read (a KafkaRequest);
  * - `apiVersionsTooNew`: ApiVersions in a version klog does not serve — not parsed beyond its header; the
  *   answer is a version 0 body with UNSUPPORTED_VERSION and the supported ranges (KIP-511), so the client
  *   can retry with one it shares;
@@ -16,12 +38,7 @@ import { Reader } from './wire/reader.js';
  * Bytes that are not a request throw ProtocolDecodeError (Kafka: InvalidRequestException, connection closed).
  */
 export type ParsedRequest =
-  | {
-      readonly kind: 'request';
-      readonly header: RequestHeader;
-      readonly codec: ApiCodec<unknown, never>;
-      readonly body: unknown;
-    }
+  | KafkaRequest
   | { readonly kind: 'apiVersionsTooNew'; readonly header: RequestHeader }
   | { readonly kind: 'unsupportedVersion'; readonly header: RequestHeader; readonly codec: ApiCodec<unknown, never> }
   | {
@@ -32,6 +49,11 @@ export type ParsedRequest =
       readonly header: RequestHeader;
     };
 
+/**
+ * `codecs`: the APIs served and their versions — all klog has codecs for unless told (the broker passes
+ * those it has handlers for, in the versions they serve). Each must be the generated codec of its key (or
+ * one with its range narrowed): that is what makes the body the type its `apiKey` says.
+ */
 export function parseRequest(
   frame: Uint8Array,
   codecs: ReadonlyMap<number, ApiCodec<unknown, never>> = API_CODECS,
@@ -54,5 +76,6 @@ export function parseRequest(
     }
     return { kind: 'unsupportedVersion', header, codec };
   }
-  return { kind: 'request', header, codec, body: codec.readRequest(peek.apiVersion, r) };
+  const body = codec.readRequest(peek.apiVersion, r);
+  return { kind: 'request', apiKey: codec.apiKey, header, codec, body } as KafkaRequest;
 }

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDefinition } from '../generator/definition.js';
@@ -14,6 +14,14 @@ describe('the generator', () => {
       expect(readFileSync(join(PACKAGE_DIR, path), 'utf8'), path).toBe(content);
     }
     expect(generatedOnDisk()).toEqual([...files.keys()].sort());
+  });
+
+  it('turbo reruns this test when a definition or the generator changes (both are in its test inputs)', () => {
+    const turbo = JSON.parse(readFileSync(join(PACKAGE_DIR, '../../turbo.json'), 'utf8')) as {
+      tasks: { test: { inputs: string[] } };
+    };
+    expect(turbo.tasks.test.inputs).toEqual(expect.arrayContaining(['definitions/**', 'generator/**', 'src/**', 'test/**']));
+    expect(existsSync(join(PACKAGE_DIR, 'turbo.json')), 'a package turbo.json would override the inputs').toBe(false);
   });
 
   it('one file per API version, found by its path, with the version’s schema text on top', () => {

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { type CreateTopicsRequest, type CreateTopicsResponse, ErrorCode, type ErrorName, type RequestHeader } from '@klog/protocol';
+import {
+  CreateTopics,
+  type CreateTopicsRequest,
+  type CreateTopicsResponse,
+  ErrorCode,
+  type ErrorName,
+  errorName,
+  type RequestHeader,
+} from '@klog/protocol';
+import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { LogError } from '../log-port.js';
 
@@ -20,7 +29,7 @@ export function topicId(name: string): string {
  * configs (klog's log takes none yet, and silently ignoring `cleanup.policy=compact` would mislead).
  * `validateOnly` checks and creates nothing.
  */
-export function handleCreateTopics(ctx: BrokerContext, _header: RequestHeader, request: CreateTopicsRequest): CreateTopicsResponse {
+function handleCreateTopics(ctx: BrokerContext, _header: RequestHeader, request: CreateTopicsRequest): CreateTopicsResponse {
   const counts = new Map<string, number>();
   for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
   const topics = request.topics.map((t): TopicResult => {
@@ -96,3 +105,10 @@ export function handleCreateTopics(ctx: BrokerContext, _header: RequestHeader, r
   });
   return { throttleTimeMs: 0, topics };
 }
+
+export const createTopicsApi = defineApi({
+  codec: CreateTopics,
+  versions: { min: 0, max: 7 },
+  handle: handleCreateTopics,
+  summary: (_, response) => response.topics.map((t) => `${t.name} ${errorName(t.errorCode)}`).join(', '),
+});

@@ -1,4 +1,5 @@
-import { ErrorCode, type FetchRequest, type FetchResponse, type RequestHeader } from '@klog/protocol';
+import { ErrorCode, errorName, Fetch, type FetchRequest, type FetchResponse, type RequestHeader } from '@klog/protocol';
+import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { FetchPurgatory } from '../fetch-purgatory.js';
 import { LogError } from '../log-port.js';
@@ -96,7 +97,7 @@ function readOnce(ctx: BrokerContext, request: FetchRequest): Read {
  * FETCH_SESSION_ID_NOT_FOUND. With fewer than MinBytes at hand the fetch waits, up to MaxWaitMs, for an
  * append to one of its partitions (fetch-purgatory.ts).
  */
-export async function handleFetch(
+async function handleFetch(
   ctx: BrokerContext,
   _header: RequestHeader,
   request: FetchRequest,
@@ -119,3 +120,19 @@ export async function handleFetch(
     if (read.bytes >= request.minBytes || read.anyError || ctx.fetchWaits.closed) return read.response;
   }
 }
+
+/** Not 13+: those name topics by id, which klog's log does not keep. */
+export const fetchApi = defineApi({
+  codec: Fetch,
+  versions: { min: 4, max: 12 },
+  handle: handleFetch,
+  summary(request, response) {
+    const parts = response.responses.flatMap((t, i) =>
+      t.partitions.map((p, j) => {
+        const asked = request.topics[i]?.partitions[j]?.fetchOffset;
+        return `${t.topic}-${p.partitionIndex}@${asked} ${errorName(p.errorCode)} ${p.records?.length ?? 0} B hw ${p.highWatermark}`;
+      }),
+    );
+    return parts.join(', ') || errorName(response.errorCode);
+  },
+});

@@ -1,4 +1,5 @@
-import { ErrorCode, type InitProducerIdRequest, type InitProducerIdResponse } from '@klog/protocol';
+import { ErrorCode, errorName, InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from '@klog/protocol';
+import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
 /**
@@ -7,7 +8,7 @@ import type { BrokerContext } from '../context.js';
  * sends 0 / 0). Transactions are the chapter's "drawn, not built": a transactional id is refused with a
  * fatal error clients report instead of retrying, and the broker's log says why.
  */
-export function handleInitProducerId(ctx: BrokerContext, request: InitProducerIdRequest): InitProducerIdResponse {
+function handleInitProducerId(ctx: BrokerContext, request: InitProducerIdRequest): InitProducerIdResponse {
   if (request.transactionalId !== null) {
     ctx.logger.warn(
       `InitProducerId for transactional id ${JSON.stringify(request.transactionalId)} refused: ` +
@@ -18,3 +19,11 @@ export function handleInitProducerId(ctx: BrokerContext, request: InitProducerId
   const producerId = ctx.producerIds.allocate();
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId, producerEpoch: 0 };
 }
+
+export const initProducerIdApi = defineApi({
+  codec: InitProducerId,
+  versions: { min: 0, max: 4 },
+  handle: (ctx, _header, request) => handleInitProducerId(ctx, request),
+  summary: (_, response) =>
+    `${errorName(response.errorCode)} producer id ${response.producerId} epoch ${response.producerEpoch}`,
+});

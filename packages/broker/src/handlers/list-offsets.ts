@@ -1,4 +1,5 @@
-import { ErrorCode, type ListOffsetsRequest, type ListOffsetsResponse, type RequestHeader } from '@klog/protocol';
+import { ErrorCode, ListOffsets, type ListOffsetsRequest, type ListOffsetsResponse, type RequestHeader } from '@klog/protocol';
+import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
 type PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse;
@@ -13,7 +14,7 @@ const EARLIEST = -2;
  * the first offset whose batch has a timestamp at least that, through the time index (offset −1 when
  * there is none). Version 0 answers a list of offsets (here one, or none).
  */
-export function handleListOffsets(ctx: BrokerContext, header: RequestHeader, request: ListOffsetsRequest): ListOffsetsResponse {
+function handleListOffsets(ctx: BrokerContext, header: RequestHeader, request: ListOffsetsRequest): ListOffsetsResponse {
   const v0 = header.apiVersion === 0;
   const answer = (partitionIndex: number, errorCode: number, offset: number, timestamp: number): PartitionResponse => ({
     partitionIndex,
@@ -44,3 +45,18 @@ export function handleListOffsets(ctx: BrokerContext, header: RequestHeader, req
     })),
   };
 }
+
+export const listOffsetsApi = defineApi({
+  codec: ListOffsets,
+  versions: { min: 0, max: 5 },
+  handle: handleListOffsets,
+  summary(request, response) {
+    const parts = response.topics.flatMap((t, i) =>
+      t.partitions.map(
+        (p, j) =>
+          `${t.name}-${p.partitionIndex} ts ${request.topics[i]?.partitions[j]?.timestamp} → ${p.offset >= 0 ? p.offset : (p.oldStyleOffsets[0] ?? -1)}`,
+      ),
+    );
+    return parts.join(', ');
+  },
+});

@@ -1,4 +1,5 @@
-import { ErrorCode, type MetadataRequest, type MetadataResponse, type RequestHeader } from '@klog/protocol';
+import { ErrorCode, errorName, Metadata, type MetadataRequest, type MetadataResponse, type RequestHeader } from '@klog/protocol';
+import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { LogError } from '../log-port.js';
 
@@ -20,7 +21,7 @@ const CLUSTER_OPERATIONS = [4, 5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bits
  * in version 0, an empty one). With auto-creation on, a topic asked for that does not exist is created
  * with `numPartitions` partitions, as Kafka's `auto.create.topics.enable` does.
  */
-export function handleMetadata(ctx: BrokerContext, header: RequestHeader, request: MetadataRequest): MetadataResponse {
+function handleMetadata(ctx: BrokerContext, header: RequestHeader, request: MetadataRequest): MetadataResponse {
   const all = request.topics === null || (header.apiVersion === 0 && request.topics.length === 0);
   const known = ctx.log.topics();
   const names = all ? [...known.keys()].sort() : (request.topics ?? []).map((t) => t.name);
@@ -88,3 +89,16 @@ function topicMetadata(
     topicAuthorizedOperations: request.includeTopicAuthorizedOperations ? TOPIC_OPERATIONS : NO_OPERATIONS,
   };
 }
+
+/** Not 10+: @platformatic/kafka would then send topic ids as Fetch topic names. */
+export const metadataApi = defineApi({
+  codec: Metadata,
+  versions: { min: 0, max: 9 },
+  handle: handleMetadata,
+  summary(_, response) {
+    const topics = response.topics.map(
+      (t) => `${t.name}${t.errorCode === 0 ? `(${t.partitions.length})` : ` ${errorName(t.errorCode)}`}`,
+    );
+    return `topics: ${topics.join(', ') || 'none'}`;
+  },
+});

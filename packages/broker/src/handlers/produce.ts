@@ -1,4 +1,13 @@
-import { ErrorCode, type ErrorName, type ProduceRequest, type ProduceResponse, type RequestHeader } from '@klog/protocol';
+import {
+  ErrorCode,
+  type ErrorName,
+  errorName,
+  Produce,
+  type ProduceRequest,
+  type ProduceResponse,
+  type RequestHeader,
+} from '@klog/protocol';
+import { defineApi, Unanswered } from '../api-handler.js';
 import { type BrokerContext, CloseConnection, NO_RESPONSE } from '../context.js';
 import type { WrittenBatch } from '../faults.js';
 import { FetchPurgatory } from '../fetch-purgatory.js';
@@ -101,7 +110,7 @@ function producePartition(
   }
 }
 
-export function handleProduce(ctx: BrokerContext, header: RequestHeader, request: ProduceRequest): ProduceOutcome {
+function handleProduce(ctx: BrokerContext, header: RequestHeader, request: ProduceRequest): ProduceOutcome {
   const written: WrittenBatch[] = [];
   // One answer per partition: the whole request refused (bad acks, a transactional id), or each appended.
   const answer: (topic: string, p: ProduceRequest.PartitionProduceData) => PartitionResponse =
@@ -124,3 +133,36 @@ export function handleProduce(ctx: BrokerContext, header: RequestHeader, request
   }
   return { response: { responses, throttleTimeMs: 0 }, written };
 }
+
+function produceSummary(request: ProduceRequest, response: ProduceResponse): string {
+  const parts = response.responses.flatMap((t) =>
+    t.partitionResponses.map(
+      (p) => `${t.name}-${p.index} ${errorName(p.errorCode)}${p.errorCode === 0 ? ` at ${p.baseOffset}` : ''}`,
+    ),
+  );
+  return `acks=${request.acks}: ${parts.join(', ')}`;
+}
+
+/**
+ * Served from 3, advertised from 0 as Kafka 4 does (`ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION`,
+ * KAFKA-18659): librdkafka only compresses when the range it is shown contains Produce v0. A Produce
+ * request below v3 is still refused (the connection is closed, as Kafka does), and no client picks one:
+ * each takes the highest it shares.
+ */
+export const produceApi = defineApi({
+  codec: Produce,
+  versions: { min: 3, max: 8 },
+  advertised: { min: 0, max: 8 },
+  handle(ctx, header, request) {
+    const { response, written } = handleProduce(ctx, header, request);
+    if (response === NO_RESPONSE) return new Unanswered(`acks=${request.acks}, no response`);
+    // The batches are on the log; a teaching fault may now lose the answer (faults.ts).
+    const fault = ctx.faults.afterAppend(written);
+    if (fault.kind === 'drop') {
+      return new Unanswered(`${produceSummary(request, response)} (response dropped: ${fault.line})`);
+    }
+    if (fault.kind === 'close') return new Unanswered(produceSummary(request, response), fault.line);
+    return response;
+  },
+  summary: produceSummary,
+});

@@ -6,10 +6,11 @@ import type { Writer } from '../wire/writer.js';
  * (`minVersion`..`maxVersion`) — and the client's side too, for klog's own tools — and the facts a connection needs before the body: which versions are
  * flexible (they take request header v2 and, but for ApiVersions, response header v1).
  */
-export interface ApiCodec<Req, Res> {
+export interface ApiCodec<Req, Res, Key extends number = number> {
   /** As Kafka's ApiKeys names it: `Produce`, `Fetch`, `ApiVersions`… */
   readonly name: string;
-  readonly apiKey: number;
+  /** The API key, as a literal type in each generated codec (`Produce.apiKey` is `0`). */
+  readonly apiKey: Key;
   readonly minVersion: number;
   readonly maxVersion: number;
   /** The first flexible version in Kafka's definition (it holds for versions klog does not serve too). */

@@ -55,7 +55,7 @@ export declare namespace AlterConfigsResponse {
 }
 
 /** AlterConfigs: Kafka 4.1.0 has versions 0-2, flexible from 2; klog reads and writes 0-2. */
-export const AlterConfigs: ApiCodec<AlterConfigsRequest, AlterConfigsResponse> = {
+export const AlterConfigs: ApiCodec<AlterConfigsRequest, AlterConfigsResponse, 33> = {
   name: 'AlterConfigs',
   apiKey: 33,
   minVersion: 0,

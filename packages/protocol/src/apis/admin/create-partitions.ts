@@ -54,7 +54,7 @@ export declare namespace CreatePartitionsResponse {
 }
 
 /** CreatePartitions: Kafka 4.1.0 has versions 0-3, flexible from 2; klog reads and writes 0-3. */
-export const CreatePartitions: ApiCodec<CreatePartitionsRequest, CreatePartitionsResponse> = {
+export const CreatePartitions: ApiCodec<CreatePartitionsRequest, CreatePartitionsResponse, 37> = {
   name: 'CreatePartitions',
   apiKey: 37,
   minVersion: 0,

@@ -94,7 +94,7 @@ export declare namespace CreateTopicsResponse {
 }
 
 /** CreateTopics: Kafka 4.1.0 has versions 2-7, flexible from 5; klog reads and writes 0-7. */
-export const CreateTopics: ApiCodec<CreateTopicsRequest, CreateTopicsResponse> = {
+export const CreateTopics: ApiCodec<CreateTopicsRequest, CreateTopicsResponse, 19> = {
   name: 'CreateTopics',
   apiKey: 19,
   minVersion: 0,

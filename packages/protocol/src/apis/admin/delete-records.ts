@@ -58,7 +58,7 @@ export declare namespace DeleteRecordsResponse {
 }
 
 /** DeleteRecords: Kafka 4.1.0 has versions 0-2, flexible from 2; klog reads and writes 0-2. */
-export const DeleteRecords: ApiCodec<DeleteRecordsRequest, DeleteRecordsResponse> = {
+export const DeleteRecords: ApiCodec<DeleteRecordsRequest, DeleteRecordsResponse, 21> = {
   name: 'DeleteRecords',
   apiKey: 21,
   minVersion: 0,

@@ -52,7 +52,7 @@ export declare namespace DeleteTopicsResponse {
 }
 
 /** DeleteTopics: Kafka 4.1.0 has versions 1-6, flexible from 4; klog reads and writes 0-6. */
-export const DeleteTopics: ApiCodec<DeleteTopicsRequest, DeleteTopicsResponse> = {
+export const DeleteTopics: ApiCodec<DeleteTopicsRequest, DeleteTopicsResponse, 20> = {
   name: 'DeleteTopics',
   apiKey: 20,
   minVersion: 0,

@@ -48,7 +48,7 @@ export declare namespace DescribeClusterResponse {
 }
 
 /** DescribeCluster: Kafka 4.1.0 has versions 0-2, flexible from 0; klog reads and writes 0-1. */
-export const DescribeCluster: ApiCodec<DescribeClusterRequest, DescribeClusterResponse> = {
+export const DescribeCluster: ApiCodec<DescribeClusterRequest, DescribeClusterResponse, 60> = {
   name: 'DescribeCluster',
   apiKey: 60,
   minVersion: 0,

@@ -84,7 +84,7 @@ export declare namespace DescribeConfigsResponse {
 }
 
 /** DescribeConfigs: Kafka 4.1.0 has versions 1-4, flexible from 4; klog reads and writes 0-4. */
-export const DescribeConfigs: ApiCodec<DescribeConfigsRequest, DescribeConfigsResponse> = {
+export const DescribeConfigs: ApiCodec<DescribeConfigsRequest, DescribeConfigsResponse, 32> = {
   name: 'DescribeConfigs',
   apiKey: 32,
   minVersion: 0,

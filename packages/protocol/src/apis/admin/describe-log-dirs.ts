@@ -68,7 +68,7 @@ export declare namespace DescribeLogDirsResponse {
 }
 
 /** DescribeLogDirs: Kafka 4.1.0 has versions 1-4, flexible from 2; klog reads and writes 0-4. */
-export const DescribeLogDirs: ApiCodec<DescribeLogDirsRequest, DescribeLogDirsResponse> = {
+export const DescribeLogDirs: ApiCodec<DescribeLogDirsRequest, DescribeLogDirsResponse, 35> = {
   name: 'DescribeLogDirs',
   apiKey: 35,
   minVersion: 0,

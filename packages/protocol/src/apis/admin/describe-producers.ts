@@ -64,7 +64,7 @@ export declare namespace DescribeProducersResponse {
 }
 
 /** DescribeProducers: Kafka 4.1.0 has versions 0, flexible from 0; klog reads and writes 0. */
-export const DescribeProducers: ApiCodec<DescribeProducersRequest, DescribeProducersResponse> = {
+export const DescribeProducers: ApiCodec<DescribeProducersRequest, DescribeProducersResponse, 61> = {
   name: 'DescribeProducers',
   apiKey: 61,
   minVersion: 0,

@@ -85,7 +85,7 @@ export declare namespace DescribeTopicPartitionsResponse {
 }
 
 /** DescribeTopicPartitions: Kafka 4.1.0 has versions 0, flexible from 0; klog reads and writes 0. */
-export const DescribeTopicPartitions: ApiCodec<DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse> = {
+export const DescribeTopicPartitions: ApiCodec<DescribeTopicPartitionsRequest, DescribeTopicPartitionsResponse, 75> = {
   name: 'DescribeTopicPartitions',
   apiKey: 75,
   minVersion: 0,

@@ -56,7 +56,7 @@ export declare namespace IncrementalAlterConfigsResponse {
 }
 
 /** IncrementalAlterConfigs: Kafka 4.1.0 has versions 0-1, flexible from 1; klog reads and writes 0-1. */
-export const IncrementalAlterConfigs: ApiCodec<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse> = {
+export const IncrementalAlterConfigs: ApiCodec<IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse, 44> = {
   name: 'IncrementalAlterConfigs',
   apiKey: 44,
   minVersion: 0,

@@ -145,7 +145,7 @@ export declare namespace FetchResponse {
 }
 
 /** Fetch: Kafka 4.1.0 has versions 4-17, flexible from 12; klog reads and writes 4-12. */
-export const Fetch: ApiCodec<FetchRequest, FetchResponse> = {
+export const Fetch: ApiCodec<FetchRequest, FetchResponse, 1> = {
   name: 'Fetch',
   apiKey: 1,
   minVersion: 4,

@@ -73,7 +73,7 @@ export declare namespace ListOffsetsResponse {
 }
 
 /** ListOffsets: Kafka 4.1.0 has versions 1-10, flexible from 6; klog reads and writes 0-5. */
-export const ListOffsets: ApiCodec<ListOffsetsRequest, ListOffsetsResponse> = {
+export const ListOffsets: ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 2> = {
   name: 'ListOffsets',
   apiKey: 2,
   minVersion: 0,

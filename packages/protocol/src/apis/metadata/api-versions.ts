@@ -64,7 +64,7 @@ export declare namespace ApiVersionsResponse {
 }
 
 /** ApiVersions: Kafka 4.1.0 has versions 0-4, flexible from 3; klog reads and writes 0-3. */
-export const ApiVersions: ApiCodec<ApiVersionsRequest, ApiVersionsResponse> = {
+export const ApiVersions: ApiCodec<ApiVersionsRequest, ApiVersionsResponse, 18> = {
   name: 'ApiVersions',
   apiKey: 18,
   minVersion: 0,

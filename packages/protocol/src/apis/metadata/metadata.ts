@@ -93,7 +93,7 @@ export declare namespace MetadataResponse {
 }
 
 /** Metadata: Kafka 4.1.0 has versions 0-13, flexible from 9; klog reads and writes 0-9. */
-export const Metadata: ApiCodec<MetadataRequest, MetadataResponse> = {
+export const Metadata: ApiCodec<MetadataRequest, MetadataResponse, 3> = {
   name: 'Metadata',
   apiKey: 3,
   minVersion: 0,

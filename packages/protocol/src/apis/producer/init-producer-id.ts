@@ -34,7 +34,7 @@ export interface InitProducerIdResponse {
 }
 
 /** InitProducerId: Kafka 4.1.0 has versions 0-6, flexible from 2; klog reads and writes 0-4. */
-export const InitProducerId: ApiCodec<InitProducerIdRequest, InitProducerIdResponse> = {
+export const InitProducerId: ApiCodec<InitProducerIdRequest, InitProducerIdResponse, 22> = {
   name: 'InitProducerId',
   apiKey: 22,
   minVersion: 0,

@@ -80,7 +80,7 @@ export declare namespace ProduceResponse {
 }
 
 /** Produce: Kafka 4.1.0 has versions 3-13, flexible from 9; klog reads and writes 3-8. */
-export const Produce: ApiCodec<ProduceRequest, ProduceResponse> = {
+export const Produce: ApiCodec<ProduceRequest, ProduceResponse, 0> = {
   name: 'Produce',
   apiKey: 0,
   minVersion: 3,

@@ -1,0 +1,57 @@
+import type { ApiCodec, ApiKey, ApiRequest, ApiResponse, RequestHeader } from '@klog/protocol';
+import type { BrokerContext } from './context.js';
+
+/** A range of API versions, both ends included. */
+export interface VersionRange {
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * A request handled without a response going back: acks = 0, or a response a teaching fault withholds.
+ * `summary` is the debug line's; `close`, when set, closes the connection instead, saying why (a fault).
+ */
+export class Unanswered {
+  constructor(
+    readonly summary: string,
+    readonly close?: string,
+  ) {}
+}
+
+/**
+ * One API as the broker serves it, all in one place (as franz-go's kfake registers each key's versions
+ * beside its handler, and Kafka's KafkaApis matches each ApiKeys to one `handleXxxRequest`): the codec,
+ * the versions served, the handler, and the one-line summary the debug log prints of each request.
+ */
+export interface ApiHandler<K extends ApiKey> {
+  /** The generated codec: the API's key and name, and the versions klog has codecs for. */
+  readonly codec: ApiCodec<ApiRequest<K>, ApiResponse<K>, K>;
+  /** The versions served: within the codec's; a request in another is refused, the connection closed. */
+  readonly versions: VersionRange;
+  /** What ApiVersions advertises, when it is not `versions` (Produce: from 0, see produce.ts). */
+  readonly advertised?: VersionRange;
+  /**
+   * Answers one request. Only a handler that may wait (Fetch) returns a promise; the others answer at once,
+   * and the connection answers requests in order.
+   */
+  handle(
+    ctx: BrokerContext,
+    header: RequestHeader,
+    request: ApiRequest<K>,
+    signal: AbortSignal,
+  ): ApiResponse<K> | Unanswered | Promise<ApiResponse<K>>;
+  /** The debug log's line for a request answered with `response`. */
+  summary(request: ApiRequest<K>, response: ApiResponse<K>): string;
+}
+
+/** Declares an API's handler; the key is the codec's, so the request and response types follow. */
+export function defineApi<K extends ApiKey>(handler: ApiHandler<K>): ApiHandler<K> {
+  const { codec, versions } = handler;
+  if (versions.min < codec.minVersion || versions.max > codec.maxVersion || versions.min > versions.max) {
+    throw new RangeError(
+      `${codec.name}: versions ${versions.min}–${versions.max} are not within those it has codecs for ` +
+        `(${codec.minVersion}–${codec.maxVersion})`,
+    );
+  }
+  return handler;
+}
