@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_REQUEST_BYTES } from '@klog/protocol';
+import { TOPIC_CONFIGS } from './configs/topic-config.js';
 
 /** What `klog serve` can be told; every number checked at the boundary (`resolveConfig`). */
 export interface BrokerConfig {
@@ -35,6 +36,18 @@ export interface BrokerConfig {
   /** Kafka's `log.segment.bytes`. */
   readonly segmentBytes: number;
   /**
+   * The broker-level defaults of topic configs the user set (Kafka's names: `log.retention.ms`,
+   * `log.cleanup.policy`, `message.max.bytes`…), checked and normalised; what is not here is Kafka's default.
+   * DescribeConfigs reports these as STATIC_BROKER_CONFIG.
+   */
+  readonly logSettings: ReadonlyMap<string, string>;
+  /** Kafka's `log.retention.check.interval.ms`: how often retention looks for segments to delete. */
+  readonly logRetentionCheckIntervalMs: number;
+  /** Kafka's `log.cleaner.backoff.ms`: how often the cleaner looks for compacted topics to clean. */
+  readonly logCleanerBackoffMs: number;
+  /** The Kafka names of the settings given rather than defaulted (DescribeConfigs' STATIC_BROKER_CONFIG). */
+  readonly explicit: ReadonlySet<string>;
+  /**
    * Teaching faults (`faults.ts`): the responses of the first `dropAcks` Produce requests that write records
    * are dropped (the connection stays open)…
    */
@@ -55,6 +68,8 @@ export const DEFAULT_CONFIG = {
   fetchMaxBytes: 55 * 1024 * 1024,
   messageMaxBytes: 1_048_588,
   segmentBytes: 1024 * 1024 * 1024,
+  logRetentionCheckIntervalMs: 300_000,
+  logCleanerBackoffMs: 15_000,
   dropAcks: 0,
   closeAfterAppend: 0,
 } as const;
@@ -70,10 +85,73 @@ function integer(name: string, value: number, min: number, max: number): number 
   return value;
 }
 
-export type BrokerOptions = Partial<BrokerConfig> & { readonly dataDir: string };
+export type BrokerOptions = Partial<Omit<BrokerConfig, 'logSettings' | 'explicit'>> & {
+  readonly dataDir: string;
+  /** Broker-level topic defaults by Kafka's name (`log.retention.ms`, or `log.retention.hours`…), as text. */
+  readonly logSettings?: Readonly<Record<string, string>>;
+};
+
+/** Each option's Kafka name, for DescribeConfigs of the broker. */
+export const KAFKA_NAMES: Readonly<Record<string, string>> = {
+  dataDir: 'log.dirs',
+  nodeId: 'node.id',
+  autoCreateTopics: 'auto.create.topics.enable',
+  numPartitions: 'num.partitions',
+  socketRequestMaxBytes: 'socket.request.max.bytes',
+  connectionsMaxIdleMs: 'connections.max.idle.ms',
+  fetchMaxBytes: 'fetch.max.bytes',
+  messageMaxBytes: 'message.max.bytes',
+  segmentBytes: 'log.segment.bytes',
+  logRetentionCheckIntervalMs: 'log.retention.check.interval.ms',
+  logCleanerBackoffMs: 'log.cleaner.backoff.ms',
+};
+
+/** Kafka's coarser spellings of two time settings, and the factor to milliseconds (`ms` wins over them). */
+const IN_MS: Readonly<Record<string, { readonly name: string; readonly factor: number }>> = {
+  'log.retention.hours': { name: 'log.retention.ms', factor: 3_600_000 },
+  'log.retention.minutes': { name: 'log.retention.ms', factor: 60_000 },
+  'log.roll.hours': { name: 'log.roll.ms', factor: 3_600_000 },
+};
+
+/** Broker-level topic defaults, checked by the topic configs' own rules and named as Kafka names them. */
+function resolveLogSettings(given: Readonly<Record<string, string>>): Map<string, string> {
+  const out = new Map<string, string>();
+  const coarse = Object.entries(given)
+    .filter(([name]) => IN_MS[name] !== undefined)
+    // Hours first, then minutes, then ms: the finer spelling wins, as in Kafka.
+    .sort(([a], [b]) => (a.endsWith('hours') ? -1 : 0) - (b.endsWith('hours') ? -1 : 0));
+  for (const [name, raw] of coarse) {
+    const { name: target, factor } = IN_MS[name]!;
+    const n = Number(raw.trim());
+    if (!Number.isSafeInteger(n) || n < (target === 'log.retention.ms' ? -1 : 1)) {
+      throw new ConfigError(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
+    }
+    out.set(target, String(n === -1 ? -1 : n * factor));
+  }
+  for (const [name, raw] of Object.entries(given)) {
+    if (IN_MS[name] !== undefined) continue;
+    const def = TOPIC_CONFIGS.find((d) => d.brokerName === name);
+    if (def === undefined) throw new ConfigError(`${name} is not a broker log setting klog knows`);
+    const parsed = def.parse(raw);
+    if (!parsed.ok) throw new ConfigError(`${name}: ${parsed.reason}`);
+    out.set(name, parsed.value);
+  }
+  return out;
+}
 
 export function resolveConfig(options: BrokerOptions): BrokerConfig {
-  const c = { ...DEFAULT_CONFIG, advertisedPort: undefined, ...options };
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as BrokerOptions;
+  const c = { ...DEFAULT_CONFIG, advertisedPort: undefined, ...given };
+  const logSettings = resolveLogSettings(options.logSettings ?? {});
+  // message.max.bytes and log.segment.bytes have options of their own too: those win, and are the same values.
+  if (given.messageMaxBytes !== undefined) logSettings.set('message.max.bytes', String(given.messageMaxBytes));
+  if (given.segmentBytes !== undefined) logSettings.set('log.segment.bytes', String(given.segmentBytes));
+  const messageMaxBytes = Number(logSettings.get('message.max.bytes') ?? c.messageMaxBytes);
+  const segmentBytes = Number(logSettings.get('log.segment.bytes') ?? c.segmentBytes);
+  const explicit = new Set([
+    ...Object.keys(given).flatMap((k) => (KAFKA_NAMES[k] === undefined ? [] : [KAFKA_NAMES[k]!])),
+    ...logSettings.keys(),
+  ]);
   if (c.dataDir === '') throw new ConfigError('dataDir must not be empty');
   if (c.host === '') throw new ConfigError('host must not be empty');
   const advertisedHost = c.advertisedHost ?? c.host;
@@ -95,8 +173,12 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     connectionsMaxIdleMs: integer('connectionsMaxIdleMs', c.connectionsMaxIdleMs, 1, 2 ** 31 - 1),
     maxBufferedResponseBytes: integer('maxBufferedResponseBytes', c.maxBufferedResponseBytes, 0, 2 ** 31 - 1),
     fetchMaxBytes: integer('fetchMaxBytes', c.fetchMaxBytes, 1, 2 ** 31 - 1),
-    messageMaxBytes: integer('messageMaxBytes', c.messageMaxBytes, 1, 2 ** 31 - 1),
-    segmentBytes: integer('segmentBytes', c.segmentBytes, 14, 2 ** 31 - 1),
+    messageMaxBytes: integer('messageMaxBytes', messageMaxBytes, 61, 64 * 1024 * 1024),
+    segmentBytes: integer('segmentBytes', segmentBytes, 61, 2 ** 31 - 1),
+    logSettings,
+    logRetentionCheckIntervalMs: integer('logRetentionCheckIntervalMs', c.logRetentionCheckIntervalMs, 1, 2 ** 31 - 1),
+    logCleanerBackoffMs: integer('logCleanerBackoffMs', c.logCleanerBackoffMs, 1, 2 ** 31 - 1),
+    explicit,
     dropAcks: integer('dropAcks', c.dropAcks, 0, 2 ** 31 - 1),
     closeAfterAppend: integer('closeAfterAppend', c.closeAfterAppend, 0, 2 ** 31 - 1),
   };

@@ -5,6 +5,7 @@ import type { FetchPurgatory } from './fetch-purgatory.js';
 import type { BrokerLog } from './log-port.js';
 import type { Logger } from './logger.js';
 import type { ProducerIdManager } from './producer-id-manager.js';
+import type { TopicConfigs } from './topic-configs.js';
 import type { UnsupportedRequests } from './unsupported.js';
 
 /** What a request handler may use: the broker's configuration, its log, and its shared state. */
@@ -16,6 +17,8 @@ export interface BrokerContext {
   /** What ApiVersions answers: the APIs handled, in the versions advertised (advertised.ts). */
   readonly advertisedApis: readonly AdvertisedApi[];
   readonly log: BrokerLog;
+  /** Each topic's configs: its own, the broker's defaults, and what its logs run with. */
+  readonly topicConfigs: TopicConfigs;
   readonly producerIds: ProducerIdManager;
   readonly fetchWaits: FetchPurgatory;
   readonly logger: Logger;

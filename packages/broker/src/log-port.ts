@@ -6,6 +6,8 @@
 import { type ErrorName, isErrorName } from '@klog/protocol';
 import {
   batchSize,
+  type CompactionReport,
+  compact,
   CONTROL_FLAG,
   type CompressionType,
   compressionOf,
@@ -13,7 +15,9 @@ import {
   decodeBatchHeader,
   type FetchResult,
   fsyncDirectory,
+  type LogConfig,
   LogManager,
+  type LogSegment,
   type Partition,
   type ProducerBatchAppend,
   type RecordBatchHeader,
@@ -34,12 +38,45 @@ export interface BrokerPartition {
   readonly highWatermark: number;
   /** = high watermark: there are no transactions. */
   readonly lastStableOffset: number;
-  /** Appends one RecordBatch v2 as the client sent it, under Kafka 4.1's producer rules. Throws LogError. */
-  appendProducerBatch(bytes: Uint8Array, nowMs: number): ProducerBatchAppend;
+  /**
+   * Appends one RecordBatch v2 as the client sent it, under Kafka 4.1's producer rules; `logAppendTime`
+   * stamps it with `nowMs` (message.timestamp.type=LogAppendTime). Throws LogError.
+   */
+  appendProducerBatch(bytes: Uint8Array, nowMs: number, logAppendTime?: boolean): ProducerBatchAppend;
   /** Whole batches from the one holding `offset`, at most `maxBytes` but at least one. Throws LogError. */
   fetch(offset: number, maxBytes: number): FetchResult;
   /** The first offset whose timestamp is at least `timestampMs`, through the time index. */
   offsetForTimestamp(timestampMs: number): { offset: number; timestamp: number } | undefined;
+  /** Bytes on disk, over every segment. */
+  readonly sizeBytes: number;
+  /** DeleteRecords: the log starts at `offset` from now on (at most the high watermark). Throws LogError. */
+  advanceLogStartOffset(offset: number): number;
+  /** Retention: deletes inactive segments from the oldest while `breached` holds; their base offsets. */
+  deleteOldSegments(breached: (segment: SegmentSummary, logBytes: number) => boolean): number[];
+  /** Inactive segments, oldest first (the cleaner's view). */
+  inactiveSegments(): SegmentSummary[];
+  /** The active segment's first batch's max timestamp (Kafka's rolling-based timestamp), if it has one. */
+  activeSegmentFirstTimestamp(): number | undefined;
+  /** Rolls a new active segment unless the active one is empty (segment.ms). */
+  roll(): boolean;
+  /** Compaction of every inactive segment (storage's `compact`). */
+  compact(removeTombstones: boolean): CompactionReport;
+  /** The producers this partition knows: what DescribeProducers shows (Kafka's ProducerStateManager). */
+  producers(): ProducerSummary[];
+}
+
+export interface SegmentSummary {
+  readonly baseOffset: number;
+  readonly sizeBytes: number;
+  /** The largest timestamp in it (Kafka's `LogSegment.largestTimestamp`), −1 if none. */
+  readonly maxTimestamp: number;
+}
+
+export interface ProducerSummary {
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly lastSequence: number;
+  readonly lastTimestamp: number;
 }
 
 export interface BrokerLog {
@@ -48,6 +85,12 @@ export interface BrokerLog {
   partition(topic: string, partition: number): BrokerPartition | undefined;
   /** Creates the topic's partitions. Throws LogError (TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION…). */
   createTopic(topic: string, partitions: number): void;
+  /** More partitions for a topic. Throws LogError (UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS). */
+  addPartitions(topic: string, count: number): void;
+  /** Deletes a topic and its files. Throws LogError (UNKNOWN_TOPIC_OR_PARTITION). */
+  deleteTopic(topic: string): void;
+  /** The topic's config changed: its open logs take the new segment.bytes and max.message.bytes. */
+  reconfigureTopic(topic: string): void;
   /** Why `topic` cannot name a topic (Kafka's `Topic.validate`), or undefined if it can. */
   invalidTopicName(topic: string): string | undefined;
   /** Flushes and closes every partition, releasing the data directory. */
@@ -129,6 +172,8 @@ export interface LogOptions {
   readonly dataDir: string;
   readonly segmentBytes: number;
   readonly messageMaxBytes: number;
+  /** A topic's own segment.bytes and max.message.bytes, when it has them (topic configs). */
+  readonly topicLogConfig?: (topic: string) => { readonly segmentBytes?: number; readonly maxBatchBytes?: number };
 }
 
 /** A storage error as the Kafka error a broker answers with (klog-only codes become KAFKA_STORAGE_ERROR). */
@@ -153,7 +198,13 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+function summary(segment: LogSegment): SegmentSummary {
+  return { baseOffset: segment.baseOffset, sizeBytes: segment.size, maxTimestamp: segment.maxTimestamp() };
+}
+
 function brokerPartition(p: Partition): BrokerPartition {
+  // The active segment's first timestamp, read once per segment (Kafka keeps `rollingBasedTimestamp` too).
+  let first: { readonly base: number; readonly timestamp: number } | undefined;
   return {
     topic: p.topic,
     partition: p.partition,
@@ -169,9 +220,34 @@ function brokerPartition(p: Partition): BrokerPartition {
     get lastStableOffset() {
       return p.lastStableOffset;
     },
-    appendProducerBatch: (bytes, nowMs) => call(() => p.appendProducerBatch(asBuffer(bytes), { nowMs })),
+    appendProducerBatch: (bytes, nowMs, logAppendTime) =>
+      call(() => p.appendProducerBatch(asBuffer(bytes), logAppendTime === true ? { nowMs, logAppendTimeMs: nowMs } : { nowMs })),
     fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
+    get sizeBytes() {
+      return p.log.size;
+    },
+    advanceLogStartOffset: (offset) => call(() => p.log.advanceLogStartOffset(offset)),
+    deleteOldSegments: (breached) =>
+      call(() => p.log.deleteOldSegments((segment, bytes) => breached(summary(segment), bytes))),
+    inactiveSegments: () => p.log.segments.slice(0, -1).map(summary),
+    activeSegmentFirstTimestamp() {
+      const active = p.log.activeSegment;
+      if (active.size === 0) return undefined;
+      if (first?.base !== active.baseOffset) {
+        first = { base: active.baseOffset, timestamp: call(() => active.readBatchAt(0).header.maxTimestamp) };
+      }
+      return first.timestamp;
+    },
+    roll: () => call(() => p.log.roll()),
+    compact: (removeTombstones) => call(() => compact(p, { removeTombstones })),
+    producers: () =>
+      p.producerState.producerIds().flatMap((id) => {
+        const entry = p.producerState.get(id);
+        const last = entry?.batches.at(-1);
+        if (entry === undefined || last === undefined) return [];
+        return [{ producerId: id, producerEpoch: entry.producerEpoch, lastSequence: last.lastSeq, lastTimestamp: entry.lastTimestamp }];
+      }),
   };
 }
 
@@ -185,6 +261,9 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
     LogManager.open(options.dataDir, {
       config: { segmentBytes: options.segmentBytes, maxBatchBytes: options.messageMaxBytes },
       producerSnapshots: true,
+      ...(options.topicLogConfig === undefined
+        ? {}
+        : { topicConfig: (topic: string): Partial<LogConfig> => options.topicLogConfig!(topic) }),
     }),
   );
   const wrapped = new WeakMap<Partition, BrokerPartition>();
@@ -201,6 +280,9 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
       return w;
     },
     createTopic: (topic, partitions) => call(() => manager.createTopic(topic, partitions)),
+    addPartitions: (topic, count) => call(() => manager.addPartitions(topic, count)),
+    deleteTopic: (topic) => call(() => manager.deleteTopic(topic)),
+    reconfigureTopic: (topic) => call(() => manager.reconfigureTopic(topic)),
     invalidTopicName(topic) {
       try {
         validateTopicName(topic);

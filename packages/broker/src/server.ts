@@ -6,10 +6,13 @@ import { Connection, type ConnectionStats } from './connection.js';
 import type { BrokerContext, RequestStats } from './context.js';
 import { FaultInjector } from './faults.js';
 import { FetchPurgatory } from './fetch-purgatory.js';
+import { LogCleaner } from './log-cleaner.js';
 import { type BrokerLog, openBrokerLog, syncDirectory } from './log-port.js';
 import { type Logger, SILENT } from './logger.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
 import { ProducerIdManager } from './producer-id-manager.js';
+import { TopicConfigStore } from './topic-config-store.js';
+import { TopicConfigs } from './topic-configs.js';
 import { UnsupportedRequests } from './unsupported.js';
 
 export interface StartOptions extends BrokerOptions {
@@ -32,6 +35,7 @@ export class Broker {
   readonly #fetchWaits: FetchPurgatory;
   readonly #logger: Logger;
   readonly #graceMs: number;
+  #cleaner: LogCleaner | undefined;
   #nextId = 1;
   #closing: Promise<void> | undefined;
   #port = 0;
@@ -39,9 +43,22 @@ export class Broker {
   private constructor(config: BrokerConfig, options: StartOptions) {
     this.#logger = options.logger ?? SILENT;
     this.#graceMs = options.shutdownGraceMs ?? 5000;
-    this.#log = openBrokerLog({ dataDir: config.dataDir, segmentBytes: config.segmentBytes, messageMaxBytes: config.messageMaxBytes });
+    // A partition opened later reads its topic's segment.bytes and max.message.bytes from the configs.
+    let configs: TopicConfigs | undefined;
+    this.#log = openBrokerLog({
+      dataDir: config.dataDir,
+      segmentBytes: config.segmentBytes,
+      messageMaxBytes: config.messageMaxBytes,
+      topicLogConfig: (topic) => {
+        const c = configs?.effective(topic);
+        return c === undefined ? {} : { segmentBytes: c.segmentBytes, maxBatchBytes: c.maxMessageBytes };
+      },
+    });
     try {
       const own = brokerDir(config.dataDir, syncDirectory);
+      const store = TopicConfigStore.open(own, new Set(this.#log.topics().keys()), syncDirectory);
+      configs = new TopicConfigs(store, config.logSettings, (topic) => this.#log.reconfigureTopic(topic));
+      const topicConfigs = configs;
       const { clusterId } = loadOrCreateMetaProperties(own, config.nodeId, syncDirectory);
       const producerIds = new ProducerIdManager(own, syncDirectory);
       this.#fetchWaits = new FetchPurgatory();
@@ -54,6 +71,7 @@ export class Broker {
         clusterId,
         advertisedApis: ADVERTISED_APIS,
         log: this.#log,
+        topicConfigs,
         producerIds,
         fetchWaits: this.#fetchWaits,
         logger: this.#logger,
@@ -89,6 +107,8 @@ export class Broker {
     const address = broker.#server.address();
     broker.#port = typeof address === 'object' && address !== null ? address.port : config.port;
     broker.#server.on('error', (error) => broker.#logger.error(`listener: ${error.message}`));
+    broker.#cleaner = new LogCleaner(broker.#ctx);
+    broker.#cleaner.start();
     const topics = broker.#log.topics();
     broker.#logger.info(
       `klog serve: listening on ${config.host}:${broker.#port}, advertised as ${broker.#ctx.advertised.host}:${broker.#ctx.advertised.port}; ` +
@@ -150,6 +170,7 @@ export class Broker {
   async #shutdown(): Promise<void> {
     this.#logger.info(`klog serve: shutting down (${this.#connections.size} connection${this.#connections.size === 1 ? '' : 's'})`);
     const stopped = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#cleaner?.stop();
     this.#fetchWaits.close();
     await Promise.all([...this.#connections].map((c) => c.end(this.#graceMs)));
     await stopped;

@@ -65,7 +65,12 @@ function producePartition(
     return failed(data.index, 'UNSUPPORTED_COMPRESSION_TYPE', 'Produce requests below version 7 cannot carry zstd');
   }
   try {
-    const result = partition.appendProducerBatch(data.records!, ctx.now());
+    const now = ctx.now();
+    const config = ctx.topicConfigs.effective(topic);
+    // segment.ms: Kafka rolls at append time once the active segment's first batch is that old.
+    const first = partition.activeSegmentFirstTimestamp();
+    if (first !== undefined && now - first >= config.segmentMs) partition.roll();
+    const result = partition.appendProducerBatch(data.records!, now, config.logAppendTime);
     switch (result.kind) {
       case 'Append':
         ctx.fetchWaits.notify(FetchPurgatory.key(topic, data.index));
