@@ -69,14 +69,25 @@ describe('KafkaJS 2.2.4 admin: the whole life of a topic', () => {
         ).toBe(true);
         const describe = async () => {
           const { resources } = await admin.describeConfigs({
-            resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['cleanup.policy', 'retention.ms', 'segment.bytes'] }],
+            resources: [
+              {
+                type: ConfigResourceTypes.TOPIC,
+                name: topic,
+                configNames: ['cleanup.policy', 'retention.ms', 'segment.bytes'],
+              },
+            ],
             includeSynonyms: true,
           });
           expect(resources[0]!.errorCode).toBe(0);
           return Object.fromEntries(resources[0]!.configEntries.map((e) => [e.configName, e]));
         };
         const before = await describe();
-        expect(before['cleanup.policy']).toMatchObject({ configValue: 'compact', configSource: 1, readOnly: false, isSensitive: false });
+        expect(before['cleanup.policy']).toMatchObject({
+          configValue: 'compact',
+          configSource: 1,
+          readOnly: false,
+          isSensitive: false,
+        });
         expect(before['retention.ms']).toMatchObject({ configValue: '3600000', configSource: 1 });
         // The broker's own default for it (log.retention.hours=48) and Kafka's, as synonyms, most specific first.
         expect(before['retention.ms']!.configSynonyms).toEqual([
@@ -88,7 +99,13 @@ describe('KafkaJS 2.2.4 admin: the whole life of a topic', () => {
 
         await admin.alterConfigs({
           validateOnly: false,
-          resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'retention.ms', value: '7200000' }] }],
+          resources: [
+            {
+              type: ConfigResourceTypes.TOPIC,
+              name: topic,
+              configEntries: [{ name: 'retention.ms', value: '7200000' }],
+            },
+          ],
         });
         const after = await describe();
         expect(after['retention.ms']).toMatchObject({ configValue: '7200000', configSource: 1 });
@@ -97,7 +114,13 @@ describe('KafkaJS 2.2.4 admin: the whole life of a topic', () => {
         await expect(
           admin.alterConfigs({
             validateOnly: false,
-            resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configEntries: [{ name: 'flush.ms', value: '10' }] }],
+            resources: [
+              {
+                type: ConfigResourceTypes.TOPIC,
+                name: topic,
+                configEntries: [{ name: 'flush.ms', value: '10' }],
+              },
+            ],
           }),
         ).rejects.toMatchObject({ type: 'INVALID_CONFIG' });
 
@@ -133,12 +156,26 @@ describe('@platformatic/kafka 1.35 Admin: the whole life of a topic', () => {
     'create with configs → describe (v4) → incremental alter → describe → add partitions → delete records → log dirs → delete → gone after a restart',
     async () => {
       const topic = 'plt-life';
-      const options = { clientId: 'plt-admin', bootstrapBrokers: [`127.0.0.1:${b.port}`], retries: 2, retryDelay: 100, requestTimeout: 5000 };
+      const options = {
+        clientId: 'plt-admin',
+        bootstrapBrokers: [`127.0.0.1:${b.port}`],
+        retries: 2,
+        retryDelay: 100,
+        requestTimeout: 5000,
+      };
       const admin = new Admin(options);
       try {
-        await admin.createTopics({ topics: [topic], partitions: 1, replicas: 1, configs: [{ name: 'retention.bytes', value: '100000' }] });
+        await admin.createTopics({
+          topics: [topic],
+          partitions: 1,
+          replicas: 1,
+          configs: [{ name: 'retention.bytes', value: '100000' }],
+        });
         const describe = async () => {
-          const [one] = await admin.describeConfigs({ resources: [{ resourceType: 2, resourceName: topic }], includeSynonyms: true });
+          const [one] = await admin.describeConfigs({
+            resources: [{ resourceType: 2, resourceName: topic }],
+            includeSynonyms: true,
+          });
           return Object.fromEntries(one!.configs.map((c) => [c.name, c]));
         };
         const before = await describe();
@@ -165,7 +202,13 @@ describe('@platformatic/kafka 1.35 Admin: the whole life of a topic', () => {
         expect(after['message.timestamp.type']).toMatchObject({ value: 'LogAppendTime', configSource: 1 });
         // DELETE: back to the default; the others stay.
         await admin.incrementalAlterConfigs({
-          resources: [{ resourceType: 2, resourceName: topic, configs: [{ name: 'message.timestamp.type', configOperation: 1 }] }],
+          resources: [
+            {
+              resourceType: 2,
+              resourceName: topic,
+              configs: [{ name: 'message.timestamp.type', configOperation: 1 }],
+            },
+          ],
         });
         const deleted = await describe();
         expect(deleted['message.timestamp.type']).toMatchObject({ value: 'CreateTime', configSource: 5 });
@@ -175,7 +218,9 @@ describe('@platformatic/kafka 1.35 Admin: the whole life of a topic', () => {
         expect((await admin.metadata({ topics: [topic] })).topics.get(topic)?.partitionsCount).toBe(2);
 
         await produce(topic, 0, 5);
-        const removed = await admin.deleteRecords({ topics: [{ name: topic, partitions: [{ partition: 0, offset: 3n }] }] });
+        const removed = await admin.deleteRecords({
+          topics: [{ name: topic, partitions: [{ partition: 0, offset: 3n }] }],
+        });
         expect(removed).toEqual([{ name: topic, partitions: [{ partition: 0, lowWatermark: 3n }] }]);
 
         const dirs = await admin.describeLogDirs({ topics: [{ name: topic, partitions: [0, 1] }] });
@@ -207,7 +252,9 @@ describe("confluent-kafka's AdminClient (librdkafka 2.0.2)", () => {
     async () => {
       const topic = 'py-life';
       const script = join(HERE, 'support', 'admin.py');
-      const { stdout } = await run(PYTHON, [script, 'lifecycle', `127.0.0.1:${b.port}`, topic], { timeout: 60_000 });
+      const { stdout } = await run(PYTHON, [script, 'lifecycle', `127.0.0.1:${b.port}`, topic], {
+        timeout: 60_000,
+      });
       const steps = Object.fromEntries(
         stdout
           .trim()
