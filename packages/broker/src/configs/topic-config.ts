@@ -81,7 +81,6 @@ export const MAX_BATCH_BYTES_LIMIT = 64 * 1024 * 1024;
 /** A segment must hold at least one batch header (storage's minimum; Kafka's is 14 bytes). */
 export const MIN_SEGMENT_BYTES = 61;
 
-// #region topic-configs
 /** Every topic config klog applies, in the order DescribeConfigs lists them. */
 export const TOPIC_CONFIGS: readonly TopicConfigDef[] = [
   {
@@ -155,7 +154,6 @@ export const TOPIC_CONFIGS: readonly TopicConfigDef[] = [
     parse: wholeNumber(1, LONG_MAX),
   },
 ];
-// #endregion topic-configs
 
 /**
  * Topic configs Kafka has and klog does not apply: named as such in INVALID_CONFIG, rather than "unknown",
