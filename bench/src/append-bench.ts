@@ -17,7 +17,7 @@ import {
   type FlushPolicy,
   Partition,
   type RecordInput,
-} from '@klog/storage';
+} from '@klog/storage/internals';
 import { type BenchContext, reportComparison } from './context.js';
 import { BENCH_NOW_MS, recordInputs } from './data.js';
 import { measurePair, type TaskSpec } from './harness.js';
@@ -275,7 +275,7 @@ function judgeTask(recordsPerBatch: number): TaskSpec {
       for (let i = 0; i < calls; i++) {
         const first = toSequence(seq);
         const last = incrementSequence(first, recordsPerBatch - 1);
-        const verdict = judgeBatch('chapter', state, pid, epoch, first, last);
+        const verdict = judgeBatch('chapter', state.get(pid), epoch, first, last);
         if (verdict.kind !== 'Append') throw new Error(`judged ${verdict.kind}`);
         offset += recordsPerBatch;
         recordAppendedBatch(state, pid, epoch, last, offset - 1, recordsPerBatch - 1, BENCH_NOW_MS);

@@ -1,4 +1,4 @@
-import { decodeRecordBatch, encodeRecordBatch, type RecordBatchFields } from '@klog/storage';
+import { decodeRecordBatch, encodeRecordBatch, type RecordBatchFields } from '@klog/storage/internals';
 import { type BenchContext, reportComparison } from './context.js';
 import { BENCH_NOW_MS, codecRecords, formatBytes, recordInputs } from './data.js';
 import { measurePair, type TaskSpec } from './harness.js';

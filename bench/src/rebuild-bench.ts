@@ -6,10 +6,10 @@ import {
   appendIdempotent,
   decodeRecordBatch,
   LOG_OVERHEAD,
-  type Log,
+  type LogReader,
   Partition,
   rebuildProducerState,
-} from '@klog/storage';
+} from '@klog/storage/internals';
 import { type BenchContext, reportComparison } from './context.js';
 import { BENCH_NOW_MS, formatBytes, recordInputs } from './data.js';
 import { measurePair, type TaskSpec } from './harness.js';
@@ -83,7 +83,7 @@ function writeSegment(ctx: BenchContext, c: SegmentCase): Segment {
 }
 
 /** klog's own full decode of a segment: `LogSegment.batches()`, one read per batch, CRC checked. */
-function fullDecode(log: Log): ProducerState {
+function fullDecode(log: LogReader): ProducerState {
   const state = new ProducerState();
   let records = 0;
   for (const { header: batch } of log.activeSegment.batches()) {

@@ -19,7 +19,7 @@ import {
   encodeRecordBatch,
   Partition,
   segmentFileName,
-} from '@klog/storage';
+} from '@klog/storage/internals';
 import { createRecordsBatch, Reader, readRecordsBatch } from '@platformatic/kafka';
 import { parseBenchArgs, runBenchMain, UsageError } from './args.js';
 import { BENCH_NOW_MS, recordInputs } from './data.js';
@@ -207,7 +207,7 @@ function fetchFigures(scratch: string, quick: boolean): Figure[] {
   const ranges = wanted.map((offset) => {
     const records = p.fetch(offset, maxBytes).records;
     const segment = p.log.segmentFor(offset)!;
-    return { path: segment.path, position: segment.positionOfOffset(offset)!, length: records.length };
+    return { path: segment.path, position: segment.translateOffset(offset)!, length: records.length };
   });
   const fds = new Map<string, number>();
   const fdOf = (path: string) => {

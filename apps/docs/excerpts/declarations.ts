@@ -11,7 +11,7 @@ export interface Cut {
    * function's body (whole statements, but not a whole unit a reader could lift out).
    */
   readonly how: 'cut' | 'inside';
-  /** What is cut, e.g. "function appendIdempotent" or "class ProducerStateEntry". */
+  /** What is cut, e.g. "method append" or "class ProducerStateEntry". */
   readonly what: string;
   /** 1-based lines of the node that is cut. */
   readonly startLine: number;

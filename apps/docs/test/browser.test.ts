@@ -21,7 +21,7 @@ const ARTIFACTS = join(realRoot, 'artifacts', 'site');
 const WIDTHS = [390, 1280] as const;
 const THEMES = ['light', 'dark'] as const;
 /** The widest excerpt of the chapter (its doc comment is a table): the one to look at on a phone. */
-const WIDE_EXCERPT = 'packages/storage/src/record-batch.ts#batch-header-layout';
+const WIDE_EXCERPT = 'packages/storage/src/format/record-batch.ts#batch-header-layout';
 
 describe.skipIf(!haveChromium)('the site in Chromium', () => {
   let server: Server;
@@ -183,11 +183,11 @@ describe.skipIf(!haveChromium)('the site in Chromium', () => {
 
     it('says where each fragment was cut', async () => {
       const head = page.locator(
-        '[data-src="packages/storage/src/idempotent-append.ts#append-head"] .klog-cut',
+        '[data-src="packages/storage/src/partition/partition.ts#append-head"] .klog-cut',
       );
       await expect(head.textContent()).resolves.toContain('ตัดตรงนี้');
       // A whole unit is not marked as cut.
-      const whole = page.locator('[data-src="packages/storage/src/compaction.ts#compaction-must-keep"]');
+      const whole = page.locator('[data-src="packages/storage/src/cleaner/compaction.ts#compaction-must-keep"]');
       await expect(whole.locator('.klog-cut').count()).resolves.toBe(0);
     });
 

@@ -141,15 +141,15 @@ describe('red paths, on a copy of the tree', () => {
   });
 
   it('a region that cuts a declaration in half fails unless it says fragment', () => {
-    const file = 'packages/storage/src/idempotent-append.ts';
+    const file = 'packages/storage/src/partition/partition.ts';
     fx.edit(file, '// #region append-head fragment\n', '// #region append-head\n');
     fx.edit(file, '// #endregion append-head fragment\n', '// #endregion append-head\n');
     const marker = fx.lineOf(file, '// #region append-head');
-    const start = fx.lineOf(file, 'export function appendIdempotent(');
+    const start = fx.lineOf(file, '  append(request: AppendRequest): AppendResult {');
     const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
     const messages = found.map((f) => `${f.where} ${f.message}`);
     const cut = messages.find((m) =>
-      m.startsWith(`${file}:${marker} region "append-head" cuts function appendIdempotent`),
+      m.startsWith(`${file}:${marker} region "append-head" cuts method append`),
     );
     expect(cut).toMatch(
       new RegExp(
@@ -359,7 +359,7 @@ describe('red paths, on a copy of the tree', () => {
   });
 
   it('a region taken from inside a function body fails unless it says fragment', () => {
-    const file = 'packages/storage/src/compaction.ts';
+    const file = 'packages/storage/src/cleaner/compaction.ts';
     fx.edit(
       file,
       '  const state = new ProducerState();\n',

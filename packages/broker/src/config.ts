@@ -1,5 +1,6 @@
 import { DEFAULT_MAX_REQUEST_BYTES } from '@klog/protocol';
 import { TOPIC_CONFIGS } from './configs/topic-config.js';
+import { LOG_SETTINGS } from './log-port.js';
 
 /** What `klog serve` can be told; every number checked at the boundary (`resolveConfig`). */
 export interface BrokerConfig {
@@ -66,8 +67,8 @@ export const DEFAULT_CONFIG = {
   connectionsMaxIdleMs: 600_000,
   maxBufferedResponseBytes: 1024 * 1024,
   fetchMaxBytes: 55 * 1024 * 1024,
-  messageMaxBytes: 1_048_588,
-  segmentBytes: 1024 * 1024 * 1024,
+  messageMaxBytes: LOG_SETTINGS.messageMaxBytes.default,
+  segmentBytes: LOG_SETTINGS.segmentBytes.default,
   logRetentionCheckIntervalMs: 300_000,
   logCleanerBackoffMs: 15_000,
   dropAcks: 0,
@@ -83,6 +84,10 @@ function integer(name: string, value: number, min: number, max: number): number 
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got ${value}`);
   }
   return value;
+}
+
+function bounded(name: string, value: number, bounds: { readonly min: number; readonly max: number }): number {
+  return integer(name, value, bounds.min, bounds.max);
 }
 
 export type BrokerOptions = Partial<Omit<BrokerConfig, 'logSettings' | 'explicit'>> & {
@@ -173,8 +178,8 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     connectionsMaxIdleMs: integer('connectionsMaxIdleMs', c.connectionsMaxIdleMs, 1, 2 ** 31 - 1),
     maxBufferedResponseBytes: integer('maxBufferedResponseBytes', c.maxBufferedResponseBytes, 0, 2 ** 31 - 1),
     fetchMaxBytes: integer('fetchMaxBytes', c.fetchMaxBytes, 1, 2 ** 31 - 1),
-    messageMaxBytes: integer('messageMaxBytes', messageMaxBytes, 61, 64 * 1024 * 1024),
-    segmentBytes: integer('segmentBytes', segmentBytes, 61, 2 ** 31 - 1),
+    messageMaxBytes: bounded('messageMaxBytes', messageMaxBytes, LOG_SETTINGS.messageMaxBytes),
+    segmentBytes: bounded('segmentBytes', segmentBytes, LOG_SETTINGS.segmentBytes),
     logSettings,
     logRetentionCheckIntervalMs: integer('logRetentionCheckIntervalMs', c.logRetentionCheckIntervalMs, 1, 2 ** 31 - 1),
     logCleanerBackoffMs: integer('logCleanerBackoffMs', c.logCleanerBackoffMs, 1, 2 ** 31 - 1),

@@ -5,29 +5,39 @@
  */
 import { type ErrorName, isErrorName } from '@klog/protocol';
 import {
-  batchSize,
   type CompactionReport,
-  compact,
   CONTROL_FLAG,
   type CompressionType,
   compressionOf,
   DecodeError,
-  decodeBatchHeader,
+  DEFAULT_LOG_CONFIG,
   type FetchResult,
   fsyncDirectory,
+  LOG_CONFIG_BOUNDS,
   type LogConfig,
   LogManager,
-  type LogSegment,
   type Partition,
+  type ProducedBatch,
   type ProducerBatchAppend,
-  type RecordBatchHeader,
+  readProducedBatch,
   StorageError,
   TRANSACTIONAL_FLAG,
   validateTopicName,
 } from '@klog/storage';
 
-/** What one append of a client's batch did (Kafka's verdicts), and what a fetch returns: storage's own types. */
-export type { FetchResult, ProducerBatchAppend };
+/**
+ * What one append of a client's batch did (Kafka's verdicts), what a fetch returns, and a Produce's records
+ * read once: storage's own types.
+ */
+export type { FetchResult, ProducedBatch, ProducerBatchAppend };
+
+/** The log's settings a broker takes, with storage's defaults and bounds (the one place that has them). */
+export const LOG_SETTINGS = {
+  /** Kafka's `message.max.bytes`: storage's `maxBatchBytes`. */
+  messageMaxBytes: { default: DEFAULT_LOG_CONFIG.maxBatchBytes, ...LOG_CONFIG_BOUNDS.maxBatchBytes },
+  /** Kafka's `log.segment.bytes`. */
+  segmentBytes: { default: DEFAULT_LOG_CONFIG.segmentBytes, ...LOG_CONFIG_BOUNDS.segmentBytes },
+} as const;
 
 export interface BrokerPartition {
   readonly topic: string;
@@ -39,10 +49,11 @@ export interface BrokerPartition {
   /** = high watermark: there are no transactions. */
   readonly lastStableOffset: number;
   /**
-   * Appends one RecordBatch v2 as the client sent it, under Kafka 4.1's producer rules; `logAppendTime`
-   * stamps it with `nowMs` (message.timestamp.type=LogAppendTime). Throws LogError.
+   * Appends one RecordBatch v2 as the client sent it (read by `inspectProducedRecords`), under Kafka 4.1's
+   * producer rules; `logAppendTime` stamps it with `nowMs` (message.timestamp.type=LogAppendTime). Throws
+   * LogError.
    */
-  appendProducerBatch(bytes: Uint8Array, nowMs: number, logAppendTime?: boolean): ProducerBatchAppend;
+  appendProducerBatch(batch: ProducedBatch, nowMs: number, logAppendTime?: boolean): ProducerBatchAppend;
   /** Whole batches from the one holding `offset`, at most `maxBytes` but at least one. Throws LogError. */
   fetch(offset: number, maxBytes: number): FetchResult;
   /** The first offset whose timestamp is at least `timestampMs`, through the time index. */
@@ -115,6 +126,8 @@ export class LogError extends Error {
 export type ProducedRecords =
   | {
       readonly kind: 'batch';
+      /** The records, read once: the append takes them as they are. */
+      readonly batch: ProducedBatch;
       readonly producerId: number;
       /** undefined for an id Kafka does not define (storage refuses it at the append). */
       readonly compression: CompressionType | undefined;
@@ -132,11 +145,12 @@ export function inspectProducedRecords(bytes: Uint8Array | null): ProducedRecord
   if (bytes === null || bytes.length === 0) {
     return { kind: 'invalid', code: 'INVALID_RECORD', message: 'Produce requests must carry exactly one record batch: none came' };
   }
-  let header: RecordBatchHeader;
+  let batch: ProducedBatch;
   try {
     // No size limit here: message.max.bytes is the append's to check (MESSAGE_TOO_LARGE).
-    header = decodeBatchHeader(bytes, 0, { maxBatchBytes: Number.MAX_SAFE_INTEGER });
+    batch = readProducedBatch(asBuffer(bytes));
   } catch (error) {
+    if (error instanceof StorageError) return { kind: 'invalid', code: 'INVALID_RECORD', message: error.message };
     if (!(error instanceof DecodeError)) throw error;
     if (error.field === 'magic') {
       return {
@@ -147,15 +161,10 @@ export function inspectProducedRecords(bytes: Uint8Array | null): ProducedRecord
     }
     return { kind: 'invalid', code: 'CORRUPT_MESSAGE', message: error.message };
   }
-  if (batchSize(header) !== bytes.length) {
-    return {
-      kind: 'invalid',
-      code: 'INVALID_RECORD',
-      message: `Produce requests must carry exactly one record batch: the first is ${batchSize(header)} bytes of ${bytes.length}`,
-    };
-  }
+  const { header } = batch;
   return {
     kind: 'batch',
+    batch,
     producerId: header.producerId,
     compression: compressionOf(header.attributes),
     transactional: (header.attributes & TRANSACTIONAL_FLAG) !== 0,
@@ -198,7 +207,8 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-function summary(segment: LogSegment): SegmentSummary {
+/** The segment fields the cleaner reads (storage's LogSegment). */
+function summary(segment: { readonly baseOffset: number; readonly size: number; maxTimestamp(): number }): SegmentSummary {
   return { baseOffset: segment.baseOffset, sizeBytes: segment.size, maxTimestamp: segment.maxTimestamp() };
 }
 
@@ -220,27 +230,27 @@ function brokerPartition(p: Partition): BrokerPartition {
     get lastStableOffset() {
       return p.lastStableOffset;
     },
-    appendProducerBatch: (bytes, nowMs, logAppendTime) =>
-      call(() => p.appendProducerBatch(asBuffer(bytes), logAppendTime === true ? { nowMs, logAppendTimeMs: nowMs } : { nowMs })),
+    appendProducerBatch: (batch, nowMs, logAppendTime) =>
+      call(() => p.appendProducerBatch(batch, logAppendTime === true ? { nowMs, logAppendTimeMs: nowMs } : { nowMs })),
     fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
     get sizeBytes() {
       return p.log.size;
     },
-    advanceLogStartOffset: (offset) => call(() => p.log.advanceLogStartOffset(offset)),
+    advanceLogStartOffset: (offset) => call(() => p.advanceLogStartOffset(offset)),
     deleteOldSegments: (breached) =>
-      call(() => p.log.deleteOldSegments((segment, bytes) => breached(summary(segment), bytes))),
+      call(() => p.deleteOldSegments((segment, bytes) => breached(summary(segment), bytes))),
     inactiveSegments: () => p.log.segments.slice(0, -1).map(summary),
     activeSegmentFirstTimestamp() {
       const active = p.log.activeSegment;
       if (active.size === 0) return undefined;
       if (first?.base !== active.baseOffset) {
-        first = { base: active.baseOffset, timestamp: call(() => active.readBatchAt(0).header.maxTimestamp) };
+        first = { base: active.baseOffset, timestamp: call(() => active.readCheckedBatchAt(0).header.maxTimestamp) };
       }
       return first.timestamp;
     },
-    roll: () => call(() => p.log.roll()),
-    compact: (removeTombstones) => call(() => compact(p, { removeTombstones })),
+    roll: () => call(() => p.roll()),
+    compact: (removeTombstones) => call(() => p.compact({ removeTombstones })),
     producers: () =>
       p.producerState.producerIds().flatMap((id) => {
         const entry = p.producerState.get(id);

@@ -70,6 +70,18 @@ describe('FaultInjector: which requests lose their answer', () => {
 
   it('the counts are whole numbers, checked at the boundary', () => {
     expect(resolveConfig({ dataDir: 'x' })).toMatchObject({ dropAcks: 0, closeAfterAppend: 0 });
+    // The log's defaults and bounds are storage's: a value the log would refuse on open is refused here.
+    expect(resolveConfig({ dataDir: 'x' })).toMatchObject({ segmentBytes: 2 ** 30, messageMaxBytes: 1_048_588 });
+    expect(() => resolveConfig({ dataDir: 'x', segmentBytes: 20 })).toThrow(
+      'segmentBytes must be a whole number from 61 to 2147483647, got 20',
+    );
+    expect(() => resolveConfig({ dataDir: 'x', messageMaxBytes: 64 * 1024 * 1024 + 1 })).toThrow(
+      `messageMaxBytes must be a whole number from 61 to ${64 * 1024 * 1024}, got ${64 * 1024 * 1024 + 1}`,
+    );
+    expect(resolveConfig({ dataDir: 'x', segmentBytes: 61, messageMaxBytes: 61 })).toMatchObject({
+      segmentBytes: 61,
+      messageMaxBytes: 61,
+    });
     expect(() => resolveConfig({ dataDir: 'x', dropAcks: -1 })).toThrow(ConfigError);
     expect(() => resolveConfig({ dataDir: 'x', closeAfterAppend: 1.5 })).toThrow('closeAfterAppend must be a whole number');
   });

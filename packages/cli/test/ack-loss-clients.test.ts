@@ -41,7 +41,7 @@ function logOf(dataDir: string): [number, string][] {
     const out: [number, string][] = [];
     let offset = 0;
     while (offset < log.logEndOffset) {
-      for (const batch of log.readBatches(offset)) {
+      for (const batch of log.readCheckedBatches(offset)) {
         for (const r of batch.records) out.push([batch.baseOffset + r.offsetDelta, Buffer.from(r.key!).toString()]);
         offset = batch.baseOffset + batch.lastOffsetDelta + 1;
       }

@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Partition, rebuildProducerState } from '@klog/storage';
+import { Partition, rebuildProducerState } from '@klog/storage/internals';
 import { afterAll, describe, expect, it } from 'vitest';
 import { klog } from './run-klog.js';
 

@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildProducerBatch, Partition } from '@klog/storage';
+import { buildProducerBatch, Partition } from '@klog/storage/internals';
 import { afterAll, describe, expect, it } from 'vitest';
 import { klog } from './run-klog.js';
 

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appendRecords, buildPlainBatch, Partition } from '@klog/storage';
+import { appendRecords, buildPlainBatch, Partition } from '@klog/storage/internals';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CODECS, recordsFor, writeKafkaJsSegment } from './kafkajs-segment.js';
 import { bin, klog } from './run-klog.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { appendRecords, decodeRecordBatch, LogSegment, Partition } from '@klog/storage';
+import { appendRecords, decodeRecordBatch, LogSegment, Partition } from '@klog/storage/internals';
 import { afterAll, describe, expect, it } from 'vitest';
 import { klog } from './run-klog.js';
 

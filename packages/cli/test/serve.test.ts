@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -159,6 +159,21 @@ describe('klog serve refuses to start, in one line', () => {
       status: 2,
       stderr: 'klog: --close-after-append "all": expected a whole number from 0 to 2147483647\n',
     });
+  });
+
+  it('a segment size storage cannot open is refused up front, with the bounds storage has, and --help says them', () => {
+    const dataDir = join(scratch, 'tiny-segments');
+    for (const given of ['20', '60', '2147483648']) {
+      expect(klog(['serve', '--segment-bytes', given, '--port', '0', '--data-dir', dataDir])).toMatchObject({
+        status: 2,
+        stderr: `klog: --segment-bytes "${given}": expected a whole number from 61 to 2147483647\n`,
+      });
+    }
+    // Refused before anything touched the disk.
+    expect(existsSync(dataDir)).toBe(false);
+    const help = klog(['serve', '--help']).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('(log.segment.bytes, 61 to 2147483647, default 1 GiB)');
+    expect(help).toContain('largest request accepted (default 100 MiB)');
   });
 
   it('a port in use, and a data directory another broker holds: exit 1, saying which', async () => {

@@ -1,29 +1,20 @@
 import type { ProducerEpoch, Sequence } from './numbers.js';
 import { NO_PRODUCER_EPOCH, type ProducerStateEntry } from './producer-state-entry.js';
-import { judge, type Verdict } from './verdict.js';
+import type { ProducerVerdict } from './producer-verdict.js';
+import { judge } from './verdict.js';
 
 /**
- * Epoch fencing, a separate step the chapter's broker does not take. Kafka's
- * `ProducerAppendInfo.checkProducerEpoch` rejects an epoch older than the one the
- * broker has seen (a zombie producer), and `checkSequence` makes a newer epoch
- * start again at sequence 0; appending under the new epoch then clears the window
- * (`ProducerStateEntry.maybeUpdateProducerEpoch`).
+ * The rule `'chapter-fencing'`: the chapter's `judge`, after an epoch check the chapter's broker does not
+ * make. Kafka's `ProducerAppendInfo.checkProducerEpoch` rejects an epoch older than the one the broker has
+ * seen (a zombie producer), and `checkSequence` makes a newer epoch start again at sequence 0; appending
+ * under the new epoch then clears the window (`ProducerStateEntry.maybeUpdateProducerEpoch`).
  */
-export type InvalidProducerEpoch = {
-  readonly kind: 'InvalidProducerEpoch';
-  readonly current: ProducerEpoch;
-  readonly got: ProducerEpoch;
-};
-
-export type FencedVerdict = Verdict | InvalidProducerEpoch;
-
-/** `judge`, preceded by Kafka's epoch rules: an older epoch is fenced, a newer one must start at 0. */
-export function judgeWithFencing(
+export function chapterRuleWithFencing(
   entry: ProducerStateEntry,
   epoch: ProducerEpoch,
   firstSeq: Sequence,
   lastSeq: Sequence,
-): FencedVerdict {
+): ProducerVerdict {
   const current = entry.producerEpoch;
   if (current !== NO_PRODUCER_EPOCH && epoch < current) {
     return { kind: 'InvalidProducerEpoch', current, got: epoch };

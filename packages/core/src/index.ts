@@ -1,6 +1,5 @@
 export { BatchMetadata } from './batch-metadata.js';
-export { type FencedVerdict, type InvalidProducerEpoch, judgeWithFencing } from './epoch-fencing.js';
-export { judgeByKafkaRules, type KafkaVerdict } from './kafka-verdict.js';
+export { judgeBatch, recordAppendedBatch, type SequenceRule } from './judge-batch.js';
 export {
   InvalidNumberError,
   MAX_PRODUCER_EPOCH,
@@ -15,5 +14,5 @@ export {
 export { ProducerState } from './producer-state.js';
 export { NO_PRODUCER_EPOCH, NUM_BATCHES_TO_RETAIN, ProducerStateEntry } from './producer-state-entry.js';
 export { decrementSequence, incrementSequence, inSequence } from './sequence.js';
-export { judgeBatch, recordAppendedBatch, type SequenceRule } from './sequence-rule.js';
+export type { InvalidProducerEpoch, ProducerVerdict } from './producer-verdict.js';
 export { type Append, type Duplicate, judge, type OutOfOrderSequence, type Verdict } from './verdict.js';

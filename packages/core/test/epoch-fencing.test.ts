@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { judgeWithFencing, ProducerStateEntry } from '../src/index.js';
+import { judgeBatch, ProducerStateEntry } from '../src/index.js';
 import { entryWith, epoch, pid, seq } from './helpers.js';
 
-describe('judgeWithFencing (Kafka epoch rules, an opt-in step)', () => {
+describe("judgeBatch('chapter-fencing') (Kafka epoch rules, an opt-in step)", () => {
   it('fences an older epoch', () => {
     const entry = entryWith([[0, 1]], 5);
-    expect(judgeWithFencing(entry, epoch(4), seq(2), seq(2))).toEqual({
+    expect(judgeBatch('chapter-fencing', entry, epoch(4), seq(2), seq(2))).toEqual({
       kind: 'InvalidProducerEpoch',
       current: 5,
       got: 4,
@@ -14,8 +14,8 @@ describe('judgeWithFencing (Kafka epoch rules, an opt-in step)', () => {
 
   it('a newer epoch must start at sequence 0', () => {
     const entry = entryWith([[0, 1]], 5);
-    expect(judgeWithFencing(entry, epoch(6), seq(0), seq(0))).toEqual({ kind: 'Append' });
-    expect(judgeWithFencing(entry, epoch(6), seq(2), seq(2))).toEqual({
+    expect(judgeBatch('chapter-fencing', entry, epoch(6), seq(0), seq(0))).toEqual({ kind: 'Append' });
+    expect(judgeBatch('chapter-fencing', entry, epoch(6), seq(2), seq(2))).toEqual({
       kind: 'OutOfOrderSequence',
       expected: 0,
       got: 2,
@@ -24,8 +24,8 @@ describe('judgeWithFencing (Kafka epoch rules, an opt-in step)', () => {
 
   it('the same epoch is judged as usual', () => {
     const entry = entryWith([[0, 1]], 5);
-    expect(judgeWithFencing(entry, epoch(5), seq(0), seq(1)).kind).toBe('Duplicate');
-    expect(judgeWithFencing(entry, epoch(5), seq(2), seq(3)).kind).toBe('Append');
-    expect(judgeWithFencing(new ProducerStateEntry(pid(1)), epoch(0), seq(0), seq(0)).kind).toBe('Append');
+    expect(judgeBatch('chapter-fencing', entry, epoch(5), seq(0), seq(1)).kind).toBe('Duplicate');
+    expect(judgeBatch('chapter-fencing', entry, epoch(5), seq(2), seq(3)).kind).toBe('Append');
+    expect(judgeBatch('chapter-fencing', new ProducerStateEntry(pid(1)), epoch(0), seq(0), seq(0)).kind).toBe('Append');
   });
 });

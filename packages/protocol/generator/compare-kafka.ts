@@ -11,11 +11,12 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { type ApiDef, type FieldDef, parseDefinition } from './definition.js';
 import { readDefinitions } from './main.js';
 import { formatRange, parseRange } from './version-range.js';
 
-interface KafkaField {
+export interface KafkaField {
   name: string;
   type: string;
   versions: string;
@@ -24,9 +25,10 @@ interface KafkaField {
   tag?: number;
   default?: string | number | boolean;
   ignorable?: boolean;
+  about?: string;
   fields?: KafkaField[];
 }
-interface KafkaMessage {
+export interface KafkaMessage {
   apiKey: number;
   name: string;
   validVersions: string;
@@ -35,7 +37,7 @@ interface KafkaMessage {
 }
 
 /** Kafka's JSON allows `//` comments; strip them (outside strings) before parsing. */
-function parseKafkaJson(text: string): KafkaMessage {
+export function parseKafkaJson(text: string): KafkaMessage {
   let out = '';
   let inString = false;
   for (let i = 0; i < text.length; i++) {
@@ -55,7 +57,7 @@ function parseKafkaJson(text: string): KafkaMessage {
   return JSON.parse(out) as KafkaMessage;
 }
 
-function load(dirs: string[], name: string): KafkaMessage[] {
+export function load(dirs: readonly string[], name: string): KafkaMessage[] {
   return dirs.filter((d) => existsSync(join(d, `${name}.json`))).map((d) => parseKafkaJson(readFileSync(join(d, `${name}.json`), 'utf8')));
 }
 
@@ -107,7 +109,7 @@ function compareFields(where: string, ours: readonly FieldDef[], sources: KafkaF
   }
 }
 
-export function compareWithKafka(api: ApiDef, dirs: string[]): string[] {
+export function compareWithKafka(api: ApiDef, dirs: readonly string[]): string[] {
   const problems: string[] = [];
   for (const message of [api.request, api.response]) {
     const kafka = load(dirs, message.name);
@@ -150,4 +152,4 @@ function main(): void {
   process.exit(failed === 0 ? 0 : 1);
 }
 
-main();
+if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) main();

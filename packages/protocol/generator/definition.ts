@@ -2,7 +2,8 @@
  * klog's compact form of Kafka's message definitions (`clients/src/main/resources/common/message/*.json`),
  * and its parser. One file per API holds the request and the response; each field keeps the facts of
  * Kafka's JSON — name, type, versions, nullableVersions, tag / taggedVersions, default, ignorable — on one
- * line, its children indented below it. See definitions/README.md for the form.
+ * line, then (optionally) Kafka's `about` text on quoted lines below it, then its children. See
+ * definitions/README.md for the form.
  */
 import { contains, intersects, isEmpty, parseRange, type VersionRange, within } from './version-range.js';
 
@@ -38,6 +39,8 @@ export interface FieldDef {
   /** The literal as written (`-1`, `null`, `""`, `0x7fffffff`, `true`), or undefined for the type's own. */
   readonly default: string | undefined;
   readonly ignorable: boolean;
+  /** Kafka's `about` text, when the definition keeps it (the generated field's doc comment). */
+  readonly about: string | undefined;
   readonly fields: readonly FieldDef[];
   readonly line: number;
 }
@@ -74,12 +77,28 @@ interface RawLine {
   readonly depth: number;
   readonly tokens: string[];
   readonly line: number;
+  /** A quoted line: part of the `about` text of the field above it. */
+  readonly about?: string;
 }
 
 function tokenize(file: string, text: string): RawLine[] {
   const out: RawLine[] = [];
   text.split('\n').forEach((raw, i) => {
     const line = i + 1;
+    if (raw.trimStart().startsWith('"')) {
+      // A quoted line is text, `#` and all: a JSON string, nothing after it.
+      const indent = raw.length - raw.trimStart().length;
+      if (indent % 2 !== 0) throw new DefinitionError(file, line, 'indentation must be a multiple of two spaces');
+      let about: unknown;
+      try {
+        about = JSON.parse(raw.trim());
+      } catch {
+        throw new DefinitionError(file, line, 'an about line is one JSON string ("…"), nothing after it');
+      }
+      if (typeof about !== 'string') throw new DefinitionError(file, line, 'an about line is one JSON string');
+      out.push({ depth: indent / 2, tokens: [], line, about });
+      return;
+    }
     const content = raw.replace(/#.*$/, '').trimEnd();
     if (content.trim() === '') return;
     const indent = content.length - content.trimStart().length;
@@ -137,9 +156,21 @@ function parseField(file: string, lines: RawLine[], at: number, depth: number): 
     throw new DefinitionError(file, line, 'tag= and tagged= go together');
   }
   if (!within(tagged, versions)) throw new DefinitionError(file, line, 'tagged versions must be within versions');
-  const fields: FieldDef[] = [];
+  const aboutLines: string[] = [];
   let next = at + 1;
+  while (next < lines.length && lines[next]!.about !== undefined && lines[next]!.depth >= depth + 1) {
+    if (lines[next]!.depth !== depth + 1) {
+      throw new DefinitionError(file, lines[next]!.line, 'an about line goes one level under its field');
+    }
+    aboutLines.push(lines[next]!.about!);
+    next++;
+  }
+  const about = aboutLines.length === 0 ? undefined : aboutLines.join(' ');
+  const fields: FieldDef[] = [];
   while (next < lines.length && lines[next]!.depth > depth) {
+    if (lines[next]!.about !== undefined) {
+      throw new DefinitionError(file, lines[next]!.line, 'an about line goes right under its field');
+    }
     if (lines[next]!.depth !== depth + 1) throw new DefinitionError(file, lines[next]!.line, 'indented too far');
     const [child, after] = parseField(file, lines, next, depth + 1);
     fields.push(child);
@@ -150,7 +181,7 @@ function parseField(file: string, lines: RawLine[], at: number, depth: number): 
   if (!isStruct && fields.length > 0) throw new DefinitionError(file, line, `${name} is not a struct`);
   checkTags(file, fields);
   return [
-    { name, type, versions, nullable, tag, tagged, default: defaultValue, ignorable, fields, line },
+    { name, type, versions, nullable, tag, tagged, default: defaultValue, ignorable, about, fields, line },
     next,
   ];
 }
@@ -175,6 +206,9 @@ function parseMessage(file: string, lines: RawLine[], at: number, kind: string):
   const fields: FieldDef[] = [];
   let next = at + 1;
   while (next < lines.length && lines[next]!.depth > 0) {
+    if (lines[next]!.about !== undefined) {
+      throw new DefinitionError(file, lines[next]!.line, 'an about line goes right under its field');
+    }
     if (lines[next]!.depth !== 1) throw new DefinitionError(file, lines[next]!.line, 'indented too far');
     const [field, after] = parseField(file, lines, next, 1);
     fields.push(field);

@@ -4,10 +4,19 @@
  * writer. And `src/apis/index.ts`, the list of them all.
  */
 import type { ApiDef, FieldDef, MessageDef } from './definition.js';
-import { GENERATED_NOTE, readName, readResponseName, versionFilePath, writeName, writeRequestName } from './emit-version.js';
+import {
+  codeVersions,
+  generatedLine,
+  readName,
+  readResponseName,
+  takesVersion,
+  versionCode,
+  writeName,
+  writeRequestName,
+} from './emit-version.js';
 import { camel, kebab } from './names.js';
 import { alwaysTagged, fieldNote, servedFields, tsType } from './types.js';
-import { formatRange, versionsOf } from './version-range.js';
+import { formatRange } from './version-range.js';
 
 interface Struct {
   readonly name: string;
@@ -23,11 +32,37 @@ function collectStructs(api: ApiDef, fields: readonly FieldDef[], out: Struct[])
   }
 }
 
+const WIDTH = 110;
+
+/** A doc comment at `indent`: on one line if it fits in WIDTH columns, else wrapped at word breaks. */
+export function docComment(indent: string, text: string): string[] {
+  const one = `${indent}/** ${text} */`;
+  if (one.length <= WIDTH) return [one];
+  const out = [`${indent}/**`];
+  let line = '';
+  for (const word of text.split(/\s+/)) {
+    if (line !== '' && `${indent} * ${line} ${word}`.length > WIDTH) {
+      out.push(`${indent} * ${line}`);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  out.push(`${indent} * ${line}`, `${indent} */`);
+  return out;
+}
+
+/** Kafka's about text (when the definition keeps it), then the field's versions and attributes. */
+function fieldDoc(f: FieldDef): string {
+  // `*/` would end the comment early.
+  const about = f.about?.trim().replaceAll('*/', '*\\/');
+  if (about === undefined || about === '') return `${f.name}: ${fieldNote(f)}.`;
+  return `${/[.!?]$/.test(about) ? about : `${about}.`} ${f.name}: ${fieldNote(f)}.`;
+}
+
 function members(api: ApiDef, message: MessageDef, fields: readonly FieldDef[], response: boolean, indent: string) {
   const out: string[] = [];
   for (const f of servedFields(api, fields)) {
     const optional = response && f.tag !== undefined && alwaysTagged(api, f);
-    out.push(`${indent}/** ${f.name}: ${fieldNote(f)}. */`);
+    out.push(...docComment(indent, fieldDoc(f)));
     out.push(`${indent}${camel(f.name)}${optional ? '?' : ''}: ${tsType(api, message.name, f)};`);
   }
   return out;
@@ -60,18 +95,44 @@ export function apiFilePath(api: ApiDef): string {
   return `src/apis/${api.group}/${kebab(api.name)}.ts`;
 }
 
+type Direction = 'readRequest' | 'writeResponse' | 'writeRequest' | 'readResponse';
+
+/** One method's version switch: versions that share code share a case, calling that version's function. */
+function versionSwitch(api: ApiDef, direction: Direction, verb: 'reads' | 'writes'): string[] {
+  const name = { readRequest: readName, writeResponse: writeName, writeRequest: writeRequestName, readResponse: readResponseName }[
+    direction
+  ];
+  const byCode = new Map<number, number[]>();
+  for (const [v, code] of codeVersions(api)) byCode.set(code, [...(byCode.get(code) ?? []), v]);
+  const out = ['    switch (version) {'];
+  for (const [code, versions] of byCode) {
+    for (const v of versions) out.push(`      case ${v}:`);
+    if (direction === 'readRequest' || direction === 'readResponse') out.push(`        return ${name(api, code)}(r);`);
+    else {
+      const version = takesVersion(versionCode(api, code)[direction]) ? ', version' : '';
+      out.push(`        ${name(api, code)}(w, m${version});`, '        return;');
+    }
+  }
+  out.push(
+    '      default:',
+    `        throw new RangeError(\`${api.name} version \${version} is not one klog ${verb}\`);`,
+    '    }',
+  );
+  return out;
+}
+
 export function emitApiFile(api: ApiDef, definitionPath: string): string {
-  const versions = versionsOf(api.serve);
   const base = kebab(api.name);
-  const imports = versions.map(
+  const codeFiles = [...new Set(codeVersions(api).values())];
+  const imports = codeFiles.map(
     (v) =>
       `import { ${readName(api, v)}, ${readResponseName(api, v)}, ${writeName(api, v)}, ${writeRequestName(api, v)} } from './${base}-v${v}.js';`,
   );
   const flexibleFrom = api.flexible.max < api.flexible.min ? -1 : api.flexible.min;
   const kafka = api.kafka;
   return [
+    generatedLine(definitionPath),
     `// ${api.name} (key ${api.key}): the types and the codec of every version klog serves.`,
-    `// ${GENERATED_NOTE} ${definitionPath}; do not edit.`,
     "import type { ApiCodec } from '../api-codec.js';",
     "import type { Reader } from '../../wire/reader.js';",
     "import type { Writer } from '../../wire/writer.js';",
@@ -90,32 +151,16 @@ export function emitApiFile(api: ApiDef, definitionPath: string): string {
     `  firstFlexibleVersion: ${flexibleFrom},`,
     `  kafkaVersions: { min: ${kafka.min}, max: ${kafka.max} },`,
     `  readRequest(version: number, r: Reader): ${api.request.name} {`,
-    '    switch (version) {',
-    ...versions.flatMap((v) => [`      case ${v}:`, `        return ${readName(api, v)}(r);`]),
-    '      default:',
-    `        throw new RangeError(\`${api.name} version \${version} is not one klog reads\`);`,
-    '    }',
+    ...versionSwitch(api, 'readRequest', 'reads'),
     '  },',
     `  writeResponse(version: number, w: Writer, m: ${api.response.name}): void {`,
-    '    switch (version) {',
-    ...versions.flatMap((v) => [`      case ${v}:`, `        ${writeName(api, v)}(w, m);`, '        return;']),
-    '      default:',
-    `        throw new RangeError(\`${api.name} version \${version} is not one klog writes\`);`,
-    '    }',
+    ...versionSwitch(api, 'writeResponse', 'writes'),
     '  },',
     `  writeRequest(version: number, w: Writer, m: ${api.request.name}): void {`,
-    '    switch (version) {',
-    ...versions.flatMap((v) => [`      case ${v}:`, `        ${writeRequestName(api, v)}(w, m);`, '        return;']),
-    '      default:',
-    `        throw new RangeError(\`${api.name} version \${version} is not one klog writes\`);`,
-    '    }',
+    ...versionSwitch(api, 'writeRequest', 'writes'),
     '  },',
     `  readResponse(version: number, r: Reader): ${api.response.name} {`,
-    '    switch (version) {',
-    ...versions.flatMap((v) => [`      case ${v}:`, `        return ${readResponseName(api, v)}(r);`]),
-    '      default:',
-    `        throw new RangeError(\`${api.name} version \${version} is not one klog reads\`);`,
-    '    }',
+    ...versionSwitch(api, 'readResponse', 'reads'),
     '  },',
     '};',
     '',
@@ -125,8 +170,8 @@ export function emitApiFile(api: ApiDef, definitionPath: string): string {
 export function emitIndexFile(apis: readonly ApiDef[]): string {
   const sorted = [...apis].sort((a, b) => a.key - b.key);
   return [
+    generatedLine('definitions/*.def'),
     '// Every API klog has codecs for, by key.',
-    `// ${GENERATED_NOTE} definitions/*.def; do not edit.`,
     "import type { ApiCodec } from './api-codec.js';",
     ...sorted.map(
       (a) =>

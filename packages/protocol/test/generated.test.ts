@@ -1,11 +1,15 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDefinition } from '../generator/definition.js';
+import { codeVersions } from '../generator/emit-version.js';
 import { generate } from '../generator/generate.js';
 import { generatedOnDisk, PACKAGE_DIR, readDefinitions } from '../generator/main.js';
 import { schemaText } from '../generator/schema-text.js';
-import { definitionOf } from './definition-codec.js';
+import { Metadata, ProtocolEncodeError } from '../src/index.js';
+import { Writer } from '../src/wire/writer.js';
+import { DEFINITIONS, definitionOf } from './definition-codec.js';
 
 describe('the generator', () => {
   it('what is committed under src/apis is what the definitions make (run `pnpm --filter @klog/protocol generate`)', () => {
@@ -22,6 +26,78 @@ describe('the generator', () => {
     };
     expect(turbo.tasks.test.inputs).toEqual(expect.arrayContaining(['definitions/**', 'generator/**', 'src/**', 'test/**']));
     expect(existsSync(join(PACKAGE_DIR, 'turbo.json')), 'a package turbo.json would override the inputs').toBe(false);
+  });
+
+  it('every generated file says so on its first line, as tools look for it, and is marked linguist-generated', () => {
+    const files = [...generate(readDefinitions()).keys()];
+    for (const path of files) {
+      const first = readFileSync(join(PACKAGE_DIR, path), 'utf8').split('\n')[0];
+      expect(first, path).toMatch(/^\/\/ Code generated .* DO NOT EDIT\.$/);
+    }
+    const attrs = execFileSync('git', ['check-attr', 'linguist-generated', '--', ...files, 'src/apis/api-codec.ts'], {
+      cwd: PACKAGE_DIR,
+      encoding: 'utf8',
+    });
+    const byFile = new Map(attrs.trim().split('\n').map((l) => [l.split(': ')[0]!, l.split(': ')[2]!] as const));
+    for (const path of files) expect(byFile.get(path), path).toBe('true');
+    expect(byFile.get('src/apis/api-codec.ts')).toBe('unset');
+  });
+
+  it('a version the same on the wire as an earlier one re-exports its code, not a copy of it', () => {
+    expect([...codeVersions(definitionOf('Produce'))]).toEqual([
+      [3, 3],
+      [4, 3],
+      [5, 5],
+      [6, 5],
+      [7, 5],
+      [8, 8],
+    ]);
+    const v4 = readFileSync(join(PACKAGE_DIR, 'src/apis/producer/produce-v4.ts'), 'utf8');
+    expect(v4).toContain('  Produce Request (Version: 4) => transactional_id acks timeout_ms [topic_data]');
+    expect(v4).toContain('  readProduceRequestV3 as readProduceRequestV4,');
+    expect(v4).not.toContain('function');
+    // No two files of one API hold the same code.
+    for (const api of DEFINITIONS) {
+      const base = api.file.slice('definitions/'.length, -'.def'.length);
+      const code = [...new Set(codeVersions(api).values())].map((v) =>
+        readFileSync(join(PACKAGE_DIR, `src/apis/${api.group}/${base}-v${v}.ts`), 'utf8')
+          .split('*/')[1]!
+          .replace(/V\d+\b/g, 'V#'),
+      );
+      expect(new Set(code).size, api.name).toBe(code.length);
+    }
+  });
+
+  it('a writer shared by several versions names the version it was asked to write', () => {
+    expect(codeVersions(definitionOf('Metadata')).get(6)).toBe(5);
+    const response = { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [], clusterAuthorizedOperations: 7 };
+    for (const version of [5, 6]) {
+      expect(() => Metadata.writeResponse(version, new Writer(), response)).toThrow(
+        `clusterAuthorizedOperations: version ${version} has no such field, and its value is not the default`,
+      );
+      expect(() => Metadata.writeResponse(version, new Writer(), response)).toThrow(ProtocolEncodeError);
+    }
+  });
+
+  it("Kafka's about texts become the fields' doc comments; a field without one keeps its versions note", () => {
+    const produce = readFileSync(join(PACKAGE_DIR, 'src/apis/producer/produce.ts'), 'utf8');
+    expect(produce).toContain('  /** The timeout to await a response in milliseconds. TimeoutMs: versions 0+. */\n  timeoutMs: number;');
+    const text = [
+      'api X key=99 group=g kafka=0-3 flexible=1+ serve=0-3',
+      'request R',
+      '  A int8 0+',
+      '    "Line one, # not a comment,"',
+      '    "line two."',
+      '  B int8 0+',
+      'response S',
+      '  E int16 0+',
+      '',
+    ].join('\n');
+    const api = parseDefinition('definitions/x.def', text);
+    expect(api.request.fields.map((f) => f.about)).toEqual(['Line one, # not a comment, line two.', undefined]);
+    const x = generate([{ path: 'definitions/x.def', text }]).get('src/apis/g/x.ts')!;
+    expect(x).toContain('  /** Line one, # not a comment, line two. A: versions 0+. */\n  a: number;');
+    expect(x).toContain('  /** B: versions 0+. */\n  b: number;');
   });
 
   it('one file per API version, found by its path, with the version’s schema text on top', () => {
@@ -59,6 +135,10 @@ describe('the generator', () => {
     ['a tagged field in a non-flexible version', 'request R\n  A int8 0+ tag=0 tagged=0+', 'a tagged field exists only in flexible versions'],
     ['a bad version range', 'request R\n  A int8 5-3', 'version range 5-3 is empty'],
     ['an unknown attribute', 'request R\n  A int8 0+ nullible=0+', 'unknown attribute nullible=0+'],
+    ['an about line that is not a JSON string', 'request R\n  A int8 0+\n    "unclosed', 'an about line is one JSON string ("…"), nothing after it'],
+    ['an about line under nothing', 'request R\n  "about what?"\n  A int8 0+', 'an about line goes right under its field'],
+    ["an about line below a field's children", 'request R\n  A []T 0+\n    B int8 0+\n    "late"', 'an about line goes right under its field'],
+    ['an about line indented too far', 'request R\n  A int8 0+\n      "deep"', 'an about line goes one level under its field'],
   ];
   for (const [what, body, message] of bad) {
     it(`refuses ${what}, naming the file and line`, () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { crc32c } from '../src/crc32c.js';
-import { batchSize, encodeRecordBatch, RECORD_BATCH_OVERHEAD } from '../src/record-batch.js';
+import { crc32c } from '../src/format/crc32c.js';
+import { batchSize, encodeRecordBatch, RECORD_BATCH_OVERHEAD } from '../src/format/record-batch.js';
 import { arbBatchFields } from '../test/arbitraries.js';
 
 /**

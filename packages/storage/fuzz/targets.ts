@@ -2,20 +2,20 @@ import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { COMPRESSION_MASK } from '../src/compression.js';
+import { COMPRESSION_MASK } from '../src/format/compression.js';
 import { DecodeError } from '../src/errors.js';
 import {
   batchSize,
-  DEFAULT_MAX_BATCH_BYTES,
+  MAX_READABLE_BATCH_BYTES,
   decodeBatchHeader,
   decodeRecordBatch,
   encodeRecordBatch,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
-} from '../src/record-batch.js';
-import { findBatchStart, findValidBatches } from '../src/batch-search.js';
-import { checkSegment, recoverSegment } from '../src/recovery.js';
-import { LogSegment } from '../src/segment.js';
+} from '../src/format/record-batch.js';
+import { findBatchStart, findValidBatches } from '../src/segment/batch-search.js';
+import { checkSegment, recoverSegment } from '../src/segment/recovery.js';
+import { LogSegment } from '../src/segment/log-segment.js';
 import { batchInputs, type FuzzInput, largeSegmentInputs, segmentInputs } from './inputs.js';
 
 /**
@@ -347,7 +347,7 @@ export function fuzz(target: Target, options: FuzzOptions): Figures {
         const size = input.bytes.length;
         // Records a codec decompresses may take more than the input, up to the decoders' one ceiling.
         const compressed = compressedBatchIn(input.bytes);
-        const allowed = compressed ? DEFAULT_MAX_BATCH_BYTES : size;
+        const allowed = compressed ? MAX_READABLE_BATCH_BYTES : size;
         if (probe.bytes > allowed) {
           throw new Error(`allocated a buffer of ${probe.bytes} bytes for an input of ${size}`);
         }

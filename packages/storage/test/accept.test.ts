@@ -15,8 +15,8 @@ import {
   type SkippedBatch,
   StorageError,
   TRANSACTIONAL_FLAG,
-} from '../src/index.js';
-import { fingerprint, NOW, records, tempDir, thrown } from './helpers.js';
+} from '../src/internals.js';
+import { fingerprint, NOW, records, tempDir, thrown, writableLog } from './helpers.js';
 
 const SEGMENT = '00000000000000000000.log';
 const big = (bytes: number) => [{ key: null, value: Buffer.alloc(bytes, 1) }];
@@ -85,8 +85,8 @@ describe('every write path refuses, before writing, what a reader would refuse',
     const again = Partition.open(dataDir, 'orders', 0, { maxBatchBytes: 1000 });
     expect(again.recovery).toBeUndefined();
     expect(again.logEndOffset).toBe(4);
-    expect(again.log.readBatches(0, 1)[0]!.records[0]!.value!.length).toBe(2 * 1024 * 1024);
-    expect(again.log.readBatches(1).map((b) => b.baseOffset)).toEqual([1]);
+    expect(again.log.readCheckedBatches(0, 1)[0]!.records[0]!.value!.length).toBe(2 * 1024 * 1024);
+    expect(again.log.readCheckedBatches(1).map((b) => b.baseOffset)).toEqual([1]);
     // What the smaller setting refuses is what comes in from now on.
     expect(thrown(StorageError, () => appendRecords(again, big(2000), NOW)).code).toBe('MESSAGE_TOO_LARGE');
     again.close();
@@ -112,11 +112,11 @@ describe('every write path refuses, before writing, what a reader would refuse',
     expect(p.logEndOffset).toBe(0);
     expect(p.log.activeSegment.size).toBe(0);
     appendRecords(p, records(1), Number.MAX_SAFE_INTEGER);
-    expect(p.log.readBatches(0)[0]!.maxTimestamp).toBe(Number.MAX_SAFE_INTEGER);
+    expect(p.log.readCheckedBatches(0)[0]!.maxTimestamp).toBe(Number.MAX_SAFE_INTEGER);
     p.close();
   });
 
-  it("Log.appendBatch refuses what Kafka's LogValidator refuses from a client, writing nothing", () => {
+  it("Log.append of 'raw' bytes refuses what Kafka's LogValidator refuses from a client, writing nothing", () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     const good = buildProducerBatch(records(2), 0, NOW, { producerId: 5, producerEpoch: 0, baseSequence: 0 });
     const cases: [string, Buffer, string][] = [
@@ -126,30 +126,30 @@ describe('every write path refuses, before writing, what a reader would refuse',
       ['a transactional batch', edited(good, { attributes: TRANSACTIONAL_FLAG }), 'INVALID_TXN_STATE'],
     ];
     for (const [what, bytes, code] of cases) {
-      expect(thrown(StorageError, () => p.log.appendBatch(bytes)).code, what).toBe(code);
+      expect(thrown(StorageError, () => writableLog(p).append({ origin: 'raw', bytes: bytes })).code, what).toBe(code);
     }
     // Kafka's words for the two producer fields.
-    expect(thrown(StorageError, () => p.log.appendBatch(cases[0]![1])).message).toBe(
+    expect(thrown(StorageError, () => writableLog(p).append({ origin: 'raw', bytes: cases[0]![1] })).message).toBe(
       'invalid producer epoch -1 in record batch with producerId 5',
     );
-    expect(thrown(StorageError, () => p.log.appendBatch(cases[1]![1])).message).toBe(
+    expect(thrown(StorageError, () => writableLog(p).append({ origin: 'raw', bytes: cases[1]![1] })).message).toBe(
       'invalid sequence number -1 in record batch with producerId 5',
     );
     expect(p.logEndOffset).toBe(0);
     expect(p.log.activeSegment.size).toBe(0);
-    p.log.appendBatch(good);
+    writableLog(p).append({ origin: 'raw', bytes: good });
     expect(p.logEndOffset).toBe(2);
     p.close();
   });
 
-  it("Log.appendBatch does not write into the caller's buffer", () => {
+  it("Log.append of 'raw' bytes does not write into the caller's buffer", () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     appendRecords(p, records(3), NOW);
     const batch = buildPlainBatch(records(2), 0, NOW);
     const copy = Buffer.from(batch);
-    expect(p.log.appendBatch(batch)).toMatchObject({ firstOffset: 3, lastOffset: 4 });
+    expect(writableLog(p).append({ origin: 'raw', bytes: batch })).toMatchObject({ firstOffset: 3, lastOffset: 4 });
     expect(batch.equals(copy)).toBe(true);
-    expect(p.log.readBatches(3)[0]!.baseOffset).toBe(3);
+    expect(p.log.readCheckedBatches(3)[0]!.baseOffset).toBe(3);
     p.close();
   });
 });

@@ -1,8 +1,8 @@
 import { closeSync, openSync, readFileSync, readSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendRecords, DecodeError, LogSegment, Partition, segmentFileName } from '../src/index.js';
-import { PENDING_ENTRIES_BEFORE_WRITE } from '../src/segment-index.js';
+import { appendRecords, DecodeError, LogSegment, Partition, segmentFileName } from '../src/internals.js';
+import { PENDING_ENTRIES_BEFORE_WRITE } from '../src/segment/segment-index.js';
 import { NOW, tempDir, thrown } from './helpers.js';
 
 /** One record of `bytes` bytes: batches above index.interval.bytes (4096) each get an offset index entry. */
@@ -34,7 +34,7 @@ function expectEntriesMatch(
   try {
     for (const { relative, position } of entries) {
       expect(position).toBeLessThan(segment.size);
-      const { header } = segment.readBatchAt(position);
+      const { header } = segment.readCheckedBatchAt(position);
       expect(header.baseOffset + header.lastOffsetDelta).toBe(baseOffset + relative);
     }
   } finally {
@@ -150,10 +150,10 @@ describe('Log.read through the offset index', () => {
     bytes[infos[3]!.position + 16] = 7; // the magic byte of batch 3: its header cannot be read
     writeFileSync(file, bytes);
     const p = Partition.open(dataDir, 'orders', 0, config);
-    expect(p.log.readBatches(0, 1 << 20).map((b) => b.baseOffset)).toEqual([0, 1, 2]);
-    expect(thrown(DecodeError, () => p.log.read(3))).toMatchObject({ field: 'magic', file });
+    expect(p.log.readCheckedBatches(0, 1 << 20).map((b) => b.baseOffset)).toEqual([0, 1, 2]);
+    expect(thrown(DecodeError, () => p.log.readChecked(3))).toMatchObject({ field: 'magic', file });
     // Batch 10 has an index entry (written at the roll, before the damage): it and what follows are served.
-    expect(p.log.readBatches(10, 1 << 20).map((b) => b.baseOffset)).toEqual([
+    expect(p.log.readCheckedBatches(10, 1 << 20).map((b) => b.baseOffset)).toEqual([
       10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
     ]);
     p.close();
@@ -166,11 +166,11 @@ describe('Log.read through the offset index', () => {
     bytes.writeBigInt64BE(11n, at); // batch 10 now claims to be offset 11
     writeFileSync(file, bytes);
     const p = Partition.open(dataDir, 'orders', 0, config);
-    const error = thrown(DecodeError, () => p.log.readBatches(10));
+    const error = thrown(DecodeError, () => p.log.readCheckedBatches(10));
     expect(error).toMatchObject({ field: 'baseOffset', offset: at, file });
     expect(error.reason).toMatch(/offset index says the batch at byte \d+ ends at 10/);
     // Read from the start, the neighbour check catches it too: batches 10 (now 11..11) and 11 disagree, neither is served.
-    expect(p.log.readBatches(0, 1 << 20).map((b) => b.baseOffset)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(p.log.readCheckedBatches(0, 1 << 20).map((b) => b.baseOffset)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     p.close();
   });
 });

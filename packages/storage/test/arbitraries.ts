@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Record } from '../src/index.js';
+import type { Record } from '../src/internals.js';
 
 const bytes = fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a));
 const arbRecord = fc.record({

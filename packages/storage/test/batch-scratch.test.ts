@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BatchScratch, buildProducerBatch } from '../src/batch-builder.js';
-import { appendIdempotent, Partition } from '../src/index.js';
+import { BatchScratch, buildProducerBatch } from '../src/format/batch-builder.js';
+import { appendIdempotent, Partition } from '../src/internals.js';
 import { NOW, tempDir } from './helpers.js';
 
 const producer = { producerId: 7, producerEpoch: 0, baseSequence: 0 };

@@ -4,15 +4,15 @@ import {
   appendRecords,
   buildPlainBatch,
   DEFAULT_LOG_CONFIG,
-  DEFAULT_MAX_BATCH_BYTES,
+  MAX_READABLE_BATCH_BYTES,
   Log,
   Partition,
   StorageError,
-} from '../src/index.js';
-import { NOW, tempDir, thrown } from './helpers.js';
+} from '../src/internals.js';
+import { NOW, tempDir, thrown, writableLog } from './helpers.js';
 
 /**
- * One rule for batch sizes (record-batch.ts, DEFAULT_MAX_BATCH_BYTES): the setting
+ * One rule for batch sizes (record-batch.ts, MAX_READABLE_BATCH_BYTES): the setting
  * limits what an append accepts; every reader of what is on disk takes up to the
  * one ceiling, so a setting can never make klog cut or refuse what it once accepted.
  */
@@ -30,13 +30,13 @@ describe('the batch size limit: a setting for appends, one ceiling for readers',
     try {
       expect(again.recovery).toBeUndefined();
       expect(again.log.logEndOffset).toBe(2);
-      expect(again.log.readBatches(0, 8 * 1024 * 1024).map((b) => b.records[0]!.value?.length)).toEqual([
+      expect(again.log.readCheckedBatches(0, 8 * 1024 * 1024).map((b) => b.records[0]!.value?.length)).toEqual([
         2 * 1024 * 1024,
         5,
       ]);
       expect(readdirSync(`${dir}/big-0`).filter((n) => n.includes('dropped'))).toEqual([]);
       // The setting still limits what is accepted.
-      expect(() => again.log.appendBatch(buildPlainBatch([big], 0, NOW))).toThrow(
+      expect(() => writableLog(again).append({ origin: 'raw', bytes: buildPlainBatch([big], 0, NOW) })).toThrow(
         /exceeds the limit of 1048588/,
       );
     } finally {
@@ -46,9 +46,9 @@ describe('the batch size limit: a setting for appends, one ceiling for readers',
 
   it('a setting above the readers’ ceiling is refused: what is accepted must be readable', () => {
     const error = thrown(StorageError, () =>
-      Log.open(tempDir(), { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES + 1 }),
+      Log.open(tempDir(), { maxBatchBytes: MAX_READABLE_BATCH_BYTES + 1 }),
     );
     expect(error.message).toMatch(/max batch bytes must be an integer in 61\.\.67108864/);
-    Log.open(tempDir(), { maxBatchBytes: DEFAULT_MAX_BATCH_BYTES }).close();
+    Log.open(tempDir(), { maxBatchBytes: MAX_READABLE_BATCH_BYTES }).close();
   });
 });

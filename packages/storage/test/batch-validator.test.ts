@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONTROL_FLAG, StorageError, validateForAppend } from '../src/index.js';
+import { CONTROL_FLAG, StorageError, validateForAppend } from '../src/internals.js';
 import { thrown } from './helpers.js';
 
 type AppendedHeader = Parameters<typeof validateForAppend>[0];

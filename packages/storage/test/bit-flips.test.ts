@@ -11,7 +11,7 @@ import {
   LogSegment,
   Partition,
   type RecordBatch,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { LONG_TEST, NOW, records, tempDir } from './helpers.js';
 
 /**
@@ -142,8 +142,8 @@ describe('a flipped bit in a segment on disk', () => {
         const check = checkSegment(segment);
         const served: Buffer[] = [];
         try {
-          for (const { position } of segment.positionsFrom(0))
-            served.push(segment.readBatchAt(position).bytes);
+          for (const { position } of segment.checkedPositionsFrom(0))
+            served.push(segment.readCheckedBatchAt(position).bytes);
         } catch (error) {
           expect(error, at).toBeInstanceOf(DecodeError);
         }
@@ -224,7 +224,7 @@ describe('random flips, end to end: open recovers, and what it serves is what wa
       });
       places.push({ position, end: p.log.activeSegment.size });
     }
-    const original = p.log.readBatches(0).map(plain);
+    const original = p.log.readCheckedBatches(0).map(plain);
     p.close();
     const bytes = readFileSync(join(source, 'orders-0', '00000000000000000000.log'));
     // Any byte but the epoch (klog does not interpret it) and baseOffset. baseOffset flips are
@@ -260,7 +260,7 @@ describe('random flips, end to end: open recovers, and what it serves is what wa
           expect(q.logEndOffset).toBe(
             kept === 0 ? 0 : original[kept - 1]!.baseOffset + original[kept - 1]!.lastOffsetDelta + 1,
           );
-          expect(kept === 0 ? [] : q.log.readBatches(0).map(plain)).toEqual(original.slice(0, kept));
+          expect(kept === 0 ? [] : q.log.readCheckedBatches(0).map(plain)).toEqual(original.slice(0, kept));
           // Nothing lost: the segment and the saved file together are the damaged bytes.
           expect(Buffer.concat([readFileSync(segment), readFileSync(report.savedTo!)]).equals(damaged)).toBe(
             true,

@@ -9,8 +9,8 @@ import {
   Partition,
   StorageError,
   snapshotFileName,
-} from '../src/index.js';
-import { crc32c } from '../src/crc32c.js';
+} from '../src/internals.js';
+import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 import { kafkaJsBatch } from './kafkajs-compressed.js';
 
@@ -110,7 +110,7 @@ describe('Partition.appendProducerBatch: client bytes under Kafka 4.1 rules', ()
     const served = p.fetch(0, 1 << 20).records;
     expect(served.length).toBe(gzip.length);
     expect(served.subarray(16).equals(gzip.subarray(16))).toBe(true);
-    expect(p.log.readBatches(0)[0]!.records.map((r) => Buffer.from(r.key!).toString())).toEqual(
+    expect(p.log.readCheckedBatches(0)[0]!.records.map((r) => Buffer.from(r.key!).toString())).toEqual(
       entries.map((e) => e.key.toString()),
     );
     p.close();
@@ -129,7 +129,7 @@ describe('Partition.fetch and offsetForTimestamp', () => {
     expect(p.fetch(0, 1).records.length).toBe(sizes[0]);
     expect(p.fetch(3, sizes[1]! + sizes[2]!).records.length).toBe(sizes[1]! + sizes[2]!);
     expect(p.fetch(3, sizes[1]! + sizes[2]! - 1).records.length).toBe(sizes[1]);
-    expect(p.fetch(0, 1 << 20).records.equals(p.log.read(0, 1 << 20))).toBe(true);
+    expect(p.fetch(0, 1 << 20).records.equals(p.log.readChecked(0, 1 << 20))).toBe(true);
     expect(p.fetch(10, 100)).toEqual({
       records: Buffer.alloc(0),
       highWatermark: 10,

@@ -13,8 +13,8 @@ import {
   rebuildProducerState,
   rewriteBatch,
   StorageError,
-} from '../src/index.js';
-import { fingerprint, logFiles, NOW, tempDir, thrown } from './helpers.js';
+} from '../src/internals.js';
+import { fingerprint, logFiles, NOW, tempDir, thrown, writableLog } from './helpers.js';
 
 const kv = (key: string, value: string | null) => ({
   key: Buffer.from(key),
@@ -37,10 +37,10 @@ describe('rewriteBatch keeps what the producer state needs', () => {
   it('keeps producerId, producerEpoch, baseSequence and the first/last offset when records go', () => {
     const p = Partition.open(tempDir(), 't', 0);
     const records = [kv('a', '1'), kv('b', '2'), kv('c', '3')];
-    p.log.appendBatch(
+    writableLog(p).append({ origin: 'raw', bytes: 
       buildProducerBatch(records, 0, NOW, { producerId: 77, producerEpoch: 3, baseSequence: 40 }),
-    );
-    const [batch] = p.log.readBatches(0);
+     });
+    const [batch] = p.log.readCheckedBatches(0);
     const rewritten = decodeRecordBatch(rewriteBatch(batch!, [batch!.records[1]!]));
     expect(rewritten).toMatchObject({
       baseOffset: 0,

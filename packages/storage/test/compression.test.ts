@@ -7,7 +7,7 @@ import {
   compact,
   compressionName,
   crc32c,
-  DEFAULT_MAX_BATCH_BYTES,
+  MAX_READABLE_BATCH_BYTES,
   DecodeError,
   decodeRecordBatch,
   decompressRecords,
@@ -15,9 +15,9 @@ import {
   Partition,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { xerialRecords } from './fixtures/xerial-snappy/records.mjs';
-import { tempDir, thrown } from './helpers.js';
+import { tempDir, thrown, writableLog } from './helpers.js';
 import {
   CODEC_IDS,
   type Codec,
@@ -152,18 +152,18 @@ describe('a compressed batch whose records are damaged is refused with a DecodeE
     }
   });
 
-  it('the batch decoder allows DEFAULT_MAX_BATCH_BYTES of decompressed records, whatever the stored limit', async () => {
+  it('the batch decoder allows MAX_READABLE_BATCH_BYTES of decompressed records, whatever the stored limit', async () => {
     const ok = await kafkaJsBatch('gzip', [
-      { key: null, value: Buffer.alloc(DEFAULT_MAX_BATCH_BYTES - 1024) },
+      { key: null, value: Buffer.alloc(MAX_READABLE_BATCH_BYTES - 1024) },
     ]);
     expect(decodeRecordBatch(ok, 0, { maxBatchBytes: 1024 * 1024 }).records[0]!.value).toHaveLength(
-      DEFAULT_MAX_BATCH_BYTES - 1024,
+      MAX_READABLE_BATCH_BYTES - 1024,
     );
-    const bomb = await kafkaJsBatch('gzip', [{ key: null, value: Buffer.alloc(DEFAULT_MAX_BATCH_BYTES) }]);
+    const bomb = await kafkaJsBatch('gzip', [{ key: null, value: Buffer.alloc(MAX_READABLE_BATCH_BYTES) }]);
     expect(bomb.length).toBeLessThan(100 * 1024);
     const error = thrown(DecodeError, () => decodeRecordBatch(bomb));
     expect(error.reason).toBe(
-      `gzip: decompresses to more than the limit of ${DEFAULT_MAX_BATCH_BYTES} bytes`,
+      `gzip: decompresses to more than the limit of ${MAX_READABLE_BATCH_BYTES} bytes`,
     );
   });
 
@@ -203,25 +203,25 @@ describe('a compressed batch whose records are damaged is refused with a DecodeE
   });
 });
 
-describe('Log.appendBatch takes a compressed batch from a client: records checked after decompression, bytes kept', () => {
+describe("Log.append of 'raw' bytes takes a compressed batch from a client: records checked after decompression, bytes kept", () => {
   for (const codec of ['gzip', 'snappy', 'lz4', 'zstd'] as const) {
     it(codec, async () => {
       const log = Log.open(tempDir());
       try {
         const entries = sampleEntries(5);
-        log.appendBatch(await kafkaJsBatch('none', [{ key: null, value: Buffer.from('first') }]));
+        log.append({ origin: 'raw', bytes: await kafkaJsBatch('none', [{ key: null, value: Buffer.from('first') }]) });
         const bytes = await kafkaJsBatch(codec, entries);
-        const info = log.appendBatch(Buffer.from(bytes));
+        const info = log.append({ origin: 'raw', bytes: Buffer.from(bytes) });
         expect(info).toMatchObject({ firstOffset: 1, lastOffset: entries.length });
         // Stored as it came (only the base offset, outside the CRC, is the log's).
-        const stored = log.read(1);
+        const stored = log.readChecked(1);
         expect(stored.subarray(8)).toEqual(bytes.subarray(8));
         expect(stored.readBigInt64BE(0)).toBe(1n);
-        expectRecords(log.readBatches(1)[0]!, entries);
+        expectRecords(log.readCheckedBatches(1)[0]!, entries);
 
         // Damaged records are refused before anything is written.
         const bad = withSection(bytes, Buffer.from(section(bytes)).fill(0x33, 0, 12));
-        expect(() => log.appendBatch(bad)).toThrow(DecodeError);
+        expect(() => log.append({ origin: 'raw', bytes: bad })).toThrow(DecodeError);
         expect(log.logEndOffset).toBe(entries.length + 1);
       } finally {
         log.close();
@@ -236,12 +236,12 @@ describe('compaction of a log holding compressed batches', () => {
     const p = Partition.open(tempDir(), 'keys', 0, { segmentBytes: 100 });
     try {
       const value = (k: string, v: number) => ({ key: Buffer.from(k), value: Buffer.from(`${k}=${v}`) });
-      p.log.appendBatch(await kafkaJsBatch('gzip', [value('a', 1), value('b', 1), value('a', 2)]));
-      p.log.appendBatch(await kafkaJsBatch('zstd', [value('b', 2), value('c', 1), value('c', 2)]));
-      p.log.appendBatch(await kafkaJsBatch('lz4', [value('a', 3)]));
-      p.log.appendBatch(await kafkaJsBatch('gzip', [value('z', 1)]));
+      writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('gzip', [value('a', 1), value('b', 1), value('a', 2)]) });
+      writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('zstd', [value('b', 2), value('c', 1), value('c', 2)]) });
+      writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('lz4', [value('a', 3)]) });
+      writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('gzip', [value('z', 1)]) });
       compact(p);
-      const batches = p.log.readBatches(0, 1 << 20);
+      const batches = p.log.readCheckedBatches(0, 1 << 20);
       // gzip lost every record (and has no producer): gone. zstd lost c=1: rewritten plain.
       // lz4 lost nothing: kept as it came (Kafka's filterTo writes such a batch whole).
       expect(batches.map((b) => [b.baseOffset, b.attributes & 7])).toEqual([

@@ -9,7 +9,7 @@ import {
   parseSegmentFileName,
   type RecordBatch,
   rebuildProducerState,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { type Child, startFixture } from './fixtures/children.js';
 import { expectedValue, producerId } from './fixtures/crash-batches.mjs';
 import { LONG_TEST, tempDir } from './helpers.js';
@@ -185,7 +185,7 @@ describe('kill -9 while appending', () => {
     const written = new Set<string>();
     let lastProducer = -1;
     for (let offset = 0; offset < p.logEndOffset; offset++) {
-      const [batch] = p.log.readBatches(offset, 1);
+      const [batch] = p.log.readCheckedBatches(offset, 1);
       expectIntact(batch!, offset, `seed ${seed}, after the last kill`);
       written.add(`${batch!.producerId}/${batch!.baseSequence}`);
       lastProducer = batch!.producerId;

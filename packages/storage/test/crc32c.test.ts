@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { crc32c } from '../src/index.js';
+import { crc32c } from '../src/internals.js';
 
 describe('crc32c', () => {
   it('matches the CRC-32C known answer', () => {

@@ -8,7 +8,7 @@ import {
   type InspectedBatch,
   LogSegment,
   segmentFileName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { NOW, records, tempDir } from './helpers.js';
 
 /**

@@ -8,8 +8,8 @@ import {
   MAX_OFFSET,
   readStoredBatchHeader,
   StorageError,
-} from '../src/index.js';
-import { crc32c } from '../src/crc32c.js';
+} from '../src/internals.js';
+import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, thrown } from './helpers.js';
 import { kafkaJsBatch } from './kafkajs-compressed.js';
 

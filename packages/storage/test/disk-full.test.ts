@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { appendRecords, compact, Partition, StorageError } from '../src/index.js';
+import { appendRecords, compact, Partition, StorageError } from '../src/internals.js';
 import { logFiles, NOW, records, tempDir, thrown } from './helpers.js';
 
 /** When armed, writes to the files whose names hold `marker` (a copy of cut bytes by default) fail as on a full disk. */
@@ -34,7 +34,7 @@ afterEach(() => {
 
 describe('a full disk while recovery saves what it cuts', () => {
   it('fails the open with a typed error, cuts nothing, and leaves no partial copy; a retry saves one copy', async () => {
-    const { buildPlainBatch } = await import('../src/index.js');
+    const { buildPlainBatch } = await import('../src/internals.js');
     const dataDir = tempDir();
     const dir = join(dataDir, 'orders-0');
     mkdirSync(dir);

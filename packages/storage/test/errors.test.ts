@@ -9,7 +9,7 @@ import {
   Partition,
   StorageError,
   segmentFileName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { logFiles, NOW, records, tempDir, thrown } from './helpers.js';
 
 describe('errors from the file system are StorageErrors naming the path and the step', () => {
@@ -34,7 +34,7 @@ describe('errors from the file system are StorageErrors naming the path and the 
 });
 
 describe('input refused at the boundary', () => {
-  it('read and readBatches take safe integer offsets and byte counts only', () => {
+  it('readChecked and readCheckedBatches take safe integer offsets and byte counts only', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     appendRecords(p, records(3), NOW);
     appendRecords(p, records(3), NOW);
@@ -45,10 +45,10 @@ describe('input refused at the boundary', () => {
       [0, -1],
       [0, 1.5],
     ] as const) {
-      expect(thrown(StorageError, () => p.log.read(offset, maxBytes)).code).toBe('INVALID_REQUEST');
-      expect(thrown(StorageError, () => p.log.readBatches(offset, maxBytes)).code).toBe('INVALID_REQUEST');
+      expect(thrown(StorageError, () => p.log.readChecked(offset, maxBytes)).code).toBe('INVALID_REQUEST');
+      expect(thrown(StorageError, () => p.log.readCheckedBatches(offset, maxBytes)).code).toBe('INVALID_REQUEST');
     }
-    expect(thrown(StorageError, () => p.log.read(7)).code).toBe('OFFSET_OUT_OF_RANGE');
+    expect(thrown(StorageError, () => p.log.readChecked(7)).code).toBe('OFFSET_OUT_OF_RANGE');
     p.close();
   });
 });

@@ -7,7 +7,7 @@ import {
   type FlushPolicy,
   Log,
   Partition,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { NOW, records, tempDir } from './helpers.js';
 
 /**

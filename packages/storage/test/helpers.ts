@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import type { RecordInput } from '../src/index.js';
+import type { Log, Partition, RecordInput } from '../src/internals.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -64,3 +64,12 @@ export function thrown<E extends Error>(kind: new (...args: never[]) => E, fn: (
  * bit): a timeout far above what they take alone, so a busy 2-core machine slows them but never fails them.
  */
 export const LONG_TEST = { timeout: 300_000 } as const;
+
+/**
+ * A partition's log with its writes. `Partition.log` hands out reads only (a partition's
+ * writes go through `Partition.append`, under the producer windows); a test that writes raw
+ * batches past the windows, or flushes or swaps segments itself, does so on purpose, here.
+ */
+export function writableLog(p: Partition): Log {
+  return p.log as Log;
+}

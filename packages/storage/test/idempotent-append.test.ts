@@ -1,7 +1,7 @@
 import type { ProducerState } from '@klog/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendIdempotent, Partition, rebuildProducerState } from '../src/index.js';
+import { appendIdempotent, Partition, rebuildProducerState } from '../src/internals.js';
 import { fingerprint, NOW, records, tempDir } from './helpers.js';
 
 const window = (state: ProducerState, pid: number) =>
@@ -86,7 +86,7 @@ describe('appendIdempotent', () => {
       records: records(2),
       nowMs: NOW,
     });
-    const [batch] = p.log.readBatches(0);
+    const [batch] = p.log.readCheckedBatches(0);
     expect(batch).toMatchObject({ producerId: 1000, producerEpoch: 3, baseSequence: 0, lastOffsetDelta: 1 });
     p.close();
   });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendRecords, Log, LOCK_FILE_NAME, Partition, StorageError } from '../src/index.js';
+import { appendRecords, Log, LOCK_FILE_NAME, Partition, StorageError } from '../src/internals.js';
 import { startFixture } from './fixtures/children.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
@@ -59,7 +59,7 @@ describe('one writer per partition directory (Kafka .lock)', () => {
     const p = Partition.open(dataDir, 'orders', 0);
     // Every acknowledged batch is there; at most one more (written, not yet acknowledged) may be.
     expect(p.logEndOffset).toBeGreaterThanOrEqual(acked);
-    expect(p.log.readBatches(0, 1).map((b) => b.baseOffset)).toEqual([0]);
+    expect(p.log.readCheckedBatches(0, 1).map((b) => b.baseOffset)).toEqual([0]);
     expect(p.recovery === undefined || p.recovery.kind === 'torn-tail').toBe(true);
     p.close();
   });

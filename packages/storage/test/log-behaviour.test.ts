@@ -8,14 +8,14 @@ import {
   compact,
   DecodeError,
   encodeRecordBatch,
+  LOG_CONFIG_BOUNDS,
   Log,
   Partition,
   StorageError,
   segmentFileName,
-} from '../src/index.js';
-import { crc32c } from '../src/crc32c.js';
-import { replaceWithCleaned } from '../src/log.js';
-import { NOW, records, tempDir, thrown } from './helpers.js';
+} from '../src/internals.js';
+import { crc32c } from '../src/format/crc32c.js';
+import { NOW, records, tempDir, thrown, writableLog } from './helpers.js';
 
 const big = (bytes: number, fill = 1) => [{ key: null, value: Buffer.alloc(bytes, fill) }];
 
@@ -23,6 +23,12 @@ describe('Log settings and arguments, refused by name', () => {
   it('config: the smallest values taken, the rest refused with INVALID_CONFIG; an undefined key means the default', () => {
     const dir = () => join(tempDir(), 'x-0');
     Log.open(dir(), { segmentBytes: 61, maxBatchBytes: 61, flush: { everyMessages: 1 } }).close();
+    Log.open(dir(), { segmentBytes: 2 ** 31 - 1, maxBatchBytes: 64 * 1024 * 1024 }).close();
+    // The bounds the broker and the CLI check against, from the one place that has them.
+    expect(LOG_CONFIG_BOUNDS).toEqual({
+      segmentBytes: { min: 61, max: 2 ** 31 - 1 },
+      maxBatchBytes: { min: 61, max: 64 * 1024 * 1024 },
+    });
     // As JavaScript may pass it: the key there, its value undefined.
     const defaults = Log.open(dir(), {
       segmentBytes: undefined,
@@ -37,6 +43,7 @@ describe('Log settings and arguments, refused by name', () => {
     defaults.close();
     for (const [config, message] of [
       [{ segmentBytes: 60 }, 'segment.bytes must be an integer >= 61, got 60'],
+      [{ segmentBytes: 2 ** 31 }, 'segment.bytes must be at most 2147483647 (a Kafka int), got 2147483648'],
       [{ maxBatchBytes: 60 }, /max batch bytes must be an integer in 61\.\.67108864 .*, got 60/],
       [{ maxBatchBytes: Number.NaN }, /max batch bytes must be an integer in 61\.\.67108864 .*, got NaN/],
       [{ flush: { everyMessages: 0 } }, 'flush every N messages needs N >= 1, got 0'],
@@ -51,46 +58,46 @@ describe('Log settings and arguments, refused by name', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     appendRecords(p, records(2, 'a'), NOW);
     appendRecords(p, records(2, 'b'), NOW);
-    expect(thrown(StorageError, () => p.log.read(1.5)).message).toBe(
+    expect(thrown(StorageError, () => p.log.readChecked(1.5)).message).toBe(
       'offset must be a safe integer, got 1.5',
     );
-    expect(thrown(StorageError, () => p.log.read(0, -1)).message).toBe(
+    expect(thrown(StorageError, () => p.log.readChecked(0, -1)).message).toBe(
       'max bytes must be a safe integer >= 0, got -1',
     );
-    expect(thrown(StorageError, () => p.log.read(9)).message).toBe('offset 9 is outside the log [0, 4)');
+    expect(thrown(StorageError, () => p.log.readChecked(9)).message).toBe('offset 9 is outside the log [0, 4]');
     expect(thrown(StorageError, () => p.fetch(9, 10)).message).toBe('offset 9 is outside the log [0, 4]');
     expect(thrown(StorageError, () => p.offsetForTimestamp(Number.NaN))).toMatchObject({
       code: 'INVALID_REQUEST',
       message: 'timestamp must be a safe integer, got NaN',
     });
-    expect(p.log.readBatches(0, 0).map((b) => b.baseOffset)).toEqual([0]);
+    expect(p.log.readCheckedBatches(0, 0).map((b) => b.baseOffset)).toEqual([0]);
     // The default budget (1 MiB) takes both; a budget of exactly both sizes too, one byte less only the first.
-    expect(p.log.readBatches(0).map((b) => b.baseOffset)).toEqual([0, 2]);
-    const [one, two] = p.log.readBatches(0);
+    expect(p.log.readCheckedBatches(0).map((b) => b.baseOffset)).toEqual([0, 2]);
+    const [one, two] = p.log.readCheckedBatches(0);
     const sizes = [one, two].map((b) => 12 + b!.batchLength);
-    expect(p.log.readBatches(0, sizes[0]! + sizes[1]!).length).toBe(2);
-    expect(p.log.readBatches(0, sizes[0]! + sizes[1]! - 1).length).toBe(1);
+    expect(p.log.readCheckedBatches(0, sizes[0]! + sizes[1]!).length).toBe(2);
+    expect(p.log.readCheckedBatches(0, sizes[0]! + sizes[1]! - 1).length).toBe(1);
     expect(p.log.segmentFor(p.logEndOffset)).toBeUndefined();
     expect(p.log.segmentFor(3)).toBe(p.log.activeSegment);
     expect(p.log.size).toBe(sizes[0]! + sizes[1]!);
     p.close();
-    expect(thrown(StorageError, () => p.log.read(0)).message).toBe(`log ${p.dir} is closed`);
-    expect(thrown(StorageError, () => p.log.flush()).code).toBe('CLOSED');
+    expect(thrown(StorageError, () => p.log.readChecked(0)).message).toBe(`log ${p.dir} is closed`);
+    expect(thrown(StorageError, () => writableLog(p).flush()).code).toBe('CLOSED');
   });
 });
 
-describe('Log.appendBatch: the raw path checks everything', () => {
+describe("Log.append of 'raw' bytes: the raw path checks everything", () => {
   it('size first (an oversized batch with a bad CRC is MESSAGE_TOO_LARGE), then one whole batch, no more', () => {
     const log = Log.open(join(tempDir(), 'x-0'), { maxBatchBytes: 200 });
     const over = buildPlainBatch(big(300), 0, NOW);
     over[over.length - 1]! ^= 1;
-    expect(thrown(StorageError, () => log.appendBatch(over))).toMatchObject({
+    expect(thrown(StorageError, () => log.append({ origin: 'raw', bytes: over }))).toMatchObject({
       code: 'MESSAGE_TOO_LARGE',
       message: `batch of ${over.length} bytes exceeds the limit of 200 (message.max.bytes)`,
     });
     const one = buildPlainBatch(records(1), 0, NOW);
     const padded = Buffer.concat([one, Buffer.alloc(3)]);
-    expect(thrown(DecodeError, () => log.appendBatch(padded))).toMatchObject({
+    expect(thrown(DecodeError, () => log.append({ origin: 'raw', bytes: padded }))).toMatchObject({
       field: 'batchLength',
       offset: 8,
       reason: `says ${one.length} bytes but the buffer holds ${one.length + 3}`,
@@ -102,8 +109,8 @@ describe('Log.appendBatch: the raw path checks everything', () => {
   it('a log opened on its own rolls without a listener; a relative offset past 2^31 - 1 rolls too', () => {
     const dir = join(tempDir(), 'x-0');
     const log = Log.open(dir, { segmentBytes: 100 });
-    log.appendBatch(buildPlainBatch(records(1), 0, NOW));
-    expect(log.appendBatch(buildPlainBatch(records(1), 0, NOW)).rolled).toBe(true);
+    log.append({ origin: 'raw', bytes: buildPlainBatch(records(1), 0, NOW) });
+    expect(log.append({ origin: 'raw', bytes: buildPlainBatch(records(1), 0, NOW) }).rolled).toBe(true);
     log.close();
 
     // A segment at 0 whose one batch starts at 2^31 - 10: its next offsets are near the index's limit.
@@ -114,12 +121,12 @@ describe('Log.appendBatch: the raw path checks everything', () => {
     const near = Log.open(far);
     expect(near.logEndOffset).toBe(start + 5);
     // Last offset 2^31 - 1 fits (relative 2^31 - 1): no roll.
-    expect(near.appendBatch(buildPlainBatch(records(5), 0, NOW))).toMatchObject({
+    expect(near.append({ origin: 'raw', bytes: buildPlainBatch(records(5), 0, NOW) })).toMatchObject({
       lastOffset: 2 ** 31 - 1,
       rolled: false,
     });
     // Last offset 2^31 does not: a new segment, though segment.bytes is far away.
-    expect(near.appendBatch(buildPlainBatch(records(1), 0, NOW))).toMatchObject({
+    expect(near.append({ origin: 'raw', bytes: buildPlainBatch(records(1), 0, NOW) })).toMatchObject({
       firstOffset: 2 ** 31,
       rolled: true,
       segmentBaseOffset: 2 ** 31,
@@ -188,12 +195,12 @@ describe('what a leader stamps, and what reads find by time', () => {
         headers: [],
       })),
     });
-    p.log.appendBatch(withDeltas);
+    writableLog(p).append({ origin: 'raw', bytes: withDeltas });
     const logAppend = Buffer.from(buildPlainBatch(records(2), 0, NOW + 100));
     logAppend.writeInt16BE(0x08, 21); // timestamp type: LogAppendTime, the batch's max timestamp for every record
     logAppend.writeBigInt64BE(BigInt(NOW + 50), 27); // base timestamp below
     logAppend.writeUInt32BE(crc32c(logAppend.subarray(21)), 17);
-    p.log.appendBatch(logAppend);
+    writableLog(p).append({ origin: 'raw', bytes: logAppend });
     appendRecords(p, records(1), NOW + 200);
     expect(p.offsetForTimestamp(NOW)).toEqual({ offset: 0, timestamp: NOW });
     expect(p.offsetForTimestamp(NOW + 11)).toEqual({ offset: 2, timestamp: NOW + 20 });
@@ -252,7 +259,7 @@ describe('compaction and the index files', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     appendRecords(p, records(1), NOW);
     for (const base of [0, 77]) {
-      expect(thrown(StorageError, () => replaceWithCleaned(p.log, [base]))).toMatchObject({
+      expect(thrown(StorageError, () => writableLog(p).replaceWithCleaned([base]))).toMatchObject({
         code: 'INVALID_REQUEST',
         message: `no inactive segment at offset ${base} in ${p.dir}`,
       });

@@ -10,8 +10,8 @@ import {
   Partition,
   RECORD_BATCH_OVERHEAD,
   StorageError,
-} from '../src/index.js';
-import { logFiles, NOW, records, tempDir, thrown } from './helpers.js';
+} from '../src/internals.js';
+import { logFiles, NOW, records, tempDir, thrown, writableLog } from './helpers.js';
 
 describe('Partition and Log on disk', () => {
   it('creates <topic>-<partition> with a first segment named by its 20-digit base offset', () => {
@@ -80,14 +80,14 @@ describe('Partition and Log on disk', () => {
     const p = Partition.open(tempDir(), 'orders', 0, { segmentBytes: 250 });
     for (let i = 0; i < 6; i++) appendRecords(p, records(2, `b${i}`), NOW);
     expect(p.log.segments.length).toBeGreaterThan(1);
-    const fromFive = p.log.readBatches(5);
+    const fromFive = p.log.readCheckedBatches(5);
     expect(fromFive[0]!.baseOffset).toBe(4); // the batch holding offset 5
     expect(fromFive.map((b) => b.baseOffset)).toEqual([4, 6, 8, 10]);
     expect(Buffer.from(fromFive[1]!.records[0]!.value!).toString()).toBe('b3-value-0');
-    const limited = p.log.readBatches(0, 1);
+    const limited = p.log.readCheckedBatches(0, 1);
     expect(limited).toHaveLength(1); // one whole batch even past maxBytes
-    expect(p.log.read(12)).toHaveLength(0);
-    expect(() => p.log.read(13)).toThrow(StorageError);
+    expect(p.log.readChecked(12)).toHaveLength(0);
+    expect(() => p.log.readChecked(13)).toThrow(StorageError);
     p.close();
   });
 
@@ -95,7 +95,7 @@ describe('Partition and Log on disk', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     const bad = buildPlainBatch(records(1), 0, NOW);
     bad[bad.length - 1]! ^= 1;
-    expect(() => p.log.appendBatch(bad)).toThrow(DecodeError);
+    expect(() => writableLog(p).append({ origin: 'raw', bytes: bad })).toThrow(DecodeError);
     expect(p.log.activeSegment.size).toBe(0);
     expect(p.logEndOffset).toBe(0);
     p.close();
@@ -106,7 +106,7 @@ describe('Partition and Log on disk', () => {
     const bad = buildPlainBatch(records(1), 0, NOW);
     bad[RECORD_BATCH_OVERHEAD] = 0x7e; // the record's length now runs past the batch
     bad.writeUInt32BE(crc32c(bad.subarray(21)), 17);
-    expect(() => p.log.appendBatch(bad)).toThrow(/records\[0\]\.length/);
+    expect(() => writableLog(p).append({ origin: 'raw', bytes: bad })).toThrow(/records\[0\]\.length/);
     expect(p.log.activeSegment.size).toBe(0);
     p.close();
   });

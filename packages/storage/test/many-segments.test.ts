@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildPlainBatch, segmentFileName } from '../src/index.js';
+import { buildPlainBatch, segmentFileName } from '../src/internals.js';
 import { LONG_TEST, NOW, records, tempDir } from './helpers.js';
 
 const fixture = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/read-all.mjs');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OffsetMap } from '../src/index.js';
+import { OffsetMap } from '../src/internals.js';
 
 const key = (s: string) => Buffer.from(s);
 

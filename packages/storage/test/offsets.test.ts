@@ -9,7 +9,7 @@ import {
   Partition,
   StorageError,
   segmentFileName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { fingerprint, NOW, records, tempDir, thrown } from './helpers.js';
 
 /** A partition directory holding these files, made by hand. */

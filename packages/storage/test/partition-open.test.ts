@@ -8,7 +8,7 @@ import {
   SegmentFileCache,
   StorageError,
   snapshotFileName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
 describe('Partition.open: the data directory around the partition', () => {

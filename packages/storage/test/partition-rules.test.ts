@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { crc32c } from '../src/crc32c.js';
+import { crc32c } from '../src/format/crc32c.js';
 import {
   appendIdempotent,
   buildPlainBatch,
@@ -9,11 +9,12 @@ import {
   CONTROL_FLAG,
   encodeRecordBatch,
   Partition,
+  readProducedBatch,
   rebuildProducerState,
   StorageError,
   segmentFileName,
   snapshotFileName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
 function clientBatch(pid: number, epoch: number, seq: number, count = 1): Buffer {
@@ -56,6 +57,26 @@ describe('appendProducerBatch, in the order Kafka checks', () => {
       'nowMs must be a safe integer >= 0, got -1',
     );
     expect(p.logEndOffset).toBe(0);
+    p.close();
+  });
+
+  it('a Produce batch read once (readProducedBatch, as the broker does) is appended as read: its header is not decoded again', () => {
+    const p = Partition.open(tempDir(), 'orders', 0);
+    const bytes = clientBatch(7, 0, 0, 2);
+    const batch = readProducedBatch(bytes);
+    expect(batch.header).toMatchObject({ producerId: 7, baseSequence: 0, lastOffsetDelta: 1 });
+    // The header the append judges is the one read: a copy that names another producer is taken at its word.
+    const asRead = { bytes, header: { ...batch.header, producerId: 8 } };
+    expect(p.appendProducerBatch(asRead)).toMatchObject({ kind: 'Append', firstOffset: 0, lastOffset: 1 });
+    expect(p.producerState.producerIds()).toEqual([8]);
+    // Written in place, as received, with the offsets the log gave it.
+    expect(p.log.readChecked(0).equals(bytes)).toBe(true);
+    // Bytes that are not one batch are refused by the reader, in the words every path uses.
+    const two = Buffer.concat([clientBatch(1, 0, 0), clientBatch(1, 0, 1)]);
+    expect(thrown(StorageError, () => readProducedBatch(two)).message).toBe(
+      `the records hold ${two.length} bytes but the batch is ${two.length / 2}: ` +
+        'a produce request carries exactly one record batch per partition',
+    );
     p.close();
   });
 

@@ -10,8 +10,8 @@ import {
   StorageError,
   snapshotFileName,
   writeProducerSnapshot,
-} from '../src/index.js';
-import { crc32c } from '../src/crc32c.js';
+} from '../src/internals.js';
+import { crc32c } from '../src/format/crc32c.js';
 import { NOW, tempDir, thrown } from './helpers.js';
 
 // Kafka's ProducerSnapshot.json v1: version i16, crc u32, count i32, then 46-byte entries.

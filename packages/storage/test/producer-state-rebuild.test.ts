@@ -7,7 +7,7 @@ import {
   buildProducerBatch,
   Partition,
   rebuildProducerState,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { NOW, records, tempDir } from './helpers.js';
 
 const window = (state: ProducerState, pid: number) =>

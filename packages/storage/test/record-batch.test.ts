@@ -10,7 +10,7 @@ import {
   encodeRecordBatch,
   RECORD_BATCH_OVERHEAD,
   type Record,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { arbBatchFields } from './arbitraries.js';
 import { NOW, records, thrown } from './helpers.js';
 

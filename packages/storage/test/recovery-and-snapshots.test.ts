@@ -12,9 +12,9 @@ import {
   segmentFileName,
   StorageError,
   snapshotFileName,
-} from '../src/index.js';
-import { crc32c } from '../src/crc32c.js';
-import { loadLatestSnapshot, writeProducerSnapshot } from '../src/producer-snapshot.js';
+} from '../src/internals.js';
+import { crc32c } from '../src/format/crc32c.js';
+import { loadLatestSnapshot, writeProducerSnapshot } from '../src/producer/producer-snapshot.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
 /** A partition of two whole batches, then `tail` appended to its segment; opened again (recovery runs). */

@@ -12,7 +12,7 @@ import {
   Partition,
   type RecoveryReport,
   rebuildProducerState,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { fingerprint, LONG_TEST, logFiles, NOW, records, tempDir } from './helpers.js';
 
 const SEGMENT = '00000000000000000000.log';
@@ -156,7 +156,7 @@ describe('recovery on open: a torn last batch', () => {
         });
         expect(window(state, PID), at).toEqual(written.windows.at(-1));
         expect(
-          p.log.readBatches(0).map((b) => b.baseOffset),
+          p.log.readCheckedBatches(0).map((b) => b.baseOffset),
           at,
         ).toEqual(written.batches.map((b) => b.firstOffset));
         p.close();
@@ -261,7 +261,7 @@ describe('recovery on open: corruption before the tail of the active segment', (
     });
     expect(report.error).toMatchObject({ field: 'crc', offset: bad.position + 17, file: segment });
     expect(p.logEndOffset).toBe(bad.firstOffset);
-    expect(p.log.readBatches(0).map((b) => b.baseOffset)).toEqual([0, 2]);
+    expect(p.log.readCheckedBatches(0).map((b) => b.baseOffset)).toEqual([0, 2]);
     expect(readFileSync(report.savedTo!).equals(bytes.subarray(bad.position))).toBe(true);
     const line = describeRecovery(report);
     expect(line).toContain(`${SEGMENT}: found corrupt data at byte ${bad.position}`);
@@ -353,16 +353,16 @@ describe('corruption in a segment that is not the active one', () => {
     expect(fingerprint(dir)).toEqual(before);
     expect(p.logEndOffset).toBe(12);
     // A read from the start stops before the bad batch.
-    expect(p.log.readBatches(0).map((b) => b.baseOffset)).toEqual([0, 2, 4]);
+    expect(p.log.readCheckedBatches(0).map((b) => b.baseOffset)).toEqual([0, 2, 4]);
     // A read that starts at it gets the typed error, naming the file and the byte.
-    for (const read of [() => p.log.readBatches(bad.firstOffset), () => p.log.read(bad.lastOffset)]) {
+    for (const read of [() => p.log.readCheckedBatches(bad.firstOffset), () => p.log.readChecked(bad.lastOffset)]) {
       const error = thrown(read);
       expect(error).toBeInstanceOf(DecodeError);
       expect(error).toMatchObject({ field: 'crc', offset: bad.position + 17, file });
       expect((error as Error).message).toContain(`of ${file}`);
     }
     // The segment after it reads as before.
-    expect(p.log.readBatches(8).map((b) => b.baseOffset)).toEqual([8, 10]);
+    expect(p.log.readCheckedBatches(8).map((b) => b.baseOffset)).toEqual([8, 10]);
     // And nothing built from the whole log (compaction) gets past it.
     expect(() => [...p.log.batches()]).toThrow(DecodeError);
     p.close();
@@ -377,13 +377,13 @@ describe('corruption in a segment that is not the active one', () => {
     bytes[bad.position + 16] = 7; // magic
     writeFileSync(file, bytes);
     const p = Partition.open(dataDir, 'orders', 0, config);
-    expect(p.log.readBatches(0).map((b) => b.baseOffset)).toEqual([0, 2]);
+    expect(p.log.readCheckedBatches(0).map((b) => b.baseOffset)).toEqual([0, 2]);
     for (const offset of [4, 5, 6, 7]) {
-      const error = thrown(() => p.log.read(offset));
+      const error = thrown(() => p.log.readChecked(offset));
       expect(error).toBeInstanceOf(DecodeError);
       expect(error).toMatchObject({ field: 'magic', offset: 16, file });
     }
-    expect(p.log.readBatches(8)).toHaveLength(2);
+    expect(p.log.readCheckedBatches(8)).toHaveLength(2);
     p.close();
   });
 
@@ -395,8 +395,8 @@ describe('corruption in a segment that is not the active one', () => {
     bytes.writeBigInt64BE(BigInt(lastOfFirst.firstOffset + 1), lastOfFirst.position);
     writeFileSync(file, bytes);
     const p = Partition.open(dataDir, 'orders', 0, config);
-    expect(p.log.readBatches(0).map((b) => b.baseOffset)).toEqual([0]);
-    expect(() => p.log.read(2)).toThrow(/not below the next segment's base offset 4/);
+    expect(p.log.readCheckedBatches(0).map((b) => b.baseOffset)).toEqual([0]);
+    expect(() => p.log.readChecked(2)).toThrow(/not below the next segment's base offset 4/);
     p.close();
   });
 });

@@ -7,11 +7,11 @@ import {
   buildPlainBatch,
   buildProducerBatch,
   decodeRecordBatch,
-  LOG_START_OFFSET_FILE,
   LogManager,
   StorageError,
   TIMESTAMP_TYPE_MASK,
-} from '../src/index.js';
+} from '../src/internals.js';
+import { LOG_START_OFFSET_FILE } from '../src/log/log-start-offset.js';
 
 let dataDir: string;
 beforeEach(() => {
@@ -43,15 +43,15 @@ describe('the log start offset (DeleteRecords)', () => {
   it('moves up, hides what is below from readers, deletes whole segments below it, and survives a reopen', () => {
     const { manager, p } = withSegments(6);
     expect(p.log.segments.map((s) => s.baseOffset)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(p.log.advanceLogStartOffset(3)).toBe(3);
+    expect(p.advanceLogStartOffset(3)).toBe(3);
     expect(p.logStartOffset).toBe(3);
     expect(p.log.segments.map((s) => s.baseOffset)).toEqual([3, 4, 5]);
     expect(code(() => p.fetch(2, 1000))).toBe('OFFSET_OUT_OF_RANGE');
     expect(decodeRecordBatch(p.fetch(3, 1000).records, 0).baseOffset).toBe(3);
     expect(p.fetch(3, 1000).logStartOffset).toBe(3);
     // Lower than now: nothing changes; past the end: refused.
-    expect(p.log.advanceLogStartOffset(1)).toBe(3);
-    expect(code(() => p.log.advanceLogStartOffset(7))).toBe('OFFSET_OUT_OF_RANGE');
+    expect(p.advanceLogStartOffset(1)).toBe(3);
+    expect(code(() => p.advanceLogStartOffset(7))).toBe('OFFSET_OUT_OF_RANGE');
     manager.close();
     const again = LogManager.open(dataDir, { config: { segmentBytes: 150 } });
     expect(again.partition('t', 0)!.logStartOffset).toBe(3);
@@ -64,11 +64,11 @@ describe('the log start offset (DeleteRecords)', () => {
     manager.createTopic('t', 1);
     const p = manager.partition('t', 0)!;
     appendRecords(p, [value(0), value(1), value(2), value(3)], 5_000);
-    expect(p.log.advanceLogStartOffset(2)).toBe(2);
+    expect(p.advanceLogStartOffset(2)).toBe(2);
     expect(p.log.segments).toHaveLength(1);
     expect(p.offsetForTimestamp(0)?.offset).toBe(2);
     // To the log end: an empty log for readers, appends go on from there.
-    expect(p.log.advanceLogStartOffset(4)).toBe(4);
+    expect(p.advanceLogStartOffset(4)).toBe(4);
     appendRecords(p, [value(4)], 6_000);
     expect(decodeRecordBatch(p.fetch(4, 1000).records, 0).baseOffset).toBe(4);
     manager.close();
@@ -78,7 +78,7 @@ describe('the log start offset (DeleteRecords)', () => {
 describe('retention: old segments deleted, never the active one', () => {
   it('by time: segments whose newest record is older than the limit', () => {
     const { manager, p } = withSegments(5, (i) => (i < 3 ? 1_000 : 9_000));
-    const deleted = p.log.deleteOldSegments((s) => s.maxTimestamp() < 5_000);
+    const deleted = p.deleteOldSegments((s) => s.maxTimestamp() < 5_000);
     expect(deleted).toEqual([0, 1, 2]);
     expect(p.logStartOffset).toBe(3);
     expect(readdirSync(join(dataDir, 't-0')).filter((f) => f.endsWith('.log'))).toEqual([
@@ -92,8 +92,8 @@ describe('retention: old segments deleted, never the active one', () => {
   it('by size: the oldest go while the log is over the limit; everything old: the active segment stays', () => {
     const { manager, p } = withSegments(4);
     const one = p.log.segments[0]!.size;
-    expect(p.log.deleteOldSegments((s, bytes) => bytes - s.size >= 2 * one)).toEqual([0, 1]);
-    expect(p.log.deleteOldSegments(() => true)).toEqual([2]);
+    expect(p.deleteOldSegments((s, bytes) => bytes - s.size >= 2 * one)).toEqual([0, 1]);
+    expect(p.deleteOldSegments(() => true)).toEqual([2]);
     expect(p.log.segments.map((s) => s.baseOffset)).toEqual([3]);
     expect(p.logStartOffset).toBe(3);
     manager.close();
@@ -101,8 +101,8 @@ describe('retention: old segments deleted, never the active one', () => {
 
   it('roll(): a new empty active segment, unless the active one is empty', () => {
     const { manager, p } = withSegments(1);
-    expect(p.log.roll()).toBe(true);
-    expect(p.log.roll()).toBe(false);
+    expect(p.roll()).toBe(true);
+    expect(p.roll()).toBe(false);
     expect(p.log.segments.map((s) => s.baseOffset)).toEqual([0, 1]);
     manager.close();
   });

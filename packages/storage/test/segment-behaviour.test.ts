@@ -10,8 +10,8 @@ import {
   Partition,
   StorageError,
   segmentFileName,
-} from '../src/index.js';
-import { crc32c } from '../src/crc32c.js';
+} from '../src/internals.js';
+import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
 const openFds = () => readdirSync('/proc/self/fd').length;
@@ -32,7 +32,7 @@ describe('LogSegment: file descriptors, and what a sealed segment refuses', () =
     for (let round = 0; round < 5; round++) {
       const p = Partition.open(dataDir, 'orders', 0, { segmentBytes: 3 * 4400 });
       for (let i = 0; i < 7; i++) appendRecords(p, big(4300, i), NOW + i);
-      for (let offset = 0; offset < p.logEndOffset; offset += 3) p.log.read(offset, 1);
+      for (let offset = 0; offset < p.logEndOffset; offset += 3) p.log.readChecked(offset, 1);
       p.close();
     }
     // A torn tail makes the next open recover (and restart the active index files).
@@ -67,7 +67,7 @@ describe('LogSegment: file descriptors, and what a sealed segment refuses', () =
     const segment = LogSegment.open(path, 0);
     const batches = [0, 2, 4].map((o) => batchAt(o));
     for (const [i, b] of batches.entries()) segment.append(b, i * 2 + 1);
-    expect([...segment.positionsFrom(3)].map((e) => e.position)).toEqual([
+    expect([...segment.checkedPositionsFrom(3)].map((e) => e.position)).toEqual([
       batches[0]!.length,
       batches[0]!.length + batches[1]!.length,
     ]);
@@ -87,7 +87,7 @@ describe('checks on what the CRC does not cover, and on what it does', () => {
   const served = (segment: LogSegment) => {
     const positions: number[] = [];
     try {
-      for (const { position } of segment.positionsFrom(0)) positions.push(position);
+      for (const { position } of segment.checkedPositionsFrom(0)) positions.push(position);
       return { positions, error: undefined };
     } catch (error) {
       return { positions, error: error as DecodeError };
@@ -132,7 +132,7 @@ describe('checks on what the CRC does not cover, and on what it does', () => {
     segment.close();
   });
 
-  it('a batch whose CRC is right but whose records are not stops Log.batches() and readBatches with the error', () => {
+  it('a batch whose CRC is right but whose records are not stops Log.batches() and readCheckedBatches with the error', () => {
     const dataDir = tempDir();
     Partition.open(dataDir, 'orders', 0).close();
     // One record whose key length says 100 bytes in a record of 10: the CRC is computed over the bad bytes.
@@ -165,8 +165,8 @@ describe('checks on what the CRC does not cover, and on what it does', () => {
     expect(p.logEndOffset).toBe(3);
     const error = thrown(DecodeError, () => [...p.log.batches()]);
     expect(error.file).toBe(file);
-    expect(p.log.readBatches(0).map((b) => b.baseOffset)).toEqual([0]);
-    expect(thrown(DecodeError, () => p.log.readBatches(2)).file).toBe(file);
+    expect(p.log.readCheckedBatches(0).map((b) => b.baseOffset)).toEqual([0]);
+    expect(thrown(DecodeError, () => p.log.readCheckedBatches(2)).file).toBe(file);
     p.close();
   });
 });
@@ -185,7 +185,7 @@ describe('older segments through their index files', () => {
     unlinkSync(offsets);
     unlinkSync(times);
     p = Partition.open(dataDir, 'orders', 0, config);
-    expect(p.log.read(5, 1).readBigInt64BE(0)).toBe(5n);
+    expect(p.log.readChecked(5, 1).readBigInt64BE(0)).toBe(5n);
     expect(readFileSync(offsets).equals(written[0]!)).toBe(true);
     expect(readFileSync(times).equals(written[1]!)).toBe(true);
     p.close();
@@ -196,7 +196,7 @@ describe('older segments through their index files', () => {
     const p = Partition.open(dataDir, 'orders', 0, { segmentBytes: 200 * 4400 });
     for (let i = 0; i < 150; i++) appendRecords(p, big(4300, i), NOW + i);
     const read = vi.spyOn(LogSegment.prototype, 'read');
-    const bytes = p.log.read(140, 1);
+    const bytes = p.log.readChecked(140, 1);
     const bytesRead = read.mock.results.reduce((sum, r) => sum + (r.value as Buffer).length, 0);
     read.mockRestore();
     expect(bytes.readBigInt64BE(0)).toBe(140n);

@@ -1,7 +1,7 @@
 import { readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { appendRecords, LogSegment, Partition } from '../src/index.js';
-import { SegmentIndex } from '../src/segment-index.js';
+import { appendRecords, LogSegment, Partition } from '../src/internals.js';
+import { SegmentIndex } from '../src/segment/segment-index.js';
 import { NOW, tempDir } from './helpers.js';
 
 const value = (bytes: number) => [{ key: null, value: Buffer.alloc(bytes, 7) }];
@@ -30,7 +30,7 @@ describe("segment indexes in Kafka's formats", () => {
     for (let i = 0; i < entries; i++) {
       const relative = index.readInt32BE(i * 8);
       const position = index.readInt32BE(i * 8 + 4);
-      const [batch] = p.log.readBatches(sealed.baseOffset + relative, 1);
+      const [batch] = p.log.readCheckedBatches(sealed.baseOffset + relative, 1);
       expect(batch!.baseOffset + batch!.lastOffsetDelta).toBe(sealed.baseOffset + relative);
       expect(p.fetch(sealed.baseOffset + relative, 1).records.readBigInt64BE(0)).toBe(
         BigInt(batch!.baseOffset),

@@ -6,7 +6,7 @@ import {
   decodeRecordBatch,
   LogSegment,
   type RecordBatchHeader,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { NOW, tempDir } from './helpers.js';
 
 /**

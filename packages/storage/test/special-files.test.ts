@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildPlainBatch, Partition, StorageError, segmentFileName } from '../src/index.js';
+import { buildPlainBatch, Partition, StorageError, segmentFileName } from '../src/internals.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
 const SEGMENT = segmentFileName(0);

@@ -9,7 +9,7 @@ import {
   StorageError,
   validatePartitionNumber,
   validateTopicName,
-} from '../src/index.js';
+} from '../src/internals.js';
 import { tempDir, thrown } from './helpers.js';
 
 const refusal = (fn: () => unknown) => thrown(StorageError, fn);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DecodeError } from '../src/index.js';
+import { DecodeError } from '../src/internals.js';
 import {
   type Cursor,
   readVarint,
@@ -9,7 +9,7 @@ import {
   sizeOfVarlong,
   writeVarint,
   writeVarlong,
-} from '../src/varint.js';
+} from '../src/format/varint.js';
 
 /** Kafka's `ByteUtils.writeVarlong`, written plainly over BigInt: zigzag, then 7 bits a byte, low first. */
 function kafkaVarlong(value: number): number[] {

@@ -70,7 +70,7 @@ function producePartition(
     // segment.ms: Kafka rolls at append time once the active segment's first batch is that old.
     const first = partition.activeSegmentFirstTimestamp();
     if (first !== undefined && now - first >= config.segmentMs) partition.roll();
-    const result = partition.appendProducerBatch(data.records!, now, config.logAppendTime);
+    const result = partition.appendProducerBatch(batch.batch, now, config.logAppendTime);
     switch (result.kind) {
       case 'Append':
         ctx.fetchWaits.notify(FetchPurgatory.key(topic, data.index));

@@ -24,7 +24,7 @@ export function readPartition(dataDir: string, topic: string, partition: number)
     const out: LogRecord[] = [];
     let offset = log.logStartOffset;
     while (offset < log.logEndOffset) {
-      const batches = log.readBatches(offset);
+      const batches = log.readCheckedBatches(offset);
       if (batches.length === 0) throw new Error(`${topic}-${partition}: no batch at offset ${offset} before the log end ${log.logEndOffset}`);
       for (const batch of batches) {
         for (const r of batch.records) {

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { basename } from 'node:path';
-import { DEFAULT_MAX_BATCH_BYTES } from '@klog/storage';
+import { MAX_READABLE_BATCH_BYTES } from '@klog/storage/internals';
 import { Command } from 'commander';
 import { dumpLog, type RecordsShown } from '../dump-log/dump.js';
 import { dumpIndexFile, type IndexMode, indexFilesIn, isIndexFile } from '../dump-log/index-files.js';
@@ -28,7 +28,7 @@ and saved next to a segment (<segment>.log.dropped-<position>) are listed, and c
 be dumped by path. A file whose name does not end in .log is not read, as Kafka's
 tool does ("Ignoring unknown file" on stderr); one named like a segment that is not
 a regular file (a FIFO) is never opened, and is a problem. Batches up to
-${DEFAULT_MAX_BATCH_BYTES} bytes are read, the one limit every reader of a klog log
+${MAX_READABLE_BATCH_BYTES} bytes are read, the one limit every reader of a klog log
 uses (the maxBatchBytes setting limits appends only).
 
 Index files: a <base>.index or <base>.timeindex given by path is dumped entry by

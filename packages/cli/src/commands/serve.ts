@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Broker, ConfigError, createLogger, type LogLevel } from '@klog/broker';
+import { Broker, ConfigError, createLogger, DEFAULT_CONFIG, type LogLevel } from '@klog/broker';
+import { LOG_CONFIG_BOUNDS } from '@klog/storage';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
 import type { CommandContext } from '../program.js';
 import { wholeNumber } from '../flags.js';
+import { bytesText } from '../format.js';
 import { hostFlag, logLevel } from '../serve/options.js';
 import { readServerProperties } from '../serve/server-properties.js';
 
@@ -99,21 +101,37 @@ function timestamp(): string {
   return new Date().toISOString();
 }
 
+/** Storage's bounds (the one place): a value outside them is refused here, before the broker opens anything. */
+const SEGMENT_BYTES = LOG_CONFIG_BOUNDS.segmentBytes;
+const MAX_BATCH = LOG_CONFIG_BOUNDS.maxBatchBytes;
+
 export function serveCommand(ctx: CommandContext): Command {
   return new Command('serve')
     .description('run a Kafka broker that Kafka clients produce to idempotently and read from')
     .addOption(new Option('--data-dir <dir>', 'where topics are kept (Kafka segment files)').default('klog-data'))
-    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
-    .addOption(new Option('--port <port>', 'port to listen on (0: any free port)').default('9092'))
+    .addOption(new Option('--host <host>', 'address to listen on').default(DEFAULT_CONFIG.host))
+    .addOption(new Option('--port <port>', 'port to listen on (0: any free port)').default(String(DEFAULT_CONFIG.port)))
     .addOption(new Option('--advertised-host <host>', 'host clients are told to connect to (default: --host)'))
     .addOption(new Option('--advertised-port <port>', 'port clients are told to connect to (default: the port bound)'))
-    .addOption(new Option('--node-id <id>', "this broker's node id").default('0'))
+    .addOption(new Option('--node-id <id>', "this broker's node id").default(String(DEFAULT_CONFIG.nodeId)))
     .option('--auto-create-topics', 'create a topic a client asks Metadata for (auto.create.topics.enable, the default)')
     .option('--no-auto-create-topics', 'answer UNKNOWN_TOPIC_OR_PARTITION for a topic that does not exist instead')
-    .addOption(new Option('--num-partitions <n>', 'partitions of an auto-created topic (num.partitions)').default('1'))
+    .addOption(
+      new Option('--num-partitions <n>', 'partitions of an auto-created topic (num.partitions)').default(String(DEFAULT_CONFIG.numPartitions)),
+    )
     .addOption(new Option('--config <file>', "a server.properties file: broker settings by Kafka's names"))
-    .addOption(new Option('--segment-bytes <n>', 'roll a segment at this size (log.segment.bytes, default 1 GiB)'))
-    .addOption(new Option('--message-max-bytes <n>', 'largest batch a producer may send (message.max.bytes, 1048588)'))
+    .addOption(
+      new Option(
+        '--segment-bytes <n>',
+        `roll a segment at this size (log.segment.bytes, ${SEGMENT_BYTES.min} to ${SEGMENT_BYTES.max}, default ${bytesText(DEFAULT_CONFIG.segmentBytes)})`,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--message-max-bytes <n>',
+        `largest batch a producer may send (message.max.bytes, ${MAX_BATCH.min} to ${MAX_BATCH.max}, default ${DEFAULT_CONFIG.messageMaxBytes})`,
+      ),
+    )
     .addOption(new Option('--log-retention-ms <ms>', 'default retention.ms (log.retention.ms, 7 days; -1: forever)'))
     .addOption(new Option('--log-retention-bytes <n>', 'default retention.bytes (log.retention.bytes, -1: no limit)'))
     .addOption(new Option('--log-cleanup-policy <policy>', 'default cleanup.policy: delete, compact, or both'))
@@ -122,10 +140,24 @@ export function serveCommand(ctx: CommandContext): Command {
     .addOption(new Option('--log-cleaner-min-cleanable-ratio <r>', 'default min.cleanable.dirty.ratio (0.5)'))
     .addOption(new Option('--log-cleaner-delete-retention-ms <ms>', 'default delete.retention.ms for tombstones (1 day)'))
     .addOption(new Option('--log-cleaner-min-compaction-lag-ms <ms>', 'default min.compaction.lag.ms (0)'))
-    .addOption(new Option('--log-retention-check-interval-ms <ms>', 'how often retention runs (300000)'))
-    .addOption(new Option('--log-cleaner-backoff-ms <ms>', 'how often the cleaner looks for topics to compact (15000)'))
-    .addOption(new Option('--socket-request-max-bytes <n>', 'largest request accepted (default 100 MiB)'))
-    .addOption(new Option('--connections-max-idle-ms <ms>', 'close a connection idle this long (default 600000)'))
+    .addOption(
+      new Option('--log-retention-check-interval-ms <ms>', `how often retention runs (default ${DEFAULT_CONFIG.logRetentionCheckIntervalMs})`),
+    )
+    .addOption(
+      new Option('--log-cleaner-backoff-ms <ms>', `how often the cleaner looks for topics to compact (default ${DEFAULT_CONFIG.logCleanerBackoffMs})`),
+    )
+    .addOption(
+      new Option(
+        '--socket-request-max-bytes <n>',
+        `largest request accepted (default ${bytesText(DEFAULT_CONFIG.socketRequestMaxBytes)})`,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--connections-max-idle-ms <ms>',
+        `close a connection idle this long (default ${DEFAULT_CONFIG.connectionsMaxIdleMs})`,
+      ),
+    )
     .addOption(new Option('--drop-acks <n>', 'drop the responses of the first N Produce requests that write records').default('0'))
     .addOption(
       new Option('--close-after-append <n>', 'then close the connection of the next N such requests instead of answering').default('0'),
@@ -175,8 +207,8 @@ export function serveCommand(ctx: CommandContext): Command {
         nodeId: wholeNumber('--node-id', raw.nodeId, 0, 2 ** 31 - 1),
         autoCreateTopics: raw.autoCreateTopics ?? true,
         numPartitions: wholeNumber('--num-partitions', raw.numPartitions, 1, 100_000),
-        ...optional('segmentBytes', '--segment-bytes', raw.segmentBytes, 61, 2 ** 31 - 1),
-        ...optional('messageMaxBytes', '--message-max-bytes', raw.messageMaxBytes, 61, 64 * 1024 * 1024),
+        ...optional('segmentBytes', '--segment-bytes', raw.segmentBytes, SEGMENT_BYTES.min, SEGMENT_BYTES.max),
+        ...optional('messageMaxBytes', '--message-max-bytes', raw.messageMaxBytes, MAX_BATCH.min, MAX_BATCH.max),
         ...optional('socketRequestMaxBytes', '--socket-request-max-bytes', raw.socketRequestMaxBytes, 64, 2 ** 31 - 1),
         ...optional('connectionsMaxIdleMs', '--connections-max-idle-ms', raw.connectionsMaxIdleMs, 1, 2 ** 31 - 1),
         ...optional('logRetentionCheckIntervalMs', '--log-retention-check-interval-ms', raw.logRetentionCheckIntervalMs, 1, 2 ** 31 - 1),

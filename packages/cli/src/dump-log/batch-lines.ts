@@ -7,7 +7,7 @@ import {
   type StoredBatchHeader,
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG,
-} from '@klog/storage';
+} from '@klog/storage/internals';
 
 /**
  * Lines in the format of Kafka's `kafka-dump-log.sh --print-data-log`

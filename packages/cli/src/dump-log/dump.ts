@@ -6,7 +6,7 @@ import {
   findBatchStart,
   type InspectedBatch,
   LogSegment,
-} from '@klog/storage';
+} from '@klog/storage/internals';
 import { UsageError } from '../errors.js';
 import type { Style } from '../style.js';
 import { batchLine, recordLine } from './batch-lines.js';

@@ -8,7 +8,7 @@ import {
   SegmentIndex,
   TIME_ENTRY_BYTES,
   TIME_INDEX_SUFFIX,
-} from '@klog/storage';
+} from '@klog/storage/internals';
 import type { Style } from '../style.js';
 
 /**
@@ -79,7 +79,7 @@ export function dumpIndexFile(
         if (mode === 'dump') out(`offset: ${offset} position: ${position}`);
         let last: number | undefined;
         try {
-          const { header } = segment.readBatchAt(position);
+          const { header } = segment.readCheckedBatchAt(position);
           last = header.baseOffset + header.lastOffsetDelta;
         } catch (error) {
           problem(

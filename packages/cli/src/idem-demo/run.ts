@@ -9,7 +9,7 @@ import {
   type IdempotentAppend,
   Partition,
   type RecordInput,
-} from '@klog/storage';
+} from '@klog/storage/internals';
 import { check } from '../check.js';
 import { CheckFailed } from '../errors.js';
 import { formatWindow, padEnd, padStart, range, windowRanges } from '../format.js';
@@ -293,8 +293,8 @@ function newProcess(demo: Demo): void {
     result,
   );
   if (result.kind !== 'Append') return;
-  const original = demo.partition.log.readBatches(firstSeq, 1).find((b) => b.baseOffset === firstSeq);
-  const copy = demo.partition.log.readBatches(result.firstOffset, 1)[0];
+  const original = demo.partition.log.readCheckedBatches(firstSeq, 1).find((b) => b.baseOffset === firstSeq);
+  const copy = demo.partition.log.readCheckedBatches(result.firstOffset, 1)[0];
   const values = (b: typeof copy) =>
     (b?.records ?? []).map((r) => Buffer.from(r.value ?? []).toString('hex'));
   check('the log now holds the same records twice', values(original), values(copy));

@@ -1,0 +1,238 @@
+import { closeSync, fsyncSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { ProducerState } from '@klog/core';
+import { rewriteBatch } from '../format/batch-builder.js';
+import { StorageError } from '../errors.js';
+import { fsyncDirectory } from '../io/fsync.js';
+import { CREATE_NEW, io, ioError, openRegular } from '../io/io.js';
+import type { Log } from '../log/log.js';
+import { OffsetMap } from './offset-map.js';
+import type { Partition } from '../partition/partition.js';
+import { addBatchFromHeader } from '../producer/producer-state-rebuild.js';
+import type { Record } from '../format/record.js';
+import { lastOffsetOf, type RecordBatch } from '../format/record-batch.js';
+import type { LogSegment } from '../segment/log-segment.js';
+
+export interface CompactionOptions {
+  /** Drop tombstones (null values) too, instead of keeping the latest one per key. Default false. */
+  readonly removeTombstones?: boolean;
+  /**
+   * Memory for the key → offset map of one pass, in bytes (Kafka's
+   * `log.cleaner.dedupe.buffer.size`, 128 MiB by default). Each distinct key costs 24
+   * bytes; a log with more keys than fit is cleaned in several passes.
+   */
+  readonly dedupeBufferBytes?: number;
+}
+
+export interface CompactionReport {
+  /** Segments compaction read and rewrote: every one but the active segment. */
+  readonly segmentsCleaned: number;
+  /** Passes over the log: one per fill of the dedupe buffer. */
+  readonly passes: number;
+  /** Bytes the dedupe buffer took in memory (at most `dedupeBufferBytes`). */
+  readonly dedupeBufferBytes: number;
+  readonly batchesBefore: number;
+  readonly batchesAfter: number;
+  readonly recordsBefore: number;
+  readonly recordsAfter: number;
+  readonly bytesBefore: number;
+  readonly bytesAfter: number;
+}
+
+/** Kafka's `log.cleaner.dedupe.buffer.size`. */
+export const DEFAULT_DEDUPE_BUFFER_BYTES = 128 * 1024 * 1024;
+
+/**
+ * Key-based compaction (chapter 6, Kafka's `LogCleaner`): for each key only the
+ * record with the highest offset survives; a null value is a tombstone that hides
+ * older values; records without a key are kept.
+ *
+ * As in Kafka, the active segment is never cleaned: it is where appends go, and it
+ * is what the producer-state rebuild reads, so a restart after a clean finds exactly
+ * the producer windows it would have found without one.
+ *
+ * Memory is bounded as in Kafka: each pass fills a fixed-size map of key hashes →
+ * latest offset (`OffsetMap`, Kafka's `SkimpyOffsetMap`) from where the last pass
+ * stopped, then rewrites every segment up to there, dropping each record whose key
+ * the map has at a later offset. A key the map does not hold is kept for a later pass.
+ *
+ * Batches are rewritten with `rewriteBatch`, which keeps producerId, producerEpoch,
+ * baseSequence and the batch's first and last offset. An emptied batch is dropped
+ * unless its producer's window still holds it (core's `ProducerStateEntry`, replayed
+ * over the whole log, epochs included): Kafka keeps a producer's last batch for its
+ * `.snapshot`-less rebuild, klog keeps the whole window.
+ *
+ * Crash safety, as Kafka's `.cleaned` / `.swap` files: each cleaned segment is written
+ * to `<base>.log.cleaned` and fsynced; then, in offset order, each is renamed to
+ * `.swap` (the commit) and over its segment. `Log.open` removes `.cleaned` files and
+ * finishes `.swap` renames, so a crash leaves each segment either as it was or cleaned,
+ * and the cleaned ones are always the first ones, never a mix that loses a value.
+ */
+export function compact(partition: Partition, options: CompactionOptions = {}): CompactionReport {
+  return partition.compact(options);
+}
+
+/** `compact` on the log itself: the cleaned segments replace the old ones through `Log.replaceWithCleaned`. */
+export function compactLog(log: Log, options: CompactionOptions = {}): CompactionReport {
+  const budget = options.dedupeBufferBytes ?? DEFAULT_DEDUPE_BUFFER_BYTES;
+  if (!Number.isSafeInteger(budget) || budget < 24) {
+    throw new StorageError(
+      'INVALID_CONFIG',
+      `the dedupe buffer needs at least 24 bytes, got ${String(budget)}`,
+    );
+  }
+  const cleanable = log.segments.slice(0, -1);
+  const report = {
+    segmentsCleaned: cleanable.length,
+    passes: 0,
+    dedupeBufferBytes: 0,
+    batchesBefore: 0,
+    batchesAfter: 0,
+    recordsBefore: 0,
+    recordsAfter: 0,
+    bytesBefore: cleanable.reduce((sum, s) => sum + s.size, 0),
+    bytesAfter: 0,
+  };
+  const end = log.activeSegment.baseOffset;
+  const windows = mustKeep(log);
+  let keyed = 0;
+  for (const segment of cleanable) {
+    for (const { header } of segment.batches()) {
+      report.batchesBefore++;
+      report.recordsBefore += header.records.length;
+      for (const record of header.records) if (record.key !== null) keyed++;
+    }
+  }
+  if (cleanable.length === 0) return report;
+  const map = new OffsetMap(Math.min(budget, OffsetMap.bytesFor(keyed)));
+  report.dedupeBufferBytes = map.bytes;
+  let start = log.logStartOffset;
+  while (start < end) {
+    map.clear();
+    // Each pass replaces segment objects: take the log's current ones.
+    const current = log.segments.slice(0, -1);
+    const mapEnd = fillMap(current, map, start, end);
+    const touched = current.filter((s) => s.baseOffset < mapEnd);
+    const counts = rewrite(log, touched, map, windows, options.removeTombstones === true);
+    report.passes++;
+    // The last pass saw the final state of every segment it rewrote.
+    if (mapEnd >= end) Object.assign(report, counts);
+    start = mapEnd;
+  }
+  report.bytesAfter = log.segments.slice(0, -1).reduce((sum, s) => sum + s.size, 0);
+  return report;
+}
+
+// #region compaction-must-keep
+/**
+ * The batches compaction keeps even when it empties them: those each producer's
+ * window holds, by core's `ProducerStateEntry` replayed over the whole log from the
+ * batch headers (a new epoch clears a window, as in Kafka). Known by their last offset.
+ */
+function mustKeep(log: Log): Set<number> {
+  const state = new ProducerState();
+  for (const segment of log.segments) {
+    for (const { header } of segment.headers()) addBatchFromHeader(state, header);
+  }
+  const kept = new Set<number>();
+  for (const pid of state.producerIds()) {
+    for (const batch of state.get(pid)!.batches) kept.add(batch.lastOffset);
+  }
+  return kept;
+}
+// #endregion compaction-must-keep
+
+/**
+ * Fill `map` with the keys of the batches from offset `start` on, up to `end` or
+ * until the next batch's keys would not fit; returns the offset the map reaches
+ * (every key of every batch below it is in the map).
+ */
+function fillMap(segments: readonly LogSegment[], map: OffsetMap, start: number, end: number): number {
+  for (const segment of segments) {
+    if (segment.nextBaseOffset !== undefined && segment.nextBaseOffset <= start) continue;
+    for (const { header: batch } of segment.batches()) {
+      if (lastOffsetOf(batch) < start) continue;
+      let keys = 0;
+      for (const record of batch.records) if (record.key !== null) keys++;
+      if (map.size + keys > map.capacity) {
+        if (map.size === 0) {
+          throw new StorageError(
+            'DEDUPE_BUFFER_TOO_SMALL',
+            `the dedupe buffer holds ${map.capacity} keys, and the batch at offset ${batch.baseOffset} has ${keys}`,
+          );
+        }
+        return batch.baseOffset;
+      }
+      for (const record of batch.records) {
+        if (record.key !== null) map.put(record.key, batch.baseOffset + record.offsetDelta);
+      }
+    }
+  }
+  return end;
+}
+
+/**
+ * Write a cleaned copy of each segment, then swap them all in. Returns the counts
+ * of what the rewritten segments hold now.
+ */
+function rewrite(
+  log: Log,
+  segments: readonly LogSegment[],
+  map: OffsetMap,
+  windows: ReadonlySet<number>,
+  removeTombstones: boolean,
+): Pick<CompactionReport, 'batchesAfter' | 'recordsAfter'> {
+  const survives = (batch: RecordBatch, record: Record) => {
+    if (record.key === null) return true;
+    const offset = batch.baseOffset + record.offsetDelta;
+    const latest = map.get(record.key);
+    if (latest === -1 || offset > latest) return true;
+    if (offset < latest) return false;
+    return !(removeTombstones && record.value === null);
+  };
+  const counts = { batchesAfter: 0, recordsAfter: 0 };
+  const written: string[] = [];
+  try {
+    for (const segment of segments) {
+      const path = `${segment.path}.cleaned`;
+      written.push(path);
+      const fd = openRegular(path, CREATE_NEW, 'cleaned segment');
+      try {
+        for (const { position, header: batch } of segment.batches()) {
+          const kept = batch.records.filter((r) => survives(batch, r));
+          if (kept.length === 0 && !windows.has(lastOffsetOf(batch))) continue;
+          // A batch that loses nothing is copied byte for byte, as it was written.
+          const out =
+            kept.length === batch.records.length
+              ? segment.readCheckedBatchAt(position).bytes
+              : rewriteBatch(batch, kept);
+          let done = 0;
+          while (done < out.length) done += writeSync(fd, out, done, out.length - done);
+          counts.batchesAfter++;
+          counts.recordsAfter += kept.length;
+        }
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    fsyncDirectory(log.dir);
+  } catch (error) {
+    for (const path of written) {
+      try {
+        unlinkSync(path);
+      } catch {
+        // Removed on the next open anyway.
+      }
+    }
+    throw ioError('write cleaned segment', log.dir, error);
+  }
+  // The commit: in offset order, so a crash leaves the first segments cleaned and the rest as they were.
+  for (const segment of segments) {
+    io('commit cleaned segment', segment.path, () =>
+      renameSync(`${segment.path}.cleaned`, `${segment.path}.swap`),
+    );
+  }
+  fsyncDirectory(log.dir);
+  log.replaceWithCleaned(segments.map((s) => s.baseOffset));
+  return counts;
+}

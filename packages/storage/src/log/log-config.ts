@@ -1,0 +1,93 @@
+import { StorageError } from '../errors.js';
+import { MAX_READABLE_BATCH_BYTES, RECORD_BATCH_OVERHEAD } from '../format/record-batch.js';
+
+/**
+ * When appended data is forced to disk (Kafka's `flush.messages`):
+ * - `'os'`, the default, as in Kafka (`flush.messages` = Long.MAX_VALUE): each append
+ *   is a `write` into the OS page cache and the OS writes it back when it chooses. An
+ *   acknowledged append survives a crash of the process (`kill -9`): the page cache
+ *   is the kernel's, not the process's. It may be lost, or torn, by a power cut or a
+ *   kernel crash; Kafka answers that with replication, klog (one node) does not.
+ * - `'every-append'`: fsync after each batch, before the append returns. An
+ *   acknowledged append survives a power cut too, at the cost of one fsync per batch.
+ * - `{ everyMessages: n }`: fsync once n records have been appended since the last
+ *   fsync; what came after the last fsync is as safe as under `'os'`.
+ * Whatever the policy, a segment is fsynced before a roll creates the next one, and on
+ * close; recovery on open cuts a torn last batch (see recovery.ts).
+ */
+export type FlushPolicy = 'every-append' | 'os' | { readonly everyMessages: number };
+
+export interface LogConfig {
+  /** Roll a new segment when the next batch would take the active one past this size (Kafka's `segment.bytes`). */
+  readonly segmentBytes: number;
+  readonly flush: FlushPolicy;
+  /**
+   * The largest batch an append accepts (Kafka's `message.max.bytes`), at most
+   * MAX_READABLE_BATCH_BYTES. It limits what is accepted, never what is read back:
+   * a log reopened with a smaller value keeps and serves its larger batches.
+   */
+  readonly maxBatchBytes: number;
+}
+
+/** Kafka's defaults: `segment.bytes` = 1 GiB, `message.max.bytes` = 1048588, flush left to the OS. */
+export const DEFAULT_LOG_CONFIG: LogConfig = Object.freeze({
+  segmentBytes: 1024 * 1024 * 1024,
+  flush: 'os',
+  maxBatchBytes: 1_048_588,
+});
+
+/**
+ * A log's config as given (a key given as undefined, from JavaScript, means the default, as
+ * a missing one does), completed with the defaults and checked: StorageError
+ * `INVALID_CONFIG` naming the setting.
+ */
+export function logConfigOf(config: Partial<LogConfig>): LogConfig {
+  const given = Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined));
+  return validateConfig({ ...DEFAULT_LOG_CONFIG, ...given });
+}
+
+function invalidConfig(message: string): StorageError {
+  return new StorageError('INVALID_CONFIG', message);
+}
+
+/**
+ * The values each numeric setting may take, the one place that says so: the broker's
+ * config and `klog serve`'s flags check against these, so a value is refused up front
+ * with one message rather than when the log opens. A segment and a batch must hold at
+ * least one empty batch's header (61 bytes); `segment.bytes` is a Java `int` in Kafka;
+ * an accepted batch must be one every reader of the log can read back.
+ */
+export const LOG_CONFIG_BOUNDS = Object.freeze({
+  segmentBytes: Object.freeze({ min: RECORD_BATCH_OVERHEAD, max: 2 ** 31 - 1 }),
+  maxBatchBytes: Object.freeze({ min: RECORD_BATCH_OVERHEAD, max: MAX_READABLE_BATCH_BYTES }),
+});
+
+function validateConfig(config: LogConfig): LogConfig {
+  const segment = LOG_CONFIG_BOUNDS.segmentBytes;
+  if (!Number.isSafeInteger(config.segmentBytes) || config.segmentBytes < segment.min) {
+    throw invalidConfig(`segment.bytes must be an integer >= ${segment.min}, got ${config.segmentBytes}`);
+  }
+  if (config.segmentBytes > segment.max) {
+    throw invalidConfig(`segment.bytes must be at most ${segment.max} (a Kafka int), got ${config.segmentBytes}`);
+  }
+  const batch = LOG_CONFIG_BOUNDS.maxBatchBytes;
+  if (
+    !Number.isSafeInteger(config.maxBatchBytes) ||
+    config.maxBatchBytes < batch.min ||
+    config.maxBatchBytes > batch.max
+  ) {
+    throw invalidConfig(
+      `max batch bytes must be an integer in ${batch.min}..${batch.max} (what klog can read back), got ${config.maxBatchBytes}`,
+    );
+  }
+  const flush: unknown = config.flush;
+  if (typeof flush === 'object' && flush !== null) {
+    const n = (flush as { everyMessages?: unknown }).everyMessages;
+    if (!Number.isSafeInteger(n) || (n as number) < 1) {
+      throw invalidConfig(`flush every N messages needs N >= 1, got ${String(n)}`);
+    }
+  } else if (flush !== 'os' && flush !== 'every-append') {
+    throw invalidConfig(`flush must be 'os', 'every-append' or { everyMessages: n }, got ${String(flush)}`);
+  }
+  return config;
+}

@@ -1,0 +1,273 @@
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { StorageError } from '../errors.js';
+import { DirectoryLock } from '../io/file-lock.js';
+import { fsyncDirectory } from '../io/fsync.js';
+import { io } from '../io/io.js';
+import type { LogConfig } from '../log/log.js';
+import { Partition, type PartitionOptions } from './partition.js';
+import { SegmentFileCache } from '../segment/segment-file-cache.js';
+import { MAX_PARTITIONS, partitionDirName, validateTopicName } from './topic.js';
+
+export interface LogManagerOptions {
+  /** The config of every partition's log: segmentBytes, maxBatchBytes (message.max.bytes), flush. */
+  readonly config?: Partial<LogConfig>;
+  /** Kafka's producer snapshots (`.snapshot` files); a broker turns them on. */
+  readonly producerSnapshots?: boolean;
+  /** Kafka's `producer.id.expiration.ms`; off when undefined. */
+  readonly producerIdExpirationMs?: number;
+  /** Open files for inactive segments, over every partition (default 256). */
+  readonly maxOpenSegmentFiles?: number;
+  /**
+   * A topic's own log config (its `segment.bytes`, `max.message.bytes`), over `config`, read when one of
+   * its partitions is opened: a broker keeps topic configs, the log manager only applies them.
+   */
+  readonly topicConfig?: (topic: string) => Partial<LogConfig>;
+}
+
+/** A deleted topic's partition directories are renamed to this, hidden, before they are removed. */
+const DELETED = /^\..+-\d+\.deleted$/;
+
+/** `<topic>-<partition>` back to its parts: the last `-` splits them (a topic may hold `-`). */
+function parsePartitionDirName(name: string): { topic: string; partition: number } | undefined {
+  const dash = name.lastIndexOf('-');
+  if (dash <= 0) return undefined;
+  const digits = name.slice(dash + 1);
+  if (!/^(0|[1-9]\d*)$/.test(digits)) return undefined;
+  const topic = name.slice(0, dash);
+  const partition = Number(digits);
+  try {
+    return partitionDirName(topic, partition) === name ? { topic, partition } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A data directory of many partitions (Kafka's `LogManager`, one log directory): it
+ * holds the directory's lock for as long as it is open (a second manager, or a
+ * `Partition.open` on the same directory, is refused with `LOCKED`), finds every
+ * `<topic>-<partition>` directory on open, creates topics, and opens a partition's log
+ * on first use, all of them sharing one bounded cache of open segment files.
+ */
+export class LogManager {
+  readonly #lock: DirectoryLock;
+  readonly #topics = new Map<string, number>();
+  readonly #open = new Map<string, Partition>();
+  readonly #files: SegmentFileCache;
+  #closed = false;
+
+  private constructor(
+    readonly dataDir: string,
+    readonly options: LogManagerOptions,
+    lock: DirectoryLock,
+  ) {
+    this.#lock = lock;
+    this.#files = new SegmentFileCache(options.maxOpenSegmentFiles ?? 256);
+  }
+
+  /**
+   * Open the data directory `dataDir` (created if missing) and find its topics. Every
+   * entry must be a `<topic>-<partition>` directory or hidden (`.lock`, compaction's
+   * leftovers): anything else is refused rather than ignored, as is a topic whose
+   * partitions are not 0 … n-1 (a missing partition would be data lost without a word).
+   */
+  static open(dataDir: string, options: LogManagerOptions = {}): LogManager {
+    io('create data directory', dataDir, () => mkdirSync(dataDir, { recursive: true }));
+    const lock = DirectoryLock.acquire(dataDir, 'data directory');
+    try {
+      const manager = new LogManager(dataDir, options, lock);
+      manager.#discover();
+      return manager;
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
+  }
+
+  #discover(): void {
+    const found = new Map<string, number[]>();
+    const entries = io('list data directory', this.dataDir, () =>
+      readdirSync(this.dataDir, { withFileTypes: true }),
+    );
+    for (const entry of entries) {
+      // A deletion a crash interrupted: the topic was already gone for clients; finish it.
+      if (DELETED.test(entry.name)) {
+        const path = join(this.dataDir, entry.name);
+        io('remove deleted partition', path, () => rmSync(path, { recursive: true, force: true }));
+        continue;
+      }
+      if (entry.name.startsWith('.')) continue;
+      const parsed = entry.isDirectory() ? parsePartitionDirName(entry.name) : undefined;
+      if (parsed === undefined) {
+        throw new StorageError(
+          'KAFKA_STORAGE_ERROR',
+          `${join(this.dataDir, entry.name)} is not a <topic>-<partition> directory: a data directory holds partitions only`,
+          { path: join(this.dataDir, entry.name) },
+        );
+      }
+      const list = found.get(parsed.topic) ?? [];
+      list.push(parsed.partition);
+      found.set(parsed.topic, list);
+    }
+    for (const [topic, partitions] of [...found].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      partitions.sort((a, b) => a - b);
+      const missing = partitions.findIndex((p, i) => p !== i);
+      if (missing !== -1) {
+        throw new StorageError(
+          'KAFKA_STORAGE_ERROR',
+          `topic ${topic} in ${this.dataDir} has partitions ${partitions.join(', ')}: partition ${missing} is missing`,
+          { path: this.dataDir },
+        );
+      }
+      this.#topics.set(topic, partitions.length);
+    }
+  }
+
+  /** topic → partition count, for every topic found on disk or created. */
+  topics(): ReadonlyMap<string, number> {
+    return this.#topics;
+  }
+
+  /**
+   * Create `<topic>-0` … `<topic>-(n-1)`. StorageError `TOPIC_ALREADY_EXISTS`,
+   * `INVALID_TOPIC_EXCEPTION` (a bad name, or one that collides with an existing topic
+   * once `.` and `_` are taken as one, as Kafka refuses) or `INVALID_PARTITIONS`.
+   */
+  createTopic(topic: string, partitions: number): void {
+    this.#checkOpen();
+    validateTopicName(topic);
+    if (!Number.isSafeInteger(partitions) || partitions < 1 || partitions > MAX_PARTITIONS) {
+      throw new StorageError(
+        'INVALID_PARTITIONS',
+        `a topic needs 1..${MAX_PARTITIONS} partitions, got ${String(partitions)}`,
+      );
+    }
+    if (this.#topics.has(topic)) {
+      throw new StorageError('TOPIC_ALREADY_EXISTS', `topic ${topic} already exists`);
+    }
+    const folded = topic.replace(/\./g, '_');
+    for (const existing of this.#topics.keys()) {
+      if (existing.replace(/\./g, '_') === folded) {
+        throw new StorageError(
+          'INVALID_TOPIC_EXCEPTION',
+          `topic ${topic} collides with existing topic ${existing} ('.' and '_' are the same in metric names)`,
+        );
+      }
+    }
+    for (let p = 0; p < partitions; p++) {
+      const dir = join(this.dataDir, partitionDirName(topic, p));
+      io('create partition directory', dir, () => mkdirSync(dir));
+    }
+    fsyncDirectory(this.dataDir);
+    this.#topics.set(topic, partitions);
+  }
+
+  /** The partition, its log opened on first use; undefined when the topic or partition does not exist. */
+  partition(topic: string, partition: number): Partition | undefined {
+    this.#checkOpen();
+    const count = this.#topics.get(topic);
+    if (count === undefined || !Number.isSafeInteger(partition) || partition < 0 || partition >= count) {
+      return undefined;
+    }
+    const key = `${topic}-${partition}`;
+    let open = this.#open.get(key);
+    if (open === undefined) {
+      const options: PartitionOptions = {
+        segmentFiles: this.#files,
+        ...(this.options.producerSnapshots === undefined
+          ? {}
+          : { producerSnapshots: this.options.producerSnapshots }),
+        ...(this.options.producerIdExpirationMs === undefined
+          ? {}
+          : { producerIdExpirationMs: this.options.producerIdExpirationMs }),
+      };
+      open = Partition.openManaged(
+        this.dataDir,
+        topic,
+        partition,
+        { ...this.options.config, ...this.options.topicConfig?.(topic) },
+        options,
+      );
+      this.#open.set(key, open);
+    }
+    return open;
+  }
+
+  /**
+   * CreatePartitions: the topic grows to `count` partitions (new, empty directories). StorageError
+   * `UNKNOWN_TOPIC_OR_PARTITION`, or `INVALID_PARTITIONS` for a count that is not more than it has.
+   */
+  addPartitions(topic: string, count: number): void {
+    this.#checkOpen();
+    const now = this.#topics.get(topic);
+    if (now === undefined) throw new StorageError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic} does not exist`);
+    if (!Number.isSafeInteger(count) || count <= now || count > MAX_PARTITIONS) {
+      throw new StorageError(
+        'INVALID_PARTITIONS',
+        `topic ${topic} has ${now} partitions: a new count must be more, at most ${MAX_PARTITIONS}, got ${String(count)}`,
+      );
+    }
+    for (let p = now; p < count; p++) {
+      const dir = join(this.dataDir, partitionDirName(topic, p));
+      io('create partition directory', dir, () => mkdirSync(dir));
+    }
+    fsyncDirectory(this.dataDir);
+    this.#topics.set(topic, count);
+  }
+
+  /**
+   * DeleteTopics: closes the topic's partitions, renames each directory to a hidden `.<dir>.deleted`
+   * (one fsync of the data directory makes the topic gone), then removes them; `open` finishes a removal a
+   * crash interrupted. StorageError `UNKNOWN_TOPIC_OR_PARTITION`.
+   */
+  deleteTopic(topic: string): void {
+    this.#checkOpen();
+    const count = this.#topics.get(topic);
+    if (count === undefined) throw new StorageError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic} does not exist`);
+    const doomed: string[] = [];
+    for (let p = 0; p < count; p++) {
+      const key = `${topic}-${p}`;
+      this.#open.get(key)?.close();
+      this.#open.delete(key);
+      const dir = join(this.dataDir, partitionDirName(topic, p));
+      const hidden = join(this.dataDir, `.${partitionDirName(topic, p)}.deleted`);
+      io('rename deleted partition', dir, () => renameSync(dir, hidden));
+      doomed.push(hidden);
+    }
+    this.#topics.delete(topic);
+    fsyncDirectory(this.dataDir);
+    for (const path of doomed) io('remove deleted partition', path, () => rmSync(path, { recursive: true, force: true }));
+  }
+
+  /** A topic's config changed: its open partitions' logs take the new values (see `Log.reconfigure`). */
+  reconfigureTopic(topic: string): void {
+    this.#checkOpen();
+    const config = { ...this.options.config, ...this.options.topicConfig?.(topic) };
+    for (const [key, partition] of this.#open) {
+      if (partition.topic === topic && key === `${topic}-${partition.partition}`) partition.reconfigure(config);
+    }
+  }
+
+  /** Flush and close every open partition (writing their producer snapshots) and release the lock. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    let first: unknown;
+    for (const partition of this.#open.values()) {
+      try {
+        partition.close();
+      } catch (error) {
+        first ??= error;
+      }
+    }
+    this.#open.clear();
+    this.#files.closeAll();
+    this.#lock.release();
+    if (first !== undefined) throw first;
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new StorageError('CLOSED', `log manager of ${this.dataDir} is closed`);
+  }
+}
