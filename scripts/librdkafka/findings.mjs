@@ -1,0 +1,248 @@
+// The report card, the allow-list and the findings: what a run of librdkafka's suite says about klog,
+// grouped by the feature a failing test needs. Pure: text in, text out.
+
+/** Features a test can be missing, in the order the findings list them. */
+export const FEATURES = [
+  'consumer groups',
+  'admin APIs',
+  'transactions',
+  'SASL/SSL',
+  'needs a Kafka installation',
+  'other',
+];
+
+// Kafka's API names (as klog's broker names them when it refuses one) → the feature that serves them.
+const API_FEATURE = {
+  OffsetCommit: 'consumer groups',
+  OffsetFetch: 'consumer groups',
+  FindCoordinator: 'consumer groups',
+  JoinGroup: 'consumer groups',
+  Heartbeat: 'consumer groups',
+  LeaveGroup: 'consumer groups',
+  SyncGroup: 'consumer groups',
+  DescribeGroups: 'consumer groups',
+  ListGroups: 'consumer groups',
+  DeleteGroups: 'consumer groups',
+  OffsetDelete: 'consumer groups',
+  ConsumerGroupHeartbeat: 'consumer groups',
+  ConsumerGroupDescribe: 'consumer groups',
+  DeleteTopics: 'admin APIs',
+  DeleteRecords: 'admin APIs',
+  CreatePartitions: 'admin APIs',
+  DescribeConfigs: 'admin APIs',
+  AlterConfigs: 'admin APIs',
+  IncrementalAlterConfigs: 'admin APIs',
+  DescribeAcls: 'admin APIs',
+  CreateAcls: 'admin APIs',
+  DeleteAcls: 'admin APIs',
+  DescribeLogDirs: 'admin APIs',
+  DescribeCluster: 'admin APIs',
+  DescribeProducers: 'admin APIs',
+  DescribeTopicPartitions: 'admin APIs',
+  ElectLeaders: 'admin APIs',
+  AlterPartitionReassignments: 'admin APIs',
+  ListPartitionReassignments: 'admin APIs',
+  DescribeUserScramCredentials: 'admin APIs',
+  AlterUserScramCredentials: 'admin APIs',
+  AddPartitionsToTxn: 'transactions',
+  AddOffsetsToTxn: 'transactions',
+  EndTxn: 'transactions',
+  TxnOffsetCommit: 'transactions',
+  DescribeTransactions: 'transactions',
+  ListTransactions: 'transactions',
+  SaslHandshake: 'SASL/SSL',
+  SaslAuthenticate: 'SASL/SSL',
+};
+
+/** The APIs klog's broker log says it refused, in the order it refused them. */
+export function refusedApis(brokerLog) {
+  const apis = [];
+  for (const m of brokerLog.matchAll(/(\w+) (?:\(API key \d+\)|v\d+) is not served by klog/g)) {
+    if (!apis.includes(m[1])) apis.push(m[1]);
+  }
+  if (
+    /InitProducerId for transactional id/.test(brokerLog) &&
+    !apis.includes('InitProducerId (transactional)')
+  ) {
+    apis.push('InitProducerId (transactional)');
+  }
+  return apis;
+}
+
+// The first failure line's words (its file:line:function() included) → the feature it names.
+const REASON_FEATURE = [
+  [
+    /KAFKA_PATH|ZK_ADDRESS|test_kafka_topics|test_kafka_cmd|BROKERS must be set/,
+    'needs a Kafka installation',
+  ],
+  [/\b(SSL|SASL)(\b|_)|ssl\.|sasl\.|OIDC|oauthbearer|security\.protocol/i, 'SASL/SSL'],
+  [/transaction|\btxn\b|transactional/i, 'transactions'],
+  [
+    /Topic Admin API|test_admin_|_result_|CreateTopics|CreatePartitions|DeleteTopics|DescribeConfigs|AlterConfigs|DeleteRecords|create_partitions|delete_topic/,
+    'admin APIs',
+  ],
+  [/group|coordinator|assign|rebalance|commit|subscri|consumer_poll|consumer_close/i, 'consumer groups'],
+];
+
+// What a test's source uses (tests/<number>-*.c, .cpp) → the features it needs, for a failure whose line
+// names none (a timeout). Consumer groups first: librdkafka waits for a coordinator in silence until a
+// test times out, while a transaction or an admin call fails at once with a line that names it.
+// Group-level admin calls (ListGroups, DeleteGroups) are the coordinator's.
+const SOURCE_FEATURE = [
+  [
+    /rd_kafka_(subscribe|commit|committed|list_groups|consumer_poll|DeleteGroups|ListConsumerGroups|DescribeConsumerGroups|DeleteConsumerGroupOffsets|AlterConsumerGroupOffsets|ListConsumerGroupOffsets)\b|test_consumer_subscribe|test_create_consumer\(\s*(?!NULL)|->subscribe\(|commitSync|commitAsync|"group\.id"|offset\.store\.method/,
+    'consumer groups',
+  ],
+  [/init_transactions|begin_transaction|transactional\.id|InitTransactions/, 'transactions'],
+  [
+    /rd_kafka_(CreatePartitions|DeleteTopics|DescribeConfigs|AlterConfigs|IncrementalAlterConfigs|DeleteRecords|CreateAcls|DescribeAcls|DeleteAcls)\b|test_(admin_create_partitions|delete_topic|DeleteTopics|CreatePartitions|AlterConfigs|DescribeConfigs|DeleteRecords)\b/,
+    'admin APIs',
+  ],
+  [/test_kafka_topics\(|test_kafka_cmd\(|KAFKA_PATH/, 'needs a Kafka installation'],
+];
+
+/** The features a test's source uses, in the order a failure without a telling line is filed by. */
+export function sourceFeatures(source) {
+  return SOURCE_FEATURE.filter(([re]) => re.test(source)).map(([, feature]) => feature);
+}
+
+/**
+ * The feature a test that did not pass is missing: what its first failure line names (a Kafka installation,
+ * SASL/SSL, a transaction, an admin call), else the first API klog's broker refused while it ran, else a
+ * consumer's words in the line (a poll that timed out, an assignment), else what its source uses
+ * (`features`, from sourceFeatures).
+ */
+export function classify(result, brokerLog = '', features = []) {
+  if (result.state === 'passed') return undefined;
+  const reason = result.cause ?? result.reason ?? '';
+  const named = REASON_FEATURE.filter(([re]) => re.test(reason)).map(([, feature]) => feature);
+  if (named.length > 0 && named[0] !== 'consumer groups') return named[0];
+  for (const api of refusedApis(brokerLog)) {
+    if (api === 'InitProducerId (transactional)') return 'transactions';
+    if (API_FEATURE[api]) return API_FEATURE[api];
+  }
+  // A skip says why in its line (SSL not configured, a known issue librdkafka skips by default).
+  if (result.state === 'skipped') return named[0] ?? 'other';
+  return named[0] ?? features[0] ?? 'other';
+}
+
+/** allow-list.txt: one test name a line, `#` starts a comment. */
+export function parseAllowList(text) {
+  const names = new Set();
+  for (const line of text.split('\n')) {
+    const name = line.replace(/#.*$/, '').trim();
+    if (name !== '') names.add(name);
+  }
+  return { names };
+}
+
+/** The first line of a test source's first doc comment (`/** Tests that … *\/`), for the allow-list. */
+export function testSummary(source) {
+  const doc = /\/\*\*([\s\S]*?)\*\//.exec(source)?.[1] ?? '';
+  const first = doc
+    .split('\n')
+    .map((l) => l.replace(/^\s*\*?\s?/, '').trim())
+    .find((l) => l !== '' && !l.startsWith('@'));
+  if (!first) return undefined;
+  return first.length > 70 ? `${first.slice(0, 69).trimEnd()}…` : first;
+}
+
+/**
+ * The allow-list with `passing` added, each with a comment (its summary, when it was added), entries kept
+ * in test order.
+ */
+export function updateAllowList(text, passing, date = new Date().toISOString().slice(0, 10)) {
+  const lines = text.split('\n');
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const header = [];
+  let i = 0;
+  for (; i < lines.length && !/^\d{4}_/.test(lines[i]); i++) header.push(lines[i]);
+  const entries = lines.slice(i).filter((l) => l.trim() !== '');
+  const have = parseAllowList(text).names;
+  for (const r of passing) {
+    const what = r.summary ? `${r.summary} ` : '';
+    if (!have.has(r.name)) entries.push(`${r.name.padEnd(44)} # ${what}(passing since ${date})`);
+  }
+  entries.sort((a, b) => a.localeCompare(b));
+  return `${[...header, ...entries].join('\n')}\n`;
+}
+
+function totals(results) {
+  const count = (state) => results.filter((r) => r.state === state).length;
+  return { ran: results.length, passed: count('passed'), failed: count('failed'), skipped: count('skipped') };
+}
+
+function minutes(seconds) {
+  const s = Math.round(seconds);
+  return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
+}
+
+const cell = (text) => (text ?? '').replace(/\|/g, '\\|').replace(/\s+/g, ' ').slice(0, 200);
+
+function groups(results) {
+  const byFeature = new Map(FEATURES.map((f) => [f, []]));
+  for (const r of results) if (r.state !== 'passed') byFeature.get(r.feature ?? 'other').push(r);
+  return byFeature;
+}
+
+/** The report card: a Markdown file and the table printed at the end of a run. */
+export function renderReport(results, run) {
+  const t = totals(results);
+  const line = `${t.ran} tests ran: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped`;
+  const md = [
+    `# librdkafka ${'2.0.2'} suite against klog serve (${run.mode} mode)`,
+    '',
+    `${line}, in ${minutes(run.seconds)} (TEST_KAFKA_VERSION=${run.kafkaVersion}, one test number at a time` +
+      `${run.includeLocal ? ', broker-less tests of the same numbers included' : ''}).`,
+    '',
+    '| test | result | s | allow-list | missing feature | first line of its failure / skip |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...results.map(
+      (r) =>
+        `| ${r.name}${r.local ? ' (local)' : ''} | ${r.state} | ${r.seconds?.toFixed(1) ?? ''} | ` +
+        `${r.allowed ? 'yes' : ''} | ${r.feature ?? ''} | ${cell(r.reason)} |`,
+    ),
+    '',
+    '## Not passing, by missing feature',
+    '',
+  ];
+  for (const [feature, rs] of groups(results)) {
+    if (rs.length === 0) continue;
+    const numbers = [...new Set(rs.map((r) => r.number))];
+    md.push(`- **${feature}** (${rs.length}): ${numbers.join(', ')}`);
+  }
+  const width = Math.max(...results.map((r) => r.name.length), 4);
+  const table = [
+    `${'test'.padEnd(width)}  result   first line`,
+    ...results.map(
+      (r) =>
+        `${r.name.padEnd(width)}  ${r.state.padEnd(7)}  ${r.state === 'passed' ? '' : cell(r.reason).slice(0, 110)}`,
+    ),
+    '',
+    `${line} (${minutes(run.seconds)})`,
+  ].join('\n');
+  return { markdown: `${md.join('\n')}\n`, table };
+}
+
+/** FINDINGS.md: the failures of a full run grouped by the feature they need, with their first lines. */
+export function renderFindings(results, run, date = new Date().toISOString().slice(0, 10)) {
+  const t = totals(results);
+  const md = [
+    '# librdkafka’s suite against klog: findings',
+    '',
+    `Written by \`pnpm test:librdkafka --full --update-allow-list\` on ${date}: ${t.ran} tests ran, ` +
+      `${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped (${minutes(run.seconds)}). ` +
+      'Each test that did not pass is filed under the feature it is missing: what its first failure line ' +
+      'names, else the first API klog refused while it ran, else what the test’s source uses (a consumer ' +
+      'that waits for a coordinator in silence until the test times out is a consumer group’s). ' +
+      'Rerun to refresh; edit nothing here by hand.',
+    '',
+  ];
+  for (const [feature, rs] of groups(results)) {
+    if (rs.length === 0) continue;
+    md.push(`## ${feature} (${rs.length})`, '', '| test | result | first line |', '| --- | --- | --- |');
+    for (const r of rs) md.push(`| ${r.name} | ${r.state} | ${cell(r.reason)} |`);
+    md.push('');
+  }
+  return `${md.join('\n')}`;
+}

@@ -1,0 +1,423 @@
+// librdkafka's own integration suite against `klog serve`: `pnpm test:librdkafka` (see README.md here).
+// Gets and builds the suite (suite.mjs), then, in a network namespace that has only loopback, runs each
+// applicable test number alone against a fresh `klog serve` (auto-create on, 4 partitions), with the
+// suite's own timeouts, and writes a report card. Exit 1 when a test of the allow-list did not pass.
+import { spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  foreignAddresses,
+  KAFKA_VERSION,
+  notApplicable,
+  parseRunnerOutput,
+  parseTestList,
+} from './catalogue.mjs';
+import {
+  classify,
+  parseAllowList,
+  renderFindings,
+  renderReport,
+  sourceFeatures,
+  testSummary,
+  updateAllowList,
+} from './findings.mjs';
+import { cacheDir, LIBRDKAFKA_VERSION, prepareSuite, SuiteError } from './suite.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = resolve(here, '../..');
+const ALLOW_LIST = join(here, 'allow-list.txt');
+const FINDINGS = join(here, 'FINDINGS.md');
+const CLI = join(root, 'packages/cli/dist/bin.js');
+/** Past the suite's own per-test timeouts (30 s × its multiplier, tests raise theirs): only for a hang. */
+const OUTER_TIMEOUT_S = Number(process.env.KLOG_LIBRDKAFKA_OUTER_TIMEOUT_S ?? 900);
+
+const USAGE = `Usage: pnpm test:librdkafka [options]
+
+Runs librdkafka ${LIBRDKAFKA_VERSION}'s own integration tests against \`klog serve\` (the built CLI).
+
+  (no option)           CI mode: the test numbers of scripts/librdkafka/allow-list.txt; fails when one of
+                        them does not pass
+  --full                every test that applies to one broker (not the broker-less ones, not other scenarios)
+  --tests 0001,0012     just these test numbers
+  --include-local       also run the broker-less tests that share a number with those (what \`TESTS=<n>\`
+                        without -L runs)
+  --update-allow-list   add the tests that passed to allow-list.txt and rewrite FINDINGS.md (with --full)
+  --out <dir>           where the report card goes (default: artifacts/librdkafka)
+  --prepare-only        get and build the suite, run nothing
+  --from-report         run nothing: judge <out>/report.json again (allow-list, features, --update-allow-list)
+  -h, --help            this text
+
+Environment: KLOG_CACHE_DIR (default ~/.cache/klog) holds the built suite; KLOG_LIBRDKAFKA_NO_NETNS=1 runs
+without the loopback-only network namespace.`;
+
+function fail(message, code = 2) {
+  console.error(`librdkafka: ${message}`);
+  process.exit(code);
+}
+
+function parseArgs(argv) {
+  const opts = { mode: 'ci', tests: undefined, includeLocal: false, update: false, prepareOnly: false };
+  opts.out = join(root, 'artifacts/librdkafka');
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '-h' || a === '--help') {
+      console.log(USAGE);
+      process.exit(0);
+    } else if (a === '--full') opts.mode = 'full';
+    else if (a === '--tests') {
+      const list = argv[++i] ?? '';
+      if (!/^\d{4}(,\d{4})*$/.test(list)) fail(`--tests wants test numbers like 0001,0012, not '${list}'`);
+      opts.mode = 'tests';
+      opts.tests = list.split(',');
+    } else if (a === '--include-local') opts.includeLocal = true;
+    else if (a === '--update-allow-list') opts.update = true;
+    else if (a === '--out') opts.out = resolve(argv[++i] ?? fail('--out wants a directory'));
+    else if (a === '--prepare-only') opts.prepareOnly = true;
+    else if (a === '--from-report') opts.fromReport = true;
+    else if (a === '--inside-netns') opts.insideNetns = true;
+    else fail(`unknown option ${a} (see --help)`);
+  }
+  if (opts.update && opts.mode !== 'full' && !opts.fromReport) {
+    fail('--update-allow-list wants --full (it reads a whole run)');
+  }
+  return opts;
+}
+
+/**
+ * Re-runs this script inside a new network namespace whose only interface is loopback, when it can: as
+ * root with `unshare --net`, else in a user namespace (`--map-root-user`) where the kernel allows one.
+ */
+function reexecInNetns() {
+  if (process.env.KLOG_LIBRDKAFKA_NO_NETNS === '1') return false;
+  const tried = [];
+  for (const flags of [['--net'], ['--map-root-user', '--net']]) {
+    const probe = spawnSync('unshare', [...flags, 'ip', 'link', 'set', 'lo', 'up'], { encoding: 'utf8' });
+    if (probe.status !== 0) {
+      tried.push(`unshare ${flags.join(' ')}: ${(probe.stderr || probe.error?.message || '').trim()}`);
+      continue;
+    }
+    const args = [
+      ...flags,
+      'sh',
+      '-c',
+      'ip link set lo up && exec "$@"',
+      'sh',
+      process.execPath,
+      fileURLToPath(import.meta.url),
+      ...process.argv.slice(2),
+      '--inside-netns',
+    ];
+    const r = spawnSync('unshare', args, { stdio: 'inherit' });
+    process.exit(r.status ?? 1);
+  }
+  console.log(
+    `librdkafka: no network namespace here (${tried.join('; ')}); the suite is still pointed only at ` +
+      '127.0.0.1 (test.conf, the advertised host) and its logs are checked for other addresses',
+  );
+  return false;
+}
+
+function onlyLoopback() {
+  const ifaces = readFileSync('/proc/net/dev', 'utf8')
+    .split('\n')
+    .slice(2)
+    .map((l) => l.split(':')[0].trim())
+    .filter(Boolean);
+  return ifaces.every((i) => i === 'lo');
+}
+
+/**
+ * `klog serve`'s flags for what the suite expects: auto-create on (`--auto-create-topics`, or nothing where
+ * the broker creates by default and has only `--no-auto-create-topics`), 4 partitions an auto-created topic.
+ */
+function serveFlags() {
+  const help = spawnSync(process.execPath, [CLI, 'serve', '--help'], { encoding: 'utf8' }).stdout ?? '';
+  const autoCreate = /(^|\s)--auto-create-topics\b/m.test(help) ? ['--auto-create-topics'] : [];
+  return [...autoCreate, '--num-partitions', '4'];
+}
+
+/** `klog serve` on a free loopback port with what the suite expects; resolves with its port. */
+function startBroker(dataDir, logFile, flags) {
+  return new Promise((resolvePort, reject) => {
+    const child = spawn(
+      process.execPath,
+      [CLI, 'serve', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', '0', ...flags],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let log = '';
+    let found = false;
+    const onData = (chunk) => {
+      log += chunk;
+      writeFileSync(logFile, log);
+      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(log);
+      if (m && !found) {
+        found = true;
+        resolvePort({ child, port: Number(m[1]), log: () => log });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => {
+      if (!found) reject(new Error(`klog serve exited ${code} before listening:\n${log}`));
+    });
+  });
+}
+
+function stopBroker(broker) {
+  return new Promise((done) => {
+    if (broker.child.exitCode !== null) return done(broker.child.exitCode);
+    const timer = setTimeout(() => broker.child.kill('SIGKILL'), 20_000);
+    broker.child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      done(code ?? signal);
+    });
+    broker.child.kill('SIGTERM');
+  });
+}
+
+/** test-runner for one test number, alone (-p1), stdout line-buffered so its summary survives an abort. */
+function runTestNumber(testsDir, number, confFile, reportFile, includeLocal) {
+  return new Promise((done) => {
+    // A clean environment: nothing of the caller's (KAFKA_PATH, BROKERS, SSL_*, …) reaches the suite.
+    const env = {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME ?? tmpdir(),
+      LANG: 'C.UTF-8',
+      LD_LIBRARY_PATH: `${join(testsDir, '../src')}:${join(testsDir, '../src-cpp')}`,
+      RDKAFKA_TEST_CONF: confFile,
+      TEST_KAFKA_VERSION: KAFKA_VERSION,
+      TESTS: number,
+      TEST_REPORT: reportFile,
+      TEST_MODE: 'bare',
+      RDKAFKA_GITVER: `${LIBRDKAFKA_VERSION}@debian`,
+    };
+    // librdkafka's own CI allowance (its timeouts ×3) applies when this runs in CI, as in its own CI.
+    if (process.env.CI) env.CI = process.env.CI;
+    const args = ['-oL', '-eL', './test-runner', '-p1', ...(includeLocal ? [] : ['-L'])];
+    const child = spawn('stdbuf', args, { cwd: testsDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c) => {
+      output += c;
+    });
+    child.stderr.on('data', (c) => {
+      output += c;
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, OUTER_TIMEOUT_S * 1000);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      done({ output, exit: { code, signal, timedOut, timeoutS: OUTER_TIMEOUT_S } });
+    });
+  });
+}
+
+/** The source files of one test number (tests/0012-produce_consume.c, …), for what they use. */
+function testSource(testsDir, number) {
+  return readdirSync(testsDir)
+    .filter((f) => f.startsWith(`${number}-`) && /\.(c|cpp)$/.test(f))
+    .map((f) => readFileSync(join(testsDir, f), 'utf8'))
+    .join('\n');
+}
+
+function formatDuration(seconds) {
+  const s = Math.round(seconds);
+  return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
+}
+
+/** Each test number alone against its own fresh broker; the results in the suite's order. */
+async function runAll(opts, testsDir, numbers, byNumber, allow, foreign) {
+  mkdirSync(join(opts.out, 'logs'), { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), 'klog-librdkafka-'));
+  const flags = serveFlags();
+  console.log(
+    `librdkafka: ${opts.mode} mode: ${numbers.length} test numbers, one at a time, against ` +
+      `klog serve ${flags.join(' ')} (TEST_KAFKA_VERSION=${KAFKA_VERSION})` +
+      (opts.insideNetns ? ', in a loopback-only network namespace' : ''),
+  );
+  const results = [];
+  for (const [i, number] of numbers.entries()) {
+    const tests = byNumber(number);
+    const dir = join(work, number);
+    mkdirSync(dir);
+    const brokerLog = join(opts.out, 'logs', `${number}.broker.log`);
+    const broker = await startBroker(join(dir, 'data'), brokerLog, flags);
+    const conf = join(dir, 'test.conf');
+    writeFileSync(
+      conf,
+      `# written by scripts/librdkafka/run.mjs\nmetadata.broker.list=127.0.0.1:${broker.port}\n`,
+    );
+    const t0 = Date.now();
+    const { output, exit } = await runTestNumber(
+      testsDir,
+      number,
+      conf,
+      join(dir, 'report.json'),
+      opts.includeLocal,
+    );
+    const seconds = (Date.now() - t0) / 1000;
+    const brokerExit = await stopBroker(broker);
+    writeFileSync(join(opts.out, 'logs', `${number}.log`), output);
+    for (const host of foreignAddresses(output)) foreign.add(`${host} (test ${number})`);
+    const { results: parsed, notes } = parseRunnerOutput(
+      output,
+      tests.map((t) => t.name),
+      exit,
+    );
+    const features = sourceFeatures(testSource(testsDir, number));
+    for (const t of tests) {
+      const r = parsed.get(t.name);
+      const local = notApplicable(t) === 'local (no broker)';
+      results.push({
+        name: t.name,
+        number,
+        local,
+        ...r,
+        feature: classify(r, broker.log(), features),
+        allowed: allow.names.has(t.name),
+        exit,
+      });
+    }
+    const states = tests.map((t) => `${t.name} ${parsed.get(t.name).state}`).join(', ');
+    const brokerNote = brokerExit === 0 ? '' : `; klog serve exited ${brokerExit} (see ${brokerLog})`;
+    console.log(`[${i + 1}/${numbers.length}] ${states} (${formatDuration(seconds)})${brokerNote}`);
+    for (const note of notes) console.log(`        ${note}`);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  rmSync(work, { recursive: true, force: true });
+  return results;
+}
+
+/**
+ * A report.json read back and judged again: each number's output parsed anew from logs/ (as this version
+ * of the parser reads it), features from its broker log and source, the allow-list as it is now.
+ */
+function rejudge(out, testsDir, allow) {
+  const file = join(out, 'report.json');
+  if (!existsSync(file)) fail(`--from-report: no ${file} (run the suite first)`);
+  const { results, ...run } = JSON.parse(readFileSync(file, 'utf8'));
+  const judged = results.map((r) => {
+    const read = (name) =>
+      existsSync(join(out, 'logs', name)) ? readFileSync(join(out, 'logs', name), 'utf8') : '';
+    const output = read(`${r.number}.log`);
+    const names = results.filter((o) => o.number === r.number).map((o) => o.name);
+    const exit = r.exit ?? { code: 1, signal: null, timedOut: false };
+    const again = output === '' ? r : { ...r, ...parseRunnerOutput(output, names, exit).results.get(r.name) };
+    const features = sourceFeatures(testSource(testsDir, r.number));
+    return {
+      ...again,
+      feature: classify(again, read(`${r.number}.broker.log`), features),
+      allowed: allow.names.has(r.name),
+    };
+  });
+  return { results: judged, run };
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  if (!existsSync(CLI)) fail(`no built CLI at ${CLI}: run \`pnpm build --filter=@klog/cli\` first`);
+
+  let testsDir;
+  if (!opts.insideNetns) {
+    try {
+      testsDir = prepareSuite();
+    } catch (e) {
+      if (e instanceof SuiteError) fail(`could not get or build the suite: ${e.message}`, 1);
+      throw e;
+    }
+    if (opts.prepareOnly) return;
+    if (!opts.fromReport) reexecInNetns(); // exits when it could; otherwise carries on here
+  } else {
+    if (!onlyLoopback()) fail('inside the namespace but interfaces other than lo are present', 1);
+    testsDir = join(cacheDir(), `librdkafka-${LIBRDKAFKA_VERSION}`, 'tests');
+  }
+
+  const catalogue = parseTestList(readFileSync(join(testsDir, 'test.c'), 'utf8'));
+  const allow = parseAllowList(existsSync(ALLOW_LIST) ? readFileSync(ALLOW_LIST, 'utf8') : '');
+  const known = new Set(catalogue.map((t) => t.name));
+  for (const name of allow.names)
+    if (!known.has(name)) fail(`allow-list.txt names ${name}, not in the suite`);
+
+  const applicable = catalogue.filter((t) => !notApplicable(t));
+  let numbers;
+  if (opts.mode === 'full') numbers = [...new Set(applicable.map((t) => t.number))];
+  else if (opts.mode === 'tests') numbers = opts.tests;
+  else numbers = [...new Set(applicable.filter((t) => allow.names.has(t.name)).map((t) => t.number))];
+  const byNumber = (n) =>
+    catalogue.filter(
+      (t) =>
+        t.number === n &&
+        (!notApplicable(t) || (opts.includeLocal && notApplicable(t) === 'local (no broker)')),
+    );
+  for (const n of numbers)
+    if (byNumber(n).length === 0) fail(`test ${n} does not apply to one broker (or is not in the suite)`);
+
+  const foreign = new Set();
+  const earlier = opts.fromReport ? rejudge(opts.out, testsDir, allow) : undefined;
+  const results = earlier?.results ?? (await runAll(opts, testsDir, numbers, byNumber, allow, foreign));
+
+  const elapsed = (Date.now() - started) / 1000;
+  const run = earlier?.run ?? {
+    mode: opts.mode,
+    includeLocal: opts.includeLocal,
+    kafkaVersion: KAFKA_VERSION,
+    seconds: elapsed,
+  };
+  const report = renderReport(results, run);
+  writeFileSync(join(opts.out, 'report.md'), report.markdown);
+  writeFileSync(join(opts.out, 'report.json'), `${JSON.stringify({ ...run, results }, null, 2)}\n`);
+  console.log(`\n${report.table}`);
+  console.log(`librdkafka: report card in ${join(opts.out, 'report.md')} (and report.json, logs/)`);
+
+  if (foreign.size > 0) {
+    fail(`the suite reached for addresses other than loopback: ${[...foreign].join(', ')}`, 1);
+  }
+  const newlyPassing = results.filter((r) => r.state === 'passed' && !r.allowed && !r.local);
+  const broken = results.filter((r) => r.allowed && r.state !== 'passed');
+  if (opts.update) {
+    const described = newlyPassing.map((r) => ({
+      ...r,
+      summary: testSummary(testSource(testsDir, r.number)),
+    }));
+    writeFileSync(ALLOW_LIST, updateAllowList(readFileSync(ALLOW_LIST, 'utf8'), described));
+    // The findings are klog's: the broker-less tests (--include-local) say nothing about it.
+    writeFileSync(
+      FINDINGS,
+      renderFindings(
+        results.filter((r) => !r.local),
+        run,
+      ),
+    );
+    console.log(`librdkafka: allow-list.txt +${newlyPassing.length}; FINDINGS.md rewritten`);
+  } else if (newlyPassing.length > 0) {
+    console.log(
+      `librdkafka: newly passing, add to the allow-list: ${newlyPassing.map((r) => r.name).join(', ')}\n` +
+        '            (pnpm test:librdkafka --full --update-allow-list adds every test that passes)',
+    );
+  }
+  if (broken.length > 0) {
+    console.error(`librdkafka: FAILED: ${broken.length} test(s) of the allow-list did not pass:`);
+    for (const r of broken) console.error(`  ${r.name}: ${r.state}${r.reason ? `: ${r.reason}` : ''}`);
+    console.error(`  logs: ${join(opts.out, 'logs')}/<number>.log`);
+    process.exit(1);
+  }
+  console.log(`librdkafka: ok in ${formatDuration(elapsed)}`);
+}
+
+main().catch((e) => {
+  console.error(`librdkafka: ${e.stack ?? e}`);
+  process.exit(1);
+});

@@ -1,0 +1,210 @@
+// findings.mjs: which feature a failure is missing, the allow-list's format, the report card's totals.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  classify,
+  parseAllowList,
+  refusedApis,
+  renderFindings,
+  renderReport,
+  sourceFeatures,
+  testSummary,
+  updateAllowList,
+} from '../findings.mjs';
+
+const BROKER_LOG = [
+  '2026-12-03T11:57:20.970Z INFO  klog serve: listening on 127.0.0.1:39247',
+  '2026-12-03T11:57:21.300Z WARN  closing 127.0.0.1:51000: DeleteTopics (API key 20) is not served by klog',
+  '2026-12-03T11:57:21.400Z WARN  closing 127.0.0.1:51002: FindCoordinator (API key 10) is not served by klog: consumer groups are not built yet',
+  '2026-12-03T11:57:21.500Z WARN  closing 127.0.0.1:51004: DeleteTopics (API key 20) is not served by klog',
+].join('\n');
+
+test('refusedApis lists the APIs the broker refused, first first, once each', () => {
+  assert.deepEqual(refusedApis(BROKER_LOG), ['DeleteTopics', 'FindCoordinator']);
+  assert.deepEqual(refusedApis('Metadata v13 is not served by klog (it serves v0–v9)'), ['Metadata']);
+  assert.deepEqual(
+    refusedApis('InitProducerId for transactional id "t1" refused: klog does not build transactions'),
+    ['InitProducerId (transactional)'],
+  );
+});
+
+test("classify: what the failure line names, then the refused API, then a consumer's words, then the source", () => {
+  const failed = (reason) => ({ state: 'failed', reason });
+  assert.equal(classify({ state: 'passed', reason: '' }, BROKER_LOG), undefined);
+  assert.equal(classify({ state: 'skipped', reason: 'Test requires SSL to be configured' }), 'SASL/SSL');
+  assert.equal(
+    classify({ state: 'skipped', reason: 'Test requires SSL_* env-vars set up by trivup' }),
+    'SASL/SSL',
+  );
+  assert.equal(
+    classify(failed('CreateTopics with temp queue: Expected NO_ERROR, not 40: Invalid config'), '', [
+      'consumer groups',
+    ]),
+    'admin APIs',
+  );
+  assert.equal(
+    classify(
+      failed('test_kafka_topics: KAFKA_PATH and BROKERS must be set (test.c:4573:test_kafka_topics())'),
+    ),
+    'needs a Kafka installation',
+  );
+  assert.equal(
+    classify(failed('Test assertion failed: "terr": CreatePartitions_result_topics returned NULL'), '', [
+      'consumer groups',
+    ]),
+    'admin APIs',
+  );
+  // A refused API is more telling than a poll that timed out…
+  assert.equal(
+    classify(failed('consume: consumer_poll() timeout (0/-1 eof, 0/999 msgs)'), BROKER_LOG),
+    'admin APIs',
+  );
+  // … which is a consumer's, when the broker refused nothing.
+  assert.equal(classify(failed('timed out waiting for assignment'), '', ['admin APIs']), 'consumer groups');
+  assert.equal(classify(failed('init_transactions() failed'), ''), 'transactions');
+  assert.equal(
+    classify(failed('Delivery failed'), 'InitProducerId for transactional id "x" refused'),
+    'transactions',
+  );
+  // A plain timeout: what the test's source uses.
+  assert.equal(
+    classify(failed('Test 0040_io_event timed out'), '', ['consumer groups', 'admin APIs']),
+    'consumer groups',
+  );
+  assert.equal(classify(failed('expected 10 messages, got 9'), '', []), 'other');
+  // The cause, not the subtest's name, is what is read.
+  const lag = {
+    state: 'failed',
+    reason:
+      'do_test_consumer_lag:176: Test consumer lag without transactions: Test 0061_consumer_lag timed out',
+    cause: 'Test 0061_consumer_lag timed out (test.c:1216:check_test_timeouts())',
+  };
+  assert.equal(classify(lag, '', ['consumer groups']), 'consumer groups');
+  // A skip is what its line says, never what the source uses.
+  assert.equal(
+    classify({ state: 'skipped', reason: 'Filtered due to negative test flags' }, '', ['consumer groups']),
+    'other',
+  );
+});
+
+test('sourceFeatures names what a test source uses, consumer groups first', () => {
+  assert.deepEqual(
+    sourceFeatures('rk = test_create_consumer(topic, NULL, conf, NULL);\ntest_consumer_subscribe(rk, t);'),
+    ['consumer groups'],
+  );
+  assert.deepEqual(sourceFeatures('rk_c = test_create_consumer(NULL, NULL, NULL, NULL); consume_start'), []);
+  assert.deepEqual(
+    sourceFeatures('test_conf_set(conf, "transactional.id", txnid); rd_kafka_DeleteTopics(rk, t, 1, o, q);'),
+    ['transactions', 'admin APIs'],
+  );
+  assert.deepEqual(sourceFeatures('"transactional.id"; rd_kafka_subscribe(c, topics);'), [
+    'consumer groups',
+    'transactions',
+  ]);
+  // SASL/SSL is read from a skip's line, not the source: plaintext tests check sasl.mechanisms too.
+  assert.deepEqual(sourceFeatures('if (!test_conf_match(NULL, "sasl.mechanisms", "GSSAPI"))'), []);
+  assert.deepEqual(sourceFeatures('test_kafka_topics("--alter --topic %s", topic);'), [
+    'needs a Kafka installation',
+  ]);
+});
+
+const ALLOW = [
+  '# header line',
+  '# another',
+  '0002_unkpart                                 # unknown partitions',
+  '0001_multiobj # many clients',
+  '',
+].join('\n');
+
+test('parseAllowList reads names and ignores comments and blank lines', () => {
+  assert.deepEqual([...parseAllowList(ALLOW).names], ['0002_unkpart', '0001_multiobj']);
+  assert.equal(parseAllowList('# only a comment\n\n').names.size, 0);
+});
+
+test('updateAllowList adds what passed with a dated comment, keeps the header and sorts the entries', () => {
+  const passing = [
+    { name: '0005_order', summary: 'Tests messages are produced in order.' },
+    { name: '0003_msgmaxsize' },
+    { name: '0001_multiobj' },
+  ];
+  const updated = updateAllowList(ALLOW, passing, '2026-12-03');
+  assert.equal(
+    updated,
+    [
+      '# header line',
+      '# another',
+      '0001_multiobj # many clients',
+      '0002_unkpart                                 # unknown partitions',
+      '0003_msgmaxsize                              # (passing since 2026-12-03)',
+      '0005_order                                   # Tests messages are produced in order. (passing since 2026-12-03)',
+      '',
+    ].join('\n'),
+  );
+  assert.deepEqual([...parseAllowList(updated).names].sort(), [
+    '0001_multiobj',
+    '0002_unkpart',
+    '0003_msgmaxsize',
+    '0005_order',
+  ]);
+});
+
+const RESULTS = [
+  { name: '0001_multiobj', number: '0001', state: 'passed', reason: '', seconds: 1, allowed: true },
+  {
+    name: '0018_cgrp_term',
+    number: '0018',
+    state: 'failed',
+    reason: 'no assignment | x',
+    feature: 'consumer groups',
+  },
+  {
+    name: '0097_ssl_verify',
+    number: '0097',
+    state: 'skipped',
+    reason: 'SSL not configured',
+    feature: 'SASL/SSL',
+  },
+  {
+    name: '0030_offset_commit',
+    number: '0030',
+    state: 'failed',
+    reason: 'commit failed',
+    feature: 'consumer groups',
+  },
+];
+
+test('testSummary takes the first line of the first doc comment, past the licence', () => {
+  const source = [
+    '/*',
+    ' * librdkafka - Apache Kafka C library',
+    ' */',
+    '',
+    '/**',
+    ' * Tests multiple rd_kafka_t object creations and destructions.',
+    ' * Issue #20',
+    ' */',
+  ].join('\n');
+  assert.equal(testSummary(source), 'Tests multiple rd_kafka_t object creations and destructions.');
+  assert.equal(testSummary('#include "test.h"\nint main_0099(void) {}'), undefined);
+  assert.equal(testSummary(`/**\n * ${'x'.repeat(80)}\n */`), `${'x'.repeat(69)}…`);
+});
+
+test('renderReport counts and groups by feature; the table ends with the totals', () => {
+  const { markdown, table } = renderReport(RESULTS, { mode: 'full', kafkaVersion: '4.1.0', seconds: 125 });
+  assert.match(markdown, /4 tests ran: 1 passed, 2 failed, 1 skipped, in 2 min 5 s/);
+  assert.match(markdown, /- \*\*consumer groups\*\* \(2\): 0018, 0030/);
+  assert.match(markdown, /- \*\*SASL\/SSL\*\* \(1\): 0097/);
+  assert.match(markdown, /\| 0018_cgrp_term \| failed \|.*\| no assignment \\\| x \|/);
+  assert.equal(table.split('\n').at(-1), '4 tests ran: 1 passed, 2 failed, 1 skipped (2 min 5 s)');
+});
+
+test('renderFindings lists each feature with its failing tests and their first lines', () => {
+  const md = renderFindings(RESULTS, { seconds: 59 }, '2026-12-03');
+  assert.match(md, /on 2026-12-03: 4 tests ran, 1 passed, 2 failed, 1 skipped \(59 s\)/);
+  assert.match(
+    md,
+    /## consumer groups \(2\)\n\n\| test \| result \| first line \|\n\| --- \| --- \| --- \|\n\| 0018_cgrp_term \| failed \|/,
+  );
+  assert.doesNotMatch(md, /admin APIs/);
+  assert.doesNotMatch(md, /0001_multiobj/);
+});
