@@ -35,7 +35,7 @@ import { APPEND_TARGET } from './targets.js';
  *
  * klog's append does, per batch: validate the producer fields, judge the batch
  * against the producer's window, encode it (records, CRC-32C), write it, and
- * update the window. (A batch from outside, through `Log.appendBatch`, is also
+ * update the window. (A batch from outside, through `Log.append` as `raw` bytes, is also
  * checked before the write; one klog built itself a moment ago is not.)
  */
 

@@ -227,7 +227,7 @@ export function renderPerformancePage(results: BenchResults, broker?: BrokerBenc
     '`appendIdempotent` ของ batch ที่มี record ละ 1 KiB ลง partition ใหม่ เทียบกับ `fs.writeSync` ไบต์ชุดเดียวกัน' +
       ' (ที่ klog เขียนไว้) ลงไฟล์ใหม่ทีละ batch ทุกการเรียกที่จับเวลาเริ่มจากไฟล์ใหม่ การสร้าง ปิด (พร้อม fsync ทั้งสองฝั่ง)' +
       ' และลบไฟล์อยู่นอกช่วงจับเวลา ต่อ batch klog ต้องตรวจ producer fields, judge, encode (record และ CRC-32C),' +
-      ' เขียน แล้วจึงปรับ window (batch ที่มาจากภายนอกผ่าน `Log.appendBatch` ถูกตรวจความยาว, magic และ CRC ก่อนเขียน)' +
+      ' เขียน แล้วจึงปรับ window (batch ที่มาจากภายนอกผ่าน `Log.append` (ที่มา `raw`) ถูกตรวจความยาว, magic และ CRC ก่อนเขียน)' +
       ' แถว floor คือ raw write บวก CRC-32C หนึ่งรอบ: เพดานของ append ใด ๆ ที่เขียน batch ที่ถูกต้องบนเครื่องนี้' +
       ' แถว fsync every append คือ `flush: every-append` เทียบกับ `writeSync` + `fsyncSync`',
     '',

@@ -86,7 +86,7 @@ function writeSegment(ctx: BenchContext, c: SegmentCase): Segment {
 function fullDecode(log: LogReader): ProducerState {
   const state = new ProducerState();
   let records = 0;
-  for (const { header: batch } of log.activeSegment.batches()) {
+  for (const { batch } of log.activeSegment.batches()) {
     records += batch.records.length;
     addBatchFromHeader(state, batch); // the rebuild's window update, from a fully decoded batch
   }

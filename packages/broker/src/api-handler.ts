@@ -1,6 +1,11 @@
 import type { ApiCodec, ApiKey, ApiRequest, ApiResponse, RequestHeader } from '@klog/protocol';
 import type { BrokerContext } from './context.js';
 
+/** Who sent a request: the client's address, which DescribeGroups shows for each member (Kafka's clientHost). */
+export interface ClientInfo {
+  readonly host: string;
+}
+
 /** A range of API versions, both ends included. */
 export interface VersionRange {
   readonly min: number;
@@ -31,14 +36,16 @@ export interface ApiHandler<K extends ApiKey> {
   /** What ApiVersions advertises, when it is not `versions` (Produce: from 0, see produce.ts). */
   readonly advertised?: VersionRange;
   /**
-   * Answers one request. Only a handler that may wait (Fetch) returns a promise; the others answer at once,
-   * and the connection answers requests in order.
+   * Answers one request. Only a handler that may wait (Fetch for data, JoinGroup and SyncGroup for the
+   * rest of the group) returns a promise; the others answer at once, and the connection answers requests
+   * in order.
    */
   handle(
     ctx: BrokerContext,
     header: RequestHeader,
     request: ApiRequest<K>,
     signal: AbortSignal,
+    client: ClientInfo,
   ): ApiResponse<K> | Unanswered | Promise<ApiResponse<K>>;
   /** The debug log's line for a request answered with `response`. */
   summary(request: ApiRequest<K>, response: ApiResponse<K>): string;

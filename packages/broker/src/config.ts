@@ -55,6 +55,19 @@ export interface BrokerConfig {
   readonly dropAcks: number;
   /** …and the next `closeAfterAppend` such requests get their connection closed instead of an answer. */
   readonly closeAfterAppend: number;
+  /** Kafka's `offsets.topic.num.partitions`: partitions of `__consumer_offsets`, fixed once it exists. */
+  readonly offsetsTopicNumPartitions: number;
+  /** Kafka's `group.initial.rebalance.delay.ms`: an empty group's first rebalance waits this long for more members. */
+  readonly groupInitialRebalanceDelayMs: number;
+  /** Kafka's `group.min.session.timeout.ms` and `group.max.session.timeout.ms`: the session timeouts a member may ask for. */
+  readonly groupMinSessionTimeoutMs: number;
+  readonly groupMaxSessionTimeoutMs: number;
+  /** Kafka's `group.max.size` (unbounded there): members of one group, pending ones included. */
+  readonly groupMaxSize: number;
+  /** Kafka's `offsets.retention.minutes`: how long an empty group's committed offsets are kept. */
+  readonly offsetsRetentionMinutes: number;
+  /** Kafka's `offsets.retention.check.interval.ms`. */
+  readonly offsetsRetentionCheckIntervalMs: number;
 }
 
 export const DEFAULT_CONFIG = {
@@ -73,6 +86,13 @@ export const DEFAULT_CONFIG = {
   logCleanerBackoffMs: 15_000,
   dropAcks: 0,
   closeAfterAppend: 0,
+  offsetsTopicNumPartitions: 50,
+  groupInitialRebalanceDelayMs: 3000,
+  groupMinSessionTimeoutMs: 6000,
+  groupMaxSessionTimeoutMs: 1_800_000,
+  groupMaxSize: 1000,
+  offsetsRetentionMinutes: 10_080,
+  offsetsRetentionCheckIntervalMs: 600_000,
 } as const;
 
 export class ConfigError extends Error {
@@ -186,5 +206,12 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     explicit,
     dropAcks: integer('dropAcks', c.dropAcks, 0, 2 ** 31 - 1),
     closeAfterAppend: integer('closeAfterAppend', c.closeAfterAppend, 0, 2 ** 31 - 1),
+    offsetsTopicNumPartitions: integer('offsetsTopicNumPartitions', c.offsetsTopicNumPartitions, 1, 1000),
+    groupInitialRebalanceDelayMs: integer('groupInitialRebalanceDelayMs', c.groupInitialRebalanceDelayMs, 0, 2 ** 31 - 1),
+    groupMinSessionTimeoutMs: integer('groupMinSessionTimeoutMs', c.groupMinSessionTimeoutMs, 1, 2 ** 31 - 1),
+    groupMaxSessionTimeoutMs: integer('groupMaxSessionTimeoutMs', c.groupMaxSessionTimeoutMs, c.groupMinSessionTimeoutMs, 2 ** 31 - 1),
+    groupMaxSize: integer('groupMaxSize', c.groupMaxSize, 1, 2 ** 31 - 1),
+    offsetsRetentionMinutes: integer('offsetsRetentionMinutes', c.offsetsRetentionMinutes, 1, 2 ** 31 - 1),
+    offsetsRetentionCheckIntervalMs: integer('offsetsRetentionCheckIntervalMs', c.offsetsRetentionCheckIntervalMs, 1, 2 ** 31 - 1),
   };
 }

@@ -184,7 +184,7 @@ export class Connection {
     };
     let result: Handled | Promise<Handled>;
     try {
-      result = dispatch(this.ctx, parsed, this.#gone.signal);
+      result = dispatch(this.ctx, parsed, this.#gone.signal, { host: this.socket.remoteAddress ?? '' });
     } catch (error) {
       failed(error);
       return;

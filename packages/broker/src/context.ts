@@ -2,6 +2,8 @@ import type { AdvertisedApi } from './advertised.js';
 import type { BrokerConfig } from './config.js';
 import type { FaultInjector } from './faults.js';
 import type { FetchPurgatory } from './fetch-purgatory.js';
+import type { GroupCoordinator } from './group/group-coordinator.js';
+import type { OffsetsTopic } from './group/offsets-topic.js';
 import type { BrokerLog } from './log-port.js';
 import type { Logger } from './logger.js';
 import type { ProducerIdManager } from './producer-id-manager.js';
@@ -21,6 +23,9 @@ export interface BrokerContext {
   readonly topicConfigs: TopicConfigs;
   readonly producerIds: ProducerIdManager;
   readonly fetchWaits: FetchPurgatory;
+  /** The group coordinator (this broker coordinates every group) and where it keeps its state. */
+  readonly groups: GroupCoordinator;
+  readonly offsetsTopic: OffsetsTopic;
   readonly logger: Logger;
   /** The teaching faults asked for (none unless `dropAcks` / `closeAfterAppend`). */
   readonly faults: FaultInjector;

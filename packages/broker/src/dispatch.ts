@@ -9,7 +9,7 @@ import {
   type ResponseFrame,
 } from '@klog/protocol';
 import { ADVERTISED_APIS } from './advertised.js';
-import { type ApiHandler, Unanswered } from './api-handler.js';
+import { type ApiHandler, type ClientInfo, Unanswered } from './api-handler.js';
 import type { BrokerContext } from './context.js';
 import { apiVersionsTooNew } from './handlers/api-versions.js';
 import { API_HANDLERS } from './handlers/index.js';
@@ -55,7 +55,12 @@ const HANDLERS: ReadonlyMap<number, AnyHandler> = handlersByKey(API_HANDLERS);
 export const SERVED_CODECS = servedCodecs(API_HANDLERS);
 const API_VERSIONS = HANDLERS.get(ApiVersions.apiKey);
 
-function run<K extends ApiKey>(ctx: BrokerContext, request: KafkaRequest<K>, signal: AbortSignal): Handled | Promise<Handled> {
+function run<K extends ApiKey>(
+  ctx: BrokerContext,
+  request: KafkaRequest<K>,
+  signal: AbortSignal,
+  client: ClientInfo,
+): Handled | Promise<Handled> {
   // The one cast: HANDLERS holds, under each key, the handler declared with that key's codec.
   const handler = HANDLERS.get(request.apiKey) as ApiHandler<K> | undefined;
   if (handler === undefined) throw new Error(`no handler for API key ${request.apiKey}`);
@@ -68,20 +73,21 @@ function run<K extends ApiKey>(ctx: BrokerContext, request: KafkaRequest<K>, sig
     const frame = encodeResponse(request.codec, header.apiVersion, header.correlationId, response);
     return { frame, summary: handler.summary(body, response) };
   };
-  const response = handler.handle(ctx, header, body, signal);
+  const response = handler.handle(ctx, header, body, signal, client);
   return response instanceof Promise ? response.then(answered) : answered(response);
 }
 
 /**
  * Runs the handler of one request (handlers/index.ts lists them) and encodes its response, header version
- * and body version as the request's. Only a handler that may wait (Fetch) takes time.
+ * and body version as the request's. Only a handler that may wait (Fetch, JoinGroup, SyncGroup) takes time.
  */
 export function dispatch(
   ctx: BrokerContext,
   request: Extract<ParsedRequest, { kind: 'request' | 'apiVersionsTooNew' }>,
   signal: AbortSignal,
+  client: ClientInfo = { host: '' },
 ): Handled | Promise<Handled> {
-  if (request.kind === 'request') return run(ctx, request, signal);
+  if (request.kind === 'request') return run(ctx, request, signal, client);
   // Version 0 body and header: what a client that knows nothing yet can read.
   const frame = encodeResponse(ApiVersions, 0, request.header.correlationId, apiVersionsTooNew(ADVERTISED_APIS));
   const served = API_VERSIONS === undefined ? 'none' : `${API_VERSIONS.versions.min}–${API_VERSIONS.versions.max}`;

@@ -1,4 +1,5 @@
 import type { BrokerContext } from './context.js';
+import { OFFSETS_TOPIC } from './group/offsets-topic.js';
 import { LogError } from './log-port.js';
 
 /**
@@ -67,7 +68,8 @@ export class LogCleaner {
   cleanerPass(now: number): void {
     for (const { topic, index } of this.#partitions()) {
       const c = this.ctx.topicConfigs.effective(topic);
-      if (!c.compact) continue;
+      // __consumer_offsets is the group coordinator's to compact (group/offsets-topic.ts).
+      if (!c.compact || topic === OFFSETS_TOPIC) continue;
       this.#guard(topic, index, 'compaction', () => {
         const p = this.ctx.log.partition(topic, index);
         if (p === undefined) return;

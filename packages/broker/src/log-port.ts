@@ -6,6 +6,7 @@
 import { type ErrorName, isErrorName } from '@klog/protocol';
 import {
   type CompactionReport,
+  appendRecords,
   CONTROL_FLAG,
   type CompressionType,
   compressionOf,
@@ -58,6 +59,12 @@ export interface BrokerPartition {
   fetch(offset: number, maxBytes: number): FetchResult;
   /** The first offset whose timestamp is at least `timestampMs`, through the time index. */
   offsetForTimestamp(timestampMs: number): { offset: number; timestamp: number } | undefined;
+  /** Appends records the broker writes itself (no producer: the group coordinator's), as one batch. Throws LogError. */
+  appendRecords(records: readonly { key: Uint8Array; value: Uint8Array | null }[], nowMs: number): void;
+  /** Every record from the log start to its end, in offset order (null value: a tombstone). Throws LogError. */
+  readRecords(visit: (key: Uint8Array | null, value: Uint8Array | null, offset: number) => void): void;
+  /** Segments in the log now. */
+  readonly segmentCount: number;
   /** Bytes on disk, over every segment. */
   readonly sizeBytes: number;
   /** DeleteRecords: the log starts at `offset` from now on (at most the high watermark). Throws LogError. */
@@ -70,8 +77,11 @@ export interface BrokerPartition {
   activeSegmentFirstTimestamp(): number | undefined;
   /** Rolls a new active segment unless the active one is empty (segment.ms). */
   roll(): boolean;
-  /** Compaction of every inactive segment (storage's `compact`). */
-  compact(removeTombstones: boolean): CompactionReport;
+  /**
+   * Key-based compaction of every segment but the active one (storage's `compact`, Kafka's LogCleaner);
+   * `removeTombstones` drops tombstones too.
+   */
+  compact(removeTombstones?: boolean): CompactionReport;
   /** The producers this partition knows: what DescribeProducers shows (Kafka's ProducerStateManager). */
   producers(): ProducerSummary[];
 }
@@ -203,6 +213,9 @@ function call<T>(f: () => T): T {
   }
 }
 
+/** How much of the log one read of `readRecords` takes (at least one batch, whatever its size). */
+const READ_CHUNK_BYTES = 1024 * 1024;
+
 function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
@@ -234,6 +247,27 @@ function brokerPartition(p: Partition): BrokerPartition {
       call(() => p.appendProducerBatch(batch, logAppendTime === true ? { nowMs, logAppendTimeMs: nowMs } : { nowMs })),
     fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
+    appendRecords: (records, nowMs) => {
+      call(() => appendRecords(p, records, nowMs));
+    },
+    readRecords: (visit) =>
+      call(() => {
+        let offset = p.logStartOffset;
+        while (offset < p.logEndOffset) {
+          const batches = p.log.readCheckedBatches(offset, READ_CHUNK_BYTES);
+          if (batches.length === 0) break;
+          for (const b of batches) {
+            for (const r of b.records) {
+              const at = b.baseOffset + r.offsetDelta;
+              if (at >= offset) visit(r.key, r.value, at);
+            }
+            offset = b.baseOffset + b.lastOffsetDelta + 1;
+          }
+        }
+      }),
+    get segmentCount() {
+      return p.log.segments.length;
+    },
     get sizeBytes() {
       return p.log.size;
     },
@@ -250,7 +284,7 @@ function brokerPartition(p: Partition): BrokerPartition {
       return first.timestamp;
     },
     roll: () => call(() => p.roll()),
-    compact: (removeTombstones) => call(() => p.compact({ removeTombstones })),
+    compact: (removeTombstones) => call(() => p.compact(removeTombstones === undefined ? {} : { removeTombstones })),
     producers: () =>
       p.producerState.producerIds().flatMap((id) => {
         const entry = p.producerState.get(id);

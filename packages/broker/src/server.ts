@@ -7,6 +7,9 @@ import type { BrokerContext, RequestStats } from './context.js';
 import { FaultInjector } from './faults.js';
 import { FetchPurgatory } from './fetch-purgatory.js';
 import { LogCleaner } from './log-cleaner.js';
+import { GroupCoordinator } from './group/group-coordinator.js';
+import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
+import { SystemTimer } from './group/timer.js';
 import { type BrokerLog, openBrokerLog, syncDirectory } from './log-port.js';
 import { type Logger, SILENT } from './logger.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
@@ -36,6 +39,9 @@ export class Broker {
   readonly #logger: Logger;
   readonly #graceMs: number;
   #cleaner: LogCleaner | undefined;
+  readonly #groups: GroupCoordinator;
+  readonly #offsetsTopic: OffsetsTopic;
+  readonly #housekeeping: NodeJS.Timeout[] = [];
   #nextId = 1;
   #closing: Promise<void> | undefined;
   #port = 0;
@@ -62,6 +68,33 @@ export class Broker {
       const { clusterId } = loadOrCreateMetaProperties(own, config.nodeId, syncDirectory);
       const producerIds = new ProducerIdManager(own, syncDirectory);
       this.#fetchWaits = new FetchPurgatory();
+      const log = this.#log;
+      this.#offsetsTopic = new OffsetsTopic(log, config.offsetsTopicNumPartitions, this.#logger, () => Date.now());
+      this.#groups = new GroupCoordinator(
+        new SystemTimer(),
+        this.#offsetsTopic,
+        {
+          groupMinSessionTimeoutMs: config.groupMinSessionTimeoutMs,
+          groupMaxSessionTimeoutMs: config.groupMaxSessionTimeoutMs,
+          groupInitialRebalanceDelayMs: config.groupInitialRebalanceDelayMs,
+          groupMaxSize: config.groupMaxSize,
+          groupMaxMetadataBytes: config.messageMaxBytes,
+          offsetsRetentionMs: config.offsetsRetentionMinutes * 60_000,
+        },
+        (topic, partition) => {
+          try {
+            return log.partition(topic, partition) !== undefined;
+          } catch {
+            return false;
+          }
+        },
+        undefined,
+        (line) => this.#logger.info(line),
+      );
+      const loaded = this.#offsetsTopic.load(this.#groups);
+      if (this.#offsetsTopic.exists) {
+        this.#logger.info(`${OFFSETS_TOPIC}: ${loaded} records read back, ${this.#groups.groupCount} group(s) loaded`);
+      }
       const broker = this;
       this.#ctx = {
         config,
@@ -74,6 +107,8 @@ export class Broker {
         topicConfigs,
         producerIds,
         fetchWaits: this.#fetchWaits,
+        groups: this.#groups,
+        offsetsTopic: this.#offsetsTopic,
         logger: this.#logger,
         faults: new FaultInjector({ dropAcks: config.dropAcks, closeAfterAppend: config.closeAfterAppend }, this.#logger),
         now: () => Date.now(),
@@ -86,6 +121,31 @@ export class Broker {
       throw error;
     }
     this.#server = createServer({ pauseOnConnect: false }, (socket) => this.#accept(socket));
+    this.#every(config.offsetsRetentionCheckIntervalMs, () => this.#groups.expireOffsets());
+    this.#every(config.logCleanerBackoffMs, () => this.#offsetsTopic.clean());
+  }
+
+  /** Housekeeping on a timer (offset expiry, the cleaner); a failure is logged, not thrown. */
+  #every(ms: number, task: () => void): void {
+    const t = setInterval(() => {
+      try {
+        task();
+      } catch (error) {
+        this.#logger.error(`housekeeping failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }, ms);
+    t.unref();
+    this.#housekeeping.push(t);
+  }
+
+  /** The group coordinator, for tests and tools. */
+  get groups(): GroupCoordinator {
+    return this.#groups;
+  }
+
+  /** Compacts `__consumer_offsets` now (what the cleaner does every log.cleaner.backoff.ms once a segment rolled). */
+  compactOffsets(): number {
+    return this.#offsetsTopic.clean(true);
   }
 
   /** Opens the data directory and listens; resolves once clients can connect. */
@@ -101,6 +161,7 @@ export class Broker {
         });
       });
     } catch (error) {
+      broker.#stopGroups();
       broker.#log.close();
       throw error;
     }
@@ -161,6 +222,11 @@ export class Broker {
     this.#connections.add(connection);
   }
 
+  #stopGroups(): void {
+    for (const t of this.#housekeeping) clearInterval(t);
+    this.#groups.close();
+  }
+
   /** Clean shutdown; safe to call more than once. */
   close(): Promise<void> {
     this.#closing ??= this.#shutdown();
@@ -172,6 +238,9 @@ export class Broker {
     const stopped = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#cleaner?.stop();
     this.#fetchWaits.close();
+    // Joins and syncs waiting for their group are answered (NOT_COORDINATOR: find it again), as Kafka does
+    // when a coordinator unloads.
+    this.#stopGroups();
     await Promise.all([...this.#connections].map((c) => c.end(this.#graceMs)));
     await stopped;
     // Handlers of connections that closed meanwhile may still be finishing: the log outlives them.

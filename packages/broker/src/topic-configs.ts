@@ -1,4 +1,5 @@
 import { effectiveTopicConfig, type TopicLogConfig } from './configs/topic-config.js';
+import { OFFSETS_TOPIC } from './group/offsets-topic.js';
 import type { TopicConfigStore } from './topic-config-store.js';
 
 /**
@@ -16,16 +17,22 @@ export class TopicConfigs {
     private readonly changed: (topic: string) => void,
   ) {}
 
-  /** The topic's own configs: what CreateTopics and AlterConfigs set. */
+  /**
+   * The topic's own configs: what CreateTopics and AlterConfigs set. `__consumer_offsets` is compacted
+   * unless told otherwise, as Kafka's group coordinator creates it (`cleanup.policy=compact`): retention
+   * never deletes committed offsets, and its own cleaner (group/offsets-topic.ts) compacts it.
+   */
   own(topic: string): ReadonlyMap<string, string> {
-    return this.store.get(topic);
+    const own = this.store.get(topic);
+    if (topic !== OFFSETS_TOPIC || own.has('cleanup.policy')) return own;
+    return new Map([...own, ['cleanup.policy', 'compact']]);
   }
 
   /** What the topic's logs run with. */
   effective(topic: string): TopicLogConfig {
     let config = this.#cache.get(topic);
     if (config === undefined) {
-      config = effectiveTopicConfig(this.store.get(topic), this.brokerDefaults);
+      config = effectiveTopicConfig(this.own(topic), this.brokerDefaults);
       this.#cache.set(topic, config);
     }
     return config;

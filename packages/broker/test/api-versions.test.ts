@@ -14,6 +14,15 @@ const ADVERTISED = {
   1: [4, 12], // Fetch: not 13+ (topic ids)
   2: [0, 5], // ListOffsets
   3: [0, 9], // Metadata: not 10+ (platformatic would send topic ids in Fetch)
+  8: [2, 8], // OffsetCommit: librdkafka's balanced consumer needs 1 or 2, platformatic 8
+  9: [1, 8], // OffsetFetch: librdkafka needs 1, platformatic 8
+  10: [0, 4], // FindCoordinator: librdkafka needs 0, platformatic 4
+  11: [0, 6], // JoinGroup: librdkafka needs 0 (Kafka 4 removed it), platformatic 6
+  12: [0, 4], // Heartbeat
+  13: [0, 4], // LeaveGroup
+  14: [0, 4], // SyncGroup
+  15: [0, 5], // DescribeGroups
+  16: [0, 5], // ListGroups
   18: [0, 3], // ApiVersions
   19: [0, 7], // CreateTopics
   20: [0, 6], // DeleteTopics
@@ -27,6 +36,8 @@ const ADVERTISED = {
   60: [0, 1], // DescribeCluster
   61: [0, 0], // DescribeProducers
   75: [0, 0], // DescribeTopicPartitions
+  42: [0, 2], // DeleteGroups
+  47: [0, 0], // OffsetDelete
 };
 
 describe('ApiVersions', () => {

@@ -6,9 +6,9 @@ import { kafkajs as rawKafkajs, RawClient } from './support/raw-client.js';
 
 /**
  * Transactions are the chapter's "drawn, not built": a transactional client gets an error it reports and
- * gives up on, rather than one it retries forever. klog does not advertise FindCoordinator, which every
- * transactional client asks first; an InitProducerId that names a transactional id anyway is refused with
- * a fatal error and the broker's log says why.
+ * gives up on, rather than one it retries forever. FindCoordinator names this broker as the transaction
+ * coordinator too, so every transactional client goes on to InitProducerId with its transactional id, which
+ * is refused with a fatal error (TRANSACTIONAL_ID_AUTHORIZATION_FAILED), and the broker's log says why.
  */
 /** Real client processes on a busy 2-core machine: time out only on a hang. */
 const LONG_TIMEOUT_MS = 300_000;
@@ -21,24 +21,24 @@ afterAll(() => b.stop());
 describe('transactional producers get a clear, final error', { timeout: LONG_TIMEOUT_MS }, () => {
   it('confluent-kafka (librdkafka): init_transactions() fails fatally, not retriable', async () => {
     const out = await pythonTransactional(b.port);
-    expect(out).toMatchObject({ error: '_UNSUPPORTED_FEATURE', fatal: true, retriable: false });
-    expect(out.text).toMatch(/Required feature not supported by broker/);
+    expect(out).toMatchObject({ error: 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED', fatal: true, retriable: false });
+    expect(out.text).toMatch(/Transactional Id authorization failed/i);
   });
 
-  it('KafkaJS: transaction() rejects (no transaction coordinator)', async () => {
+  it('KafkaJS: transaction() rejects with a non-retriable TRANSACTIONAL_ID_AUTHORIZATION_FAILED', async () => {
     const producer = kafkajs(b.port).producer({ transactionalId: 'kjs-txn', idempotent: true, maxInFlightRequests: 1 });
     try {
       await producer.connect();
-      await expect(producer.transaction()).rejects.toMatchObject({ name: 'KafkaJSGroupCoordinatorNotFound' });
+      await expect(producer.transaction()).rejects.toMatchObject({ type: 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED', retriable: false });
     } finally {
       await producer.disconnect();
     }
   });
 
-  it('@platformatic/kafka: beginTransaction() rejects: FindCoordinator is not served', async () => {
+  it('@platformatic/kafka: beginTransaction() rejects: InitProducerId answered with an error', async () => {
     const producer = new Producer({ clientId: 'plt-txn', bootstrapBrokers: [`127.0.0.1:${b.port}`], idempotent: true, retries: 2, retryDelay: 100, requestTimeout: 1000 });
     try {
-      await expect(producer.beginTransaction()).rejects.toThrow('Unsupported API FindCoordinator.');
+      await expect(producer.beginTransaction()).rejects.toThrow('Received response with error while executing API InitProducerId(v4)');
     } finally {
       await producer.close();
     }

@@ -6,6 +6,7 @@ import { dumpLogCommand } from './commands/dump-log.js';
 import { idemDemoCommand } from './commands/idem-demo.js';
 import { modelCheckCommand } from './commands/model-check.js';
 import { serveCommand } from './commands/serve.js';
+import { groupsCommand } from './commands/groups.js';
 import { topicsCommand } from './commands/topics.js';
 import {
   CheckFailed,
@@ -126,6 +127,7 @@ export function buildProgram(ctx: CommandContext, output = createOutput()): Comm
     modelCheckCommand(ctx),
     serveCommand(ctx),
     topicsCommand(ctx),
+    groupsCommand(ctx),
   ]) {
     program.addCommand(
       command

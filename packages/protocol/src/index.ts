@@ -1,7 +1,7 @@
 export { apiKeyName } from './api-keys.js';
 export type { ApiCodec } from './apis/api-codec.js';
-export { decodeResponse, encodeRequest } from './client.js';
 export * from './apis/index.js';
+export { decodeResponse, encodeRequest } from './client.js';
 export { ErrorCode, type ErrorName, errorName, isErrorName } from './error-codes.js';
 export { ProtocolDecodeError, ProtocolEncodeError } from './errors.js';
 export {
@@ -12,6 +12,22 @@ export {
   type ResponseFrame,
   ReusingFrameDecoder,
 } from './framing.js';
+export {
+  consumerAssignmentPartitions,
+  consumerSubscriptionTopics,
+  decodeGroupMetadataValue,
+  decodeOffsetCommitValue,
+  decodeOffsetsRecordKey,
+  encodeGroupMetadataKey,
+  encodeGroupMetadataValue,
+  encodeOffsetCommitKey,
+  encodeOffsetCommitValue,
+  type GroupMemberMetadata,
+  type GroupMetadataValue,
+  type OffsetCommitValue,
+  type OffsetsRecordKey,
+  offsetsPartitionFor,
+} from './group-records.js';
 export {
   peekApiKeyAndVersion,
   type RequestHeader,

@@ -39,11 +39,11 @@ describe('parseRequest: what a frame is, as Kafka decides it', () => {
     expect(produceV2.kind).toBe('unsupportedVersion');
     const produceV9 = parseRequest(request(0, 9, 1, true, () => {}));
     expect(produceV9).toMatchObject({ kind: 'unsupportedVersion', header: { headerVersion: 2 } });
-    expect(parseRequest(request(10, 4, 1, true, () => {}))).toEqual({
+    expect(parseRequest(request(24, 4, 1, true, () => {}))).toEqual({
       kind: 'unknownApi',
-      apiKey: 10,
+      apiKey: 24,
       apiVersion: 4,
-      header: { apiKey: 10, apiVersion: 4, correlationId: 1, clientId: 'cli', headerVersion: 1 },
+      header: { apiKey: 24, apiVersion: 4, correlationId: 1, clientId: 'cli', headerVersion: 1 },
     });
     expect(parseRequest(request(-3, 0, 9, false, () => {}))).toEqual({
       kind: 'unknownApi',

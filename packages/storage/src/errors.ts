@@ -95,6 +95,14 @@ export class DecodeError extends Error {
   }
 }
 
+/**
+ * What to throw for `error`, caught while reading `file`: a DecodeError naming the file (a
+ * decoder knows bytes and offsets, not where they came from); anything else as it is.
+ */
+export function namingFile(error: unknown, file: string | undefined): unknown {
+  return error instanceof DecodeError && file !== undefined ? error.inFile(file) : error;
+}
+
 /** `x` as 0x-prefixed 8-digit hex, as CRCs are shown in every message. */
 export function hex32(x: number): string {
   return `0x${(x >>> 0).toString(16).padStart(8, '0')}`;

@@ -67,7 +67,8 @@ export {
   TIME_ENTRY_BYTES,
   TIME_INDEX_SUFFIX,
 } from './segment/segment-index.js';
-export { type BatchPosition, LogSegment, type SegmentOpenOptions } from './segment/log-segment.js';
+export { type BatchAt,
+  type HeaderAt, LogSegment, type SegmentOpenOptions } from './segment/log-segment.js';
 export {
   type InspectedBatch,
   type InspectionEntry,

@@ -8,6 +8,7 @@ import {
   errorName,
   type RequestHeader,
 } from '@klog/protocol';
+import { isInternalTopic } from '../group/offsets-topic.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { describeTopicConfigs } from '../configs/describe.js';
@@ -51,6 +52,8 @@ function handleCreateTopics(ctx: BrokerContext, _header: RequestHeader, request:
     const invalid = ctx.log.invalidTopicName(t.name);
     if (invalid !== undefined) return fail('INVALID_TOPIC_EXCEPTION', invalid);
     if (ctx.log.topics().has(t.name)) return fail('TOPIC_ALREADY_EXISTS', `Topic '${t.name}' already exists.`);
+    // Kafka's ZkAdminManager / ControllerApis: the coordinator makes its own topic, with its own settings.
+    if (isInternalTopic(t.name)) return fail('INVALID_REQUEST', `Creation of internal topic ${t.name} is prohibited.`);
     let partitions = t.numPartitions;
     if (t.assignments.length > 0) {
       if (t.numPartitions !== -1 || t.replicationFactor !== -1) {

@@ -7,6 +7,7 @@ import {
 } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
+import { OFFSETS_TOPIC } from '../group/offsets-topic.js';
 import { LogError } from '../log-port.js';
 import { topicId } from './create-topics.js';
 
@@ -33,6 +34,9 @@ function deleteTopic(ctx: BrokerContext, name: string | null, id: string, withId
     if (topic === null) return result(null, 'UNKNOWN_TOPIC_ID', `No topic with id ${id}.`);
   } else if (withId && id !== NO_TOPIC_ID && topicId(topic) !== id) {
     return result(topic, 'INVALID_REQUEST', `Topic ${topic} does not have id ${id}.`);
+  }
+  if (topic === OFFSETS_TOPIC) {
+    return result(topic, 'INVALID_REQUEST', `${topic} is internal: the group coordinator's, it cannot be deleted.`);
   }
   if (!ctx.log.topics().has(topic)) {
     return result(topic, 'UNKNOWN_TOPIC_OR_PARTITION', 'This server does not host this topic-partition.');

@@ -11,10 +11,21 @@ import { describeProducersApi } from './describe-producers.js';
 import { describeTopicPartitionsApi } from './describe-topic-partitions.js';
 import { fetchApi } from './fetch.js';
 import { incrementalAlterConfigsApi } from './incremental-alter-configs.js';
+import { deleteGroupsApi } from './delete-groups.js';
+import { describeGroupsApi } from './describe-groups.js';
+import { findCoordinatorApi } from './find-coordinator.js';
+import { heartbeatApi } from './heartbeat.js';
 import { initProducerIdApi } from './init-producer-id.js';
+import { joinGroupApi } from './join-group.js';
+import { leaveGroupApi } from './leave-group.js';
+import { listGroupsApi } from './list-groups.js';
 import { listOffsetsApi } from './list-offsets.js';
 import { metadataApi } from './metadata.js';
+import { offsetCommitApi } from './offset-commit.js';
+import { offsetDeleteApi } from './offset-delete.js';
+import { offsetFetchApi } from './offset-fetch.js';
 import { produceApi } from './produce.js';
+import { syncGroupApi } from './sync-group.js';
 
 /** Every API the broker serves: one handler file each, one line here (dispatch.ts, advertised.ts read it). */
 export const API_HANDLERS = [
@@ -35,4 +46,15 @@ export const API_HANDLERS = [
   describeClusterApi,
   describeProducersApi,
   describeTopicPartitionsApi,
+  offsetCommitApi,
+  offsetFetchApi,
+  findCoordinatorApi,
+  joinGroupApi,
+  heartbeatApi,
+  leaveGroupApi,
+  syncGroupApi,
+  describeGroupsApi,
+  listGroupsApi,
+  deleteGroupsApi,
+  offsetDeleteApi,
 ] as const;

@@ -1,6 +1,7 @@
 import { ErrorCode, errorName, Metadata, type MetadataRequest, type MetadataResponse, type RequestHeader } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
+import { isInternalTopic } from '../group/offsets-topic.js';
 import { LogError } from '../log-port.js';
 
 type TopicMetadata = MetadataResponse.MetadataResponseTopic;
@@ -60,6 +61,8 @@ function topicMetadata(
     if (!(ctx.config.autoCreateTopics && request.allowAutoTopicCreation)) {
       return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     }
+    // Auto-creation never makes the coordinator's topic: it comes with a group's first FindCoordinator.
+    if (isInternalTopic(name)) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     try {
       ctx.log.createTopic(name, ctx.config.numPartitions);
       ctx.logger.info(`created topic ${name} with ${ctx.config.numPartitions} partition(s) (auto-create, asked by Metadata)`);
@@ -76,7 +79,7 @@ function topicMetadata(
   return {
     errorCode: ErrorCode.NONE,
     name,
-    isInternal: false,
+    isInternal: isInternalTopic(name),
     partitions: Array.from({ length: count }, (_, partitionIndex) => ({
       errorCode: ErrorCode.NONE,
       partitionIndex,

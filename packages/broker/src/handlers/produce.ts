@@ -11,6 +11,7 @@ import { defineApi, Unanswered } from '../api-handler.js';
 import { type BrokerContext, CloseConnection, NO_RESPONSE } from '../context.js';
 import type { WrittenBatch } from '../faults.js';
 import { FetchPurgatory } from '../fetch-purgatory.js';
+import { isInternalTopic } from '../group/offsets-topic.js';
 import { inspectProducedRecords, LogError } from '../log-port.js';
 
 type PartitionResponse = ProduceResponse.PartitionProduceResponse;
@@ -51,6 +52,8 @@ function producePartition(
   if (partition === undefined) {
     return failed(data.index, 'UNKNOWN_TOPIC_OR_PARTITION', `This server does not host ${topic}-${data.index}.`);
   }
+  // Kafka's ReplicaManager: only the coordinator writes its internal topic.
+  if (isInternalTopic(topic)) return failed(data.index, 'INVALID_TOPIC_EXCEPTION', `Cannot append to internal topic ${topic}`);
   const batch = inspectProducedRecords(data.records);
   if (batch.kind === 'invalid') return failed(data.index, batch.code, batch.message);
   if (batch.transactional || batch.control) {

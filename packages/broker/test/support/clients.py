@@ -11,8 +11,13 @@
       init_transactions() on a transactional producer; prints the error it gets.
   clients.py subscribe <bootstrap> <topic>
       a Consumer in a consumer group (subscribe()); prints the first error it reports.
+  clients.py group <bootstrap> <topic> <group>
+      a Consumer in a consumer group (subscribe()) that commits synchronously after each batch it reads,
+      until SIGTERM closes it (leaving the group); one JSON line per event: {"assigned": [partitions]} after
+      each rebalance, {"r": [partition, offset, key]} per record, {"closed": true} at the end.
 """
 import json
+import signal
 import sys
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaException, Producer, TopicPartition
@@ -94,6 +99,35 @@ def subscribe(bootstrap, topic):
     print(json.dumps({'error': None if e is None else e.name(), 'text': None if e is None else e.str()}))
 
 
+def group(bootstrap, topic, group_id):
+    out = lambda o: (sys.stdout.write(json.dumps(o) + '\n'), sys.stdout.flush())
+    stop = []
+    signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
+    c = Consumer({**COMMON, 'bootstrap.servers': bootstrap, 'group.id': group_id, 'enable.auto.commit': False,
+                  'auto.offset.reset': 'earliest', 'session.timeout.ms': 4000, 'heartbeat.interval.ms': 500})
+    owned = set()
+
+    def assigned(consumer, partitions):
+        owned.update(p.partition for p in partitions)
+        out({'assigned': sorted(owned)})
+
+    def revoked(consumer, partitions):
+        owned.difference_update(p.partition for p in partitions)
+
+    c.subscribe([topic], on_assign=assigned, on_revoke=revoked)
+    while not stop:
+        msgs = [m for m in c.consume(100, timeout=0.2) if m.error() is None]
+        for m in msgs:
+            out({'r': [m.partition(), m.offset(), m.key().decode()]})
+        if msgs:
+            try:
+                c.commit(asynchronous=False)
+            except KafkaException:
+                pass  # a rebalance began: the next owner reads from the last commit
+    c.close()
+    out({'closed': True})
+
+
 if __name__ == '__main__':
     cmd = sys.argv[1]
     if cmd == 'produce':
@@ -104,5 +138,7 @@ if __name__ == '__main__':
         transactional(sys.argv[2])
     elif cmd == 'subscribe':
         subscribe(sys.argv[2], sys.argv[3])
+    elif cmd == 'group':
+        group(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         sys.exit(f'unknown command {cmd}')

@@ -40,6 +40,10 @@ segment), as Kafka's tool does.
 Kafka's flag names work too: --files a.log,b.log (the paths, comma-separated),
 --print-data-log (= --records), --deep-iteration.
 
+--offsets-decoder shows the records of __consumer_offsets (where klog serve keeps
+consumer groups and their committed offsets) as Kafka 4's decoder does: each key
+and value as JSON of its type or version and fields, a tombstone as <DELETE>.
+
 Exit codes: 0 all batches valid, 1 corrupt data found, 2 bad usage (a missing path),
 141 the output was closed early (klog dump-log … | head): it stops quietly.
 
@@ -53,12 +57,13 @@ interface DumpLogFlags {
   readonly records?: boolean;
   readonly printDataLog?: boolean;
   readonly deepIteration?: boolean;
+  readonly offsetsDecoder?: boolean;
   readonly files?: readonly string[];
 }
 
 /** Kafka's --print-data-log implies --deep-iteration; klog's --records is the first. */
 function recordsShown(flags: DumpLogFlags): RecordsShown {
-  if (flags.records === true || flags.printDataLog === true) return 'data';
+  if (flags.records === true || flags.printDataLog === true || flags.offsetsDecoder === true) return 'data';
   return flags.deepIteration === true ? 'metadata' : 'none';
 }
 
@@ -68,6 +73,7 @@ export function dumpLogCommand(ctx: CommandContext): Command {
     .argument('[path...]', 'a segment file (<20-digit offset>.log) or a partition directory')
     .option('--records', 'print every record too, with key and value (kafka-dump-log --print-data-log)')
     .option('--print-data-log', "Kafka's name for --records")
+    .option('--offsets-decoder', 'show __consumer_offsets records as the offsets and group metadata they hold (implies --records)')
     .option(
       '--deep-iteration',
       'print a line per record, without key and value (kafka-dump-log --deep-iteration)',
@@ -123,7 +129,13 @@ export function dumpLogCommand(ctx: CommandContext): Command {
         paths.splice(0, paths.length, ...rest);
       }
       const plan = planDump(paths);
-      const findings = dumpLog(plan, { records: recordsShown(flags) }, ctx.out, ctx.err, ctx.style);
+      const findings = dumpLog(
+        plan,
+        { records: recordsShown(flags), offsetsDecoder: flags.offsetsDecoder === true },
+        ctx.out,
+        ctx.err,
+        ctx.style,
+      );
       if (findings.length > 0) {
         const first = findings[0]!;
         const files = new Set(findings.map((f) => f.file)).size;

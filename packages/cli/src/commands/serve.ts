@@ -18,11 +18,17 @@ wrote is answered with the offsets it was first written at, a gap in sequence
 numbers with OUT_OF_ORDER_SEQUENCE_NUMBER.
 
 Served: ApiVersions 0-3, Metadata 0-9, Produce 3-8, Fetch 4-12, ListOffsets 0-5,
-CreateTopics 0-7, InitProducerId 0-4, and the admin APIs: DeleteTopics,
-CreatePartitions, DescribeConfigs, AlterConfigs, IncrementalAlterConfigs,
-DeleteRecords, DescribeCluster, DescribeTopicPartitions, DescribeLogDirs,
-DescribeProducers. Transactions are not built: a client that needs them gets a
-clear error.
+CreateTopics 0-7, InitProducerId 0-4, and consumer groups (Kafka's classic
+protocol): FindCoordinator 0-4, JoinGroup 0-6, SyncGroup 0-4, Heartbeat 0-4,
+LeaveGroup 0-4, OffsetCommit 2-8, OffsetFetch 1-8, ListGroups 0-5,
+DescribeGroups 0-5, DeleteGroups 0-2, OffsetDelete 0. Groups and their committed
+offsets live in the internal, compacted topic __consumer_offsets, as in Kafka, and
+come back after a restart. Transactions are not built: a transactional client is
+refused at once (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+
+And the admin APIs: DeleteTopics, CreatePartitions, DescribeConfigs,
+AlterConfigs, IncrementalAlterConfigs, DeleteRecords, DescribeCluster,
+DescribeTopicPartitions, DescribeLogDirs, DescribeProducers.
 
 Topics are created on first use (auto.create.topics.enable=true, Kafka's
 default; --no-auto-create-topics turns it off). Topic configs (cleanup.policy,
@@ -50,7 +56,9 @@ Examples:
   klog serve --data-dir ./klog-data
   klog serve --data-dir ./klog-data --drop-acks 2   (a lost ack: see klog ack-loss-demo)
   klog topics create orders --partitions 3
-  kcat -b 127.0.0.1:9092 -P -t orders -X enable.idempotence=true`;
+  kcat -b 127.0.0.1:9092 -P -t orders -X enable.idempotence=true
+  kcat -b 127.0.0.1:9092 -G billing orders      (a consumer group)
+  klog groups describe billing`;
 
 interface Raw {
   dataDir: string;
@@ -70,6 +78,9 @@ interface Raw {
   connectionsMaxIdleMs?: string;
   dropAcks: string;
   closeAfterAppend: string;
+  groupInitialRebalanceDelayMs: string;
+  groupMinSessionTimeoutMs: string;
+  offsetsTopicNumPartitions: string;
   logLevel: string;
 }
 
@@ -162,6 +173,11 @@ export function serveCommand(ctx: CommandContext): Command {
     .addOption(
       new Option('--close-after-append <n>', 'then close the connection of the next N such requests instead of answering').default('0'),
     )
+    .addOption(
+      new Option('--group-initial-rebalance-delay-ms <ms>', "an empty group's first rebalance waits this long for more members").default('3000'),
+    )
+    .addOption(new Option('--group-min-session-timeout-ms <ms>', 'shortest session timeout a group member may ask for').default('6000'))
+    .addOption(new Option('--offsets-topic-num-partitions <n>', 'partitions of __consumer_offsets when it is created').default('50'))
     .addOption(new Option('--log-level <level>', 'error, warn, info, or debug (each connection and request)').default('info'))
     .addHelpText('after', HELP_AFTER)
     .action(async (given: Raw, command: Command) => {
@@ -216,6 +232,9 @@ export function serveCommand(ctx: CommandContext): Command {
         logSettings,
         dropAcks: wholeNumber('--drop-acks', raw.dropAcks, 0, 2 ** 31 - 1),
         closeAfterAppend: wholeNumber('--close-after-append', raw.closeAfterAppend, 0, 2 ** 31 - 1),
+        groupInitialRebalanceDelayMs: wholeNumber('--group-initial-rebalance-delay-ms', raw.groupInitialRebalanceDelayMs, 0, 2 ** 31 - 1),
+        groupMinSessionTimeoutMs: wholeNumber('--group-min-session-timeout-ms', raw.groupMinSessionTimeoutMs, 1, 1_800_000),
+        offsetsTopicNumPartitions: wholeNumber('--offsets-topic-num-partitions', raw.offsetsTopicNumPartitions, 1, 1000),
       };
       // The log goes out line by line as it happens (a server's output is its log), not in chunks.
       const logger = createLogger(level, (l, line) => ctx.log(`${timestamp()} ${l.toUpperCase().padEnd(5)} ${line}`));

@@ -1,4 +1,5 @@
 import { incrementSequence } from '@klog/core';
+import { offsetsRecordText } from './offsets-decoder.js';
 import {
   compressionName,
   CONTROL_FLAG,
@@ -89,7 +90,7 @@ function controlText(record: Record): string {
  * A record line: `| offset: … CreateTime: … keySize: … valueSize: … sequence: … headerKeys: [..]`,
  * then, with `data` (Kafka's --print-data-log), ` key: … payload: …`.
  */
-export function recordLine(header: StoredBatchHeader, record: Record, data: boolean): string {
+export function recordLine(header: StoredBatchHeader, record: Record, data: boolean, offsetsDecoder = false): string {
   const timestamp =
     header.attributes & TIMESTAMP_TYPE_MASK
       ? header.maxTimestamp
@@ -101,6 +102,8 @@ export function recordLine(header: StoredBatchHeader, record: Record, data: bool
     `headerKeys: [${record.headers.map((h) => escaped(h.key)).join(',')}]`;
   if (header.attributes & CONTROL_FLAG) return line + controlText(record);
   if (!data) return line;
+  const decoded = offsetsDecoder ? offsetsRecordText(record.key, record.value) : undefined;
+  if (decoded !== undefined) return line + decoded;
   if (record.key !== null) line += ` key: ${shownText(record.key)}`;
   if (record.value !== null) line += ` payload: ${shownText(record.value)}`;
   return line;

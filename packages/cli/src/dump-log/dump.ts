@@ -24,6 +24,8 @@ export type RecordsShown = 'none' | 'metadata' | 'data';
 
 export interface DumpOptions {
   readonly records: RecordsShown;
+  /** Show `__consumer_offsets` records decoded (kafka-dump-log --offsets-decoder). */
+  readonly offsetsDecoder?: boolean;
 }
 
 /** What was wrong, for the one-line summary: the file and what (for bytes: the field, the byte, why). */
@@ -146,7 +148,7 @@ function printBatch(
       const offset = entry.stored.baseOffset + BigInt(record.offsetDelta);
       if (gaps.last !== undefined && offset !== gaps.last + 1n) gaps.pairs.push([gaps.last, offset]);
       gaps.last = offset;
-      out(recordLine(entry.stored, record, options.records === 'data'));
+      out(recordLine(entry.stored, record, options.records === 'data', options.offsetsDecoder === true));
     }
   } catch (error) {
     if (!(error instanceof DecodeError)) throw error;

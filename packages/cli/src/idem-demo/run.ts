@@ -9,6 +9,7 @@ import {
   type IdempotentAppend,
   Partition,
   type RecordInput,
+  SEGMENT_SUFFIX,
 } from '@klog/storage/internals';
 import { check } from '../check.js';
 import { CheckFailed } from '../errors.js';
@@ -353,7 +354,7 @@ function narrowing(demo: Demo): void {
   check(
     'the segment files on disk are the segments of the log',
     segments,
-    readdirSync(narrow.dir).filter((n) => n.endsWith('.log')).length,
+    readdirSync(narrow.dir).filter((n) => n.endsWith(SEGMENT_SUFFIX)).length,
   );
   const before = windowRanges(narrow.producerState.get(pid as ProducerId));
   check(

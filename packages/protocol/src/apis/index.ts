@@ -5,6 +5,15 @@ import { Produce, type ProduceRequest, type ProduceResponse } from './producer/p
 import { Fetch, type FetchRequest, type FetchResponse } from './consumer/fetch.js';
 import { ListOffsets, type ListOffsetsRequest, type ListOffsetsResponse } from './consumer/list-offsets.js';
 import { Metadata, type MetadataRequest, type MetadataResponse } from './metadata/metadata.js';
+import { OffsetCommit, type OffsetCommitRequest, type OffsetCommitResponse } from './consumer/offset-commit.js';
+import { OffsetFetch, type OffsetFetchRequest, type OffsetFetchResponse } from './consumer/offset-fetch.js';
+import { FindCoordinator, type FindCoordinatorRequest, type FindCoordinatorResponse } from './metadata/find-coordinator.js';
+import { JoinGroup, type JoinGroupRequest, type JoinGroupResponse } from './consumer/join-group.js';
+import { Heartbeat, type HeartbeatRequest, type HeartbeatResponse } from './consumer/heartbeat.js';
+import { LeaveGroup, type LeaveGroupRequest, type LeaveGroupResponse } from './consumer/leave-group.js';
+import { SyncGroup, type SyncGroupRequest, type SyncGroupResponse } from './consumer/sync-group.js';
+import { DescribeGroups, type DescribeGroupsRequest, type DescribeGroupsResponse } from './admin/describe-groups.js';
+import { ListGroups, type ListGroupsRequest, type ListGroupsResponse } from './admin/list-groups.js';
 import { ApiVersions, type ApiVersionsRequest, type ApiVersionsResponse } from './metadata/api-versions.js';
 import { CreateTopics, type CreateTopicsRequest, type CreateTopicsResponse } from './admin/create-topics.js';
 import { DeleteTopics, type DeleteTopicsRequest, type DeleteTopicsResponse } from './admin/delete-topics.js';
@@ -14,7 +23,9 @@ import { DescribeConfigs, type DescribeConfigsRequest, type DescribeConfigsRespo
 import { AlterConfigs, type AlterConfigsRequest, type AlterConfigsResponse } from './admin/alter-configs.js';
 import { DescribeLogDirs, type DescribeLogDirsRequest, type DescribeLogDirsResponse } from './admin/describe-log-dirs.js';
 import { CreatePartitions, type CreatePartitionsRequest, type CreatePartitionsResponse } from './admin/create-partitions.js';
+import { DeleteGroups, type DeleteGroupsRequest, type DeleteGroupsResponse } from './admin/delete-groups.js';
 import { IncrementalAlterConfigs, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse } from './admin/incremental-alter-configs.js';
+import { OffsetDelete, type OffsetDeleteRequest, type OffsetDeleteResponse } from './admin/offset-delete.js';
 import { DescribeCluster, type DescribeClusterRequest, type DescribeClusterResponse } from './admin/describe-cluster.js';
 import { DescribeProducers, type DescribeProducersRequest, type DescribeProducersResponse } from './admin/describe-producers.js';
 import { DescribeTopicPartitions, type DescribeTopicPartitionsRequest, type DescribeTopicPartitionsResponse } from './admin/describe-topic-partitions.js';
@@ -23,6 +34,15 @@ export * from './producer/produce.js';
 export * from './consumer/fetch.js';
 export * from './consumer/list-offsets.js';
 export * from './metadata/metadata.js';
+export * from './consumer/offset-commit.js';
+export * from './consumer/offset-fetch.js';
+export * from './metadata/find-coordinator.js';
+export * from './consumer/join-group.js';
+export * from './consumer/heartbeat.js';
+export * from './consumer/leave-group.js';
+export * from './consumer/sync-group.js';
+export * from './admin/describe-groups.js';
+export * from './admin/list-groups.js';
 export * from './metadata/api-versions.js';
 export * from './admin/create-topics.js';
 export * from './admin/delete-topics.js';
@@ -32,7 +52,9 @@ export * from './admin/describe-configs.js';
 export * from './admin/alter-configs.js';
 export * from './admin/describe-log-dirs.js';
 export * from './admin/create-partitions.js';
+export * from './admin/delete-groups.js';
 export * from './admin/incremental-alter-configs.js';
+export * from './admin/offset-delete.js';
 export * from './admin/describe-cluster.js';
 export * from './admin/describe-producers.js';
 export * from './admin/describe-topic-partitions.js';
@@ -47,6 +69,24 @@ export interface ApiMessages {
   2: { readonly request: ListOffsetsRequest; readonly response: ListOffsetsResponse };
   /** Metadata. */
   3: { readonly request: MetadataRequest; readonly response: MetadataResponse };
+  /** OffsetCommit. */
+  8: { readonly request: OffsetCommitRequest; readonly response: OffsetCommitResponse };
+  /** OffsetFetch. */
+  9: { readonly request: OffsetFetchRequest; readonly response: OffsetFetchResponse };
+  /** FindCoordinator. */
+  10: { readonly request: FindCoordinatorRequest; readonly response: FindCoordinatorResponse };
+  /** JoinGroup. */
+  11: { readonly request: JoinGroupRequest; readonly response: JoinGroupResponse };
+  /** Heartbeat. */
+  12: { readonly request: HeartbeatRequest; readonly response: HeartbeatResponse };
+  /** LeaveGroup. */
+  13: { readonly request: LeaveGroupRequest; readonly response: LeaveGroupResponse };
+  /** SyncGroup. */
+  14: { readonly request: SyncGroupRequest; readonly response: SyncGroupResponse };
+  /** DescribeGroups. */
+  15: { readonly request: DescribeGroupsRequest; readonly response: DescribeGroupsResponse };
+  /** ListGroups. */
+  16: { readonly request: ListGroupsRequest; readonly response: ListGroupsResponse };
   /** ApiVersions. */
   18: { readonly request: ApiVersionsRequest; readonly response: ApiVersionsResponse };
   /** CreateTopics. */
@@ -65,8 +105,12 @@ export interface ApiMessages {
   35: { readonly request: DescribeLogDirsRequest; readonly response: DescribeLogDirsResponse };
   /** CreatePartitions. */
   37: { readonly request: CreatePartitionsRequest; readonly response: CreatePartitionsResponse };
+  /** DeleteGroups. */
+  42: { readonly request: DeleteGroupsRequest; readonly response: DeleteGroupsResponse };
   /** IncrementalAlterConfigs. */
   44: { readonly request: IncrementalAlterConfigsRequest; readonly response: IncrementalAlterConfigsResponse };
+  /** OffsetDelete. */
+  47: { readonly request: OffsetDeleteRequest; readonly response: OffsetDeleteResponse };
   /** DescribeCluster. */
   60: { readonly request: DescribeClusterRequest; readonly response: DescribeClusterResponse };
   /** DescribeProducers. */
@@ -81,6 +125,15 @@ export const API_CODECS: ReadonlyMap<number, ApiCodec<unknown, never>> = new Map
   [1, Fetch as ApiCodec<unknown, never>],
   [2, ListOffsets as ApiCodec<unknown, never>],
   [3, Metadata as ApiCodec<unknown, never>],
+  [8, OffsetCommit as ApiCodec<unknown, never>],
+  [9, OffsetFetch as ApiCodec<unknown, never>],
+  [10, FindCoordinator as ApiCodec<unknown, never>],
+  [11, JoinGroup as ApiCodec<unknown, never>],
+  [12, Heartbeat as ApiCodec<unknown, never>],
+  [13, LeaveGroup as ApiCodec<unknown, never>],
+  [14, SyncGroup as ApiCodec<unknown, never>],
+  [15, DescribeGroups as ApiCodec<unknown, never>],
+  [16, ListGroups as ApiCodec<unknown, never>],
   [18, ApiVersions as ApiCodec<unknown, never>],
   [19, CreateTopics as ApiCodec<unknown, never>],
   [20, DeleteTopics as ApiCodec<unknown, never>],
@@ -90,7 +143,9 @@ export const API_CODECS: ReadonlyMap<number, ApiCodec<unknown, never>> = new Map
   [33, AlterConfigs as ApiCodec<unknown, never>],
   [35, DescribeLogDirs as ApiCodec<unknown, never>],
   [37, CreatePartitions as ApiCodec<unknown, never>],
+  [42, DeleteGroups as ApiCodec<unknown, never>],
   [44, IncrementalAlterConfigs as ApiCodec<unknown, never>],
+  [47, OffsetDelete as ApiCodec<unknown, never>],
   [60, DescribeCluster as ApiCodec<unknown, never>],
   [61, DescribeProducers as ApiCodec<unknown, never>],
   [75, DescribeTopicPartitions as ApiCodec<unknown, never>],

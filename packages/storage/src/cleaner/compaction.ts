@@ -10,6 +10,7 @@ import type { Partition } from '../partition/partition.js';
 import { addBatchFromHeader } from '../producer/producer-state-rebuild.js';
 import type { Record } from '../format/record.js';
 import { lastOffsetOf, type RecordBatch } from '../format/record-batch.js';
+import { cleanedPathOf, swapPathOf } from '../segment/segment-name.js';
 import type { LogSegment } from '../segment/log-segment.js';
 
 export interface CompactionOptions {
@@ -96,10 +97,10 @@ export function compactLog(log: Log, options: CompactionOptions = {}): Compactio
   const windows = mustKeep(log);
   let keyed = 0;
   for (const segment of cleanable) {
-    for (const { header } of segment.batches()) {
+    for (const { batch } of segment.batches()) {
       report.batchesBefore++;
-      report.recordsBefore += header.records.length;
-      for (const record of header.records) if (record.key !== null) keyed++;
+      report.recordsBefore += batch.records.length;
+      for (const record of batch.records) if (record.key !== null) keyed++;
     }
   }
   if (cleanable.length === 0) return report;
@@ -149,7 +150,7 @@ function mustKeep(log: Log): Set<number> {
 function fillMap(segments: readonly LogSegment[], map: OffsetMap, start: number, end: number): number {
   for (const segment of segments) {
     if (segment.nextBaseOffset !== undefined && segment.nextBaseOffset <= start) continue;
-    for (const { header: batch } of segment.batches()) {
+    for (const { batch } of segment.batches()) {
       if (lastOffsetOf(batch) < start) continue;
       let keys = 0;
       for (const record of batch.records) if (record.key !== null) keys++;
@@ -193,11 +194,11 @@ function rewrite(
   const written: string[] = [];
   try {
     for (const segment of segments) {
-      const path = `${segment.path}.cleaned`;
+      const path = cleanedPathOf(segment.path);
       written.push(path);
       const fd = openRegular(path, CREATE_NEW, 'cleaned segment');
       try {
-        for (const { position, header: batch } of segment.batches()) {
+        for (const { position, batch } of segment.batches()) {
           const kept = batch.records.filter((r) => survives(batch, r));
           if (kept.length === 0 && !windows.has(lastOffsetOf(batch))) continue;
           // A batch that loses nothing is copied byte for byte, as it was written.
@@ -229,7 +230,7 @@ function rewrite(
   // The commit: in offset order, so a crash leaves the first segments cleaned and the rest as they were.
   for (const segment of segments) {
     io('commit cleaned segment', segment.path, () =>
-      renameSync(`${segment.path}.cleaned`, `${segment.path}.swap`),
+      renameSync(cleanedPathOf(segment.path), swapPathOf(segment.path)),
     );
   }
   fsyncDirectory(log.dir);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { StorageError } from '../errors.js';
 import { LOCK_FILE_NAME } from '../io/file-lock.js';
 import { entryKind, io } from '../io/io.js';
-import { parseSegmentFileName, SEGMENT_SUFFIX } from '../segment/log-segment.js';
+import { parseSegmentFileName, SEGMENT_SUFFIX } from '../segment/segment-name.js';
 
 /** One segment file found in a partition directory. */
 export interface SegmentFileEntry {

@@ -7,6 +7,7 @@ import { lastOffsetOf } from '../format/record-batch.js';
 import { type RecoveryReport, recoverSegment } from '../segment/recovery.js';
 import { LogSegment } from '../segment/log-segment.js';
 import type { SegmentFileCache } from '../segment/segment-file-cache.js';
+import { indexPathsOf, segmentPathOfSwap } from '../segment/segment-name.js';
 
 /** What `loadLog` found on disk: the segments, oldest first (the last one active), and where the log ends. */
 export interface LoadedLog {
@@ -59,8 +60,8 @@ export function loadLog(dir: string, files: SegmentFileCache): LoadedLog {
 
 /** Remove a segment's `.index` and `.timeindex` (derived data: rebuilt from the segment when missing). */
 export function removeIndexFiles(segmentPath: string): void {
-  const stem = segmentPath.slice(0, -'.log'.length);
-  for (const path of [`${stem}.index`, `${stem}.timeindex`]) {
+  const { offsets, times } = indexPathsOf(segmentPath);
+  for (const path of [offsets, times]) {
     try {
       unlinkSync(path);
     } catch (error) {
@@ -80,7 +81,7 @@ function finishInterruptedWork(dir: string): ReturnType<typeof listLogDir> {
   if (listing.swaps.length === 0 && listing.unfinished.length === 0) return listing;
   for (const path of listing.unfinished) io('remove unfinished file', path, () => unlinkSync(path));
   for (const swap of listing.swaps) {
-    const target = swap.path.slice(0, -'.swap'.length);
+    const target = segmentPathOfSwap(swap.path);
     // The old segment's index would point into the old bytes: removed first, rebuilt from the cleaned segment.
     removeIndexFiles(target);
     io('finish the swap of cleaned segment', swap.path, () => renameSync(swap.path, target));

@@ -1,7 +1,7 @@
 import { mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AppendedHeader, validateForAppend } from './batch-validator.js';
-import { crcMismatch, DecodeError, StorageError } from '../errors.js';
+import { crcMismatch, DecodeError, namingFile, StorageError } from '../errors.js';
 import { DirectoryLock } from '../io/file-lock.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { io } from '../io/io.js';
@@ -22,6 +22,7 @@ import {
 import type { RecoveryReport } from '../segment/recovery.js';
 import { LogSegment } from '../segment/log-segment.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
+import { swapPathOf } from '../segment/segment-name.js';
 import { writeInt64BE } from '../format/varint.js';
 
 export { DEFAULT_LOG_CONFIG, type FlushPolicy, type LogConfig } from './log-config.js';
@@ -336,7 +337,8 @@ export class Log {
       }
       case 'klog':
         validateForAppend(request.header, request.bytes.length, baseOffset, maxBatchBytes, 'klog');
-        return { ...request, baseOffset, stamp: 'in-place', leaderEpoch: undefined };
+        // Built field by field: a spread of the request here made every append of klog's own batches twice as slow.
+        return { bytes: request.bytes, header: request.header, baseOffset, stamp: 'in-place', leaderEpoch: undefined };
     }
   }
 
@@ -419,7 +421,7 @@ export class Log {
       }
       old.close();
       removeIndexFiles(old.path);
-      io('swap in cleaned segment', old.path, () => renameSync(`${old.path}.swap`, old.path));
+      io('swap in cleaned segment', old.path, () => renameSync(swapPathOf(old.path), old.path));
       this.#segments[i] = LogSegment.open(old.path, base, {
         readOnly: true,
         cache: this.#files,
@@ -465,9 +467,8 @@ export class Log {
       try {
         batches.push(decodeRecordBatch(bytes, 0, { base: position }));
       } catch (error) {
-        if (!(error instanceof DecodeError)) throw error;
-        if (batches.length > 0) return batches;
-        throw error.inFile(segment.path);
+        if (error instanceof DecodeError && batches.length > 0) return batches;
+        throw namingFile(error, segment.path);
       }
     }
     return batches;
@@ -518,9 +519,7 @@ export class Log {
   *batches(): Generator<{ segment: LogSegment; position: number; batch: RecordBatch }> {
     this.#checkOpen();
     for (const segment of this.#segments) {
-      for (const { position, header } of segment.batches()) {
-        yield { segment, position, batch: header };
-      }
+      for (const { position, batch } of segment.batches()) yield { segment, position, batch };
     }
   }
 

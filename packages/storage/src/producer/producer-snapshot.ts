@@ -1,10 +1,11 @@
-import { closeSync, fsyncSync, readdirSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { readdirSync, readFileSync, unlinkSync, } from 'node:fs';
 import { join } from 'node:path';
 import { BatchMetadata, ProducerState, toProducerEpoch, toProducerId, toSequence } from '@klog/core';
 import { crc32c } from '../format/crc32c.js';
-import { DecodeError } from '../errors.js';
+import { DecodeError, namingFile } from '../errors.js';
 import { fsyncDirectory } from '../io/fsync.js';
-import { CREATE_NEW, io, ioError, openRegular } from '../io/io.js';
+import { io, } from '../io/io.js';
+import { writeFileWhole } from '../io/write-file-whole.js';
 import { readInt16, readInt32, readInt64, readUint32, writeInt64 } from '../format/varint.js';
 
 /**
@@ -107,7 +108,7 @@ export function decodeProducerSnapshot(bytes: Uint8Array, file?: string): Produc
       entry.addBatch(epoch, batch);
     }
   } catch (error) {
-    if (error instanceof DecodeError) throw file === undefined ? error : error.inFile(file);
+    if (error instanceof DecodeError) throw namingFile(error, file);
     throw fail(`producerEntries[${(at - ENTRIES_FIELD - 4) / ENTRY_BYTES}]`, at, (error as Error).message);
   }
   return state;
@@ -120,26 +121,7 @@ export function decodeProducerSnapshot(bytes: Uint8Array, file?: string): Produc
  */
 export function writeProducerSnapshot(dir: string, offset: number, state: ProducerState, keep = 2): string {
   const path = join(dir, snapshotFileName(offset));
-  const temporary = `${path}.tmp`;
-  const bytes = encodeProducerSnapshot(state);
-  try {
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // Usually not there.
-    }
-    const fd = openRegular(temporary, CREATE_NEW, 'producer snapshot');
-    try {
-      let done = 0;
-      while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(temporary, path);
-  } catch (error) {
-    throw ioError('write producer snapshot', path, error);
-  }
+  writeFileWhole(path, encodeProducerSnapshot(state), 'write producer snapshot', 'producer snapshot');
   for (const old of snapshotOffsets(dir).slice(0, -keep)) {
     io('remove old producer snapshot', join(dir, snapshotFileName(old)), () =>
       unlinkSync(join(dir, snapshotFileName(old))),

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { crcMismatch, DecodeError } from '../errors.js';
+import { crcMismatch, DecodeError, namingFile } from '../errors.js';
 import { FileRecords } from './file-records.js';
 import {
   BATCH_FIELD,
@@ -18,13 +18,11 @@ import {
 } from '../format/record-batch.js';
 import { type InspectionEntry, inspectSegment } from './segment-inspection.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
-import { SEGMENT_SUFFIX, segmentFileName } from './segment-name.js';
+import { indexPathsOf, segmentFileName } from './segment-name.js';
 import {
   ActiveIndexFiles,
-  OFFSET_INDEX_SUFFIX,
   readIndexFiles,
   SegmentIndex,
-  TIME_INDEX_SUFFIX,
   writeIndexFiles,
 } from './segment-index.js';
 
@@ -49,10 +47,17 @@ import {
 
 export { parseSegmentFileName, SEGMENT_SUFFIX, segmentFileName } from './segment-name.js';
 
-export interface BatchPosition<T> {
+/** A batch header found in a segment file, and the byte where its batch starts. */
+export interface HeaderAt {
   /** Byte position of the batch in its segment file. */
   readonly position: number;
-  readonly header: T;
+  readonly header: RecordBatchHeader;
+}
+
+/** A whole batch, decoded, and the byte of its segment file where it starts. */
+export interface BatchAt {
+  readonly position: number;
+  readonly batch: RecordBatch;
 }
 
 /** Bytes read at a time by the header scan while batches are small: many headers share one read. */
@@ -79,7 +84,7 @@ const NO_PARTITION_LEADER_EPOCH = -1;
  * `message.max.bytes` can be set to), never the setting itself, which applies when
  * data is accepted. The batch must also lie inside the file.
  */
-export function onDisk(base: number): DecodeOptions & { readonly base: number } {
+export function storedBatchOptions(base: number): DecodeOptions & { readonly base: number } {
   return { maxBatchBytes: MAX_READABLE_BATCH_BYTES, base };
 }
 
@@ -191,7 +196,7 @@ export class LogSegment {
    * byte at the first that does not. `from` must be the position of a batch (0, or
    * one this scan or the index gave).
    */
-  *headers(from = 0): Generator<BatchPosition<RecordBatchHeader>> {
+  *headers(from = 0): Generator<HeaderAt> {
     yield* this.#headersIn(Buffer.allocUnsafe(this.#chunkFrom(from, SCAN_CHUNK)), from);
   }
 
@@ -201,11 +206,11 @@ export class LogSegment {
   }
 
   /** The header scan of `headers`, from `from`, reading into `buffer` (refilled in place: a header is copied out before the next read). */
-  *#headersIn(buffer: Buffer, from: number): Generator<BatchPosition<RecordBatchHeader>> {
+  *#headersIn(buffer: Buffer, from: number): Generator<HeaderAt> {
     const chunkBytes = buffer.length;
     let chunk = buffer.subarray(0, 0);
     let chunkStart = 0;
-    let chunkOptions = onDisk(0);
+    let chunkOptions = storedBatchOptions(0);
     let size = 0;
     let position = from;
     while (position < this.#file.size) {
@@ -213,7 +218,7 @@ export class LogSegment {
         chunkStart = position;
         const want = size > SCAN_HEADER_ONLY_AFTER ? RECORD_BATCH_OVERHEAD : chunkBytes;
         chunk = buffer.subarray(0, this.#file.readInto(buffer, position, want));
-        chunkOptions = onDisk(chunkStart);
+        chunkOptions = storedBatchOptions(chunkStart);
       }
       const header = this.#wholeHeader(chunk, position - chunkStart, chunkOptions);
       size = batchSize(header);
@@ -236,7 +241,7 @@ export class LogSegment {
    * its CRC. A DecodeError names the file and the byte.
    */
   readCheckedBatchAt(position: number): { header: RecordBatchHeader; bytes: Buffer } {
-    const header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
+    const header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, storedBatchOptions(position));
     const bytes = this.read(position, batchSize(header));
     const computed = computeBatchCrc(bytes, 0, header);
     if (computed !== header.crc) {
@@ -267,7 +272,7 @@ export class LogSegment {
         const misplaced =
           entry !== undefined && position === entry.position
             ? this.#againstIndexEntry(header, position, entry.offset)
-            : this.outOfPlace(header, position, nextOffset);
+            : this.misplacement(header, position, nextOffset);
         if (misplaced !== undefined) {
           if (misplaced.neighbour) held = undefined;
           error = misplaced.error;
@@ -285,7 +290,7 @@ export class LogSegment {
     if (error !== undefined) throw error;
   }
 
-  /** The batch an offset index entry points at must end at the entry's offset; then the checks of `outOfPlace`. */
+  /** The batch an offset index entry points at must end at the entry's offset; then the checks of `misplacement`. */
   #againstIndexEntry(
     header: RecordBatchHeader,
     position: number,
@@ -301,17 +306,17 @@ export class LogSegment {
       );
       return { error, neighbour: false };
     }
-    return this.outOfPlace(header, position, header.baseOffset);
+    return this.misplacement(header, position, header.baseOffset);
   }
 
   /** Every batch, fully decoded and CRC-checked; a DecodeError names the file and the byte. */
-  *batches(): Generator<BatchPosition<RecordBatch>> {
+  *batches(): Generator<BatchAt> {
     for (const { position } of this.checkedPositionsFrom(this.baseOffset)) {
       const { bytes } = this.readCheckedBatchAt(position);
       try {
-        yield { position, header: decodeRecordBatch(bytes, 0, { ...onDisk(position), verifyCrc: false }) };
+        yield { position, batch: decodeRecordBatch(bytes, 0, { ...storedBatchOptions(position), verifyCrc: false }) };
       } catch (error) {
-        throw error instanceof DecodeError ? error.inFile(this.path) : error;
+        throw namingFile(error, this.path);
       }
     }
   }
@@ -349,7 +354,7 @@ export class LogSegment {
     }
     if (end > 0) return bytes.subarray(0, end);
     // The first batch alone is larger than maxBytes: served whole, as Kafka does.
-    const size = this.wholeBatchSize(this.read(start, RECORD_BATCH_OVERHEAD), 0, onDisk(start));
+    const size = this.wholeBatchSize(this.read(start, RECORD_BATCH_OVERHEAD), 0, storedBatchOptions(start));
     return this.read(start, size);
   }
 
@@ -359,7 +364,7 @@ export class LogSegment {
   }
 
   /** Batch headers from where a batch with a timestamp of `timestampMs` or more may first be (Kafka's `findOffsetByTimestamp`). */
-  headersFromTimestamp(timestampMs: number): Generator<BatchPosition<RecordBatchHeader>> {
+  headersFromTimestamp(timestampMs: number): Generator<HeaderAt> {
     const index = this.sparseIndex();
     return this.headers(index.lookup(index.lookupTime(timestampMs)));
   }
@@ -378,7 +383,7 @@ export class LogSegment {
     try {
       size = decodeBatchFraming(bytes, at, options);
     } catch (error) {
-      throw error instanceof DecodeError ? error.inFile(this.path) : error;
+      throw namingFile(error, this.path);
     }
     this.#checkInsideFile(options.base + at, size);
     return size;
@@ -406,7 +411,7 @@ export class LogSegment {
     try {
       header = decodeBatchHeader(bytes, at, options);
     } catch (error) {
-      throw error instanceof DecodeError ? error.inFile(this.path) : error;
+      throw namingFile(error, this.path);
     }
     this.#checkInsideFile(position, batchSize(header));
     return header;
@@ -416,7 +421,7 @@ export class LogSegment {
    * What is wrong with a whole batch's fields outside the CRC, given the offset it
    * must not start below. `neighbour` is set when it disagrees with the batch before it.
    */
-  outOfPlace(
+  misplacement(
     header: RecordBatchHeader,
     position: number,
     nextOffset: number,
@@ -482,8 +487,7 @@ export class LogSegment {
 
   /** `<base>.index` and `<base>.timeindex`, beside the segment. */
   get indexPaths(): { readonly offsets: string; readonly times: string } {
-    const stem = this.path.slice(0, -SEGMENT_SUFFIX.length);
-    return { offsets: stem + OFFSET_INDEX_SUFFIX, times: stem + TIME_INDEX_SUFFIX };
+    return indexPathsOf(this.path);
   }
 
   /** Why the index files were rebuilt from the segment rather than loaded (missing, or failing a check). */

@@ -5,6 +5,7 @@ import type { DecodeError } from '../errors.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { CREATE_NEW, io, ioError, OPEN_READ, openRegular } from '../io/io.js';
 import { lastOffsetOf } from '../format/record-batch.js';
+import { droppedPathOf, temporaryPathOf } from './segment-name.js';
 import type { LogSegment } from './log-segment.js';
 
 /**
@@ -188,8 +189,8 @@ function countWholeBatches(segment: LogSegment, from: number): number {
  * and before cutting) is kept as it is; different bytes get `.1`, `.2`, …
  */
 function saveDropped(segment: LogSegment, from: number): string {
-  const final = `${segment.path}.dropped-${from}`;
-  const temporary = `${final}.tmp`;
+  const final = droppedPathOf(segment.path, from);
+  const temporary = temporaryPathOf(final);
   const step = 'save the bytes recovery cuts to';
   removeIfThere(temporary);
   try {

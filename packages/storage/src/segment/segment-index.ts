@@ -15,11 +15,11 @@
  * than 2^31 - 1 past it goes to a new segment (`canConvertToRelativeOffset`).
  */
 
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync, ftruncateSync } from 'node:fs';
+import { closeSync, readFileSync, writeSync, ftruncateSync } from 'node:fs';
 import { CREATE_OR_OPEN, io, openRegular } from '../io/io.js';
+import { writeFileWhole } from '../io/write-file-whole.js';
 
-export const OFFSET_INDEX_SUFFIX = '.index';
-export const TIME_INDEX_SUFFIX = '.timeindex';
+export { OFFSET_INDEX_SUFFIX, TIME_INDEX_SUFFIX } from './segment-name.js';
 /** Kafka's `index.interval.bytes`. */
 export const DEFAULT_INDEX_INTERVAL_BYTES = 4096;
 /** Kafka's `segment.index.bytes`: the size an active segment's index files are preallocated to. */
@@ -240,10 +240,9 @@ export class SegmentIndex {
 }
 
 /** Where a segment's two index files are. */
-export interface IndexPaths {
-  readonly offsets: string;
-  readonly times: string;
-}
+import type { IndexPaths } from './segment-name.js';
+
+export type { IndexPaths } from './segment-name.js';
 
 /**
  * The active segment's index files as appends go (Kafka appends its entries to the
@@ -344,18 +343,7 @@ export function writeIndexFiles(paths: IndexPaths, index: SegmentIndex): void {
     [paths.offsets, index.encodeOffsetIndex()],
     [paths.times, index.encodeTimeIndex()],
   ] as const) {
-    const temporary = `${path}.tmp`;
-    io('write index file', path, () => {
-      const fd = openSync(temporary, 'w', 0o644);
-      try {
-        let done = 0;
-        while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
-      }
-      renameSync(temporary, path);
-    });
+    writeFileWhole(path, bytes, 'write index file', 'index file');
   }
 }
 

@@ -9,7 +9,7 @@ import {
   readStoredBatchHeader,
   type StoredBatchHeader,
 } from '../format/record-batch.js';
-import { type LogSegment, onDisk } from './log-segment.js';
+import { type LogSegment, storedBatchOptions } from './log-segment.js';
 
 /**
  * Diagnostics of a segment, for recovery and `klog dump-log`: every batch checked as
@@ -80,7 +80,7 @@ export function* inspectSegment(
   while (position < segment.size) {
     let size: number;
     try {
-      size = segment.wholeBatchSize(segment.read(position, RECORD_BATCH_OVERHEAD), 0, onDisk(position));
+      size = segment.wholeBatchSize(segment.read(position, RECORD_BATCH_OVERHEAD), 0, storedBatchOptions(position));
     } catch (error) {
       if (!(error instanceof DecodeError)) throw error;
       yield { kind: 'stop', position, error };
@@ -92,7 +92,7 @@ export function* inspectSegment(
     let header: RecordBatchHeader | undefined;
     let headerProblem: DecodeError | undefined;
     try {
-      header = decodeBatchHeader(bytes, 0, onDisk(position));
+      header = decodeBatchHeader(bytes, 0, storedBatchOptions(position));
     } catch (error) {
       if (!(error instanceof DecodeError)) throw error;
       headerProblem = error.inFile(segment.path);
@@ -109,7 +109,7 @@ export function* inspectSegment(
     } else if (header === undefined) {
       problem = headerProblem;
     } else {
-      const misplaced = segment.outOfPlace(header, position, nextOffset);
+      const misplaced = segment.misplacement(header, position, nextOffset);
       problem = misplaced?.error;
       previousSuspect = misplaced?.neighbour === true && previous;
       // A batch whose CRC fails may have any lastOffsetDelta: judge the next one by the last good one.

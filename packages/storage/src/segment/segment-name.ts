@@ -1,8 +1,56 @@
 import { StorageError } from '../errors.js';
 import { MAX_OFFSET } from '../format/record-batch.js';
 
-/** Segment files are named by their base offset: `<20-digit offset>.log`, as Kafka names them. */
+/**
+ * The names of a partition directory's files, the one place that spells them (Kafka's
+ * `LogFileUtils`). Segment files are named by their base offset: `<20-digit offset>.log`,
+ * with their indexes beside them (`.index`, `.timeindex`); compaction writes
+ * `<segment>.cleaned` and commits it as `<segment>.swap`; a file written whole is first
+ * written as `<name>.tmp`.
+ */
 export const SEGMENT_SUFFIX = '.log';
+export const OFFSET_INDEX_SUFFIX = '.index';
+export const TIME_INDEX_SUFFIX = '.timeindex';
+export const CLEANED_SUFFIX = '.cleaned';
+export const SWAP_SUFFIX = '.swap';
+export const TEMPORARY_SUFFIX = '.tmp';
+
+/** A segment's two index files, beside it. */
+export interface IndexPaths {
+  readonly offsets: string;
+  readonly times: string;
+}
+
+/** `<base>.index` and `<base>.timeindex` of the segment at `segmentPath`. */
+export function indexPathsOf(segmentPath: string): IndexPaths {
+  const stem = segmentPath.slice(0, -SEGMENT_SUFFIX.length);
+  return { offsets: stem + OFFSET_INDEX_SUFFIX, times: stem + TIME_INDEX_SUFFIX };
+}
+
+/** Where compaction writes the cleaned copy of the segment at `segmentPath`. */
+export function cleanedPathOf(segmentPath: string): string {
+  return segmentPath + CLEANED_SUFFIX;
+}
+
+/** The committed cleaned copy of the segment at `segmentPath`, renamed over it next. */
+export function swapPathOf(segmentPath: string): string {
+  return segmentPath + SWAP_SUFFIX;
+}
+
+/** The segment a `.swap` file replaces. */
+export function segmentPathOfSwap(swapPath: string): string {
+  return swapPath.slice(0, -SWAP_SUFFIX.length);
+}
+
+/** Where recovery keeps the bytes it cut from the segment at `segmentPath`, from byte `position` on. */
+export function droppedPathOf(segmentPath: string, position: number): string {
+  return `${segmentPath}.dropped-${position}`;
+}
+
+/** Where a file written whole (`writeFileWhole`) is written before it is renamed to `path`. */
+export function temporaryPathOf(path: string): string {
+  return path + TEMPORARY_SUFFIX;
+}
 const SEGMENT_NAME = /^\d{20}\.log$/;
 
 export function segmentFileName(baseOffset: number): string {

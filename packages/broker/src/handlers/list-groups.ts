@@ -1,0 +1,21 @@
+import { errorName, ListGroups } from '@klog/protocol';
+import { defineApi } from '../api-handler.js';
+
+/** ListGroups: every group, filtered by state (version 4+, KIP-518) and type (5+: all of klog's are "classic"). */
+export const listGroupsApi = defineApi({
+  codec: ListGroups,
+  versions: { min: 0, max: 5 },
+  handle: (ctx, _header, request) => ({
+    throttleTimeMs: 0,
+    errorCode: 0,
+    groups: ctx.groups
+      .listGroups(request.statesFilter, request.typesFilter)
+      .map((g) => ({
+        groupId: g.groupId,
+        protocolType: g.protocolType,
+        groupState: g.state,
+        groupType: 'classic',
+      })),
+  }),
+  summary: (_request, r) => `${errorName(r.errorCode)} ${r.groups.length} group(s)`,
+});
