@@ -167,8 +167,10 @@ try {
     throw new Error('npm did not link the klog command');
   const manifest = JSON.parse(readFileSync(join(root, 'expected/manifest.json'), 'utf8'));
   for (const { file, args, status = 0 } of manifest.golden) {
-    const klog = spawnSync('npx', ['--no-install', 'klog', ...args], {
-      cwd: cliApp,
+    // The installed klog, run from the repository's root as `pnpm bless` runs it: a path in the
+    // arguments (a lab file) is relative to the root.
+    const klog = spawnSync(join(cliApp, 'node_modules/.bin/klog'), args, {
+      cwd: root,
       encoding: 'utf8',
       env: { ...process.env, NO_COLOR: '1' },
     });

@@ -49,6 +49,16 @@ export function makeFixture(): Fixture {
   for (const pkg of readdirSync(join(realRoot, 'packages'))) {
     if (existsSync(join(realRoot, 'packages', pkg, 'src'))) copy(`packages/${pkg}/src`);
   }
+  // A golden command may name a file of the repository (klog lab check <a lab file>): it comes along.
+  const manifest = JSON.parse(readFileSync(join(realRoot, 'expected/manifest.json'), 'utf8')) as {
+    golden: { args: string[] }[];
+  };
+  for (const arg of manifest.golden.flatMap((g) => g.args)) {
+    if (arg.includes('/') && existsSync(join(realRoot, arg)) && !existsSync(join(root, arg))) {
+      mkdirSync(dirname(join(root, arg)), { recursive: true });
+      copy(arg);
+    }
+  }
   // The golden check runs the real built CLI; node follows the symlink to its real place, so its
   // imports resolve in the real workspace.
   symlinkSync(join(realRoot, 'packages/cli/dist'), join(root, 'packages/cli/dist'));

@@ -20,6 +20,7 @@ import {
   type Partition,
   type ProducedBatch,
   type ProducerBatchAppend,
+  type ProducerWindow,
   readProducedBatch,
   StorageError,
   TRANSACTIONAL_FLAG,
@@ -30,7 +31,7 @@ import {
  * What one append of a client's batch did (Kafka's verdicts), what a fetch returns, and a Produce's records
  * read once: storage's own types.
  */
-export type { FetchResult, ProducedBatch, ProducerBatchAppend };
+export type { FetchResult, ProducedBatch, ProducerBatchAppend, ProducerWindow };
 
 /** The log's settings a broker takes, with storage's defaults and bounds (the one place that has them). */
 export const LOG_SETTINGS = {
@@ -193,6 +194,8 @@ export interface LogOptions {
   readonly messageMaxBytes: number;
   /** A topic's own segment.bytes and max.message.bytes, when it has them (topic configs). */
   readonly topicLogConfig?: (topic: string) => { readonly segmentBytes?: number; readonly maxBatchBytes?: number };
+  /** Judges every producer batch in place of the partitions' producer state (`klog serve --window`). */
+  readonly producerWindow?: ProducerWindow;
 }
 
 /** A storage error as the Kafka error a broker answers with (klog-only codes become KAFKA_STORAGE_ERROR). */
@@ -225,7 +228,7 @@ function summary(segment: { readonly baseOffset: number; readonly size: number; 
   return { baseOffset: segment.baseOffset, sizeBytes: segment.size, maxTimestamp: segment.maxTimestamp() };
 }
 
-function brokerPartition(p: Partition): BrokerPartition {
+function brokerPartition(p: Partition, window: ProducerWindow | undefined): BrokerPartition {
   // The active segment's first timestamp, read once per segment (Kafka keeps `rollingBasedTimestamp` too).
   let first: { readonly base: number; readonly timestamp: number } | undefined;
   return {
@@ -244,7 +247,11 @@ function brokerPartition(p: Partition): BrokerPartition {
       return p.lastStableOffset;
     },
     appendProducerBatch: (batch, nowMs, logAppendTime) =>
-      call(() => p.appendProducerBatch(batch, logAppendTime === true ? { nowMs, logAppendTimeMs: nowMs } : { nowMs })),
+      call(() => {
+        const options = logAppendTime === true ? { nowMs, logAppendTimeMs: nowMs } : { nowMs };
+        // A lab window (klog serve --window) judges without LogAppendTime: the lab's batches keep their time.
+        return window === undefined ? p.appendProducerBatch(batch, options) : p.appendWithWindow(batch, window, { nowMs });
+      }),
     fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
     appendRecords: (records, nowMs) => {
@@ -318,7 +325,7 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
       if (p === undefined) return undefined;
       let w = wrapped.get(p);
       if (w === undefined) {
-        w = brokerPartition(p);
+        w = brokerPartition(p, options.producerWindow);
         wrapped.set(p, w);
       }
       return w;

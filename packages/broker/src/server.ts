@@ -10,7 +10,7 @@ import { LogCleaner } from './log-cleaner.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
 import { SystemTimer } from './group/timer.js';
-import { type BrokerLog, openBrokerLog, syncDirectory } from './log-port.js';
+import { type BrokerLog, openBrokerLog, type ProducerWindow, syncDirectory } from './log-port.js';
 import { type Logger, SILENT } from './logger.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
 import { ProducerIdManager } from './producer-id-manager.js';
@@ -20,6 +20,8 @@ import { UnsupportedRequests } from './unsupported.js';
 
 export interface StartOptions extends BrokerOptions {
   readonly logger?: Logger;
+  /** Judges every producer batch in place of the partitions' own producer state (a learner's, from `klog serve --window`). */
+  readonly producerWindow?: ProducerWindow;
   /** How long shutdown waits for a connection's last response to go out before dropping it. */
   readonly shutdownGraceMs?: number;
 }
@@ -59,6 +61,7 @@ export class Broker {
         const c = configs?.effective(topic);
         return c === undefined ? {} : { segmentBytes: c.segmentBytes, maxBatchBytes: c.maxMessageBytes };
       },
+      ...(options.producerWindow === undefined ? {} : { producerWindow: options.producerWindow }),
     });
     try {
       const own = brokerDir(config.dataDir, syncDirectory);

@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { ackLossDemoCommand } from './commands/ack-loss-demo.js';
 import { dumpLogCommand } from './commands/dump-log.js';
 import { idemDemoCommand } from './commands/idem-demo.js';
+import { labCommand } from './commands/lab.js';
 import { modelCheckCommand } from './commands/model-check.js';
 import { serveCommand } from './commands/serve.js';
 import { groupsCommand } from './commands/groups.js';
@@ -125,6 +126,7 @@ export function buildProgram(ctx: CommandContext, output = createOutput()): Comm
     ackLossDemoCommand(ctx),
     dumpLogCommand(ctx),
     modelCheckCommand(ctx),
+    labCommand(ctx),
     serveCommand(ctx),
     topicsCommand(ctx),
     groupsCommand(ctx),

@@ -20,7 +20,8 @@ describe('golden outputs, byte for byte', () => {
       `klog ${args.join(' ')} prints expected/${file}`,
       () => {
         // The ack-loss demo drives four real clients against real brokers: tens of seconds, more when loaded.
-        const run = klog(args, {}, SLOW_HANG_MS);
+        // From the repository's root, as `pnpm bless` runs them: a path in the arguments is relative to it.
+        const run = klog(args, {}, SLOW_HANG_MS, root);
         expect(run.hung).toBe(false);
         expect(run.status).toBe(status);
         // A run that ends in failure on purpose says so in one line on stderr; a good run says nothing there.

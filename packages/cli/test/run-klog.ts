@@ -12,13 +12,14 @@ export const bin = join(root, 'packages/cli/dist/bin.js');
  * as hung (status null, `hung` true): far longer than any command takes on a loaded machine, so only a
  * real hang reaches it, and the test fails with a message instead of at vitest's timeout.
  */
-export function klog(args: string[], env: NodeJS.ProcessEnv = {}, hangMs = HANG_MS) {
+export function klog(args: string[], env: NodeJS.ProcessEnv = {}, hangMs = HANG_MS, cwd?: string) {
   if (!existsSync(bin)) throw new Error(`${bin} is missing: build @klog/cli first`);
   const run = spawnSync(process.execPath, [bin, ...args], {
     encoding: 'utf8',
     env: { ...process.env, NO_COLOR: '', FORCE_COLOR: '', ...env },
     timeout: hangMs,
     killSignal: 'SIGKILL',
+    ...(cwd === undefined ? {} : { cwd }),
   });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr, hung: run.signal === 'SIGKILL' };
 }

@@ -16,3 +16,12 @@ export { NO_PRODUCER_EPOCH, NUM_BATCHES_TO_RETAIN, ProducerStateEntry } from './
 export { decrementSequence, incrementSequence, inSequence } from './sequence.js';
 export type { InvalidProducerEpoch, ProducerVerdict } from './producer-verdict.js';
 export { type Append, type Duplicate, judge, type OutOfOrderSequence, type Verdict } from './verdict.js';
+export type {
+  AppendAnswer,
+  BatchHeaderFields,
+  BatchLog,
+  ProducerBatch,
+  WindowEntry,
+  WindowModule,
+  WrittenBatch,
+} from './window-module.js';

@@ -1,6 +1,12 @@
-import { judge, ProducerStateEntry, toProducerId, toSequence } from '@klog/core';
+import { toProducerId, toSequence } from '@klog/core';
 import type { PlannedBatch } from './batch-plan.js';
-import { logEndOffset, MODEL_EPOCH, MODEL_PRODUCER_ID } from './model-broker.js';
+import {
+  CORE_WINDOW,
+  logEndOffset,
+  MODEL_EPOCH,
+  MODEL_PRODUCER_ID,
+  type ModelWindow,
+} from './model-broker.js';
 import type { Counterexample } from './model-checker.js';
 import { type Answer, answerFor } from './model-state.js';
 
@@ -44,6 +50,7 @@ export type ClientReaction =
 export function clientReactions(
   counterexample: Counterexample,
   plan: readonly PlannedBatch[],
+  impl: ModelWindow = CORE_WINDOW,
 ): ClientReaction[] {
   const { violation, steps } = counterexample;
   const last = steps.at(-1)?.after;
@@ -57,10 +64,10 @@ export function clientReactions(
     .every((s) => s.kind === 'acked' || s.kind === 'failed');
 
   const leo = logEndOffset(last.broker.log);
-  const sameAgain = judge(entry, MODEL_EPOCH, batch.firstSeq, batch.lastSeq);
+  const sameAgain = impl.judge(entry, MODEL_EPOCH, batch.firstSeq, batch.lastSeq);
   const newId = toProducerId(MODEL_PRODUCER_ID + 1);
-  const fromZero = judge(
-    new ProducerStateEntry(newId),
+  const fromZero = impl.judge(
+    new impl.ProducerStateEntry(newId),
     MODEL_EPOCH,
     toSequence(0),
     toSequence(batch.records - 1),

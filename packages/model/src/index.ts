@@ -4,6 +4,7 @@ export { type ClientReaction, clientReactions } from './client-reactions.js';
 export { checkEnd, checkState, INVARIANTS, type InvariantId, type Violation } from './invariants.js';
 export {
   type BrokerState,
+  CORE_WINDOW,
   type Delivery,
   emptyBroker,
   type LoggedBatch,
@@ -11,6 +12,7 @@ export {
   MODEL_EPOCH,
   MODEL_NOW_MS,
   MODEL_PRODUCER_ID,
+  type ModelWindow,
   receive,
   restart,
   windowRanges,

@@ -1,10 +1,13 @@
 import {
   BatchMetadata,
   judge,
+  NUM_BATCHES_TO_RETAIN,
   ProducerStateEntry,
   toProducerEpoch,
   toProducerId,
   type Verdict,
+  type WindowEntry,
+  type WindowModule,
 } from '@klog/core';
 import type { PlannedBatch } from './batch-plan.js';
 
@@ -13,6 +16,14 @@ export const MODEL_PRODUCER_ID = toProducerId(1000);
 export const MODEL_EPOCH = toProducerEpoch(0);
 /** Batch timestamps are this plus the batch's first offset: fixed, so runs repeat exactly. */
 export const MODEL_NOW_MS = 1_700_000_000_000;
+
+/**
+ * The window the model's broker judges with: core's own unless a caller brings another
+ * (`klog lab check` runs the checker over a learner's window, which must keep its own five).
+ */
+export type ModelWindow = Pick<WindowModule, 'ProducerStateEntry' | 'judge'>;
+
+export const CORE_WINDOW: ModelWindow = Object.freeze({ ProducerStateEntry, judge });
 
 /** A batch on the broker's log: which of the producer's batches, where, and in which segment. */
 export interface LoggedBatch {
@@ -30,7 +41,7 @@ export interface LoggedBatch {
  * be kept, compared and replayed.
  */
 export interface BrokerState {
-  readonly entry: ProducerStateEntry;
+  readonly entry: WindowEntry;
   readonly log: readonly LoggedBatch[];
 }
 
@@ -44,8 +55,8 @@ export interface Delivery {
   readonly evicted: readonly string[];
 }
 
-export function emptyBroker(): BrokerState {
-  return { entry: new ProducerStateEntry(MODEL_PRODUCER_ID), log: [] };
+export function emptyBroker(impl: ModelWindow = CORE_WINDOW): BrokerState {
+  return { entry: new impl.ProducerStateEntry(MODEL_PRODUCER_ID), log: [] };
 }
 
 export function logEndOffset(log: readonly LoggedBatch[]): number {
@@ -53,22 +64,23 @@ export function logEndOffset(log: readonly LoggedBatch[]): number {
 }
 
 /** The window as the demo prints it: `0..1 2..3`. */
-export function windowRanges(entry: ProducerStateEntry): string[] {
+export function windowRanges(entry: WindowEntry): string[] {
   return entry.batches.map((b) => `${b.firstSeq()}..${b.lastSeq}`);
 }
 
 /**
  * Core's entry holds `NUM_BATCHES_TO_RETAIN` batches and evicts the oldest itself. A smaller
  * window (a mutation the tests ask for) is made from core's entry by keeping only its newest
- * `window` batches; the window is never widened, so core's own eviction is never bypassed.
+ * `window` batches; the window is never widened, so core's own eviction is never bypassed. At
+ * the full window nothing is trimmed: a window that keeps more than five shows it.
  */
-function withWindow(entry: ProducerStateEntry, window: number): ProducerStateEntry {
-  if (entry.batches.length <= window) return entry;
-  return replay(entry.batches.slice(-window));
+function withWindow(entry: WindowEntry, window: number, impl: ModelWindow): WindowEntry {
+  if (window >= NUM_BATCHES_TO_RETAIN || entry.batches.length <= window) return entry;
+  return replay(entry.batches.slice(-window), impl);
 }
 
-function replay(batches: readonly BatchMetadata[]): ProducerStateEntry {
-  const entry = new ProducerStateEntry(MODEL_PRODUCER_ID);
+function replay(batches: readonly BatchMetadata[], impl: ModelWindow): WindowEntry {
+  const entry = new impl.ProducerStateEntry(MODEL_PRODUCER_ID);
   for (const batch of batches) entry.addBatch(MODEL_EPOCH, batch);
   return entry;
 }
@@ -88,8 +100,9 @@ export function receive(
   batch: PlannedBatch,
   window: number,
   segmentBatches: number,
+  impl: ModelWindow = CORE_WINDOW,
 ): Delivery {
-  const verdict = judge(broker.entry, MODEL_EPOCH, batch.firstSeq, batch.lastSeq);
+  const verdict = impl.judge(broker.entry, MODEL_EPOCH, batch.firstSeq, batch.lastSeq);
   if (verdict.kind !== 'Append') return { verdict, broker, written: undefined, evicted: [] };
   const firstOffset = logEndOffset(broker.log);
   const lastOffset = firstOffset + batch.records - 1;
@@ -101,9 +114,9 @@ export function receive(
     segment: segmentForNext(broker.log, segmentBatches),
     meta,
   };
-  const entry = replay(broker.entry.batches);
+  const entry = replay(broker.entry.batches, impl);
   entry.addBatch(MODEL_EPOCH, meta);
-  const after = withWindow(entry, window);
+  const after = withWindow(entry, window, impl);
   const kept = new Set(windowRanges(after));
   return {
     verdict,
@@ -118,13 +131,13 @@ export function receive(
  * to a fresh entry as `addBatchFromHeader` in @klog/storage does. Batches that rolled into
  * older segments are not seen again.
  */
-export function restart(broker: BrokerState, window: number): BrokerState {
+export function restart(broker: BrokerState, window: number, impl: ModelWindow = CORE_WINDOW): BrokerState {
   const active = broker.log.at(-1)?.segment;
-  let entry = new ProducerStateEntry(MODEL_PRODUCER_ID);
+  let entry = new impl.ProducerStateEntry(MODEL_PRODUCER_ID);
   for (const logged of broker.log) {
     if (logged.segment !== active) continue;
     entry.addBatch(MODEL_EPOCH, logged.meta);
-    entry = withWindow(entry, window);
+    entry = withWindow(entry, window, impl);
   }
   return { entry, log: broker.log };
 }

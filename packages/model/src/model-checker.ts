@@ -1,6 +1,7 @@
 import { type PlannedBatch, planBatches } from './batch-plan.js';
 import { checkBounds, type ModelBounds } from './bounds.js';
 import { checkEnd, checkState, type Violation } from './invariants.js';
+import { CORE_WINDOW, type ModelWindow } from './model-broker.js';
 import { initialState, type ModelState, stateKey } from './model-state.js';
 import { type Step, transitions } from './steps.js';
 
@@ -46,6 +47,8 @@ export interface Progress {
 }
 
 export interface CheckOptions {
+  /** The window the broker judges with (core's by default; `klog lab check` brings a learner's). */
+  readonly window?: ModelWindow;
   /** Called every `progressEvery` new states, for a progress line on long runs. */
   readonly onProgress?: (progress: Progress) => void;
   readonly progressEvery?: number;
@@ -96,6 +99,7 @@ class IntList {
 export function checkModel(given: Partial<ModelBounds> = {}, options: CheckOptions = {}): CheckResult {
   const bounds = checkBounds(given);
   const plan = planBatches(bounds.batches);
+  const impl = options.window ?? CORE_WINDOW;
   const maxStates = options.maxStates ?? DEFAULT_MAX_STATES;
   const progressEvery = options.progressEvery ?? 100_000;
 
@@ -131,16 +135,16 @@ export function checkModel(given: Partial<ModelBounds> = {}, options: CheckOptio
   const fail = (id: number, violation: Violation): CheckResult =>
     result({
       holds: false,
-      counterexample: { steps: trace(bounds, plan, path(parent, via, id)), violation },
+      counterexample: { steps: trace(bounds, plan, path(parent, via, id), impl), violation },
     });
 
-  discover(initialState(bounds), -1, -1, 0);
+  discover(initialState(bounds, impl), -1, -1, 0);
   let endStates = 0;
   for (let id = 0; id < queue.length; id++) {
     const state = queue[id]!;
     queue[id] = undefined; // expanded states live on only as keys and edges
     edgeStart.push(edges.length);
-    const next = transitions(state, bounds, plan);
+    const next = transitions(state, bounds, plan, impl);
     if (next.length === 0) {
       endStates++;
       const violation = checkEnd(state);
@@ -173,10 +177,15 @@ function path(parent: IntList, via: IntList, id: number): number[] {
 }
 
 /** Replay a path from the start with the real code, keeping each step and the state after it. */
-function trace(bounds: ModelBounds, plan: readonly PlannedBatch[], indexes: readonly number[]): TraceStep[] {
-  let state = initialState(bounds);
+function trace(
+  bounds: ModelBounds,
+  plan: readonly PlannedBatch[],
+  indexes: readonly number[],
+  impl: ModelWindow,
+): TraceStep[] {
+  let state = initialState(bounds, impl);
   return indexes.map((index) => {
-    const t = transitions(state, bounds, plan)[index]!;
+    const t = transitions(state, bounds, plan, impl)[index]!;
     state = t.next;
     return { step: t.step, after: t.next };
   });

@@ -1,6 +1,12 @@
 import type { Verdict } from '@klog/core';
 import type { ModelBounds } from './bounds.js';
-import { type BrokerState, emptyBroker, MODEL_NOW_MS } from './model-broker.js';
+import {
+  type BrokerState,
+  CORE_WINDOW,
+  emptyBroker,
+  MODEL_NOW_MS,
+  type ModelWindow,
+} from './model-broker.js';
 
 /** Where one of the producer's batches stands, as the producer knows it. */
 export type BatchStatus =
@@ -57,12 +63,12 @@ export interface ModelState {
   readonly restartsLeft: number;
 }
 
-export function initialState(bounds: ModelBounds): ModelState {
+export function initialState(bounds: ModelBounds, impl: ModelWindow = CORE_WINDOW): ModelState {
   return {
     producer: Array.from({ length: bounds.batches }, () => UNSENT),
     requests: [],
     responses: [],
-    broker: emptyBroker(),
+    broker: emptyBroker(impl),
     lossesLeft: bounds.losses,
     restartsLeft: bounds.restarts,
   };

@@ -1,7 +1,14 @@
 import type { Verdict } from '@klog/core';
 import type { PlannedBatch } from './batch-plan.js';
 import type { ModelBounds } from './bounds.js';
-import { logEndOffset, receive, restart, windowRanges } from './model-broker.js';
+import {
+  CORE_WINDOW,
+  logEndOffset,
+  type ModelWindow,
+  receive,
+  restart,
+  windowRanges,
+} from './model-broker.js';
 import {
   type Answer,
   answerFor,
@@ -80,10 +87,11 @@ function brokerDeliver(
   state: ModelState,
   bounds: ModelBounds,
   plan: readonly PlannedBatch[],
+  impl: ModelWindow,
 ): Transition | undefined {
   const [batch, ...rest] = state.requests;
   if (batch === undefined) return undefined;
-  const delivery = receive(state.broker, plan[batch]!, bounds.window, bounds.segmentBatches);
+  const delivery = receive(state.broker, plan[batch]!, bounds.window, bounds.segmentBatches, impl);
   const answer = answerFor(delivery.verdict, logEndOffset(state.broker.log), plan[batch]!.records);
   const response: Response = { batch, answer };
   return {
@@ -145,12 +153,12 @@ function connectionLost(state: ModelState): Transition | undefined {
   return { step: { kind: 'lose', ...lost }, next: { ...next, lossesLeft: state.lossesLeft - 1 } };
 }
 
-function brokerRestart(state: ModelState, bounds: ModelBounds): Transition | undefined {
+function brokerRestart(state: ModelState, bounds: ModelBounds, impl: ModelWindow): Transition | undefined {
   if (state.restartsLeft === 0 || state.broker.log.length === 0) return undefined;
   // Once every batch is answered nothing the broker forgets can matter any more.
   if (state.producer.every((s) => s.kind === 'acked' || s.kind === 'failed')) return undefined;
   const { lost, next } = dropConnection(state);
-  const broker = restart(state.broker, bounds.window);
+  const broker = restart(state.broker, bounds.window, impl);
   return {
     step: { kind: 'restart', ...lost, window: windowRanges(broker.entry) },
     next: { ...next, broker, restartsLeft: state.restartsLeft - 1 },
@@ -165,14 +173,15 @@ export function transitions(
   state: ModelState,
   bounds: ModelBounds,
   plan: readonly PlannedBatch[],
+  impl: ModelWindow = CORE_WINDOW,
 ): Transition[] {
   const out: Transition[] = [];
   for (const t of [
     producerSend(state, bounds),
-    brokerDeliver(state, bounds, plan),
+    brokerDeliver(state, bounds, plan, impl),
     producerReceive(state),
     connectionLost(state),
-    brokerRestart(state, bounds),
+    brokerRestart(state, bounds, impl),
   ]) {
     if (t !== undefined) out.push(t);
   }

@@ -23,7 +23,9 @@ export type KafkaErrorCode =
   | 'INVALID_TXN_STATE'
   | 'OUT_OF_ORDER_SEQUENCE_NUMBER'
   | 'INVALID_PRODUCER_EPOCH'
-  | 'KAFKA_STORAGE_ERROR';
+  | 'KAFKA_STORAGE_ERROR'
+  /** A producer window outside the partition (ProducerWindow) could not judge a batch: nothing written. */
+  | 'UNKNOWN_SERVER_ERROR';
 
 /** klog-only codes: a broker answers them with KAFKA_STORAGE_ERROR (or UNKNOWN_SERVER_ERROR). */
 export type KlogErrorCode =

@@ -67,4 +67,5 @@ export {
   type SequenceRule,
 } from './producer/idempotent-append.js';
 export type { SkippedBatch } from './producer/producer-state-rebuild.js';
+export type { ProducerWindow, WindowDecision, WindowedBatch } from './producer/producer-window.js';
 export { describeRecovery, type RecoveryReport } from './segment/recovery.js';

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { wholeNumber } from '../flags.js';
 import type { KafkaClient } from './clients/client.js';
@@ -24,6 +25,8 @@ export interface AckLossOptions {
   readonly requestTimeoutMs: number;
   /** A client that is not installed fails the run instead of being skipped (set by the CI environment variable). */
   readonly requireAll: boolean;
+  /** `--window`: the brokers judge with this lab file (absolute), not klog's own window. */
+  readonly window: string | undefined;
 }
 
 /** The exact run: one message per request, one request in flight. Its counts are claims, checked one by one. */
@@ -54,6 +57,7 @@ export interface RawAckLossOptions {
   dropAcks: string;
   closeAfterAppend: string;
   requestTimeoutMs: string;
+  window?: string;
 }
 
 /**
@@ -85,5 +89,6 @@ export function parseAckLossOptions(raw: RawAckLossOptions, env: NodeJS.ProcessE
     closeAfterAppend,
     requestTimeoutMs,
     requireAll: ci !== undefined && ci !== '' && ci !== '0' && ci !== 'false',
+    window: raw.window === undefined ? undefined : resolve(raw.window),
   };
 }

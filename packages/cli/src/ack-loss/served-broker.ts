@@ -10,6 +10,8 @@ export const KLOG_BIN = fileURLToPath(new URL('../bin.js', import.meta.url));
 export interface Faults {
   readonly dropAcks: number;
   readonly closeAfterAppend: number;
+  /** A lab file the broker judges idempotent batches with (`klog serve --window`). */
+  readonly window?: string | undefined;
 }
 
 export function serveArgs(dataDir: string, faults: Faults): string[] {
@@ -25,6 +27,7 @@ export function serveArgs(dataDir: string, faults: Faults): string[] {
     String(faults.dropAcks),
     '--close-after-append',
     String(faults.closeAfterAppend),
+    ...(faults.window === undefined ? [] : ['--window', faults.window]),
   ];
 }
 

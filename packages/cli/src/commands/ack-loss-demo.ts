@@ -47,6 +47,7 @@ export function ackLossDemoCommand(ctx: CommandContext): Command {
     .addOption(new Option('--drop-acks <n>', 'responses the broker drops after the append (klog serve --drop-acks)').default('1'))
     .addOption(new Option('--close-after-append <n>', 'then connections it closes after the append').default('1'))
     .addOption(new Option('--request-timeout-ms <ms>', "how long a client waits for a response before it retries").default('1000'))
+    .addOption(new Option('--window <file>', 'the brokers judge idempotent batches with your klog lab window (klog serve --window)'))
     .addHelpText('after', HELP_AFTER)
     .action(async (raw: RawAckLossOptions) => {
       const options: AckLossOptions = parseAckLossOptions(raw, process.env);

@@ -9,6 +9,9 @@ import { wholeNumber } from '../flags.js';
 import { bytesText } from '../format.js';
 import { hostFlag, logLevel } from '../serve/options.js';
 import { readServerProperties } from '../serve/server-properties.js';
+import { LabFileError } from '../lab/lab-file-error.js';
+import { servedWindow } from '../lab/served-window.js';
+import { WindowHost } from '../lab/window-host.js';
 
 const HELP_AFTER = `
 A Kafka broker on one node that unmodified Kafka clients (kcat, confluent-kafka,
@@ -49,6 +52,13 @@ append M closes the connection instead, for the M such requests after those. A
 retry the broker answers as a duplicate writes nothing and is not counted; nor is
 an acks=0 request. Each fault is logged in one line ("fault: ...").
 
+--window lab.ts judges every idempotent batch with the window you wrote for
+klog lab (its appendBatch decides what is written and what the producer hears;
+your windows are rebuilt from each partition's active segment on its first
+batch). A function of yours that throws, or does not return within 2 s, gets the
+Produce answered UNKNOWN_SERVER_ERROR, nothing written, and one log line naming
+it; the broker goes on.
+
 Ctrl-C (SIGINT) or SIGTERM shuts it down cleanly: it stops accepting, answers the
 requests in hand, flushes and closes the log, and exits 0.
 
@@ -82,6 +92,17 @@ interface Raw {
   groupMinSessionTimeoutMs: string;
   offsetsTopicNumPartitions: string;
   logLevel: string;
+  window?: string;
+}
+
+/** The learner's window file, loaded on its worker; one that does not load is bad usage. */
+function openWindow(file: string): WindowHost {
+  try {
+    return WindowHost.open(file);
+  } catch (error) {
+    if (error instanceof LabFileError) throw new UsageError(`serve --window: ${error.message}`);
+    throw error;
+  }
 }
 
 /** The --log-* flags (commander's option keys) and the Kafka broker settings they set. */
@@ -179,6 +200,7 @@ export function serveCommand(ctx: CommandContext): Command {
     .addOption(new Option('--group-min-session-timeout-ms <ms>', 'shortest session timeout a group member may ask for').default('6000'))
     .addOption(new Option('--offsets-topic-num-partitions <n>', 'partitions of __consumer_offsets when it is created').default('50'))
     .addOption(new Option('--log-level <level>', 'error, warn, info, or debug (each connection and request)').default('info'))
+    .addOption(new Option('--window <file>', "judge idempotent batches with your lab window (klog lab init writes one) instead of klog's"))
     .addHelpText('after', HELP_AFTER)
     .action(async (given: Raw, command: Command) => {
       const level: LogLevel = logLevel(given.logLevel);
@@ -239,10 +261,14 @@ export function serveCommand(ctx: CommandContext): Command {
       // The log goes out line by line as it happens (a server's output is its log), not in chunks.
       const logger = createLogger(level, (l, line) => ctx.log(`${timestamp()} ${l.toUpperCase().padEnd(5)} ${line}`));
       for (const key of file?.ignored ?? []) logger.warn(`klog serve: ${given.config}: ignoring ${key} (not a setting klog has)`);
+      const host = raw.window === undefined ? undefined : openWindow(raw.window);
+      const producerWindow = host === undefined ? undefined : servedWindow(host, (line) => logger.error(line));
       let broker: Broker;
       try {
-        broker = await Broker.start({ ...options, logger });
+        broker = await Broker.start({ ...options, logger, ...(producerWindow === undefined ? {} : { producerWindow }) });
+        if (host !== undefined) logger.info(`window: ${raw.window} judges every idempotent batch (klog lab's window)`);
       } catch (error) {
+        host?.close();
         if (error instanceof ConfigError) throw new UsageError(error.message);
         const code = (error as NodeJS.ErrnoException).code;
         if (code === 'EADDRINUSE') throw new Error(`cannot listen on ${options.host}:${options.port}: the address is in use`);
@@ -259,7 +285,10 @@ export function serveCommand(ctx: CommandContext): Command {
           }
           stopping = true;
           logger.info(`${signal} received`);
-          broker.close().then(done, (error: unknown) => {
+          broker.close().then(() => {
+            host?.close();
+            done();
+          }, (error: unknown) => {
             ctx.err(`klog: serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
             process.exit(1);
           });

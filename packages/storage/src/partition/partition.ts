@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  type BatchHeaderFields,
   type Duplicate,
   type InvalidProducerEpoch,
   incrementSequence,
@@ -26,6 +27,8 @@ import { Log, type LogAppend, type LogAppendInfo, type LogConfig, type LogReader
 import { type ProducedBatch, readProducedBatch } from '../format/produced-batch.js';
 import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from '../producer/producer-state-rebuild.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from '../producer/producer-snapshot.js';
+import type { ProducerWindow } from '../producer/producer-window.js';
+import { CONTROL_FLAG } from '../format/record-batch.js';
 import type { RecordInput } from '../format/record.js';
 import { stampLogAppendTime } from '../format/log-append-time.js';
 import type { RecoveryReport } from '../segment/recovery.js';
@@ -382,6 +385,67 @@ export class Partition {
     }
   }
   // #endregion append-producer-batch
+
+  /**
+   * `appendProducerBatch` with another judge: `window` decides a producer's batch in place of this
+   * partition's producer state, which it leaves as it was (see ProducerWindow). The log's checks are
+   * the same; a batch without a producer is written as always.
+   */
+  appendWithWindow(
+    records: Buffer | ProducedBatch,
+    window: ProducerWindow,
+    options?: { readonly nowMs?: number },
+  ): ProducerBatchAppend {
+    const produced = Buffer.isBuffer(records) ? this.#readProduced(records) : records;
+    const nowMs = options?.nowMs;
+    if (nowMs !== undefined) this.removeExpiredProducers(validateTimestamp(nowMs, 'nowMs'));
+    const batch = this.#log.check({ origin: 'client', batch: produced });
+    const { header } = batch;
+    const decision =
+      header.producerId < 0
+        ? ({ verdict: { kind: 'Append' } } as const)
+        : window.decide(
+            {
+              topic: this.topic,
+              partition: this.partition,
+              producerId: header.producerId,
+              producerEpoch: header.producerEpoch,
+              baseSequence: header.baseSequence,
+              records: header.lastOffsetDelta + 1,
+              logEndOffset: this.#log.logEndOffset,
+              maxTimestamp: header.maxTimestamp,
+            },
+            () => this.#activeHeaders(),
+          );
+    const { verdict } = decision;
+    const write = 'written' in decision ? decision.written : true;
+    const written = write ? this.#log.append(batch) : undefined;
+    switch (verdict.kind) {
+      case 'Append':
+        return {
+          kind: 'Append',
+          firstOffset: written!.firstOffset,
+          lastOffset: written!.lastOffset,
+          logAppendTimeMs: -1,
+          logStartOffset: this.logStartOffset,
+        };
+      case 'Duplicate':
+        return { ...verdict, logStartOffset: this.logStartOffset };
+      case 'OutOfOrderSequence':
+        return verdict;
+    }
+  }
+
+  /** The producers' batch headers of the active segment, as a window rebuilds from them (no control batch). */
+  #activeHeaders(): BatchHeaderFields[] {
+    const out: BatchHeaderFields[] = [];
+    for (const { header } of this.#log.activeSegment.headers()) {
+      if (header.producerId < 0 || header.attributes & CONTROL_FLAG) continue;
+      const { baseOffset, lastOffsetDelta, producerId, producerEpoch, baseSequence, maxTimestamp } = header;
+      out.push({ baseOffset, lastOffsetDelta, producerId, producerEpoch, baseSequence, maxTimestamp });
+    }
+    return out;
+  }
 
   /** A client's bytes read as one batch, the size first (as Kafka reports an oversized batch, whatever else is wrong). */
   #readProduced(bytes: Buffer): ProducedBatch {

@@ -1,0 +1,42 @@
+// The thread that runs a learner's code for `klog lab check`: their file is loaded and called here,
+// so that the main thread, which cannot interrupt synchronous code, can still see a hang and end it.
+import { resolve } from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { guardWindow, LearnerThrew } from './guard.js';
+import { firstLine, loadWindowFile } from './load-window.js';
+import { Rng } from './random.js';
+import type { WorkerReport } from './stage-report.js';
+import { STAGES } from './stages.js';
+import { StageFailed } from './verdict-rows.js';
+
+const { file, seed, cell } = workerData as { file: string; seed: number; cell: SharedArrayBuffer };
+const post = (report: WorkerReport) => parentPort!.postMessage(report);
+const calls = { cell: new Int32Array(cell), names: [] as string[] };
+
+run();
+
+function run(): void {
+  let lab: ReturnType<typeof loadWindowFile>;
+  try {
+    lab = guardWindow(loadWindowFile(file), calls, resolve(file));
+  } catch (error) {
+    post({ kind: 'load-error', message: firstLine(error).replace(/^LabFileError: /, '') });
+    return;
+  }
+  post({ kind: 'names', names: calls.names });
+  for (const [index, stage] of STAGES.entries()) {
+    post({ kind: 'start', index });
+    try {
+      // Each stage draws from its own stream of the seed: passing an earlier stage changes no later input.
+      stage.run(lab, new Rng((seed + Math.imul(index + 1, 0x9e3779b9)) >>> 0));
+      post({ kind: 'pass', index });
+    } catch (error) {
+      if (error instanceof StageFailed) post({ kind: 'fail', index, failure: error.failure });
+      else if (error instanceof LearnerThrew)
+        post({ kind: 'threw', index, fn: error.fn, message: error.message });
+      else post({ kind: 'error', index, message: firstLine(error) });
+      return;
+    }
+  }
+  post({ kind: 'done' });
+}
