@@ -1,4 +1,5 @@
 import { DEFAULT_MAX_REQUEST_BYTES } from '@klog/protocol';
+import { TOPIC_CONFIGS } from './configs/topic-config.js';
 import { LOG_SETTINGS } from './log-port.js';
 
 /** What `klog serve` can be told; every number checked at the boundary (`resolveConfig`). */
@@ -13,7 +14,10 @@ export interface BrokerConfig {
   /** The port clients are told; defaults to the port bound. */
   readonly advertisedPort: number | undefined;
   readonly nodeId: number;
-  /** Kafka's `auto.create.topics.enable`: a Metadata request for an unknown topic creates it. */
+  /**
+   * Kafka's `auto.create.topics.enable` (true by default, as in Kafka): a Metadata request for an unknown
+   * topic that allows it creates the topic with `numPartitions` partitions.
+   */
   readonly autoCreateTopics: boolean;
   /** Kafka's `num.partitions`: partitions of an auto-created topic, or of a CreateTopics asking for −1. */
   readonly numPartitions: number;
@@ -51,6 +55,18 @@ export interface BrokerConfig {
    */
   readonly queuedMaxRequestBytes: number;
   /**
+   * The broker-level defaults of topic configs the user set (Kafka's names: `log.retention.ms`,
+   * `log.cleanup.policy`, `message.max.bytes`…), checked and normalised; what is not here is Kafka's default.
+   * DescribeConfigs reports these as STATIC_BROKER_CONFIG.
+   */
+  readonly logSettings: ReadonlyMap<string, string>;
+  /** Kafka's `log.retention.check.interval.ms`: how often retention looks for segments to delete. */
+  readonly logRetentionCheckIntervalMs: number;
+  /** Kafka's `log.cleaner.backoff.ms`: how often the cleaner looks for compacted topics to clean. */
+  readonly logCleanerBackoffMs: number;
+  /** The Kafka names of the settings given rather than defaulted (DescribeConfigs' STATIC_BROKER_CONFIG). */
+  readonly explicit: ReadonlySet<string>;
+  /**
    * Teaching faults (`faults.ts`): the responses of the first `dropAcks` Produce requests that write records
    * are dropped (the connection stays open)…
    */
@@ -70,15 +86,13 @@ export interface BrokerConfig {
   readonly offsetsRetentionMinutes: number;
   /** Kafka's `offsets.retention.check.interval.ms`. */
   readonly offsetsRetentionCheckIntervalMs: number;
-  /** Kafka's `log.cleaner.backoff.ms`: how often `__consumer_offsets` is looked at for compaction. */
-  readonly logCleanerBackoffMs: number;
 }
 
 export const DEFAULT_CONFIG = {
   host: '127.0.0.1',
   port: 9092,
   nodeId: 0,
-  autoCreateTopics: false,
+  autoCreateTopics: true,
   numPartitions: 1,
   socketRequestMaxBytes: DEFAULT_MAX_REQUEST_BYTES,
   connectionsMaxIdleMs: 600_000,
@@ -93,6 +107,8 @@ export const DEFAULT_CONFIG = {
   maxConnectionsPerIp: 2 ** 31 - 1,
   // Kafka's default is -1 (unbounded); 256 MiB holds two 100 MiB requests at once (and as much of responses).
   queuedMaxRequestBytes: 256 * 1024 * 1024,
+  logRetentionCheckIntervalMs: 300_000,
+  logCleanerBackoffMs: 15_000,
   dropAcks: 0,
   closeAfterAppend: 0,
   offsetsTopicNumPartitions: 50,
@@ -102,7 +118,6 @@ export const DEFAULT_CONFIG = {
   groupMaxSize: 1000,
   offsetsRetentionMinutes: 10_080,
   offsetsRetentionCheckIntervalMs: 600_000,
-  logCleanerBackoffMs: 15_000,
 } as const;
 
 /** A line of the same kind (a refused connection, a storage error) is logged at most once per this many ms. */
@@ -137,6 +152,7 @@ export const BOUNDS = {
   offsetsRetentionMinutes: [1, 2 ** 31 - 1],
   offsetsRetentionCheckIntervalMs: [1, 2 ** 31 - 1],
   logCleanerBackoffMs: [1, 2 ** 31 - 1],
+  logRetentionCheckIntervalMs: [1, 2 ** 31 - 1],
 } as const satisfies Record<string, readonly [number, number]>;
 
 export class ConfigError extends Error {
@@ -152,10 +168,73 @@ function integer(name: keyof typeof BOUNDS, value: number, atLeast?: number): nu
   return value;
 }
 
-export type BrokerOptions = Partial<BrokerConfig> & { readonly dataDir: string };
+export type BrokerOptions = Partial<Omit<BrokerConfig, 'logSettings' | 'explicit'>> & {
+  readonly dataDir: string;
+  /** Broker-level topic defaults by Kafka's name (`log.retention.ms`, or `log.retention.hours`…), as text. */
+  readonly logSettings?: Readonly<Record<string, string>>;
+};
+
+/** Each option's Kafka name, for DescribeConfigs of the broker. */
+export const KAFKA_NAMES: Readonly<Record<string, string>> = {
+  dataDir: 'log.dirs',
+  nodeId: 'node.id',
+  autoCreateTopics: 'auto.create.topics.enable',
+  numPartitions: 'num.partitions',
+  socketRequestMaxBytes: 'socket.request.max.bytes',
+  connectionsMaxIdleMs: 'connections.max.idle.ms',
+  fetchMaxBytes: 'fetch.max.bytes',
+  messageMaxBytes: 'message.max.bytes',
+  segmentBytes: 'log.segment.bytes',
+  logRetentionCheckIntervalMs: 'log.retention.check.interval.ms',
+  logCleanerBackoffMs: 'log.cleaner.backoff.ms',
+};
+
+/** Kafka's coarser spellings of two time settings, and the factor to milliseconds (`ms` wins over them). */
+const IN_MS: Readonly<Record<string, { readonly name: string; readonly factor: number }>> = {
+  'log.retention.hours': { name: 'log.retention.ms', factor: 3_600_000 },
+  'log.retention.minutes': { name: 'log.retention.ms', factor: 60_000 },
+  'log.roll.hours': { name: 'log.roll.ms', factor: 3_600_000 },
+};
+
+/** Broker-level topic defaults, checked by the topic configs' own rules and named as Kafka names them. */
+function resolveLogSettings(given: Readonly<Record<string, string>>): Map<string, string> {
+  const out = new Map<string, string>();
+  const coarse = Object.entries(given)
+    .filter(([name]) => IN_MS[name] !== undefined)
+    // Hours first, then minutes, then ms: the finer spelling wins, as in Kafka.
+    .sort(([a], [b]) => (a.endsWith('hours') ? -1 : 0) - (b.endsWith('hours') ? -1 : 0));
+  for (const [name, raw] of coarse) {
+    const { name: target, factor } = IN_MS[name]!;
+    const n = Number(raw.trim());
+    if (!Number.isSafeInteger(n) || n < (target === 'log.retention.ms' ? -1 : 1)) {
+      throw new ConfigError(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
+    }
+    out.set(target, String(n === -1 ? -1 : n * factor));
+  }
+  for (const [name, raw] of Object.entries(given)) {
+    if (IN_MS[name] !== undefined) continue;
+    const def = TOPIC_CONFIGS.find((d) => d.brokerName === name);
+    if (def === undefined) throw new ConfigError(`${name} is not a broker log setting klog knows`);
+    const parsed = def.parse(raw);
+    if (!parsed.ok) throw new ConfigError(`${name}: ${parsed.reason}`);
+    out.set(name, parsed.value);
+  }
+  return out;
+}
 
 export function resolveConfig(options: BrokerOptions): BrokerConfig {
-  const c = { ...DEFAULT_CONFIG, advertisedPort: undefined, ...options };
+  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as BrokerOptions;
+  const c = { ...DEFAULT_CONFIG, advertisedPort: undefined, ...given };
+  const logSettings = resolveLogSettings(options.logSettings ?? {});
+  // message.max.bytes and log.segment.bytes have options of their own too: those win, and are the same values.
+  if (given.messageMaxBytes !== undefined) logSettings.set('message.max.bytes', String(given.messageMaxBytes));
+  if (given.segmentBytes !== undefined) logSettings.set('log.segment.bytes', String(given.segmentBytes));
+  const messageMaxBytes = Number(logSettings.get('message.max.bytes') ?? c.messageMaxBytes);
+  const segmentBytes = Number(logSettings.get('log.segment.bytes') ?? c.segmentBytes);
+  const explicit = new Set([
+    ...Object.keys(given).flatMap((k) => (KAFKA_NAMES[k] === undefined ? [] : [KAFKA_NAMES[k]!])),
+    ...logSettings.keys(),
+  ]);
   if (c.dataDir === '') throw new ConfigError('dataDir must not be empty');
   if (c.host === '') throw new ConfigError('host must not be empty');
   const advertisedHost = c.advertisedHost ?? c.host;
@@ -177,8 +256,11 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     connectionsMaxIdleMs: integer('connectionsMaxIdleMs', c.connectionsMaxIdleMs),
     maxBufferedResponseBytes: integer('maxBufferedResponseBytes', c.maxBufferedResponseBytes),
     fetchMaxBytes: integer('fetchMaxBytes', c.fetchMaxBytes),
-    messageMaxBytes: integer('messageMaxBytes', c.messageMaxBytes),
-    segmentBytes: integer('segmentBytes', c.segmentBytes),
+    messageMaxBytes: integer('messageMaxBytes', messageMaxBytes),
+    segmentBytes: integer('segmentBytes', segmentBytes),
+    logSettings,
+    logRetentionCheckIntervalMs: integer('logRetentionCheckIntervalMs', c.logRetentionCheckIntervalMs),
+    explicit,
     dropAcks: integer('dropAcks', c.dropAcks),
     closeAfterAppend: integer('closeAfterAppend', c.closeAfterAppend),
     logFlushIntervalMessages:

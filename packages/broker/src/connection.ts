@@ -1,6 +1,5 @@
 import type { Socket } from 'node:net';
 import {
-  apiKeyName,
   FrameSizeError,
   type ParsedRequest,
   ProtocolDecodeError,
@@ -156,13 +155,11 @@ export class Connection {
       }
       throw error;
     }
-    if (parsed.kind === 'unknownApi') {
-      this.close(`${apiKeyName(parsed.apiKey)} (API key ${parsed.apiKey}) is not served by klog`, 'warn');
-      return;
-    }
-    if (parsed.kind === 'unsupportedVersion') {
-      const c = parsed.codec;
-      this.close(`${c.name} v${parsed.header.apiVersion} is not served by klog (it serves v${c.minVersion}–v${c.maxVersion})`, 'warn');
+    if (parsed.kind === 'unknownApi' || parsed.kind === 'unsupportedVersion') {
+      const { header } = parsed;
+      const served = parsed.kind === 'unsupportedVersion' ? parsed.codec : undefined;
+      const { first, line } = this.ctx.unsupported.note(header.clientId, header.apiKey, header.apiVersion, served);
+      this.close(line, first ? 'warn' : 'debug');
       return;
     }
     const { header } = parsed;

@@ -9,6 +9,8 @@ import type { LogLimiter } from './log-limiter.js';
 import type { Logger } from './logger.js';
 import type { MemoryPool } from './memory-pool.js';
 import type { ProducerIdManager } from './producer-id-manager.js';
+import type { TopicConfigs } from './topic-configs.js';
+import type { UnsupportedRequests } from './unsupported.js';
 
 /** What a request handler may use: the broker's configuration, its log, and its shared state. */
 export interface BrokerContext {
@@ -19,6 +21,8 @@ export interface BrokerContext {
   /** What ApiVersions answers: the APIs handled, in the versions advertised (advertised.ts). */
   readonly advertisedApis: readonly AdvertisedApi[];
   readonly log: BrokerLog;
+  /** Each topic's configs: its own, the broker's defaults, and what its logs run with. */
+  readonly topicConfigs: TopicConfigs;
   readonly producerIds: ProducerIdManager;
   readonly fetchWaits: FetchPurgatory;
   /** The group coordinator (this broker coordinates every group) and where it keeps its state. */
@@ -36,6 +40,8 @@ export interface BrokerContext {
   /** Wall-clock milliseconds (the append's time for producer state and LogAppendTime). */
   now(): number;
   readonly stats: RequestStats;
+  /** Requests klog does not serve, by client and API: each pair is logged at WARN once. */
+  readonly unsupported: UnsupportedRequests;
   /**
    * Handlers still running (a fetch waiting for data), also those of connections already closed: the log
    * is closed only once they are done.

@@ -5,6 +5,7 @@
  */
 import { type ErrorName, isErrorName } from '@klog/protocol';
 import {
+  type CompactionReport,
   appendRecords,
   CONTROL_FLAG,
   type CompressionType,
@@ -15,6 +16,7 @@ import {
   type FetchResult,
   fsyncDirectory,
   LOG_CONFIG_BOUNDS,
+  type LogConfig,
   LogManager,
   type Partition,
   type ProducedBatch,
@@ -49,8 +51,12 @@ export interface BrokerPartition {
   readonly highWatermark: number;
   /** = high watermark: there are no transactions. */
   readonly lastStableOffset: number;
-  /** Appends one RecordBatch v2 as the client sent it (read by `inspectProducedRecords`), under Kafka 4.1's producer rules. Throws LogError. */
-  appendProducerBatch(batch: ProducedBatch, nowMs: number): ProducerBatchAppend;
+  /**
+   * Appends one RecordBatch v2 as the client sent it (read by `inspectProducedRecords`), under Kafka 4.1's
+   * producer rules; `logAppendTime` stamps it with `nowMs` (message.timestamp.type=LogAppendTime). Throws
+   * LogError.
+   */
+  appendProducerBatch(batch: ProducedBatch, nowMs: number, logAppendTime?: boolean): ProducerBatchAppend;
   /** Whole batches from the one holding `offset`, at most `maxBytes` but at least one. Throws LogError. */
   fetch(offset: number, maxBytes: number): FetchResult;
   /** The first offset whose timestamp is at least `timestampMs`, through the time index. */
@@ -59,10 +65,41 @@ export interface BrokerPartition {
   appendRecords(records: readonly { key: Uint8Array; value: Uint8Array | null }[], nowMs: number): void;
   /** Every record from the log start to its end, in offset order (null value: a tombstone). Throws LogError. */
   readRecords(visit: (key: Uint8Array | null, value: Uint8Array | null, offset: number) => void): void;
-  /** Key-based compaction of every segment but the active one (storage's `compact`, Kafka's LogCleaner). */
-  compact(): { segmentsCleaned: number; recordsBefore: number; recordsAfter: number };
   /** Segments in the log now. */
   readonly segmentCount: number;
+  /** Bytes on disk, over every segment. */
+  readonly sizeBytes: number;
+  /** DeleteRecords: the log starts at `offset` from now on (at most the high watermark). Throws LogError. */
+  advanceLogStartOffset(offset: number): number;
+  /** Retention: deletes inactive segments from the oldest while `breached` holds; their base offsets. */
+  deleteOldSegments(breached: (segment: SegmentSummary, logBytes: number) => boolean): number[];
+  /** Inactive segments, oldest first (the cleaner's view). */
+  inactiveSegments(): SegmentSummary[];
+  /** The active segment's first batch's max timestamp (Kafka's rolling-based timestamp), if it has one. */
+  activeSegmentFirstTimestamp(): number | undefined;
+  /** Rolls a new active segment unless the active one is empty (segment.ms). */
+  roll(): boolean;
+  /**
+   * Key-based compaction of every segment but the active one (storage's `compact`, Kafka's LogCleaner);
+   * `removeTombstones` drops tombstones too.
+   */
+  compact(removeTombstones?: boolean): CompactionReport;
+  /** The producers this partition knows: what DescribeProducers shows (Kafka's ProducerStateManager). */
+  producers(): ProducerSummary[];
+}
+
+export interface SegmentSummary {
+  readonly baseOffset: number;
+  readonly sizeBytes: number;
+  /** The largest timestamp in it (Kafka's `LogSegment.largestTimestamp`), −1 if none. */
+  readonly maxTimestamp: number;
+}
+
+export interface ProducerSummary {
+  readonly producerId: number;
+  readonly producerEpoch: number;
+  readonly lastSequence: number;
+  readonly lastTimestamp: number;
 }
 
 export interface BrokerLog {
@@ -78,6 +115,12 @@ export interface BrokerLog {
   partition(topic: string, partition: number): BrokerPartition | undefined;
   /** Creates the topic's partitions. Throws LogError (TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION…). */
   createTopic(topic: string, partitions: number): void;
+  /** More partitions for a topic. Throws LogError (UNKNOWN_TOPIC_OR_PARTITION, INVALID_PARTITIONS). */
+  addPartitions(topic: string, count: number): void;
+  /** Deletes a topic and its files. Throws LogError (UNKNOWN_TOPIC_OR_PARTITION). */
+  deleteTopic(topic: string): void;
+  /** The topic's config changed: its open logs take the new segment.bytes and max.message.bytes. */
+  reconfigureTopic(topic: string): void;
   /** Why `topic` cannot name a topic (Kafka's `Topic.validate`), or undefined if it can. */
   invalidTopicName(topic: string): string | undefined;
   /** fsyncs every open partition (`log.flush.interval.ms`). Throws LogError. */
@@ -176,6 +219,8 @@ export interface LogOptions {
   readonly messageMaxBytes: number;
   /** `log.flush.interval.messages`: fsync after this many records (1: every append); undefined: left to the OS. */
   readonly flushIntervalMessages?: number | undefined;
+  /** A topic's own segment.bytes and max.message.bytes, when it has them (topic configs). */
+  readonly topicLogConfig?: (topic: string) => { readonly segmentBytes?: number; readonly maxBatchBytes?: number };
   /** Judges every producer batch in place of the partitions' producer state (`klog serve --window`). */
   readonly producerWindow?: ProducerWindow;
 }
@@ -205,7 +250,14 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
+/** The segment fields the cleaner reads (storage's LogSegment). */
+function summary(segment: { readonly baseOffset: number; readonly size: number; maxTimestamp(): number }): SegmentSummary {
+  return { baseOffset: segment.baseOffset, sizeBytes: segment.size, maxTimestamp: segment.maxTimestamp() };
+}
+
 function brokerPartition(p: Partition, window: ProducerWindow | undefined): BrokerPartition {
+  // The active segment's first timestamp, read once per segment (Kafka keeps `rollingBasedTimestamp` too).
+  let first: { readonly base: number; readonly timestamp: number } | undefined;
   return {
     topic: p.topic,
     partition: p.partition,
@@ -221,10 +273,12 @@ function brokerPartition(p: Partition, window: ProducerWindow | undefined): Brok
     get lastStableOffset() {
       return p.lastStableOffset;
     },
-    appendProducerBatch: (batch, nowMs) =>
-      call(() =>
-        window === undefined ? p.appendProducerBatch(batch, { nowMs }) : p.appendWithWindow(batch, window, { nowMs }),
-      ),
+    appendProducerBatch: (batch, nowMs, logAppendTime) =>
+      call(() => {
+        const options = logAppendTime === true ? { nowMs, logAppendTimeMs: nowMs } : { nowMs };
+        // A lab window (klog serve --window) judges without LogAppendTime: the lab's batches keep their time.
+        return window === undefined ? p.appendProducerBatch(batch, options) : p.appendWithWindow(batch, window, { nowMs });
+      }),
     fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
     appendRecords: (records, nowMs) => {
@@ -245,10 +299,33 @@ function brokerPartition(p: Partition, window: ProducerWindow | undefined): Brok
           }
         }
       }),
-    compact: () => call(() => p.compact()),
     get segmentCount() {
       return p.log.segments.length;
     },
+    get sizeBytes() {
+      return p.log.size;
+    },
+    advanceLogStartOffset: (offset) => call(() => p.advanceLogStartOffset(offset)),
+    deleteOldSegments: (breached) =>
+      call(() => p.deleteOldSegments((segment, bytes) => breached(summary(segment), bytes))),
+    inactiveSegments: () => p.log.segments.slice(0, -1).map(summary),
+    activeSegmentFirstTimestamp() {
+      const active = p.log.activeSegment;
+      if (active.size === 0) return undefined;
+      if (first?.base !== active.baseOffset) {
+        first = { base: active.baseOffset, timestamp: call(() => active.readCheckedBatchAt(0).header.maxTimestamp) };
+      }
+      return first.timestamp;
+    },
+    roll: () => call(() => p.roll()),
+    compact: (removeTombstones) => call(() => p.compact(removeTombstones === undefined ? {} : { removeTombstones })),
+    producers: () =>
+      p.producerState.producerIds().flatMap((id) => {
+        const entry = p.producerState.get(id);
+        const last = entry?.batches.at(-1);
+        if (entry === undefined || last === undefined) return [];
+        return [{ producerId: id, producerEpoch: entry.producerEpoch, lastSequence: last.lastSeq, lastTimestamp: entry.lastTimestamp }];
+      }),
   };
 }
 
@@ -272,6 +349,9 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
       },
       producerSnapshots: true,
       ownEntries: options.ownEntries ?? [],
+      ...(options.topicLogConfig === undefined
+        ? {}
+        : { topicConfig: (topic: string): Partial<LogConfig> => options.topicLogConfig!(topic) }),
     }),
   );
   const wrapped = new WeakMap<Partition, BrokerPartition>();
@@ -298,6 +378,9 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
       return w;
     },
     createTopic: (topic, partitions) => call(() => manager.createTopic(topic, partitions)),
+    addPartitions: (topic, count) => call(() => manager.addPartitions(topic, count)),
+    deleteTopic: (topic) => call(() => manager.deleteTopic(topic)),
+    reconfigureTopic: (topic) => call(() => manager.reconfigureTopic(topic)),
     invalidTopicName(topic) {
       try {
         validateTopicName(topic);

@@ -6,6 +6,7 @@ import { Connection, type ConnectionStats } from './connection.js';
 import type { BrokerContext, RequestStats } from './context.js';
 import { FaultInjector } from './faults.js';
 import { FetchPurgatory } from './fetch-purgatory.js';
+import { LogCleaner } from './log-cleaner.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
 import { SystemTimer } from './group/timer.js';
@@ -15,6 +16,9 @@ import { type Logger, SILENT } from './logger.js';
 import { MemoryPool } from './memory-pool.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
 import { ProducerIdManager } from './producer-id-manager.js';
+import { TopicConfigStore } from './topic-config-store.js';
+import { TopicConfigs } from './topic-configs.js';
+import { UnsupportedRequests } from './unsupported.js';
 
 export interface StartOptions extends BrokerOptions {
   readonly logger?: Logger;
@@ -40,6 +44,7 @@ export class Broker {
   readonly #fetchWaits: FetchPurgatory;
   readonly #logger: Logger;
   readonly #graceMs: number;
+  #cleaner: LogCleaner | undefined;
   readonly #groups: GroupCoordinator;
   readonly #offsetsTopic: OffsetsTopic;
   readonly #housekeeping: NodeJS.Timeout[] = [];
@@ -52,16 +57,25 @@ export class Broker {
     this.#logger = options.logger ?? SILENT;
     this.#graceMs = options.shutdownGraceMs ?? 5000;
     this.#server = server;
+    // A partition opened later reads its topic's segment.bytes and max.message.bytes from the configs.
+    let configs: TopicConfigs | undefined;
     this.#log = openBrokerLog({
       dataDir: config.dataDir,
       ownEntries: [BROKER_DIR],
       segmentBytes: config.segmentBytes,
       messageMaxBytes: config.messageMaxBytes,
       flushIntervalMessages: config.logFlushIntervalMessages,
+      topicLogConfig: (topic) => {
+        const c = configs?.effective(topic);
+        return c === undefined ? {} : { segmentBytes: c.segmentBytes, maxBatchBytes: c.maxMessageBytes };
+      },
       ...(options.producerWindow === undefined ? {} : { producerWindow: options.producerWindow }),
     });
     try {
       const own = brokerDir(config.dataDir, syncDirectory);
+      const store = TopicConfigStore.open(own, new Set(this.#log.topics().keys()), syncDirectory);
+      configs = new TopicConfigs(store, config.logSettings, (topic) => this.#log.reconfigureTopic(topic));
+      const topicConfigs = configs;
       const { clusterId } = loadOrCreateMetaProperties(own, config.nodeId, syncDirectory);
       const producerIds = new ProducerIdManager(own, syncDirectory);
       this.#fetchWaits = new FetchPurgatory();
@@ -101,6 +115,7 @@ export class Broker {
         clusterId,
         advertisedApis: ADVERTISED_APIS,
         log: this.#log,
+        topicConfigs,
         producerIds,
         fetchWaits: this.#fetchWaits,
         groups: this.#groups,
@@ -112,6 +127,7 @@ export class Broker {
         faults: new FaultInjector({ dropAcks: config.dropAcks, closeAfterAppend: config.closeAfterAppend }, this.#logger),
         now: () => Date.now(),
         stats: new Map(),
+        unsupported: new UnsupportedRequests(),
         inFlight: new Set(),
       };
     } catch (error) {
@@ -172,6 +188,8 @@ export class Broker {
     const address = broker.#server.address();
     broker.#port = typeof address === 'object' && address !== null ? address.port : config.port;
     broker.#server.on('error', (error) => broker.#logger.error(`listener: ${error.message}`));
+    broker.#cleaner = new LogCleaner(broker.#ctx);
+    broker.#cleaner.start();
     const topics = broker.#log.topics();
     broker.#logger.info(
       `klog serve: listening on ${config.host}:${broker.#port}, advertised as ${broker.#ctx.advertised.host}:${broker.#ctx.advertised.port}; ` +
@@ -301,6 +319,7 @@ export class Broker {
     this.#logger.info(`klog serve: shutting down (${this.#connections.size} connection${this.#connections.size === 1 ? '' : 's'})`);
     clearInterval(this.#flusher);
     const stopped = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#cleaner?.stop();
     this.#fetchWaits.close();
     // Joins and syncs waiting for their group are answered (NOT_COORDINATOR: find it again), as Kafka does
     // when a coordinator unloads.

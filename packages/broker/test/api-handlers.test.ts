@@ -37,7 +37,12 @@ describe('the handler registry', () => {
     // Without a handler, an API klog has codecs for is not served at all.
     const d = new FrameDecoder();
     d.push(encodeRequest(CreateTopics, 5, 2, 'test', { topics: [], timeoutMs: 1000, validateOnly: false }));
-    expect(parseRequest(d.next()!, codecs)).toEqual({ kind: 'unknownApi', apiKey: 19, apiVersion: 5 });
+    expect(parseRequest(d.next()!, codecs)).toEqual({
+      kind: 'unknownApi',
+      apiKey: 19,
+      apiVersion: 5,
+      header: { apiKey: 19, apiVersion: 5, correlationId: 2, clientId: 'test', headerVersion: 1 },
+    });
   });
 
   it('refuses versions its codec cannot read, and two handlers for one key', () => {

@@ -25,7 +25,17 @@ const ADVERTISED = {
   16: [0, 5], // ListGroups
   18: [0, 3], // ApiVersions
   19: [0, 7], // CreateTopics
+  20: [0, 6], // DeleteTopics
+  21: [0, 2], // DeleteRecords
   22: [0, 4], // InitProducerId
+  32: [0, 4], // DescribeConfigs: librdkafka 2.0.2 sends 0–1
+  33: [0, 2], // AlterConfigs
+  35: [0, 4], // DescribeLogDirs
+  37: [0, 3], // CreatePartitions
+  44: [0, 1], // IncrementalAlterConfigs
+  60: [0, 1], // DescribeCluster
+  61: [0, 0], // DescribeProducers
+  75: [0, 0], // DescribeTopicPartitions
   42: [0, 2], // DeleteGroups
   47: [0, 0], // OffsetDelete
 };

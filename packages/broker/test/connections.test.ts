@@ -64,19 +64,31 @@ describe('one connection’s bad input closes that connection only', () => {
     await apiVersionsWorks();
   });
 
-  it('an API klog does not serve: the connection is closed and the log names it', async () => {
+  it('an API klog does not serve: closed as Kafka does, said at WARN once per client and API', async () => {
+    const lines = () => b.lines.filter((l) => l.includes('AddPartitionsToTxn'));
     await closedFor(rawFrame(24, 3, 1, new Uint8Array([0, 1, 0x67, 0])));
-    expect(lastLine()).toMatch(/AddPartitionsToTxn \(API key 24\) is not served by klog$/);
+    expect(lines().at(-1)).toMatch(
+      /^warn: .*closed: AddPartitionsToTxn \(API key 24\) v3 from client "raw-test" is not served by klog \(see ApiVersions for what is\)/,
+    );
+    // The same client again, in another version: the same pair, so DEBUG only.
+    await closedFor(rawFrame(24, 2, 2));
+    expect(lines()).toHaveLength(2);
+    expect(lines().at(-1)).toMatch(/^debug: .*AddPartitionsToTxn \(API key 24\) v2 from client "raw-test"/);
+    // Another client: WARN again.
+    await closedFor(rawFrame(24, 3, 3, new Uint8Array(0), false, 'sarama'));
+    expect(lines().at(-1)).toMatch(/^warn: .*AddPartitionsToTxn \(API key 24\) v3 from client "sarama" is not served/);
     await closedFor(rawFrame(999, 0, 1));
-    expect(lastLine()).toMatch(/unknown API key 999 \(API key 999\) is not served by klog$/);
+    expect(lastLine()).toMatch(/^warn: .*unknown API key 999 \(API key 999\) v0 from client "raw-test" is not served by klog/);
     await apiVersionsWorks();
   });
 
   it('a version not served, including Produce v0–v2 which is advertised as Kafka 4 does', async () => {
     await closedFor(rawFrame(0, 2, 1, new Uint8Array([0, 1, 0, 0, 0, 0, 0, 0, 0, 0])));
-    expect(lastLine()).toMatch(/Produce v2 is not served by klog \(it serves v3–v8\)$/);
+    expect(lastLine()).toMatch(/^warn: .*Produce v2 from client "raw-test" is not served by klog \(it serves v3–v8\)$/);
     await closedFor(rawFrame(1, 13, 1, new Uint8Array(0), true));
-    expect(lastLine()).toMatch(/Fetch v13 is not served by klog \(it serves v4–v12\)$/);
+    expect(lastLine()).toMatch(/^warn: .*Fetch v13 from client "raw-test" is not served by klog \(it serves v4–v12\)$/);
+    await closedFor(rawFrame(1, 14, 2, new Uint8Array(0), true));
+    expect(lastLine()).toMatch(/^debug: .*Fetch v14 from client "raw-test" is not served by klog/);
     await apiVersionsWorks();
   });
 

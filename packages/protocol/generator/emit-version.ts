@@ -111,6 +111,8 @@ function readExpression(ctx: Ctx, f: FieldDef, path: string, indent: string): st
   const body = readStructBody(ctx, f.fields, `${path}${t.kind === 'structArray' ? '[]' : ''}`, `${indent}  `);
   const fn = `(r): ${structType(ctx, f)} => {\n${body.join('\n')}\n${indent}}`;
   if (t.kind === 'structArray') return `r.${method}('${path}', ${structMinBytes(ctx, f.fields)}, ${fn})`;
+  // A nullable struct is preceded by an INT8 marker, -1 for null and 1 for a struct (Kafka's generated readers).
+  if (nullable) return `(r.int8('${path}') < 0 ? null : (${fn})(r))`;
   return `((${fn})(r))`;
 }
 
@@ -191,7 +193,17 @@ function writeValue(ctx: Ctx, f: FieldDef, value: string, path: string, indent: 
   const nullable = contains(f.nullable, ctx.version);
   const t = f.type;
   if (t.kind === 'primitive') return [`${indent}${writerCall(ctx, t.name, nullable, value, path)};`];
-  if (t.kind === 'struct') return writeStruct(ctx, f.fields, value, path, indent, depth);
+  if (t.kind === 'struct') {
+    if (!nullable) return writeStruct(ctx, f.fields, value, path, indent, depth);
+    return [
+      `${indent}if (${value} === null) {`,
+      `${indent}  w.int8(-1, '${path}');`,
+      `${indent}} else {`,
+      `${indent}  w.int8(1, '${path}');`,
+      ...writeStruct(ctx, f.fields, value, path, `${indent}  `, depth),
+      `${indent}}`,
+    ];
+  }
   const lengthCall = ctx.flexible ? 'compactArrayLength' : 'arrayLength';
   const out: string[] = [];
   const element = `e${depth}`;

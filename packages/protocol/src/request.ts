@@ -41,7 +41,13 @@ export type ParsedRequest =
   | KafkaRequest
   | { readonly kind: 'apiVersionsTooNew'; readonly header: RequestHeader }
   | { readonly kind: 'unsupportedVersion'; readonly header: RequestHeader; readonly codec: ApiCodec<unknown, never> }
-  | { readonly kind: 'unknownApi'; readonly apiKey: number; readonly apiVersion: number };
+  | {
+      readonly kind: 'unknownApi';
+      readonly apiKey: number;
+      readonly apiVersion: number;
+      /** The header as far as every version agrees (key, version, correlation id, client id). */
+      readonly header: RequestHeader;
+    };
 
 /**
  * `codecs`: the APIs served and their versions — all klog has codecs for unless told (the broker passes
@@ -57,8 +63,12 @@ export function parseRequest(
     throw new ProtocolDecodeError('header', 0, `a request header needs at least 8 bytes, the frame has ${frame.length}`);
   }
   const codec = codecs.get(peek.apiKey);
-  if (codec === undefined) return { kind: 'unknownApi', apiKey: peek.apiKey, apiVersion: peek.apiVersion };
   const r = new Reader(frame);
+  if (codec === undefined) {
+    // Header v1's fields open v2 too: enough to say who asked (the tagged fields after them are not read).
+    const header = readRequestHeader(r, 1);
+    return { kind: 'unknownApi', apiKey: peek.apiKey, apiVersion: peek.apiVersion, header };
+  }
   const header = readRequestHeader(r, requestHeaderVersion(codec, peek.apiVersion));
   if (peek.apiVersion < codec.minVersion || peek.apiVersion > codec.maxVersion) {
     if (codec.apiKey === ApiVersions.apiKey && peek.apiVersion > codec.maxVersion) {

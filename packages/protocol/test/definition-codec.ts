@@ -97,7 +97,8 @@ function writeValue(api: ApiDef, f: FieldDef, value: Value, v: number, w: Writer
     return;
   }
   if (t.kind === 'struct') {
-    writeFields(api, f.fields, value as Message, v, w);
+    if (nullable) w.int8(value === null ? -1 : 1, 'x');
+    if (value !== null) writeFields(api, f.fields, value as Message, v, w);
     return;
   }
   const items = value as Value[] | null;
@@ -145,7 +146,7 @@ function readValue(api: ApiDef, f: FieldDef, v: number, r: Reader): Value {
   const nullable = contains(f.nullable, v);
   const t = f.type;
   if (t.kind === 'primitive') return readPrimitive(r, t.name, nullable, flexible);
-  if (t.kind === 'struct') return readFields(api, f.fields, v, r);
+  if (t.kind === 'struct') return nullable && r.int8('x') < 0 ? null : readFields(api, f.fields, v, r);
   const n = flexible ? r.compactArrayLength('x', 1) : r.arrayLength('x', 1);
   if (n === -1) return null;
   const out: Value[] = [];
@@ -226,7 +227,7 @@ export function messageArb(
     }
     const version = here ? v : Math.max(api.serve.min, f.versions.min);
     let arb = valueArb(api, f, version, absent, depth);
-    if (contains(f.nullable, version) && f.type.kind !== 'struct') arb = fc.oneof(arb, fc.constant(null));
+    if (contains(f.nullable, version)) arb = fc.oneof(arb, fc.constant(null));
     entries[camel(f.name)] = arb;
   }
   return fc.record(entries);
@@ -252,7 +253,7 @@ export function asSeenIn(api: ApiDef, fields: readonly FieldDef[], value: Messag
       continue;
     }
     const t = f.type;
-    if (t.kind === 'struct') out[name] = asSeenIn(api, f.fields, x as Message, v);
+    if (t.kind === 'struct') out[name] = x === null ? null : asSeenIn(api, f.fields, x as Message, v);
     else if (t.kind === 'structArray' && x !== null) {
       out[name] = (x as Message[]).map((e) => asSeenIn(api, f.fields, e, v));
     } else out[name] = x;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { frameDecoder, fuzz, requestDecoder } from '../fuzz/targets.js';
+import { API_CODECS } from '../src/apis/index.js';
 
 /**
  * The fuzz targets of `pnpm fuzz` (fuzz/targets.ts), on fewer inputs: each input ends in a request, a
@@ -21,7 +22,7 @@ describe('fuzzing, a short run (pnpm fuzz runs 100k inputs per target)', () => {
   it('the inputs reach decoded requests of every API, and errors deep inside them', () => {
     const figures = fuzz(requestDecoder, { numRuns: 3000, seed: 42 });
     const kinds = [...figures.outcomes.keys()];
-    for (const api of ['ApiVersions', 'Metadata', 'Produce', 'Fetch', 'ListOffsets', 'CreateTopics', 'InitProducerId']) {
+    for (const api of [...API_CODECS.values()].map((c) => c.name)) {
       expect(kinds.some((k) => k.startsWith(`${api} v`)), api).toBe(true);
     }
     expect(kinds.some((k) => /ProtocolDecodeError \w+\[\]\.\w+/.test(k))).toBe(true);

@@ -39,8 +39,18 @@ describe('parseRequest: what a frame is, as Kafka decides it', () => {
     expect(produceV2.kind).toBe('unsupportedVersion');
     const produceV9 = parseRequest(request(0, 9, 1, true, () => {}));
     expect(produceV9).toMatchObject({ kind: 'unsupportedVersion', header: { headerVersion: 2 } });
-    expect(parseRequest(request(24, 4, 1, true, () => {}))).toEqual({ kind: 'unknownApi', apiKey: 24, apiVersion: 4 });
-    expect(parseRequest(request(-3, 0, 1, false, () => {}))).toEqual({ kind: 'unknownApi', apiKey: -3, apiVersion: 0 });
+    expect(parseRequest(request(24, 4, 1, true, () => {}))).toEqual({
+      kind: 'unknownApi',
+      apiKey: 24,
+      apiVersion: 4,
+      header: { apiKey: 24, apiVersion: 4, correlationId: 1, clientId: 'cli', headerVersion: 1 },
+    });
+    expect(parseRequest(request(-3, 0, 9, false, () => {}))).toEqual({
+      kind: 'unknownApi',
+      apiKey: -3,
+      apiVersion: 0,
+      header: { apiKey: -3, apiVersion: 0, correlationId: 9, clientId: 'cli', headerVersion: 1 },
+    });
   });
 
   it('bytes that are not a request', () => {

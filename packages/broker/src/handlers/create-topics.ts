@@ -11,6 +11,8 @@ import {
 import { isInternalTopic } from '../group/offsets-topic.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
+import { describeTopicConfigs } from '../configs/describe.js';
+import { checkTopicConfig } from '../configs/topic-config.js';
 import { LogError } from '../log-port.js';
 
 type TopicResult = CreateTopicsResponse.CreatableTopicResult;
@@ -26,8 +28,9 @@ export function topicId(name: string): string {
 
 /**
  * CreateTopics, checked as Kafka's controller checks it: one replica on one broker, partitions from the
- * request or (−1) `numPartitions` — Kafka's controller takes −1 as the default in every version — a manual assignment only onto this broker, no per-topic
- * configs (klog's log takes none yet, and silently ignoring `cleanup.policy=compact` would mislead).
+ * request or (−1) `numPartitions` — Kafka's controller takes −1 as the default in every version — a manual
+ * assignment only onto this broker, and the topic configs klog applies (configs/topic-config.ts), stored
+ * before the topic's directories are made; v5+ answers the topic's configs as DescribeConfigs would.
  * `validateOnly` checks and creates nothing.
  */
 async function handleCreateTopics(ctx: BrokerContext, _header: RequestHeader, request: CreateTopicsRequest): Promise<CreateTopicsResponse> {
@@ -100,21 +103,36 @@ function createSlice(
         );
       }
     }
-    if (t.configs.length > 0) {
-      return fail(
-        'INVALID_CONFIG',
-        `klog does not set per-topic configs yet: ${t.configs.map((c) => c.name).join(', ')}. Create the topic without them.`,
-      );
+    // The topic's own configs, each checked as AlterConfigs checks it: one klog does not apply is refused,
+    // named, rather than ignored (a `cleanup.policy=compact` silently dropped would lose data later).
+    const own = new Map<string, string>();
+    for (const c of t.configs) {
+      if (own.has(c.name)) return fail('INVALID_REQUEST', `Duplicate config ${c.name} for topic ${t.name}.`);
+      const checked = checkTopicConfig(c.name, c.value);
+      if (!checked.ok) return fail('INVALID_CONFIG', checked.reason);
+      own.set(c.name, checked.value);
     }
     if (!request.validateOnly) {
+      // Configs first, then the directories: a crash between leaves an entry the next start drops, never a
+      // topic whose configs are lost (topic-config-store.ts).
+      if (own.size > 0) ctx.topicConfigs.set(t.name, own);
       try {
         ctx.log.createTopic(t.name, partitions);
       } catch (error) {
+        if (own.size > 0) ctx.topicConfigs.delete(t.name);
         if (error instanceof LogError) return fail(error.code, error.message);
         throw error;
       }
-      ctx.logger.info(`created topic ${t.name} with ${partitions} partition(s) (CreateTopics)`);
+      const shown = [...own].map(([k, v]) => `${k}=${v}`).join(', ');
+      ctx.logger.info(`created topic ${t.name} with ${partitions} partition(s) (CreateTopics)${shown === '' ? '' : `: ${shown}`}`);
     }
+    const configs = describeTopicConfigs(5, own, ctx.topicConfigs.brokerDefaults, null, false).map((e) => ({
+      name: e.name,
+      value: e.value,
+      readOnly: e.readOnly,
+      configSource: e.configSource,
+      isSensitive: e.isSensitive,
+    }));
     return {
       name: t.name,
       topicId: topicId(t.name),
@@ -122,7 +140,7 @@ function createSlice(
       errorMessage: null,
       numPartitions: partitions,
       replicationFactor: 1,
-      configs: [],
+      configs,
     };
   });
 }

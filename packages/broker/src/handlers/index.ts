@@ -1,8 +1,18 @@
+import { alterConfigsApi } from './alter-configs.js';
 import { apiVersionsApi } from './api-versions.js';
+import { createPartitionsApi } from './create-partitions.js';
 import { createTopicsApi } from './create-topics.js';
+import { deleteRecordsApi } from './delete-records.js';
+import { deleteTopicsApi } from './delete-topics.js';
+import { describeClusterApi } from './describe-cluster.js';
+import { describeConfigsApi } from './describe-configs.js';
+import { describeLogDirsApi } from './describe-log-dirs.js';
+import { describeProducersApi } from './describe-producers.js';
+import { describeTopicPartitionsApi } from './describe-topic-partitions.js';
+import { fetchApi } from './fetch.js';
+import { incrementalAlterConfigsApi } from './incremental-alter-configs.js';
 import { deleteGroupsApi } from './delete-groups.js';
 import { describeGroupsApi } from './describe-groups.js';
-import { fetchApi } from './fetch.js';
 import { findCoordinatorApi } from './find-coordinator.js';
 import { heartbeatApi } from './heartbeat.js';
 import { initProducerIdApi } from './init-producer-id.js';
@@ -26,6 +36,16 @@ export const API_HANDLERS = [
   apiVersionsApi,
   createTopicsApi,
   initProducerIdApi,
+  deleteTopicsApi,
+  deleteRecordsApi,
+  describeConfigsApi,
+  alterConfigsApi,
+  describeLogDirsApi,
+  createPartitionsApi,
+  incrementalAlterConfigsApi,
+  describeClusterApi,
+  describeProducersApi,
+  describeTopicPartitionsApi,
   offsetCommitApi,
   offsetFetchApi,
   findCoordinatorApi,

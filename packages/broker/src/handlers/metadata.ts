@@ -7,14 +7,14 @@ import { LogError } from '../log-port.js';
 type TopicMetadata = MetadataResponse.MetadataResponseTopic;
 
 /** "No authorized operations were asked for" (Kafka's `Int.MinValue` default). */
-const NO_OPERATIONS = -2147483648;
+export const NO_OPERATIONS = -2147483648;
 /**
  * Without an authorizer every operation is allowed: the bits of Kafka's AclOperation codes a topic has
  * (READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7, DESCRIBE 8, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11) and a
  * cluster has (those and CLUSTER_ACTION 9, IDEMPOTENT_WRITE 12, ALTER/DESCRIBE 13/14 for 2.x clients).
  */
-const TOPIC_OPERATIONS = [3, 4, 5, 6, 7, 8, 10, 11].reduce((bits, op) => bits | (1 << op), 0);
-const CLUSTER_OPERATIONS = [4, 5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bits | (1 << op), 0);
+export const TOPIC_OPERATIONS = [3, 4, 5, 6, 7, 8, 10, 11].reduce((bits, op) => bits | (1 << op), 0);
+export const CLUSTER_OPERATIONS = [4, 5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bits | (1 << op), 0);
 
 /**
  * Metadata: this one broker (at the address clients can reach), the controller (also this broker: KafkaJS

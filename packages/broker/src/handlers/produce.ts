@@ -74,7 +74,12 @@ function producePartition(
     return failed(data.index, 'UNSUPPORTED_COMPRESSION_TYPE', 'Produce requests below version 7 cannot carry zstd');
   }
   try {
-    const result = partition.appendProducerBatch(batch.batch, ctx.now());
+    const now = ctx.now();
+    const config = ctx.topicConfigs.effective(topic);
+    // segment.ms: Kafka rolls at append time once the active segment's first batch is that old.
+    const first = partition.activeSegmentFirstTimestamp();
+    if (first !== undefined && now - first >= config.segmentMs) partition.roll();
+    const result = partition.appendProducerBatch(batch.batch, now, config.logAppendTime);
     switch (result.kind) {
       case 'Append':
         ctx.fetchWaits.notify(FetchPurgatory.key(topic, data.index));

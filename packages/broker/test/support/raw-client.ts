@@ -94,8 +94,9 @@ export function rawFrame(
   correlationId: number,
   body: Uint8Array = new Uint8Array(0),
   headerV2 = false,
+  client = 'raw-test',
 ): Uint8Array {
-  const clientId = Buffer.from('raw-test');
+  const clientId = Buffer.from(client);
   const tags = headerV2 ? 1 : 0;
   const out = Buffer.alloc(4 + 8 + 2 + clientId.length + tags + body.length);
   out.writeInt32BE(out.length - 4, 0);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Broker, ConfigError, createLogger, DEFAULT_CONFIG, type LogLevel } from '@klog/broker';
 import { LOG_CONFIG_BOUNDS } from '@klog/storage';
@@ -7,6 +8,7 @@ import type { CommandContext } from '../program.js';
 import { wholeNumber } from '../flags.js';
 import { bytesText } from '../format.js';
 import { flushPolicy, hostFlag, logLevel, optionalNumber } from '../serve/options.js';
+import { readServerProperties } from '../serve/server-properties.js';
 import { LabFileError } from '../lab/lab-file-error.js';
 import { servedWindow } from '../lab/served-window.js';
 import { WindowHost } from '../lab/window-host.js';
@@ -26,6 +28,22 @@ DescribeGroups 0-5, DeleteGroups 0-2, OffsetDelete 0. Groups and their committed
 offsets live in the internal, compacted topic __consumer_offsets, as in Kafka, and
 come back after a restart. Transactions are not built: a transactional client is
 refused at once (TRANSACTIONAL_ID_AUTHORIZATION_FAILED).
+
+And the admin APIs: DeleteTopics, CreatePartitions, DescribeConfigs,
+AlterConfigs, IncrementalAlterConfigs, DeleteRecords, DescribeCluster,
+DescribeTopicPartitions, DescribeLogDirs, DescribeProducers.
+
+Topics are created on first use (auto.create.topics.enable=true, Kafka's
+default; --no-auto-create-topics turns it off). Topic configs (cleanup.policy,
+retention.ms, retention.bytes, segment.bytes, segment.ms, max.message.bytes,
+message.timestamp.type, min.cleanable.dirty.ratio, delete.retention.ms,
+min.compaction.lag.ms) are set per topic by admin clients; their broker-level
+defaults by the --log-* flags or --config, with Kafka's names:
+
+  klog serve --config server.properties   (log.retention.hours=168, ...)
+
+A flag wins over the file; settings a one-node klog has no use for are named
+in one warning line each and ignored.
 
 Faults for teaching, off unless asked: --drop-acks N drops the responses of the
 first N Produce requests that write records, after their batches are on the log
@@ -77,9 +95,13 @@ interface Raw {
   advertisedHost?: string;
   advertisedPort?: string;
   nodeId: string;
-  autoCreateTopics: boolean;
+  autoCreateTopics?: boolean;
   numPartitions: string;
   segmentBytes?: string;
+  messageMaxBytes?: string;
+  config?: string;
+  logRetentionCheckIntervalMs?: string;
+  logCleanerBackoffMs?: string;
   socketRequestMaxBytes?: string;
   connectionsMaxIdleMs?: string;
   flush: string;
@@ -105,12 +127,37 @@ function openWindow(file: string): WindowHost {
   }
 }
 
+/** The --log-* flags (commander's option keys) and the Kafka broker settings they set. */
+const LOG_FLAGS: readonly (readonly [string, string])[] = [
+  ['logRetentionMs', 'log.retention.ms'],
+  ['logRetentionBytes', 'log.retention.bytes'],
+  ['logCleanupPolicy', 'log.cleanup.policy'],
+  ['logRollMs', 'log.roll.ms'],
+  ['logMessageTimestampType', 'log.message.timestamp.type'],
+  ['logCleanerMinCleanableRatio', 'log.cleaner.min.cleanable.ratio'],
+  ['logCleanerDeleteRetentionMs', 'log.cleaner.delete.retention.ms'],
+  ['logCleanerMinCompactionLagMs', 'log.cleaner.min.compaction.lag.ms'],
+];
+
+function readConfigFile(path: string): ReturnType<typeof readServerProperties> {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new UsageError(`--config ${JSON.stringify(path)}: ${why}`);
+  }
+  return readServerProperties(text, path);
+}
+
 function timestamp(): string {
+
   return new Date().toISOString();
 }
 
 /** Storage's bounds (the one place): a value outside them is refused here, before the broker opens anything. */
 const SEGMENT_BYTES = LOG_CONFIG_BOUNDS.segmentBytes;
+const MAX_BATCH = LOG_CONFIG_BOUNDS.maxBatchBytes;
 
 export function serveCommand(ctx: CommandContext): Command {
   return new Command('serve')
@@ -121,13 +168,37 @@ export function serveCommand(ctx: CommandContext): Command {
     .addOption(new Option('--advertised-host <host>', 'host clients are told to connect to (default: --host)'))
     .addOption(new Option('--advertised-port <port>', 'port clients are told to connect to (default: the port bound)'))
     .addOption(new Option('--node-id <id>', "this broker's node id").default(String(DEFAULT_CONFIG.nodeId)))
-    .option('--auto-create-topics', 'create a topic a client asks Metadata for (auto.create.topics.enable)', false)
-    .addOption(new Option('--num-partitions <n>', 'partitions of an auto-created topic (num.partitions)').default(String(DEFAULT_CONFIG.numPartitions)))
+    .option('--auto-create-topics', 'create a topic a client asks Metadata for (auto.create.topics.enable, the default)')
+    .option('--no-auto-create-topics', 'answer UNKNOWN_TOPIC_OR_PARTITION for a topic that does not exist instead')
+    .addOption(
+      new Option('--num-partitions <n>', 'partitions of an auto-created topic (num.partitions)').default(String(DEFAULT_CONFIG.numPartitions)),
+    )
+    .addOption(new Option('--config <file>', "a server.properties file: broker settings by Kafka's names"))
     .addOption(
       new Option(
         '--segment-bytes <n>',
         `roll a segment at this size (log.segment.bytes, ${SEGMENT_BYTES.min} to ${SEGMENT_BYTES.max}, default ${bytesText(DEFAULT_CONFIG.segmentBytes)})`,
       ),
+    )
+    .addOption(
+      new Option(
+        '--message-max-bytes <n>',
+        `largest batch a producer may send (message.max.bytes, ${MAX_BATCH.min} to ${MAX_BATCH.max}, default ${DEFAULT_CONFIG.messageMaxBytes})`,
+      ),
+    )
+    .addOption(new Option('--log-retention-ms <ms>', 'default retention.ms (log.retention.ms, 7 days; -1: forever)'))
+    .addOption(new Option('--log-retention-bytes <n>', 'default retention.bytes (log.retention.bytes, -1: no limit)'))
+    .addOption(new Option('--log-cleanup-policy <policy>', 'default cleanup.policy: delete, compact, or both'))
+    .addOption(new Option('--log-roll-ms <ms>', 'default segment.ms (log.roll.ms, 7 days)'))
+    .addOption(new Option('--log-message-timestamp-type <type>', 'default message.timestamp.type: CreateTime or LogAppendTime'))
+    .addOption(new Option('--log-cleaner-min-cleanable-ratio <r>', 'default min.cleanable.dirty.ratio (0.5)'))
+    .addOption(new Option('--log-cleaner-delete-retention-ms <ms>', 'default delete.retention.ms for tombstones (1 day)'))
+    .addOption(new Option('--log-cleaner-min-compaction-lag-ms <ms>', 'default min.compaction.lag.ms (0)'))
+    .addOption(
+      new Option('--log-retention-check-interval-ms <ms>', `how often retention runs (default ${DEFAULT_CONFIG.logRetentionCheckIntervalMs})`),
+    )
+    .addOption(
+      new Option('--log-cleaner-backoff-ms <ms>', `how often the cleaner looks for topics to compact (default ${DEFAULT_CONFIG.logCleanerBackoffMs})`),
     )
     .addOption(
       new Option(
@@ -157,8 +228,40 @@ export function serveCommand(ctx: CommandContext): Command {
     .addOption(new Option('--log-level <level>', 'error, warn, info, or debug (each connection and request)').default('info'))
     .addOption(new Option('--window <file>', "judge idempotent batches with your lab window (klog lab init writes one) instead of klog's"))
     .addHelpText('after', HELP_AFTER)
-    .action(async (raw: Raw) => {
-      const level: LogLevel = logLevel(raw.logLevel);
+    .action(async (given: Raw, command: Command) => {
+      const level: LogLevel = logLevel(given.logLevel);
+      // A server.properties fills in what the command line did not give (a flag wins over the file).
+      const file = given.config === undefined ? undefined : readConfigFile(given.config);
+      const raw: Raw = { ...given };
+      const fromFile = (flag: string, key: Exclude<keyof Raw, 'autoCreateTopics'>) => {
+        const value = file?.flags.get(flag);
+        const source = command.getOptionValueSource(key);
+        if (value !== undefined && (source === undefined || source === 'default')) raw[key] = value;
+      };
+      fromFile('--data-dir', 'dataDir');
+      fromFile('--node-id', 'nodeId');
+      fromFile('--num-partitions', 'numPartitions');
+      fromFile('--message-max-bytes', 'messageMaxBytes');
+      fromFile('--segment-bytes', 'segmentBytes');
+      fromFile('--socket-request-max-bytes', 'socketRequestMaxBytes');
+      fromFile('--connections-max-idle-ms', 'connectionsMaxIdleMs');
+      fromFile('--log-retention-check-interval-ms', 'logRetentionCheckIntervalMs');
+      fromFile('--log-cleaner-backoff-ms', 'logCleanerBackoffMs');
+      const autoFromFile = file?.flags.get('--auto-create-topics');
+      if (autoFromFile !== undefined && command.getOptionValueSource('autoCreateTopics') === undefined) {
+        if (autoFromFile !== 'true' && autoFromFile !== 'false') {
+          throw new UsageError(`${given.config}: auto.create.topics.enable=${autoFromFile}: expected true or false`);
+        }
+        raw.autoCreateTopics = autoFromFile === 'true';
+      }
+      const logSettings: Record<string, string> = { ...file?.logSettings };
+      for (const [flag, name] of LOG_FLAGS) {
+        const value = command.getOptionValue(flag) as string | undefined;
+        if (value !== undefined) logSettings[name] = value;
+      }
+      // An option given (on the command line or in the file), checked; left out when not given.
+      const optional = <K extends string>(key: K, flag: string, text: string | undefined, min: number, max: number) =>
+        (text === undefined ? {} : { [key]: wholeNumber(flag, text, min, max) }) as Partial<Record<K, number>>;
       const options = {
         dataDir: resolve(raw.dataDir),
         host: hostFlag('--host', raw.host),
@@ -166,15 +269,15 @@ export function serveCommand(ctx: CommandContext): Command {
         ...(raw.advertisedHost === undefined ? {} : { advertisedHost: hostFlag('--advertised-host', raw.advertisedHost) }),
         ...(raw.advertisedPort === undefined ? {} : { advertisedPort: wholeNumber('--advertised-port', raw.advertisedPort, 1, 65535) }),
         nodeId: wholeNumber('--node-id', raw.nodeId, 0, 2 ** 31 - 1),
-        autoCreateTopics: raw.autoCreateTopics,
+        autoCreateTopics: raw.autoCreateTopics ?? true,
         numPartitions: wholeNumber('--num-partitions', raw.numPartitions, 1, 100_000),
-        ...(raw.segmentBytes === undefined ? {} : { segmentBytes: wholeNumber('--segment-bytes', raw.segmentBytes, SEGMENT_BYTES.min, SEGMENT_BYTES.max) }),
-        ...(raw.socketRequestMaxBytes === undefined
-          ? {}
-          : { socketRequestMaxBytes: wholeNumber('--socket-request-max-bytes', raw.socketRequestMaxBytes, 64, 2 ** 31 - 1) }),
-        ...(raw.connectionsMaxIdleMs === undefined
-          ? {}
-          : { connectionsMaxIdleMs: wholeNumber('--connections-max-idle-ms', raw.connectionsMaxIdleMs, 1, 2 ** 31 - 1) }),
+        ...optional('segmentBytes', '--segment-bytes', raw.segmentBytes, SEGMENT_BYTES.min, SEGMENT_BYTES.max),
+        ...optional('messageMaxBytes', '--message-max-bytes', raw.messageMaxBytes, MAX_BATCH.min, MAX_BATCH.max),
+        ...optional('socketRequestMaxBytes', '--socket-request-max-bytes', raw.socketRequestMaxBytes, 64, 2 ** 31 - 1),
+        ...optional('connectionsMaxIdleMs', '--connections-max-idle-ms', raw.connectionsMaxIdleMs, 1, 2 ** 31 - 1),
+        ...optional('logRetentionCheckIntervalMs', '--log-retention-check-interval-ms', raw.logRetentionCheckIntervalMs, 1, 2 ** 31 - 1),
+        ...optional('logCleanerBackoffMs', '--log-cleaner-backoff-ms', raw.logCleanerBackoffMs, 1, 2 ** 31 - 1),
+        logSettings,
         ...flushPolicy(raw.flush),
         ...optionalNumber('--max-connections', raw.maxConnections, 'maxConnections'),
         ...optionalNumber('--max-connections-per-ip', raw.maxConnectionsPerIp, 'maxConnectionsPerIp'),
@@ -187,6 +290,7 @@ export function serveCommand(ctx: CommandContext): Command {
       };
       // The log goes out line by line as it happens (a server's output is its log), not in chunks.
       const logger = createLogger(level, (l, line) => ctx.log(`${timestamp()} ${l.toUpperCase().padEnd(5)} ${line}`));
+      for (const key of file?.ignored ?? []) logger.warn(`klog serve: ${given.config}: ignoring ${key} (not a setting klog has)`);
       const host = raw.window === undefined ? undefined : openWindow(raw.window);
       const producerWindow = host === undefined ? undefined : servedWindow(host, (line) => logger.error(line));
       // The signals are caught from the start: one that comes while the broker starts (its partitions are

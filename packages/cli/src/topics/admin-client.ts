@@ -117,10 +117,15 @@ export class AdminClient {
     return decoded.body;
   }
 
-  /** CreateTopics for one topic (replication factor 1, no assignments or configs): the broker's answer for it. */
-  async createTopic(name: string, partitions: number): Promise<CreateTopicsResponse.CreatableTopicResult | undefined> {
+  /** CreateTopics for one topic (replication factor 1, no assignments): the broker's answer for it. */
+  async createTopic(
+    name: string,
+    partitions: number,
+    configs: ReadonlyMap<string, string> = new Map(),
+  ): Promise<CreateTopicsResponse.CreatableTopicResult | undefined> {
+    const configList = [...configs].map(([n, value]) => ({ name: n, value }));
     const res = await this.request(CreateTopics, {
-      topics: [{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: [] }],
+      topics: [{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: configList }],
       timeoutMs: 30_000,
       validateOnly: false,
     });

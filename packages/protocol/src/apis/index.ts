@@ -16,9 +16,19 @@ import { DescribeGroups, type DescribeGroupsRequest, type DescribeGroupsResponse
 import { ListGroups, type ListGroupsRequest, type ListGroupsResponse } from './admin/list-groups.js';
 import { ApiVersions, type ApiVersionsRequest, type ApiVersionsResponse } from './metadata/api-versions.js';
 import { CreateTopics, type CreateTopicsRequest, type CreateTopicsResponse } from './admin/create-topics.js';
+import { DeleteTopics, type DeleteTopicsRequest, type DeleteTopicsResponse } from './admin/delete-topics.js';
+import { DeleteRecords, type DeleteRecordsRequest, type DeleteRecordsResponse } from './admin/delete-records.js';
 import { InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from './producer/init-producer-id.js';
+import { DescribeConfigs, type DescribeConfigsRequest, type DescribeConfigsResponse } from './admin/describe-configs.js';
+import { AlterConfigs, type AlterConfigsRequest, type AlterConfigsResponse } from './admin/alter-configs.js';
+import { DescribeLogDirs, type DescribeLogDirsRequest, type DescribeLogDirsResponse } from './admin/describe-log-dirs.js';
+import { CreatePartitions, type CreatePartitionsRequest, type CreatePartitionsResponse } from './admin/create-partitions.js';
 import { DeleteGroups, type DeleteGroupsRequest, type DeleteGroupsResponse } from './admin/delete-groups.js';
+import { IncrementalAlterConfigs, type IncrementalAlterConfigsRequest, type IncrementalAlterConfigsResponse } from './admin/incremental-alter-configs.js';
 import { OffsetDelete, type OffsetDeleteRequest, type OffsetDeleteResponse } from './admin/offset-delete.js';
+import { DescribeCluster, type DescribeClusterRequest, type DescribeClusterResponse } from './admin/describe-cluster.js';
+import { DescribeProducers, type DescribeProducersRequest, type DescribeProducersResponse } from './admin/describe-producers.js';
+import { DescribeTopicPartitions, type DescribeTopicPartitionsRequest, type DescribeTopicPartitionsResponse } from './admin/describe-topic-partitions.js';
 
 export * from './producer/produce.js';
 export * from './consumer/fetch.js';
@@ -35,9 +45,19 @@ export * from './admin/describe-groups.js';
 export * from './admin/list-groups.js';
 export * from './metadata/api-versions.js';
 export * from './admin/create-topics.js';
+export * from './admin/delete-topics.js';
+export * from './admin/delete-records.js';
 export * from './producer/init-producer-id.js';
+export * from './admin/describe-configs.js';
+export * from './admin/alter-configs.js';
+export * from './admin/describe-log-dirs.js';
+export * from './admin/create-partitions.js';
 export * from './admin/delete-groups.js';
+export * from './admin/incremental-alter-configs.js';
 export * from './admin/offset-delete.js';
+export * from './admin/describe-cluster.js';
+export * from './admin/describe-producers.js';
+export * from './admin/describe-topic-partitions.js';
 
 /** The request and response types of every API klog has codecs for, by API key. */
 export interface ApiMessages {
@@ -71,12 +91,32 @@ export interface ApiMessages {
   18: { readonly request: ApiVersionsRequest; readonly response: ApiVersionsResponse };
   /** CreateTopics. */
   19: { readonly request: CreateTopicsRequest; readonly response: CreateTopicsResponse };
+  /** DeleteTopics. */
+  20: { readonly request: DeleteTopicsRequest; readonly response: DeleteTopicsResponse };
+  /** DeleteRecords. */
+  21: { readonly request: DeleteRecordsRequest; readonly response: DeleteRecordsResponse };
   /** InitProducerId. */
   22: { readonly request: InitProducerIdRequest; readonly response: InitProducerIdResponse };
+  /** DescribeConfigs. */
+  32: { readonly request: DescribeConfigsRequest; readonly response: DescribeConfigsResponse };
+  /** AlterConfigs. */
+  33: { readonly request: AlterConfigsRequest; readonly response: AlterConfigsResponse };
+  /** DescribeLogDirs. */
+  35: { readonly request: DescribeLogDirsRequest; readonly response: DescribeLogDirsResponse };
+  /** CreatePartitions. */
+  37: { readonly request: CreatePartitionsRequest; readonly response: CreatePartitionsResponse };
   /** DeleteGroups. */
   42: { readonly request: DeleteGroupsRequest; readonly response: DeleteGroupsResponse };
+  /** IncrementalAlterConfigs. */
+  44: { readonly request: IncrementalAlterConfigsRequest; readonly response: IncrementalAlterConfigsResponse };
   /** OffsetDelete. */
   47: { readonly request: OffsetDeleteRequest; readonly response: OffsetDeleteResponse };
+  /** DescribeCluster. */
+  60: { readonly request: DescribeClusterRequest; readonly response: DescribeClusterResponse };
+  /** DescribeProducers. */
+  61: { readonly request: DescribeProducersRequest; readonly response: DescribeProducersResponse };
+  /** DescribeTopicPartitions. */
+  75: { readonly request: DescribeTopicPartitionsRequest; readonly response: DescribeTopicPartitionsResponse };
 }
 
 /** The codecs by API key. */
@@ -96,7 +136,17 @@ export const API_CODECS: ReadonlyMap<number, ApiCodec<unknown, never>> = new Map
   [16, ListGroups as ApiCodec<unknown, never>],
   [18, ApiVersions as ApiCodec<unknown, never>],
   [19, CreateTopics as ApiCodec<unknown, never>],
+  [20, DeleteTopics as ApiCodec<unknown, never>],
+  [21, DeleteRecords as ApiCodec<unknown, never>],
   [22, InitProducerId as ApiCodec<unknown, never>],
+  [32, DescribeConfigs as ApiCodec<unknown, never>],
+  [33, AlterConfigs as ApiCodec<unknown, never>],
+  [35, DescribeLogDirs as ApiCodec<unknown, never>],
+  [37, CreatePartitions as ApiCodec<unknown, never>],
   [42, DeleteGroups as ApiCodec<unknown, never>],
+  [44, IncrementalAlterConfigs as ApiCodec<unknown, never>],
   [47, OffsetDelete as ApiCodec<unknown, never>],
+  [60, DescribeCluster as ApiCodec<unknown, never>],
+  [61, DescribeProducers as ApiCodec<unknown, never>],
+  [75, DescribeTopicPartitions as ApiCodec<unknown, never>],
 ]);

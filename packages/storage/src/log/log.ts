@@ -1,10 +1,12 @@
-import { mkdirSync, renameSync } from 'node:fs';
+import { mkdirSync, renameSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { type AppendedHeader, validateForAppend } from './batch-validator.js';
 import { crcMismatch, DecodeError, namingFile, StorageError } from '../errors.js';
 import { DirectoryLock } from '../io/file-lock.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { io } from '../io/io.js';
 import { type LogConfig, logConfigOf } from './log-config.js';
+import { LOG_START_OFFSET_FILE, readLogStartOffset, writeLogStartOffset } from './log-start-offset.js';
 import type { ProducedBatch } from '../format/produced-batch.js';
 import {
   BATCH_FIELD,
@@ -133,10 +135,13 @@ export class Log {
   #unflushedMessages = 0;
   #closed = false;
   readonly #onRoll: ((baseOffset: number) => void) | undefined;
+  #config: LogConfig;
+  /** Where the log begins for readers (Kafka's log start offset): at or after the first segment's base. */
+  #logStartOffset: number;
 
   private constructor(
     readonly dir: string,
-    readonly config: LogConfig,
+    config: LogConfig,
     lock: DirectoryLock,
     files: SegmentFileCache,
     ownsFiles: boolean,
@@ -157,6 +162,24 @@ export class Log {
     this.#ownsFiles = ownsFiles;
     this.#segments = segments;
     this.#logEndOffset = logEndOffset;
+    this.#config = config;
+    const kept = readLogStartOffset(join(dir, LOG_START_OFFSET_FILE));
+    // A checkpoint past the end (a log cut by recovery) is clamped: the log never starts after it ends.
+    this.#logStartOffset = Math.min(Math.max(segments[0]!.baseOffset, kept ?? 0), logEndOffset);
+  }
+
+  /** segment.bytes, message.max.bytes and the flush policy, as now (`reconfigure` changes them). */
+  get config(): LogConfig {
+    return this.#config;
+  }
+
+  /**
+   * A topic's config changed (AlterConfigs): the next appends and rolls follow the new values; nothing on
+   * disk is rewritten (Kafka's `UnifiedLog.updateConfig`). Checked as `Log.open` checks a config.
+   */
+  reconfigure(config: Partial<LogConfig>): void {
+    this.#checkOpen();
+    this.#config = logConfigOf({ ...this.#config, ...config });
   }
 
   /**
@@ -203,7 +226,73 @@ export class Log {
   }
 
   get logStartOffset(): number {
-    return this.#segments[0]!.baseOffset;
+    return this.#logStartOffset;
+  }
+
+  /**
+   * DeleteRecords (Kafka's `UnifiedLog.maybeIncrementLogStartOffset`): the log now starts at `offset`, at
+   * most the log end offset; readers below it get OFFSET_OUT_OF_RANGE. The new start is written durably
+   * (`log-start-offset`, the partition's own copy of Kafka's `log-start-offset-checkpoint`) before any
+   * segment wholly below it is deleted. A start below the current one changes nothing. Returns the start.
+   */
+  advanceLogStartOffset(offset: number): number {
+    this.#checkOpen();
+    if (!Number.isSafeInteger(offset) || offset > this.#logEndOffset) {
+      throw new StorageError(
+        'OFFSET_OUT_OF_RANGE',
+        `cannot start the log at ${String(offset)}: it ends at ${this.#logEndOffset}`,
+      );
+    }
+    if (offset <= this.#logStartOffset) return this.#logStartOffset;
+    this.#moveStart(offset);
+    this.#deleteSegments((segment) => (segment.nextBaseOffset ?? Number.POSITIVE_INFINITY) <= offset);
+    return this.#logStartOffset;
+  }
+
+  /**
+   * Retention (Kafka's `UnifiedLog.deleteOldSegments`): deletes inactive segments from the oldest on, while
+   * `breached(segment, bytesOfLogLeft)` holds, and moves the log start offset to the first one left. The
+   * active segment is never deleted. Returns the base offsets deleted.
+   */
+  deleteOldSegments(breached: (segment: LogSegment, logBytes: number) => boolean): number[] {
+    this.#checkOpen();
+    let bytes = this.size;
+    const doomed: LogSegment[] = [];
+    for (const segment of this.#segments.slice(0, -1)) {
+      if (!breached(segment, bytes)) break;
+      doomed.push(segment);
+      bytes -= segment.size;
+    }
+    if (doomed.length === 0) return [];
+    const next = this.#segments[doomed.length]!.baseOffset;
+    if (next > this.#logStartOffset) this.#moveStart(next);
+    return this.#deleteSegments((segment) => doomed.includes(segment));
+  }
+
+  /** Rolls a new, empty active segment now (Kafka's `segment.ms` roll), unless the active one is empty. */
+  roll(): boolean {
+    this.#checkOpen();
+    if (this.activeSegment.size === 0) return false;
+    return this.#maybeRoll(Number.MAX_SAFE_INTEGER, this.#logEndOffset);
+  }
+
+  #moveStart(offset: number): void {
+    writeLogStartOffset(this.dir, offset);
+    this.#logStartOffset = offset;
+  }
+
+  /** Deletes the inactive segments `doomed` picks, from the front: the file, then its index files. */
+  #deleteSegments(doomed: (segment: LogSegment) => boolean): number[] {
+    const deleted: number[] = [];
+    while (this.#segments.length > 1 && doomed(this.#segments[0]!)) {
+      const segment = this.#segments.shift()!;
+      segment.close();
+      io('delete old segment', segment.path, () => unlinkSync(segment.path));
+      removeIndexFiles(segment.path);
+      deleted.push(segment.baseOffset);
+    }
+    if (deleted.length > 0) fsyncDirectory(this.dir);
+    return deleted;
   }
 
   get logEndOffset(): number {
@@ -516,6 +605,13 @@ export class Log {
    */
   offsetForTimestamp(timestampMs: number): { offset: number; timestamp: number } | undefined {
     this.#checkOpen();
+    const found = this.#offsetForTimestamp(timestampMs);
+    // Records below the log start offset are gone for readers even while their segment is kept.
+    if (found === undefined || found.offset >= this.#logStartOffset) return found;
+    return { offset: this.#logStartOffset, timestamp: found.timestamp };
+  }
+
+  #offsetForTimestamp(timestampMs: number): { offset: number; timestamp: number } | undefined {
     if (!Number.isSafeInteger(timestampMs)) {
       throw new StorageError(
         'INVALID_REQUEST',

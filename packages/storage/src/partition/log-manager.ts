@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { StorageError } from '../errors.js';
 import { DirectoryLock, LOCK_FILE_NAME } from '../io/file-lock.js';
@@ -32,6 +32,11 @@ export interface LogManagerOptions {
    * `.broker`): left alone. Every other entry must be a partition directory or is reported.
    */
   readonly ownEntries?: readonly string[];
+  /**
+   * A topic's own log config (its `segment.bytes`, `max.message.bytes`), over `config`, read when one of
+   * its partitions is opened: a broker keeps topic configs, the log manager only applies them.
+   */
+  readonly topicConfig?: (topic: string) => Partial<LogConfig>;
 }
 
 /** What opening one partition found (`LogManager.check`). */
@@ -47,6 +52,9 @@ export interface UnmappedEntry {
   readonly path: string;
   readonly reason: string;
 }
+
+/** A deleted topic's partition directories are renamed to this, hidden, before they are removed. */
+const DELETED = /^\..+-\d+\.deleted$/;
 
 /** `<topic>-<partition>` back to its parts: the last `-` splits them (a topic may hold `-`). */
 function parsePartitionDirName(name: string): { topic: string; partition: number } | undefined {
@@ -121,6 +129,12 @@ export class LogManager {
     const own = new Set([LOCK_FILE_NAME, ...(this.options.ownEntries ?? [])]);
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (own.has(entry.name)) continue;
+      // A deletion a crash interrupted: the topic was already gone for clients; finish it.
+      if (DELETED.test(entry.name)) {
+        const path = join(this.dataDir, entry.name);
+        io('remove deleted partition', path, () => rmSync(path, { recursive: true, force: true }));
+        continue;
+      }
       const parsed = entry.isDirectory() ? parsePartitionDirName(entry.name) : undefined;
       if (parsed === undefined && entry.name.startsWith('.')) {
         this.#unmapped.push({
@@ -224,7 +238,13 @@ export class LogManager {
           ? {}
           : { producerIdExpirationMs: this.options.producerIdExpirationMs }),
       };
-      open = Partition.openManaged(this.dataDir, topic, partition, this.options.config ?? {}, options);
+      open = Partition.openManaged(
+        this.dataDir,
+        topic,
+        partition,
+        { ...this.options.config, ...this.options.topicConfig?.(topic) },
+        options,
+      );
       this.#open.set(key, open);
     }
     return open;
@@ -280,6 +300,61 @@ export class LogManager {
       } catch (error) {
         if (!(error instanceof StorageError)) throw error;
       }
+    }
+  }
+
+  /**
+   * CreatePartitions: the topic grows to `count` partitions (new, empty directories). StorageError
+   * `UNKNOWN_TOPIC_OR_PARTITION`, or `INVALID_PARTITIONS` for a count that is not more than it has.
+   */
+  addPartitions(topic: string, count: number): void {
+    this.#checkOpen();
+    const now = this.#topics.get(topic);
+    if (now === undefined) throw new StorageError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic} does not exist`);
+    if (!Number.isSafeInteger(count) || count <= now || count > MAX_PARTITIONS) {
+      throw new StorageError(
+        'INVALID_PARTITIONS',
+        `topic ${topic} has ${now} partitions: a new count must be more, at most ${MAX_PARTITIONS}, got ${String(count)}`,
+      );
+    }
+    for (let p = now; p < count; p++) {
+      const dir = join(this.dataDir, partitionDirName(topic, p));
+      io('create partition directory', dir, () => mkdirSync(dir));
+    }
+    fsyncDirectory(this.dataDir);
+    this.#topics.set(topic, count);
+  }
+
+  /**
+   * DeleteTopics: closes the topic's partitions, renames each directory to a hidden `.<dir>.deleted`
+   * (one fsync of the data directory makes the topic gone), then removes them; `open` finishes a removal a
+   * crash interrupted. StorageError `UNKNOWN_TOPIC_OR_PARTITION`.
+   */
+  deleteTopic(topic: string): void {
+    this.#checkOpen();
+    const count = this.#topics.get(topic);
+    if (count === undefined) throw new StorageError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic} does not exist`);
+    const doomed: string[] = [];
+    for (let p = 0; p < count; p++) {
+      const key = `${topic}-${p}`;
+      this.#open.get(key)?.close();
+      this.#open.delete(key);
+      const dir = join(this.dataDir, partitionDirName(topic, p));
+      const hidden = join(this.dataDir, `.${partitionDirName(topic, p)}.deleted`);
+      io('rename deleted partition', dir, () => renameSync(dir, hidden));
+      doomed.push(hidden);
+    }
+    this.#topics.delete(topic);
+    fsyncDirectory(this.dataDir);
+    for (const path of doomed) io('remove deleted partition', path, () => rmSync(path, { recursive: true, force: true }));
+  }
+
+  /** A topic's config changed: its open partitions' logs take the new values (see `Log.reconfigure`). */
+  reconfigureTopic(topic: string): void {
+    this.#checkOpen();
+    const config = { ...this.options.config, ...this.options.topicConfig?.(topic) };
+    for (const [key, partition] of this.#open) {
+      if (partition.topic === topic && key === `${topic}-${partition.partition}`) partition.reconfigure(config);
     }
   }
 

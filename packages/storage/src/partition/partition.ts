@@ -30,7 +30,9 @@ import { loadLatestSnapshot, writeProducerSnapshot } from '../producer/producer-
 import type { ProducerWindow } from '../producer/producer-window.js';
 import { CONTROL_FLAG } from '../format/record-batch.js';
 import type { RecordInput } from '../format/record.js';
+import { stampLogAppendTime } from '../format/log-append-time.js';
 import type { RecoveryReport } from '../segment/recovery.js';
+import type { LogSegment } from '../segment/log-segment.js';
 import type { SegmentFileCache } from '../segment/segment-file-cache.js';
 import { partitionDirName } from './topic.js';
 
@@ -44,7 +46,13 @@ import { partitionDirName } from './topic.js';
  *   chapter's by default).
  */
 export type AppendRequest =
-  | { readonly origin: 'client'; readonly batch: ProducedBatch; readonly nowMs?: number }
+  | {
+      readonly origin: 'client';
+      readonly batch: ProducedBatch;
+      readonly nowMs?: number;
+      /** A topic's `message.timestamp.type=LogAppendTime`: the checked batch is stamped with this time. */
+      readonly logAppendTimeMs?: number;
+    }
   | {
       readonly origin: 'klog';
       readonly records: readonly RecordInput[];
@@ -69,8 +77,8 @@ export type ProducerBatchAppend =
       readonly kind: 'Append';
       readonly firstOffset: number;
       readonly lastOffset: number;
-      /** -1: the batch keeps the producer's CreateTime (klog does not stamp LogAppendTime). */
-      readonly logAppendTimeMs: -1;
+      /** The broker's time stamped on the batch (message.timestamp.type=LogAppendTime), or -1: CreateTime. */
+      readonly logAppendTimeMs: number;
       readonly logStartOffset: number;
     }
   | (Duplicate & { readonly logStartOffset: number })
@@ -209,6 +217,26 @@ export class Partition {
     return compactLog(this.#log, options);
   }
 
+  /** DeleteRecords: the log starts at `offset` from now on (see `Log.advanceLogStartOffset`). */
+  advanceLogStartOffset(offset: number): number {
+    return this.#log.advanceLogStartOffset(offset);
+  }
+
+  /** Retention: old inactive segments deleted while `breached` holds (see `Log.deleteOldSegments`). */
+  deleteOldSegments(breached: (segment: LogSegment, logBytes: number) => boolean): number[] {
+    return this.#log.deleteOldSegments(breached);
+  }
+
+  /** `segment.ms`: a new active segment now, unless the active one is empty. */
+  roll(): boolean {
+    return this.#log.roll();
+  }
+
+  /** A topic's config changed: the next appends and rolls follow it (see `Log.reconfigure`). */
+  reconfigure(config: Partial<LogConfig>): void {
+    this.#log.reconfigure(config);
+  }
+
   /** Every producer this partition knows: the windows the next batches are judged against. */
   get producerState(): ProducerState {
     return this.#state;
@@ -252,7 +280,11 @@ export class Partition {
    * skips `localLog.append` when `maybeDuplicate` is present).
    */
   append(request: AppendRequest): AppendResult {
-    const batch = this.#log.check(this.#logAppend(request));
+    let batch = this.#log.check(this.#logAppend(request));
+    if (request.origin === 'client' && request.logAppendTimeMs !== undefined) {
+      const now = validateTimestamp(request.logAppendTimeMs, 'logAppendTimeMs');
+      batch = { ...batch, header: stampLogAppendTime(batch.bytes, batch.header, now) };
+    }
     const { header } = batch;
     if (header.producerId < 0) return { kind: 'Append', appended: this.#log.append(batch) };
     const pid = toProducerId(header.producerId);
@@ -321,19 +353,29 @@ export class Partition {
    * then Kafka 4.1's producer rules (`judgeBatch` with the rule `'kafka'`). Only an Append
    * writes: the bytes as received, with the base offset and partition leader epoch
    * assigned on the way to the file; the producer state learns of the batch once it is on
-   * the log. No record is decoded, none allocated.
+   * the log. No record is decoded, none allocated. With `logAppendTimeMs` (a topic's
+   * `message.timestamp.type=LogAppendTime`) the checked batch is stamped with that time.
    */
-  appendProducerBatch(records: Buffer | ProducedBatch, options?: { readonly nowMs?: number }): ProducerBatchAppend {
+  appendProducerBatch(
+    records: Buffer | ProducedBatch,
+    options?: { readonly nowMs?: number; readonly logAppendTimeMs?: number },
+  ): ProducerBatchAppend {
     const batch = Buffer.isBuffer(records) ? this.#readProduced(records) : records;
     const nowMs = options?.nowMs;
-    const result = this.append({ origin: 'client', batch, ...(nowMs === undefined ? {} : { nowMs }) });
+    const stamp = options?.logAppendTimeMs;
+    const result = this.append({
+      origin: 'client',
+      batch,
+      ...(nowMs === undefined ? {} : { nowMs }),
+      ...(stamp === undefined ? {} : { logAppendTimeMs: stamp }),
+    });
     switch (result.kind) {
       case 'Append':
         return {
           kind: 'Append',
           firstOffset: result.appended.firstOffset,
           lastOffset: result.appended.lastOffset,
-          logAppendTimeMs: -1,
+          logAppendTimeMs: stamp ?? -1,
           logStartOffset: this.logStartOffset,
         };
       case 'Duplicate':

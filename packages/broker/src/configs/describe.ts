@@ -1,0 +1,148 @@
+import type { DescribeConfigsResponse } from '@klog/protocol';
+import type { BrokerConfig } from '../config.js';
+import { CONFIG_TYPE, type ConfigTypeName, TOPIC_CONFIGS } from './topic-config.js';
+
+type Entry = DescribeConfigsResponse.DescribeConfigsResourceResult;
+
+/** Kafka's `ConfigResource.Type`. */
+export const RESOURCE_TYPE = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
+
+/** Kafka's `DescribeConfigsResponse.ConfigSource`: where a value comes from. */
+export const CONFIG_SOURCE = { TOPIC_CONFIG: 1, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 } as const;
+
+interface Layer {
+  readonly name: string;
+  readonly value: string;
+  readonly source: number;
+}
+
+/** How DescribeConfigs shows one config from its layers, most specific first (Kafka's ConfigHelper). */
+function entry(
+  version: number,
+  layers: readonly Layer[],
+  type: ConfigTypeName,
+  readOnly: boolean,
+  synonyms: boolean,
+): Entry {
+  const top = layers[0]!;
+  return {
+    name: top.name,
+    value: top.value,
+    readOnly,
+    // Version 0 has no ConfigSource: it says only whether the value is the default.
+    isDefault: version === 0 && top.source === CONFIG_SOURCE.DEFAULT_CONFIG,
+    configSource: top.source,
+    isSensitive: false,
+    synonyms: synonyms ? layers.map((l) => ({ name: l.name, value: l.value, source: l.source })) : [],
+    configType: CONFIG_TYPE[type],
+    documentation: null,
+  };
+}
+
+/**
+ * A topic's configs as Kafka's broker describes them: the topic's own value (TOPIC_CONFIG), else the broker
+ * setting it defaults to (STATIC_BROKER_CONFIG when `klog serve` was given it), else Kafka's default
+ * (DEFAULT_CONFIG, named by the broker setting); synonyms list those layers, most specific first.
+ */
+export function describeTopicConfigs(
+  version: number,
+  own: ReadonlyMap<string, string>,
+  brokerDefaults: ReadonlyMap<string, string>,
+  keys: readonly string[] | null,
+  synonyms: boolean,
+): Entry[] {
+  return TOPIC_CONFIGS.filter((d) => keys === null || keys.includes(d.name)).map((d) => {
+    const layers: Layer[] = [];
+    const mine = own.get(d.name);
+    if (mine !== undefined) layers.push({ name: d.name, value: mine, source: CONFIG_SOURCE.TOPIC_CONFIG });
+    const broker = brokerDefaults.get(d.brokerName);
+    if (broker !== undefined)
+      layers.push({ name: d.brokerName, value: broker, source: CONFIG_SOURCE.STATIC_BROKER_CONFIG });
+    layers.push({ name: d.brokerName, value: d.defaultValue, source: CONFIG_SOURCE.DEFAULT_CONFIG });
+    const shown = entry(version, layers, d.type, false, synonyms);
+    return { ...shown, name: d.name };
+  });
+}
+
+interface BrokerSetting {
+  readonly name: string;
+  readonly type: ConfigTypeName;
+  readonly value: (config: BrokerConfig) => string;
+  readonly defaultValue: string;
+}
+
+/** The broker settings klog has beyond the topic defaults, with Kafka's names and defaults. */
+const BROKER_SETTINGS: readonly BrokerSetting[] = [
+  {
+    name: 'auto.create.topics.enable',
+    type: 'BOOLEAN',
+    value: (c) => String(c.autoCreateTopics),
+    defaultValue: 'true',
+  },
+  {
+    name: 'connections.max.idle.ms',
+    type: 'LONG',
+    value: (c) => String(c.connectionsMaxIdleMs),
+    defaultValue: '600000',
+  },
+  { name: 'fetch.max.bytes', type: 'INT', value: (c) => String(c.fetchMaxBytes), defaultValue: '57671680' },
+  {
+    name: 'log.cleaner.backoff.ms',
+    type: 'LONG',
+    value: (c) => String(c.logCleanerBackoffMs),
+    defaultValue: '15000',
+  },
+  { name: 'log.dirs', type: 'STRING', value: (c) => c.dataDir, defaultValue: 'klog-data' },
+  {
+    name: 'log.retention.check.interval.ms',
+    type: 'LONG',
+    value: (c) => String(c.logRetentionCheckIntervalMs),
+    defaultValue: '300000',
+  },
+  { name: 'node.id', type: 'INT', value: (c) => String(c.nodeId), defaultValue: '0' },
+  { name: 'num.partitions', type: 'INT', value: (c) => String(c.numPartitions), defaultValue: '1' },
+  {
+    name: 'socket.request.max.bytes',
+    type: 'INT',
+    value: (c) => String(c.socketRequestMaxBytes),
+    defaultValue: '104857600',
+  },
+];
+
+/**
+ * The broker's configs: read-only (klog takes them at start, from flags or `--config`, and has no dynamic
+ * broker configs), each STATIC_BROKER_CONFIG when given, DEFAULT_CONFIG otherwise.
+ */
+export function describeBrokerConfigs(
+  version: number,
+  config: BrokerConfig,
+  keys: readonly string[] | null,
+  synonyms: boolean,
+): Entry[] {
+  const all: { name: string; type: ConfigTypeName; value: string; defaultValue: string }[] = [
+    ...TOPIC_CONFIGS.map((d) => ({
+      name: d.brokerName,
+      type: d.type,
+      value: config.logSettings.get(d.brokerName) ?? d.defaultValue,
+      defaultValue: d.defaultValue,
+    })),
+    ...BROKER_SETTINGS.map((s) => ({
+      name: s.name,
+      type: s.type,
+      value: s.value(config),
+      defaultValue: s.defaultValue,
+    })),
+  ].sort((a, b) => (a.name < b.name ? -1 : 1));
+  return all
+    .filter((s) => keys === null || keys.includes(s.name))
+    .map((s) => {
+      const given = config.explicit.has(s.name);
+      const layers: Layer[] = given
+        ? [
+            { name: s.name, value: s.value, source: CONFIG_SOURCE.STATIC_BROKER_CONFIG },
+            { name: s.name, value: s.defaultValue, source: CONFIG_SOURCE.DEFAULT_CONFIG },
+          ]
+        : [{ name: s.name, value: s.value, source: CONFIG_SOURCE.DEFAULT_CONFIG }];
+      return entry(version, layers, s.type, true, synonyms);
+    });
+}
