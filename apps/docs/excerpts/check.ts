@@ -116,7 +116,8 @@ class Tree {
   ) {
     this.lessons = listLessons(root).map((f) => readLesson(root, f));
     for (const lesson of this.lessons) {
-      for (const ref of lesson.references) if (ref.kind === 'region') this.referencedFiles.add(this.norm(ref.file));
+      for (const ref of lesson.references)
+        if (ref.kind === 'region') this.referencedFiles.add(this.norm(ref.file));
     }
   }
 
@@ -276,7 +277,8 @@ function checkBuiltSite(tree: Tree, dist: string): { readonly pages: number; rea
   const lessonPages = new Set(lessons.map((l) => pageOf(l.file, dist)));
   for (const lesson of lessons) {
     const page = pageOf(lesson.file, dist);
-    if (!pages.includes(page)) findings.error(lesson.file, `its page ${page} is not in the built site: rebuild it`);
+    if (!pages.includes(page))
+      findings.error(lesson.file, `its page ${page} is not in the built site: rebuild it`);
   }
   const sourcePages = `${dist}/source/`;
   for (const page of pages) {
@@ -328,7 +330,12 @@ function checkBuiltSite(tree: Tree, dist: string): { readonly pages: number; rea
 }
 
 /** One built block of a lesson page against the region or golden section it shows. */
-function checkBlock(tree: Tree, block: BuiltBlock, byLesson: Map<string, Lesson>, seenRefs: Set<string>): void {
+function checkBlock(
+  tree: Tree,
+  block: BuiltBlock,
+  byLesson: Map<string, Lesson>,
+  seenRefs: Set<string>,
+): void {
   const { findings } = tree;
   const lessonAt = block.lesson ?? `${block.page} (no data-lesson)`;
   const lessonFile = (block.lesson ?? '').replace(/:\d+:\d+$/, '');
@@ -397,7 +404,10 @@ function checkBlock(tree: Tree, block: BuiltBlock, byLesson: Map<string, Lesson>
   const what = block.kind === 'region' ? `region "${block.name}"` : `section "== ${block.name} =="`;
   if (!now) {
     // Never pass a block that cannot be compared: name it, even if the reference was reported too.
-    findings.error(`${block.lesson} ⇄ ${block.file}`, `the built block shows ${what}, which is not in ${block.file}`);
+    findings.error(
+      `${block.lesson} ⇄ ${block.file}`,
+      `the built block shows ${what}, which is not in ${block.file}`,
+    );
     return;
   }
   if (block.kind === 'output') {
@@ -422,14 +432,22 @@ function checkBlock(tree: Tree, block: BuiltBlock, byLesson: Map<string, Lesson>
       );
     }
   } else if (lesson?.chapter !== undefined && (block.gloss ?? '').trim() === '') {
-    findings.error(`${block.lesson} ⇄ ${block.src}`, `the built excerpt shows no Thai gloss: rebuild the site`);
+    findings.error(
+      `${block.lesson} ⇄ ${block.src}`,
+      `the built excerpt shows no Thai gloss: rebuild the site`,
+    );
   }
   if (block.text !== now.text) {
     const i = firstDifferingLine(block.text, now.text);
     findings.error(
       `${block.lesson} ⇄ ${block.file}:${now.lineAt(i)}`,
       `the built block differs from the bytes of ${what} (source or golden file changed since the site was built, or the renderer changed the text): rebuild the site and review`,
-      unifiedDiff(`built HTML ${block.page} (${block.lesson})`, `${block.file}:${now.lines}`, block.text, now.text),
+      unifiedDiff(
+        `built HTML ${block.page} (${block.lesson})`,
+        `${block.file}:${now.lines}`,
+        block.text,
+        now.text,
+      ),
     );
     return;
   }
@@ -456,7 +474,10 @@ function checkSourcePage(tree: Tree, page: string): void {
     return;
   }
   if (!tree.referencedFiles.has(shown.file)) {
-    findings.warn(page, `a page of ${shown.file}, which no lesson quotes now (left over from an older build?)`);
+    findings.warn(
+      page,
+      `a page of ${shown.file}, which no lesson quotes now (left over from an older build?)`,
+    );
   }
   const now = existsSync(join(root, shown.file)) ? readFileSync(join(root, shown.file), 'utf8') : undefined;
   if (now === undefined) {
@@ -476,7 +497,10 @@ function listUnreferenced(tree: Tree, referenced: ReadonlySet<string>): void {
   for (const [file, regions] of tree.regionsByFile) {
     for (const region of regions.values()) {
       if (!referenced.has(`${file}#${region.name}`)) {
-        tree.findings.warn(`${file}:${region.beginLine}`, `region "${region.name}" is not referenced by any lesson`);
+        tree.findings.warn(
+          `${file}:${region.beginLine}`,
+          `region "${region.name}" is not referenced by any lesson`,
+        );
       }
     }
   }

@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { median } from '../harness.js';
-import { type BrokerBenchContext, createTopic, messageFile, produceArgs, runOf, startKlog } from './broker-bench.js';
+import {
+  type BrokerBenchContext,
+  createTopic,
+  messageFile,
+  produceArgs,
+  runOf,
+  startKlog,
+} from './broker-bench.js';
 import { rssBytes, run } from './processes.js';
 import type { FlushCostResult, StalledConsumersResult } from './results.js';
 
@@ -29,7 +36,11 @@ export async function benchStalledConsumers(
   try {
     for (const budget of budgets) {
       const dataDir = mkdtempSync(join(ctx.scratch, 'klog-stall-'));
-      const klog = await startKlog(ctx, dataDir, budget === undefined ? [] : ['--queued-max-request-bytes', String(budget)]);
+      const klog = await startKlog(
+        ctx,
+        dataDir,
+        budget === undefined ? [] : ['--queued-max-request-bytes', String(budget)],
+      );
       const consumers: ReturnType<typeof spawn>[] = [];
       try {
         await createTopic(ctx, klog.address, 'stall', 1);
@@ -39,7 +50,20 @@ export async function benchStalledConsumers(
           consumers.push(
             spawn(
               'kcat',
-              ['-C', '-b', klog.address, '-t', 'stall', '-o', 'beginning', '-q', '-X', 'fetch.max.bytes=52428800', '-X', 'max.partition.fetch.bytes=52428800'],
+              [
+                '-C',
+                '-b',
+                klog.address,
+                '-t',
+                'stall',
+                '-o',
+                'beginning',
+                '-q',
+                '-X',
+                'fetch.max.bytes=52428800',
+                '-X',
+                'max.partition.fetch.bytes=52428800',
+              ],
               { stdio: 'ignore' },
             ),
           );
@@ -52,7 +76,12 @@ export async function benchStalledConsumers(
           await sleep(300);
           peak = Math.max(peak, rssBytes(klog.pid));
         }
-        out.push({ consumers: count, budgetBytes: budget ?? 256 * MIB, rssBeforeBytes: before, rssPeakBytes: peak });
+        out.push({
+          consumers: count,
+          budgetBytes: budget ?? 256 * MIB,
+          rssBeforeBytes: before,
+          rssPeakBytes: peak,
+        });
       } finally {
         for (const c of consumers) {
           c.kill('SIGCONT');

@@ -1,7 +1,7 @@
+import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { once } from 'node:events';
 import { median } from '../harness.js';
 import { cpuSeconds, rssBytes, run, type Service, startService } from './processes.js';
 import type { IdleConnectionsResult, Pair, Run, WorkloadResult } from './results.js';
@@ -36,7 +36,21 @@ const MB = 1e6;
 
 /** kcat as an idempotent producer with acks=all, the same flags against either broker. */
 export function produceArgs(address: string, topic: string, partition: number, file: string): string[] {
-  return ['-P', '-b', address, '-t', topic, '-p', String(partition), '-X', 'enable.idempotence=true', '-X', 'acks=all', '-l', file];
+  return [
+    '-P',
+    '-b',
+    address,
+    '-t',
+    topic,
+    '-p',
+    String(partition),
+    '-X',
+    'enable.idempotence=true',
+    '-X',
+    'acks=all',
+    '-l',
+    file,
+  ];
 }
 
 function consumeArgs(address: string, topic: string, count: number, partition?: number): string[] {
@@ -66,7 +80,11 @@ export async function messageFile(path: string, count: number, bytes: number): P
   await once(out, 'finish');
 }
 
-export async function startKlog(ctx: BrokerBenchContext, dataDir: string, extra: readonly string[] = []): Promise<Service> {
+export async function startKlog(
+  ctx: BrokerBenchContext,
+  dataDir: string,
+  extra: readonly string[] = [],
+): Promise<Service> {
   return startService(
     process.execPath,
     [...ctx.klog.slice(1), 'serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', ...extra],
@@ -76,11 +94,30 @@ export async function startKlog(ctx: BrokerBenchContext, dataDir: string, extra:
 }
 
 function startMock(ctx: BrokerBenchContext): Promise<Service> {
-  return startService(ctx.python, [ctx.mockHost], (line) => (/^[\w.-]+:\d+$/.test(line.trim()) ? line.trim() : undefined), 'stdin');
+  return startService(
+    ctx.python,
+    [ctx.mockHost],
+    (line) => (/^[\w.-]+:\d+$/.test(line.trim()) ? line.trim() : undefined),
+    'stdin',
+  );
 }
 
-export async function createTopic(ctx: BrokerBenchContext, address: string, topic: string, partitions: number): Promise<void> {
-  await run(process.execPath, [...ctx.klog.slice(1), 'topics', 'create', topic, '--partitions', String(partitions), '--bootstrap-server', address]);
+export async function createTopic(
+  ctx: BrokerBenchContext,
+  address: string,
+  topic: string,
+  partitions: number,
+): Promise<void> {
+  await run(process.execPath, [
+    ...ctx.klog.slice(1),
+    'topics',
+    'create',
+    topic,
+    '--partitions',
+    String(partitions),
+    '--bootstrap-server',
+    address,
+  ]);
 }
 
 /** Moves `bytes` through a loopback TCP connection into a process that discards them; wall ms. */
@@ -164,15 +201,22 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
         produceMock.push(await produce(mock));
         produceKlog.push(await produce(klog));
       }
-      const back = await run('kcat', consumeArgs(klog.address, 'bench', messages, 0), { stdout: 'count-lines' });
-      if (back.lines !== messages) throw new Error(`read back ${back.lines} of ${messages} messages from klog`);
+      const back = await run('kcat', consumeArgs(klog.address, 'bench', messages, 0), {
+        stdout: 'count-lines',
+      });
+      if (back.lines !== messages)
+        throw new Error(`read back ${back.lines} of ${messages} messages from klog`);
       readBack.push(runOf(back.ms, payload));
       for (const broker of [klog, mock]) {
-        for (let p = 0; p < WINDOW_PARTITIONS; p++) await run('kcat', produceArgs(broker.address, 'window', p, windowFile));
+        for (let p = 0; p < WINDOW_PARTITIONS; p++)
+          await run('kcat', produceArgs(broker.address, 'window', p, windowFile));
       }
       const fetch = async (broker: Service) => {
-        const r = await run('kcat', consumeArgs(broker.address, 'window', windowMessages), { stdout: 'count-lines' });
-        if (r.lines !== windowMessages) throw new Error(`fetched ${r.lines} of ${windowMessages} messages from ${broker.address}`);
+        const r = await run('kcat', consumeArgs(broker.address, 'window', windowMessages), {
+          stdout: 'count-lines',
+        });
+        if (r.lines !== windowMessages)
+          throw new Error(`fetched ${r.lines} of ${windowMessages} messages from ${broker.address}`);
         return runOf(r.ms, windowMessages * w.messageBytes);
       };
       if (round % 2 === 0) {
@@ -204,7 +248,10 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
 }
 
 /** klog serve's resident memory with `count` idle connections open, each having asked ApiVersions once. */
-export async function benchIdleConnections(ctx: BrokerBenchContext, count: number): Promise<IdleConnectionsResult> {
+export async function benchIdleConnections(
+  ctx: BrokerBenchContext,
+  count: number,
+): Promise<IdleConnectionsResult> {
   const dataDir = mkdtempSync(join(ctx.scratch, 'klog-idle-'));
   const klog = await startKlog(ctx, dataDir);
   const sockets: Socket[] = [];
@@ -222,7 +269,8 @@ export async function benchIdleConnections(ctx: BrokerBenchContext, count: numbe
     await connect();
     await new Promise((r) => setTimeout(r, 300));
     const before = rssBytes(klog.pid);
-    for (let i = 1; i < count; i += 50) await Promise.all(Array.from({ length: Math.min(50, count - i) }, connect));
+    for (let i = 1; i < count; i += 50)
+      await Promise.all(Array.from({ length: Math.min(50, count - i) }, connect));
     await new Promise((r) => setTimeout(r, 500));
     const after = rssBytes(klog.pid);
     return {

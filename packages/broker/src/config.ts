@@ -223,11 +223,14 @@ function resolveLogSettings(given: Readonly<Record<string, string>>): Map<string
 }
 
 export function resolveConfig(options: BrokerOptions): BrokerConfig {
-  const given = Object.fromEntries(Object.entries(options).filter(([, v]) => v !== undefined)) as BrokerOptions;
+  const given = Object.fromEntries(
+    Object.entries(options).filter(([, v]) => v !== undefined),
+  ) as BrokerOptions;
   const c = { ...DEFAULT_CONFIG, advertisedPort: undefined, ...given };
   const logSettings = resolveLogSettings(options.logSettings ?? {});
   // message.max.bytes and log.segment.bytes have options of their own too: those win, and are the same values.
-  if (given.messageMaxBytes !== undefined) logSettings.set('message.max.bytes', String(given.messageMaxBytes));
+  if (given.messageMaxBytes !== undefined)
+    logSettings.set('message.max.bytes', String(given.messageMaxBytes));
   if (given.segmentBytes !== undefined) logSettings.set('log.segment.bytes', String(given.segmentBytes));
   const messageMaxBytes = Number(logSettings.get('message.max.bytes') ?? c.messageMaxBytes);
   const segmentBytes = Number(logSettings.get('log.segment.bytes') ?? c.segmentBytes);
@@ -264,18 +267,28 @@ export function resolveConfig(options: BrokerOptions): BrokerConfig {
     dropAcks: integer('dropAcks', c.dropAcks),
     closeAfterAppend: integer('closeAfterAppend', c.closeAfterAppend),
     logFlushIntervalMessages:
-      c.logFlushIntervalMessages === undefined ? undefined : integer('logFlushIntervalMessages', c.logFlushIntervalMessages),
-    logFlushIntervalMs: c.logFlushIntervalMs === undefined ? undefined : integer('logFlushIntervalMs', c.logFlushIntervalMs),
+      c.logFlushIntervalMessages === undefined
+        ? undefined
+        : integer('logFlushIntervalMessages', c.logFlushIntervalMessages),
+    logFlushIntervalMs:
+      c.logFlushIntervalMs === undefined ? undefined : integer('logFlushIntervalMs', c.logFlushIntervalMs),
     maxConnections: integer('maxConnections', c.maxConnections),
     maxConnectionsPerIp: integer('maxConnectionsPerIp', c.maxConnectionsPerIp),
     queuedMaxRequestBytes: integer('queuedMaxRequestBytes', c.queuedMaxRequestBytes),
     offsetsTopicNumPartitions: integer('offsetsTopicNumPartitions', c.offsetsTopicNumPartitions),
     groupInitialRebalanceDelayMs: integer('groupInitialRebalanceDelayMs', c.groupInitialRebalanceDelayMs),
     groupMinSessionTimeoutMs: integer('groupMinSessionTimeoutMs', c.groupMinSessionTimeoutMs),
-    groupMaxSessionTimeoutMs: integer('groupMaxSessionTimeoutMs', c.groupMaxSessionTimeoutMs, c.groupMinSessionTimeoutMs),
+    groupMaxSessionTimeoutMs: integer(
+      'groupMaxSessionTimeoutMs',
+      c.groupMaxSessionTimeoutMs,
+      c.groupMinSessionTimeoutMs,
+    ),
     groupMaxSize: integer('groupMaxSize', c.groupMaxSize),
     offsetsRetentionMinutes: integer('offsetsRetentionMinutes', c.offsetsRetentionMinutes),
-    offsetsRetentionCheckIntervalMs: integer('offsetsRetentionCheckIntervalMs', c.offsetsRetentionCheckIntervalMs),
+    offsetsRetentionCheckIntervalMs: integer(
+      'offsetsRetentionCheckIntervalMs',
+      c.offsetsRetentionCheckIntervalMs,
+    ),
     logCleanerBackoffMs: integer('logCleanerBackoffMs', c.logCleanerBackoffMs),
   };
 }

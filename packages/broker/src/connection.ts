@@ -6,7 +6,7 @@ import {
   parseRequest,
   ReusingFrameDecoder,
 } from '@klog/protocol';
-import { CloseConnection, type BrokerContext } from './context.js';
+import { type BrokerContext, CloseConnection } from './context.js';
 import { dispatch, type Handled, SERVED_CODECS } from './dispatch.js';
 
 /** A connection keeps its frame buffer up to this size (a producer's 1 MB requests) between requests. */
@@ -63,7 +63,9 @@ export class Connection {
     // One kept buffer per connection, frames views into it (no garbage per request): a frame is valid only
     // until the next is read, and the next is read only once this one's request is done (sync handlers
     // use the bytes at once; a fetch that waits keeps none of them).
-    this.#frames = new ReusingFrameDecoder(ctx.config.socketRequestMaxBytes, RETAINED_FRAME_BYTES, (n) => Buffer.allocUnsafeSlow(n));
+    this.#frames = new ReusingFrameDecoder(ctx.config.socketRequestMaxBytes, RETAINED_FRAME_BYTES, (n) =>
+      Buffer.allocUnsafeSlow(n),
+    );
     socket.setNoDelay(true);
     socket.setTimeout(ctx.config.connectionsMaxIdleMs);
     socket.on('data', (chunk: Buffer) => {
@@ -73,7 +75,9 @@ export class Connection {
       this.#pump(true);
     });
     socket.on('drain', () => this.#pump(false));
-    socket.on('timeout', () => this.close(`idle for connections.max.idle.ms (${ctx.config.connectionsMaxIdleMs} ms)`, 'info'));
+    socket.on('timeout', () =>
+      this.close(`idle for connections.max.idle.ms (${ctx.config.connectionsMaxIdleMs} ms)`, 'info'),
+    );
     socket.on('end', () => this.close('the client closed the connection', 'debug'));
     socket.on('error', (error) => this.close(`socket error: ${error.message}`, 'debug'));
     socket.on('close', () => this.#closedNow());
@@ -158,7 +162,12 @@ export class Connection {
     if (parsed.kind === 'unknownApi' || parsed.kind === 'unsupportedVersion') {
       const { header } = parsed;
       const served = parsed.kind === 'unsupportedVersion' ? parsed.codec : undefined;
-      const { first, line } = this.ctx.unsupported.note(header.clientId, header.apiKey, header.apiVersion, served);
+      const { first, line } = this.ctx.unsupported.note(
+        header.clientId,
+        header.apiKey,
+        header.apiVersion,
+        served,
+      );
       this.close(line, first ? 'warn' : 'debug');
       return;
     }

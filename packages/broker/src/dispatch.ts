@@ -1,8 +1,8 @@
 import {
-  ApiVersions,
   type ApiCodec,
   type ApiKey,
   type ApiResponse,
+  ApiVersions,
   encodeResponse,
   type KafkaRequest,
   type ParsedRequest,
@@ -42,7 +42,9 @@ export function handlersByKey<H extends ApiHandler<ApiKey>>(handlers: readonly H
  * handler serves, so a request in another version is `unsupportedVersion` — and one for an API without a
  * handler `unknownApi` — before any body is read.
  */
-export function servedCodecs(handlers: readonly ApiHandler<ApiKey>[]): ReadonlyMap<number, ApiCodec<unknown, never>> {
+export function servedCodecs(
+  handlers: readonly ApiHandler<ApiKey>[],
+): ReadonlyMap<number, ApiCodec<unknown, never>> {
   return new Map(
     [...handlersByKey(handlers)].map(([key, h]) => {
       const codec = { ...h.codec, minVersion: h.versions.min, maxVersion: h.versions.max };
@@ -89,7 +91,13 @@ export function dispatch(
 ): Handled | Promise<Handled> {
   if (request.kind === 'request') return run(ctx, request, signal, client);
   // Version 0 body and header: what a client that knows nothing yet can read.
-  const frame = encodeResponse(ApiVersions, 0, request.header.correlationId, apiVersionsTooNew(ADVERTISED_APIS));
-  const served = API_VERSIONS === undefined ? 'none' : `${API_VERSIONS.versions.min}–${API_VERSIONS.versions.max}`;
+  const frame = encodeResponse(
+    ApiVersions,
+    0,
+    request.header.correlationId,
+    apiVersionsTooNew(ADVERTISED_APIS),
+  );
+  const served =
+    API_VERSIONS === undefined ? 'none' : `${API_VERSIONS.versions.min}–${API_VERSIONS.versions.max}`;
   return { frame, summary: `UNSUPPORTED_VERSION (klog serves ${served})` };
 }

@@ -5,14 +5,14 @@
  */
 import { type ErrorName, isErrorName } from '@klog/protocol';
 import {
-  type CompactionReport,
   appendRecords,
   CONTROL_FLAG,
+  type CompactionReport,
   type CompressionType,
   compressionOf,
+  DEFAULT_LOG_CONFIG,
   DecodeError,
   describeRecovery,
-  DEFAULT_LOG_CONFIG,
   type FetchResult,
   fsyncDirectory,
   LOG_CONFIG_BOUNDS,
@@ -164,14 +164,19 @@ export type ProducedRecords =
  */
 export function inspectProducedRecords(bytes: Uint8Array | null): ProducedRecords {
   if (bytes === null || bytes.length === 0) {
-    return { kind: 'invalid', code: 'INVALID_RECORD', message: 'Produce requests must carry exactly one record batch: none came' };
+    return {
+      kind: 'invalid',
+      code: 'INVALID_RECORD',
+      message: 'Produce requests must carry exactly one record batch: none came',
+    };
   }
   let batch: ProducedBatch;
   try {
     // No size limit here: message.max.bytes is the append's to check (MESSAGE_TOO_LARGE).
     batch = readProducedBatch(asBuffer(bytes));
   } catch (error) {
-    if (error instanceof StorageError) return { kind: 'invalid', code: 'INVALID_RECORD', message: error.message };
+    if (error instanceof StorageError)
+      return { kind: 'invalid', code: 'INVALID_RECORD', message: error.message };
     if (!(error instanceof DecodeError)) throw error;
     if (error.field === 'magic') {
       return {
@@ -197,7 +202,11 @@ export function inspectProducedRecords(bytes: Uint8Array | null): ProducedRecord
  * The partition, undefined when it does not exist, or the LogError of opening it (EMFILE, a damaged segment):
  * each handler answers that partition with the error, and the others as usual, never dropping the response.
  */
-export function partitionOrError(log: BrokerLog, topic: string, partition: number): BrokerPartition | undefined | LogError {
+export function partitionOrError(
+  log: BrokerLog,
+  topic: string,
+  partition: number,
+): BrokerPartition | undefined | LogError {
   try {
     return log.partition(topic, partition);
   } catch (error) {
@@ -220,7 +229,10 @@ export interface LogOptions {
   /** `log.flush.interval.messages`: fsync after this many records (1: every append); undefined: left to the OS. */
   readonly flushIntervalMessages?: number | undefined;
   /** A topic's own segment.bytes and max.message.bytes, when it has them (topic configs). */
-  readonly topicLogConfig?: (topic: string) => { readonly segmentBytes?: number; readonly maxBatchBytes?: number };
+  readonly topicLogConfig?: (topic: string) => {
+    readonly segmentBytes?: number;
+    readonly maxBatchBytes?: number;
+  };
   /** Judges every producer batch in place of the partitions' producer state (`klog serve --window`). */
   readonly producerWindow?: ProducerWindow;
 }
@@ -251,7 +263,11 @@ function asBuffer(bytes: Uint8Array): Buffer {
 }
 
 /** The segment fields the cleaner reads (storage's LogSegment). */
-function summary(segment: { readonly baseOffset: number; readonly size: number; maxTimestamp(): number }): SegmentSummary {
+function summary(segment: {
+  readonly baseOffset: number;
+  readonly size: number;
+  maxTimestamp(): number;
+}): SegmentSummary {
   return { baseOffset: segment.baseOffset, sizeBytes: segment.size, maxTimestamp: segment.maxTimestamp() };
 }
 
@@ -277,7 +293,9 @@ function brokerPartition(p: Partition, window: ProducerWindow | undefined): Brok
       call(() => {
         const options = logAppendTime === true ? { nowMs, logAppendTimeMs: nowMs } : { nowMs };
         // A lab window (klog serve --window) judges without LogAppendTime: the lab's batches keep their time.
-        return window === undefined ? p.appendProducerBatch(batch, options) : p.appendWithWindow(batch, window, { nowMs });
+        return window === undefined
+          ? p.appendProducerBatch(batch, options)
+          : p.appendWithWindow(batch, window, { nowMs });
       }),
     fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
@@ -313,18 +331,29 @@ function brokerPartition(p: Partition, window: ProducerWindow | undefined): Brok
       const active = p.log.activeSegment;
       if (active.size === 0) return undefined;
       if (first?.base !== active.baseOffset) {
-        first = { base: active.baseOffset, timestamp: call(() => active.readCheckedBatchAt(0).header.maxTimestamp) };
+        first = {
+          base: active.baseOffset,
+          timestamp: call(() => active.readCheckedBatchAt(0).header.maxTimestamp),
+        };
       }
       return first.timestamp;
     },
     roll: () => call(() => p.roll()),
-    compact: (removeTombstones) => call(() => p.compact(removeTombstones === undefined ? {} : { removeTombstones })),
+    compact: (removeTombstones) =>
+      call(() => p.compact(removeTombstones === undefined ? {} : { removeTombstones })),
     producers: () =>
       p.producerState.producerIds().flatMap((id) => {
         const entry = p.producerState.get(id);
         const last = entry?.batches.at(-1);
         if (entry === undefined || last === undefined) return [];
-        return [{ producerId: id, producerEpoch: entry.producerEpoch, lastSequence: last.lastSeq, lastTimestamp: entry.lastTimestamp }];
+        return [
+          {
+            producerId: id,
+            producerEpoch: entry.producerEpoch,
+            lastSequence: last.lastSeq,
+            lastTimestamp: entry.lastTimestamp,
+          },
+        ];
       }),
   };
 }

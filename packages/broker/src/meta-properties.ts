@@ -14,7 +14,11 @@ export class MetaPropertiesError extends Error {
  * random bytes in base64url like Kafka's `Uuid`) and the node id. A directory made for one node id refuses
  * to start as another, as Kafka's "Stale node.id" check does.
  */
-export function loadOrCreateMetaProperties(dir: string, nodeId: number, fsyncDir: (dir: string) => void): { clusterId: string } {
+export function loadOrCreateMetaProperties(
+  dir: string,
+  nodeId: number,
+  fsyncDir: (dir: string) => void,
+): { clusterId: string } {
   const path = join(dir, META_PROPERTIES_FILE);
   let text: string | undefined;
   try {
@@ -34,11 +38,17 @@ export function loadOrCreateMetaProperties(dir: string, nodeId: number, fsyncDir
       throw new MetaPropertiesError(`${path} has no valid cluster.id and node.id`);
     }
     if (Number(node) !== nodeId) {
-      throw new MetaPropertiesError(`${path} belongs to node ${node}, not ${nodeId}: start with --node-id ${node}`);
+      throw new MetaPropertiesError(
+        `${path} belongs to node ${node}, not ${nodeId}: start with --node-id ${node}`,
+      );
     }
     return { clusterId };
   }
   const clusterId = randomBytes(16).toString('base64url');
-  writeFileDurably(path, `# written by klog serve\ncluster.id=${clusterId}\nnode.id=${nodeId}\nversion=1\n`, fsyncDir);
+  writeFileDurably(
+    path,
+    `# written by klog serve\ncluster.id=${clusterId}\nnode.id=${nodeId}\nversion=1\n`,
+    fsyncDir,
+  );
   return { clusterId };
 }

@@ -6,12 +6,12 @@ import { Connection, type ConnectionStats } from './connection.js';
 import type { BrokerContext, RequestStats } from './context.js';
 import { FaultInjector } from './faults.js';
 import { FetchPurgatory } from './fetch-purgatory.js';
-import { LogCleaner } from './log-cleaner.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
 import { SystemTimer } from './group/timer.js';
-import { type BrokerLog, openBrokerLog, type ProducerWindow, syncDirectory } from './log-port.js';
+import { LogCleaner } from './log-cleaner.js';
 import { LogLimiter } from './log-limiter.js';
+import { type BrokerLog, openBrokerLog, type ProducerWindow, syncDirectory } from './log-port.js';
 import { type Logger, SILENT } from './logger.js';
 import { MemoryPool } from './memory-pool.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
@@ -80,7 +80,9 @@ export class Broker {
       const producerIds = new ProducerIdManager(own, syncDirectory);
       this.#fetchWaits = new FetchPurgatory();
       const log = this.#log;
-      this.#offsetsTopic = new OffsetsTopic(log, config.offsetsTopicNumPartitions, this.#logger, () => Date.now());
+      this.#offsetsTopic = new OffsetsTopic(log, config.offsetsTopicNumPartitions, this.#logger, () =>
+        Date.now(),
+      );
       this.#groups = new GroupCoordinator(
         new SystemTimer(),
         this.#offsetsTopic,
@@ -104,7 +106,9 @@ export class Broker {
       );
       const loaded = this.#offsetsTopic.load(this.#groups);
       if (this.#offsetsTopic.exists) {
-        this.#logger.info(`${OFFSETS_TOPIC}: ${loaded} records read back, ${this.#groups.groupCount} group(s) loaded`);
+        this.#logger.info(
+          `${OFFSETS_TOPIC}: ${loaded} records read back, ${this.#groups.groupCount} group(s) loaded`,
+        );
       }
       const broker = this;
       this.#ctx = {
@@ -124,7 +128,10 @@ export class Broker {
         limited: new LogLimiter(this.#logger, LOG_LINE_INTERVAL_MS),
         requestMemory: new MemoryPool(config.queuedMaxRequestBytes),
         responseMemory: new MemoryPool(config.queuedMaxRequestBytes),
-        faults: new FaultInjector({ dropAcks: config.dropAcks, closeAfterAppend: config.closeAfterAppend }, this.#logger),
+        faults: new FaultInjector(
+          { dropAcks: config.dropAcks, closeAfterAppend: config.closeAfterAppend },
+          this.#logger,
+        ),
         now: () => Date.now(),
         stats: new Map(),
         unsupported: new UnsupportedRequests(),
@@ -202,7 +209,9 @@ export class Broker {
       broker.#logger.error(`klog serve: loading the partitions: ${(error as Error).message}`);
     }
     for (const entry of broker.#log.unmapped) {
-      broker.#logger.warn(`klog serve: ${entry.path} maps to no topic (${entry.reason}): left alone, not served`);
+      broker.#logger.warn(
+        `klog serve: ${entry.path} maps to no topic (${entry.reason}): left alone, not served`,
+      );
     }
     if (broker.#ctx.faults.active) {
       const { dropAcks, closeAfterAppend } = config;
@@ -222,7 +231,11 @@ export class Broker {
       try {
         this.#log.flush();
       } catch (error) {
-        this.#ctx.limited.log('error', 'storage', `log.flush.interval.ms flush failed: ${(error as Error).message}`);
+        this.#ctx.limited.log(
+          'error',
+          'storage',
+          `log.flush.interval.ms flush failed: ${(error as Error).message}`,
+        );
       }
     }, ms);
     this.#flusher.unref();
@@ -253,7 +266,10 @@ export class Broker {
   }
 
   /** The memory pools (`queued.max.request.bytes`), requests' and responses': bytes held now, at most so far. */
-  get memory(): Record<'requests' | 'responses', { readonly used: number; readonly peak: number; readonly capacity: number }> {
+  get memory(): Record<
+    'requests' | 'responses',
+    { readonly used: number; readonly peak: number; readonly capacity: number }
+  > {
     const figures = (m: MemoryPool) => ({ used: m.used, peak: m.peak, capacity: m.capacity });
     return { requests: figures(this.#ctx.requestMemory), responses: figures(this.#ctx.responseMemory) };
   }
@@ -269,7 +285,11 @@ export class Broker {
     }
     const refusal = this.#refusal(socket);
     if (refusal !== undefined) {
-      this.#ctx.limited.log('warn', refusal.kind, `refused a connection from ${socket.remoteAddress}: ${refusal.why}`);
+      this.#ctx.limited.log(
+        'warn',
+        refusal.kind,
+        `refused a connection from ${socket.remoteAddress}: ${refusal.why}`,
+      );
       socket.destroy();
       return;
     }
@@ -292,7 +312,10 @@ export class Broker {
   #refusal(socket: Socket): { kind: string; why: string } | undefined {
     const { maxConnections, maxConnectionsPerIp } = this.#ctx.config;
     if (this.#connections.size >= maxConnections) {
-      return { kind: 'max.connections', why: `${this.#connections.size} connections open, max.connections is ${maxConnections}` };
+      return {
+        kind: 'max.connections',
+        why: `${this.#connections.size} connections open, max.connections is ${maxConnections}`,
+      };
     }
     const fromIp = this.#perIp.get(socket.remoteAddress ?? '') ?? 0;
     if (fromIp >= maxConnectionsPerIp) {
@@ -316,7 +339,9 @@ export class Broker {
   }
 
   async #shutdown(): Promise<void> {
-    this.#logger.info(`klog serve: shutting down (${this.#connections.size} connection${this.#connections.size === 1 ? '' : 's'})`);
+    this.#logger.info(
+      `klog serve: shutting down (${this.#connections.size} connection${this.#connections.size === 1 ? '' : 's'})`,
+    );
     clearInterval(this.#flusher);
     const stopped = new Promise<void>((resolve) => this.#server.close(() => resolve()));
     this.#cleaner?.stop();

@@ -13,7 +13,11 @@ describe('a CreateTopics of thousands of topics does not stall other connections
     try {
       const admin = await RawClient.connect(b.port);
       const other = await RawClient.connect(b.port);
-      const topics = Array.from({ length: 2000 }, (_, i) => ({ topic: `bulk-${i}`, numPartitions: 1, replicationFactor: 1 }));
+      const topics = Array.from({ length: 2000 }, (_, i) => ({
+        topic: `bulk-${i}`,
+        numPartitions: 1,
+        replicationFactor: 1,
+      }));
       const create = await kafkajs('createTopics', 0, { topics, timeout: 60_000 }, 1);
       const versions = await kafkajs('apiVersions', 2, {}, 2);
       const metadata = await kafkajs('metadata', 4, { topics: [], allowAutoTopicCreation: false }, 3);
@@ -24,7 +28,8 @@ describe('a CreateTopics of thousands of topics does not stall other connections
         return (await create.decode(frame)).data as { topicErrors: { errorCode: number }[] };
       });
       // Sent once the broker is working on the CreateTopics (its first topics are on disk).
-      while (b.broker.requestStats.get('CreateTopics') === undefined) await new Promise((r) => setImmediate(r));
+      while (b.broker.requestStats.get('CreateTopics') === undefined)
+        await new Promise((r) => setImmediate(r));
       other.send(versions.frame);
       await other.next().then(() => order.push('ApiVersions'));
       other.send(metadata.frame);

@@ -49,7 +49,12 @@ describe('ApiVersions', () => {
       const { correlation, data } = await req.decode(await c.next());
       expect(correlation).toBe(40 + version);
       expect(data.errorCode).toBe(0);
-      const got = Object.fromEntries((data.apiVersions as { apiKey: number; minVersion: number; maxVersion: number }[]).map((a) => [a.apiKey, [a.minVersion, a.maxVersion]]));
+      const got = Object.fromEntries(
+        (data.apiVersions as { apiKey: number; minVersion: number; maxVersion: number }[]).map((a) => [
+          a.apiKey,
+          [a.minVersion, a.maxVersion],
+        ]),
+      );
       expect(got).toEqual(ADVERTISED);
     }
     c.close();
@@ -79,7 +84,13 @@ describe('ApiVersions', () => {
   it('v3 with a client software name Kafka would refuse: INVALID_REQUEST (KIP-511)', async () => {
     const c = await RawClient.connect(b.port);
     const name = Buffer.from('@bad/name');
-    const body = Buffer.concat([Buffer.from([name.length + 1]), name, Buffer.from([4]), Buffer.from('1.0'), Buffer.from([0])]);
+    const body = Buffer.concat([
+      Buffer.from([name.length + 1]),
+      name,
+      Buffer.from([4]),
+      Buffer.from('1.0'),
+      Buffer.from([0]),
+    ]);
     c.send(rawFrame(18, 3, 5, body, true));
     const reply = Buffer.from(await c.next());
     expect(reply.readInt16BE(4)).toBe(42);

@@ -27,7 +27,9 @@ const BAD: [string, Uint8Array][] = [
   ['a body that does not parse', rawFrame(0, 7, 1, new Uint8Array([0xff, 0xff, 0, 0, 0, 1]))],
 ];
 
-describe('bad input on other connections while a producer keeps working', { timeout: LONG_TIMEOUT_MS }, () => {
+describe('bad input on other connections while a producer keeps working', {
+  timeout: LONG_TIMEOUT_MS,
+}, () => {
   it('each bad connection is closed; the producer’s messages all land, once each', async () => {
     const producing = pythonProduce(b.port, 'steady', 3000, 'steady');
     const closedFor: string[] = [];

@@ -8,7 +8,11 @@ beforeAll(async () => {
   b = await startBroker({ socketRequestMaxBytes: 65536, maxBufferedResponseBytes: 16 * 1024 });
   const c = await RawClient.connect(b.port);
   const create = await kafkajs('createTopics', 0, {
-    topics: Array.from({ length: 300 }, (_, i) => ({ topic: `topic-with-a-long-name-${String(i).padStart(4, '0')}`, numPartitions: 1, replicationFactor: 1 })),
+    topics: Array.from({ length: 300 }, (_, i) => ({
+      topic: `topic-with-a-long-name-${String(i).padStart(4, '0')}`,
+      numPartitions: 1,
+      replicationFactor: 1,
+    })),
     timeout: 1000,
   });
   c.send(create.frame);
@@ -40,7 +44,9 @@ describe('one connection’s bad input closes that connection only', () => {
     const c = await RawClient.connect(b.port);
     c.send(new Uint8Array([0, 1, 0, 0x01])); // 65537 bytes announced, none sent
     await c.closed;
-    expect(lastLine()).toMatch(/closed: refused a frame: frame of 65537 bytes is over socket.request.max.bytes \(65536\)$/);
+    expect(lastLine()).toMatch(
+      /closed: refused a frame: frame of 65537 bytes is over socket.request.max.bytes \(65536\)$/,
+    );
     await apiVersionsWorks();
   });
 
@@ -54,7 +60,9 @@ describe('one connection’s bad input closes that connection only', () => {
     await closedFor(new Uint8Array([0, 0, 0, 3, 0, 3, 0]));
     expect(lastLine()).toMatch(/a request klog cannot read/);
     await closedFor(new Uint8Array([0, 0, 0, 12, 0, 3, 0, 1, 0, 0, 0, 9, 0x7f, 0x7f, 1, 2]));
-    expect(lastLine()).toMatch(/a request klog cannot read \(header.clientId at byte 10: a string of 32639 bytes needs 32639 bytes, only 2 left\)/);
+    expect(lastLine()).toMatch(
+      /a request klog cannot read \(header.clientId at byte 10: a string of 32639 bytes needs 32639 bytes, only 2 left\)/,
+    );
     await apiVersionsWorks();
   });
 
@@ -76,17 +84,25 @@ describe('one connection’s bad input closes that connection only', () => {
     expect(lines().at(-1)).toMatch(/^debug: .*AddPartitionsToTxn \(API key 24\) v2 from client "raw-test"/);
     // Another client: WARN again.
     await closedFor(rawFrame(24, 3, 3, new Uint8Array(0), false, 'sarama'));
-    expect(lines().at(-1)).toMatch(/^warn: .*AddPartitionsToTxn \(API key 24\) v3 from client "sarama" is not served/);
+    expect(lines().at(-1)).toMatch(
+      /^warn: .*AddPartitionsToTxn \(API key 24\) v3 from client "sarama" is not served/,
+    );
     await closedFor(rawFrame(999, 0, 1));
-    expect(lastLine()).toMatch(/^warn: .*unknown API key 999 \(API key 999\) v0 from client "raw-test" is not served by klog/);
+    expect(lastLine()).toMatch(
+      /^warn: .*unknown API key 999 \(API key 999\) v0 from client "raw-test" is not served by klog/,
+    );
     await apiVersionsWorks();
   });
 
   it('a version not served, including Produce v0–v2 which is advertised as Kafka 4 does', async () => {
     await closedFor(rawFrame(0, 2, 1, new Uint8Array([0, 1, 0, 0, 0, 0, 0, 0, 0, 0])));
-    expect(lastLine()).toMatch(/^warn: .*Produce v2 from client "raw-test" is not served by klog \(it serves v3–v8\)$/);
+    expect(lastLine()).toMatch(
+      /^warn: .*Produce v2 from client "raw-test" is not served by klog \(it serves v3–v8\)$/,
+    );
     await closedFor(rawFrame(1, 13, 1, new Uint8Array(0), true));
-    expect(lastLine()).toMatch(/^warn: .*Fetch v13 from client "raw-test" is not served by klog \(it serves v4–v12\)$/);
+    expect(lastLine()).toMatch(
+      /^warn: .*Fetch v13 from client "raw-test" is not served by klog \(it serves v4–v12\)$/,
+    );
     await closedFor(rawFrame(1, 14, 2, new Uint8Array(0), true));
     expect(lastLine()).toMatch(/^debug: .*Fetch v14 from client "raw-test" is not served by klog/);
     await apiVersionsWorks();
@@ -113,7 +129,12 @@ describe('requests on one connection are answered strictly in order, one at a ti
         maxWaitTime: 300,
         minBytes: 1,
         maxBytes: 1024,
-        topics: [{ topic: 'topic-with-a-long-name-0000', partitions: [{ partition: 0, fetchOffset: '0', maxBytes: 1024 }] }],
+        topics: [
+          {
+            topic: 'topic-with-a-long-name-0000',
+            partitions: [{ partition: 0, fetchOffset: '0', maxBytes: 1024 }],
+          },
+        ],
       },
       1,
     );
@@ -136,7 +157,12 @@ describe('requests on one connection are answered strictly in order, one at a ti
       maxWaitTime: 600_000,
       minBytes: 1,
       maxBytes: 1024,
-      topics: [{ topic: 'topic-with-a-long-name-0005', partitions: [{ partition: 0, fetchOffset: '0', maxBytes: 1024 }] }],
+      topics: [
+        {
+          topic: 'topic-with-a-long-name-0005',
+          partitions: [{ partition: 0, fetchOffset: '0', maxBytes: 1024 }],
+        },
+      ],
     });
     c.send(fetch.frame);
     while (b.broker.waitingFetches === 0) await sleep(10);
@@ -155,7 +181,17 @@ describe('requests on one connection are answered strictly in order, one at a ti
           ? await kafkajs('apiVersions', i % 3, {}, i)
           : kind === 1
             ? await kafkajs('metadata', i % 7, { topics: ['topic-with-a-long-name-0002'] }, i)
-            : await kafkajs('listOffsets', 1, { replicaId: -1, topics: [{ topic: 'topic-with-a-long-name-0003', partitions: [{ partition: 0, timestamp: -1 }] }] }, i),
+            : await kafkajs(
+                'listOffsets',
+                1,
+                {
+                  replicaId: -1,
+                  topics: [
+                    { topic: 'topic-with-a-long-name-0003', partitions: [{ partition: 0, timestamp: -1 }] },
+                  ],
+                },
+                i,
+              ),
       );
     }
     c.send(Buffer.concat(reqs.map((r) => r.frame)));
@@ -198,7 +234,12 @@ describe('limits', () => {
     const clients = await Promise.all(Array.from({ length: 300 }, () => RawClient.connect(b.port)));
     const answers = await Promise.all(
       clients.map(async (c, i) => {
-        const req = await kafkajs('metadata', 4, { topics: ['topic-with-a-long-name-0004'], allowAutoTopicCreation: false }, i);
+        const req = await kafkajs(
+          'metadata',
+          4,
+          { topics: ['topic-with-a-long-name-0004'], allowAutoTopicCreation: false },
+          i,
+        );
         c.send(req.frame);
         return (await req.decode(await c.next())).correlation;
       }),
@@ -214,7 +255,9 @@ describe('limits', () => {
     try {
       const c = await RawClient.connect(idle.port);
       await c.closed;
-      expect(idle.lines.some((l) => /closed: idle for connections.max.idle.ms \(200 ms\)$/.test(l))).toBe(true);
+      expect(idle.lines.some((l) => /closed: idle for connections.max.idle.ms \(200 ms\)$/.test(l))).toBe(
+        true,
+      );
     } finally {
       await idle.stop();
     }

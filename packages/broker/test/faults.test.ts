@@ -19,7 +19,10 @@ const written = (topic: string, partition: number, first: number, last: number):
 
 function injector(dropAcks: number, closeAfterAppend: number) {
   const lines: string[] = [];
-  const f = new FaultInjector({ dropAcks, closeAfterAppend }, createLogger('info', (level, line) => lines.push(`${level} ${line}`)));
+  const f = new FaultInjector(
+    { dropAcks, closeAfterAppend },
+    createLogger('info', (level, line) => lines.push(`${level} ${line}`)),
+  );
   return { f, lines };
 }
 
@@ -35,7 +38,8 @@ describe('FaultInjector: which requests lose their answer', () => {
       kind: 'close',
       line: 'fault: closed the connection instead of answering produce #3, orders-0 offsets 20..29',
     });
-    for (let i = 0; i < 5; i++) expect(f.afterAppend([written('orders', 0, 30 + i, 30 + i)]).kind).toBe('answer');
+    for (let i = 0; i < 5; i++)
+      expect(f.afterAppend([written('orders', 0, 30 + i, 30 + i)]).kind).toBe('answer');
     expect(lines).toEqual([
       'info fault: dropped the response to produce #1, orders-0 offsets 0..9',
       'info fault: dropped the response to produce #2, orders-0 offsets 10..19',
@@ -55,7 +59,9 @@ describe('FaultInjector: which requests lose their answer', () => {
 
   it('a request that wrote to several partitions is one fault, naming each range', () => {
     const { f } = injector(0, 1);
-    expect(f.afterAppend([written('orders', 0, 5, 7), written('orders', 2, 0, 0), written('audit', 1, 41, 44)])).toEqual({
+    expect(
+      f.afterAppend([written('orders', 0, 5, 7), written('orders', 2, 0, 0), written('audit', 1, 41, 44)]),
+    ).toEqual({
       kind: 'close',
       line: 'fault: closed the connection instead of answering produce #1, orders-0 offsets 5..7, orders-2 offsets 0..0, audit-1 offsets 41..44',
     });
@@ -71,7 +77,10 @@ describe('FaultInjector: which requests lose their answer', () => {
   it('the counts are whole numbers, checked at the boundary', () => {
     expect(resolveConfig({ dataDir: 'x' })).toMatchObject({ dropAcks: 0, closeAfterAppend: 0 });
     // The log's defaults and bounds are storage's: a value the log would refuse on open is refused here.
-    expect(resolveConfig({ dataDir: 'x' })).toMatchObject({ segmentBytes: 2 ** 30, messageMaxBytes: 1_048_588 });
+    expect(resolveConfig({ dataDir: 'x' })).toMatchObject({
+      segmentBytes: 2 ** 30,
+      messageMaxBytes: 1_048_588,
+    });
     expect(() => resolveConfig({ dataDir: 'x', segmentBytes: 20 })).toThrow(
       'segmentBytes must be a whole number from 61 to 2147483647, got 20',
     );
@@ -83,7 +92,9 @@ describe('FaultInjector: which requests lose their answer', () => {
       messageMaxBytes: 61,
     });
     expect(() => resolveConfig({ dataDir: 'x', dropAcks: -1 })).toThrow(ConfigError);
-    expect(() => resolveConfig({ dataDir: 'x', closeAfterAppend: 1.5 })).toThrow('closeAfterAppend must be a whole number');
+    expect(() => resolveConfig({ dataDir: 'x', closeAfterAppend: 1.5 })).toThrow(
+      'closeAfterAppend must be a whole number',
+    );
   });
 });
 
@@ -101,7 +112,14 @@ const topicsOf = async (b: TestBroker, topics: { topic: string; numPartitions: n
 };
 
 /** The frame of a Produce v7 of `count` records to `partitions` (each a [partition, firstSequence]) from producer `pid`. */
-function produce(topic: string, pid: number, partitions: [number, number][], count: number, correlationId: number, acks = -1) {
+function produce(
+  topic: string,
+  pid: number,
+  partitions: [number, number][],
+  count: number,
+  correlationId: number,
+  acks = -1,
+) {
   return kafkajs(
     'produce',
     7,
@@ -117,7 +135,10 @@ function produce(topic: string, pid: number, partitions: [number, number][], cou
           partitions: partitions.map(([partition, firstSequence]) => ({
             partition,
             firstSequence: pid < 0 ? -1 : firstSequence,
-            messages: Array.from({ length: count }, (_, i) => ({ key: `k${firstSequence + i}`, value: `v${firstSequence + i}` })),
+            messages: Array.from({ length: count }, (_, i) => ({
+              key: `k${firstSequence + i}`,
+              value: `v${firstSequence + i}`,
+            })),
           })),
         },
       ],
@@ -140,9 +161,16 @@ async function nextAnswerIs(c: RawClient, correlationId: number): Promise<void> 
 }
 
 async function logEndOffset(c: RawClient, topic: string, partition: number): Promise<number> {
-  const req = await kafkajs('listOffsets', 1, { replicaId: -1, topics: [{ topic, partitions: [{ partition, timestamp: -1 }] }] }, 995);
+  const req = await kafkajs(
+    'listOffsets',
+    1,
+    { replicaId: -1, topics: [{ topic, partitions: [{ partition, timestamp: -1 }] }] },
+    995,
+  );
   c.send(req.frame);
-  const data = (await req.decode(await c.next())).data as { responses: { partitions: { offset: string }[] }[] };
+  const data = (await req.decode(await c.next())).data as {
+    responses: { partitions: { offset: string }[] }[];
+  };
   return Number(data.responses[0]!.partitions[0]!.offset);
 }
 
@@ -165,7 +193,9 @@ describe('faults on a real socket', () => {
       expect(c.isClosed).toBe(false);
       // The client's retry, the very same bytes: a duplicate, written nowhere, answered with offset 0.
       c.send(first.frame);
-      expect(((await first.decode(await c.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]).toMatchObject({
+      expect(
+        ((await first.decode(await c.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0],
+      ).toMatchObject({
         errorCode: 0,
         baseOffset: '0',
       });
@@ -178,13 +208,18 @@ describe('faults on a real socket', () => {
       // Its retry on a new connection: a duplicate again, answered; then writes are answered as usual.
       const again = await RawClient.connect(b.port);
       again.send(second.frame);
-      expect(((await second.decode(await again.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]).toMatchObject({
+      expect(
+        ((await second.decode(await again.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0],
+      ).toMatchObject({
         errorCode: 0,
         baseOffset: '3',
       });
       const third = await produce('orders', pid, [[0, 5]], 1, 4);
       again.send(third.frame);
-      expect(((await third.decode(await again.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]!.baseOffset).toBe('5');
+      expect(
+        ((await third.decode(await again.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]!
+          .baseOffset,
+      ).toBe('5');
       expect(await logEndOffset(again, 'orders', 0)).toBe(6);
       again.close();
       expect(faultLines(b)).toEqual([
@@ -208,7 +243,10 @@ describe('faults on a real socket', () => {
       c.send(batch.frame);
       await nextAnswerIs(c, 3);
       c.send(batch.frame);
-      expect(((await batch.decode(await c.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]!.baseOffset).toBe('2');
+      expect(
+        ((await batch.decode(await c.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]!
+          .baseOffset,
+      ).toBe('2');
       expect(await logEndOffset(c, 'plain', 0)).toBe(3);
       c.close();
       expect(faultLines(b)).toEqual([
@@ -226,7 +264,16 @@ describe('faults on a real socket', () => {
       await topicsOf(b, [{ topic: 'multi', numPartitions: 3 }]);
       const c = await RawClient.connect(b.port);
       const pid = await producerId(c);
-      const both = await produce('multi', pid, [[0, 0], [2, 0]], 2, 1);
+      const both = await produce(
+        'multi',
+        pid,
+        [
+          [0, 0],
+          [2, 0],
+        ],
+        2,
+        1,
+      );
       c.send(both.frame);
       await nextAnswerIs(c, 2);
       // Partition 0's batch again (a duplicate) with a new batch for partition 1: one write, one fault.
@@ -243,7 +290,14 @@ describe('faults on a real socket', () => {
             {
               topic: 'multi',
               partitions: [
-                { partition: 0, firstSequence: 0, messages: [{ key: 'k0', value: 'v0' }, { key: 'k1', value: 'v1' }] },
+                {
+                  partition: 0,
+                  firstSequence: 0,
+                  messages: [
+                    { key: 'k0', value: 'v0' },
+                    { key: 'k1', value: 'v1' },
+                  ],
+                },
                 { partition: 1, firstSequence: 0, messages: [{ key: 'x', value: 'y' }] },
               ],
             },
@@ -278,21 +332,29 @@ describe('faults on a real socket', () => {
       const pid = await producerId(c);
       const unknown = await produce('quiet', pid, [[7, 0]], 1, 1);
       c.send(unknown.frame);
-      expect(((await unknown.decode(await c.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]!.errorCode).toBe(3);
+      expect(
+        ((await unknown.decode(await c.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]!
+          .errorCode,
+      ).toBe(3);
       const first = await produce('quiet', pid, [[0, 0]], 1, 2, 0);
       // acks=0 wrote a record but has no answer to lose: not counted.
       c.send(first.frame);
       await nextAnswerIs(c, 3);
       const gap = await produce('quiet', pid, [[0, 5]], 1, 4);
       c.send(gap.frame);
-      expect(((await gap.decode(await c.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]!.errorCode).toBe(45);
+      expect(
+        ((await gap.decode(await c.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]!
+          .errorCode,
+      ).toBe(45);
       expect(faultLines(b)).toEqual([]);
       // The first request that writes and expects an answer is the one that loses it.
       const next = await produce('quiet', pid, [[0, 1]], 1, 5);
       c.send(next.frame);
       await nextAnswerIs(c, 6);
       c.close();
-      expect(faultLines(b)).toEqual(['info: fault: dropped the response to produce #1, quiet-0 offsets 1..1']);
+      expect(faultLines(b)).toEqual([
+        'info: fault: dropped the response to produce #1, quiet-0 offsets 1..1',
+      ]);
     } finally {
       await b.stop();
     }
@@ -307,7 +369,10 @@ describe('faults on a real socket', () => {
       for (let seq = 0; seq < 20; seq++) {
         const req = await produce('calm', pid, [[0, seq]], 1, 10 + seq);
         c.send(req.frame);
-        expect(((await req.decode(await c.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]!.baseOffset).toBe(String(seq));
+        expect(
+          ((await req.decode(await c.next())).data as unknown as ProduceAnswer).topics[0]!.partitions[0]!
+            .baseOffset,
+        ).toBe(String(seq));
       }
       c.close();
       expect(b.lines.filter((l) => /fault(s on)?:/.test(l) && !l.startsWith('debug: '))).toEqual([]);

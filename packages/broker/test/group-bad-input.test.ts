@@ -1,13 +1,13 @@
 import {
   type ApiCodec,
-  decodeResponse,
   DescribeGroups,
-  encodeRequest,
+  decodeResponse,
   ErrorCode,
+  encodeRequest,
   FindCoordinator,
-  Metadata,
   JoinGroup,
   type JoinGroupRequest,
+  Metadata,
   OffsetCommit,
   type OffsetCommitRequest,
   Writer,
@@ -44,7 +44,13 @@ function join(over: Partial<JoinGroupRequest> = {}): JoinGroupRequest {
   };
 }
 
-async function ask<Req, Res>(c: RawClient, codec: ApiCodec<Req, Res>, version: number, body: Req, correlationId = 1): Promise<Res> {
+async function ask<Req, Res>(
+  c: RawClient,
+  codec: ApiCodec<Req, Res>,
+  version: number,
+  body: Req,
+  correlationId = 1,
+): Promise<Res> {
   c.send(encodeRequest(codec as ApiCodec<Req, unknown>, version, correlationId, 'bad-input', body));
   return decodeResponse(codec as ApiCodec<unknown, Res>, version, await c.next()).body;
 }
@@ -62,11 +68,17 @@ async function otherGroupWorks(groupId: string): Promise<void> {
 describe('bad group input', { timeout: 120_000 }, () => {
   it('a JoinGroup with 10 MB of protocol metadata: MESSAGE_TOO_LARGE, nothing kept', async () => {
     const c = await RawClient.connect(b.port);
-    const big = join({ groupId: 'huge', protocols: [{ name: 'range', metadata: new Uint8Array(10 * 1024 * 1024) }] });
+    const big = join({
+      groupId: 'huge',
+      protocols: [{ name: 'range', metadata: new Uint8Array(10 * 1024 * 1024) }],
+    });
     const r = await ask(c, JoinGroup, 6, big);
     expect(r.errorCode).toBe(ErrorCode.MESSAGE_TOO_LARGE);
     expect(b.broker.groups.group('huge')).toBeUndefined();
-    const described = await ask(c, DescribeGroups, 5, { groups: ['huge'], includeAuthorizedOperations: false });
+    const described = await ask(c, DescribeGroups, 5, {
+      groups: ['huge'],
+      includeAuthorizedOperations: false,
+    });
     expect(described.groups[0]).toMatchObject({ groupState: 'Dead', members: [] });
     c.close();
     await otherGroupWorks('after-huge');
@@ -75,7 +87,8 @@ describe('bad group input', { timeout: 120_000 }, () => {
   it('10,000 members joining one group: GROUP_MAX_SIZE_REACHED past group.max.size (1000), the group holds no more', async () => {
     const c = await RawClient.connect(b.port);
     const frames: Uint8Array[] = [];
-    for (let i = 0; i < 10_000; i++) frames.push(encodeRequest(JoinGroup, 5, i, `member-${i}`, join({ groupId: 'crowd' })));
+    for (let i = 0; i < 10_000; i++)
+      frames.push(encodeRequest(JoinGroup, 5, i, `member-${i}`, join({ groupId: 'crowd' })));
     c.send(Buffer.concat(frames));
     const codes = new Map<number, number>();
     for (let i = 0; i < 10_000; i++) {
@@ -83,7 +96,10 @@ describe('bad group input', { timeout: 120_000 }, () => {
       expect(correlationId).toBe(i);
       codes.set(body.errorCode, (codes.get(body.errorCode) ?? 0) + 1);
     }
-    expect(Object.fromEntries(codes)).toEqual({ [ErrorCode.MEMBER_ID_REQUIRED]: 1000, [ErrorCode.GROUP_MAX_SIZE_REACHED]: 9000 });
+    expect(Object.fromEntries(codes)).toEqual({
+      [ErrorCode.MEMBER_ID_REQUIRED]: 1000,
+      [ErrorCode.GROUP_MAX_SIZE_REACHED]: 9000,
+    });
     const g = b.broker.groups.group('crowd')!;
     expect(g.members.size + g.pendingMembers.size).toBe(1000);
     c.close();
@@ -92,8 +108,12 @@ describe('bad group input', { timeout: 120_000 }, () => {
 
   it('unknown or mismatched protocol types: INCONSISTENT_GROUP_PROTOCOL', async () => {
     const c = await RawClient.connect(b.port);
-    expect((await ask(c, JoinGroup, 6, join({ groupId: 'typed', protocolType: '' }))).errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
-    expect((await ask(c, JoinGroup, 6, join({ groupId: 'typed', protocols: [] }))).errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    expect((await ask(c, JoinGroup, 6, join({ groupId: 'typed', protocolType: '' }))).errorCode).toBe(
+      ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+    );
+    expect((await ask(c, JoinGroup, 6, join({ groupId: 'typed', protocols: [] }))).errorCode).toBe(
+      ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+    );
     c.close();
     await otherGroupWorks('typed');
     const d = await RawClient.connect(b.port);
@@ -106,19 +126,36 @@ describe('bad group input', { timeout: 120_000 }, () => {
     const c = await RawClient.connect(b.port);
     // JoinGroup v6 (flexible): the group id as a compact string, its length + 1 as an unsigned varint.
     const length = new Writer().uvarint(100_001, 'length').toBytes();
-    c.send(rawFrame(JoinGroup.apiKey, 6, 1, Buffer.concat([length, Buffer.alloc(100_000, 'x'), Buffer.alloc(16)]), true));
+    c.send(
+      rawFrame(
+        JoinGroup.apiKey,
+        6,
+        1,
+        Buffer.concat([length, Buffer.alloc(100_000, 'x'), Buffer.alloc(16)]),
+        true,
+      ),
+    );
     await c.closed;
     expect(b.lines.some((l) => l.includes('string length 100000 is over 32767'))).toBe(true);
     const d = await RawClient.connect(b.port);
     const longest = 'y'.repeat(32_767);
-    expect((await ask(d, JoinGroup, 6, join({ groupId: longest }))).errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
+    expect((await ask(d, JoinGroup, 6, join({ groupId: longest }))).errorCode).toBe(
+      ErrorCode.MEMBER_ID_REQUIRED,
+    );
     const commit: OffsetCommitRequest = {
       groupId: longest,
       generationIdOrMemberEpoch: -1,
       memberId: '',
       groupInstanceId: null,
       retentionTimeMs: -1,
-      topics: [{ name: 'exists', partitions: [{ partitionIndex: 0, committedOffset: 7, committedLeaderEpoch: -1, committedMetadata: null }] }],
+      topics: [
+        {
+          name: 'exists',
+          partitions: [
+            { partitionIndex: 0, committedOffset: 7, committedLeaderEpoch: -1, committedMetadata: null },
+          ],
+        },
+      ],
     };
     // The group has a pending member but is Empty: a commit without a generation is accepted.
     expect((await ask(d, OffsetCommit, 8, commit)).topics[0]!.partitions[0]!.errorCode).toBe(ErrorCode.NONE);
@@ -130,15 +167,34 @@ describe('bad group input', { timeout: 120_000 }, () => {
     try {
       const admin = kafkajs(auto.port).admin();
       await admin.connect();
-      await expect(admin.createTopics({ topics: [{ topic: '__consumer_offsets', numPartitions: 3 }] })).rejects.toMatchObject({ errors: [{ type: 'INVALID_REQUEST' }] });
+      await expect(
+        admin.createTopics({ topics: [{ topic: '__consumer_offsets', numPartitions: 3 }] }),
+      ).rejects.toMatchObject({ errors: [{ type: 'INVALID_REQUEST' }] });
       const before = await admin.fetchTopicMetadata({ topics: [] });
       expect(before.topics.map((t) => t.name)).not.toContain('__consumer_offsets');
       // A group's first FindCoordinator creates it, with offsets.topic.num.partitions partitions.
       const c = await RawClient.connect(auto.port);
-      c.send(encodeRequest(FindCoordinator, 2, 1, 'bad-input', { key: 'g', keyType: 0, coordinatorKeys: [] }));
-      expect(decodeResponse(FindCoordinator, 2, await c.next()).body).toMatchObject({ errorCode: 0, nodeId: 0, port: auto.port });
-      c.send(encodeRequest(Metadata, 1, 2, 'bad-input', { topics: [{ name: '__consumer_offsets' }], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }));
-      expect(decodeResponse(Metadata, 1, await c.next()).body.topics[0]).toMatchObject({ name: '__consumer_offsets', isInternal: true, errorCode: 0 });
+      c.send(
+        encodeRequest(FindCoordinator, 2, 1, 'bad-input', { key: 'g', keyType: 0, coordinatorKeys: [] }),
+      );
+      expect(decodeResponse(FindCoordinator, 2, await c.next()).body).toMatchObject({
+        errorCode: 0,
+        nodeId: 0,
+        port: auto.port,
+      });
+      c.send(
+        encodeRequest(Metadata, 1, 2, 'bad-input', {
+          topics: [{ name: '__consumer_offsets' }],
+          allowAutoTopicCreation: true,
+          includeClusterAuthorizedOperations: false,
+          includeTopicAuthorizedOperations: false,
+        }),
+      );
+      expect(decodeResponse(Metadata, 1, await c.next()).body.topics[0]).toMatchObject({
+        name: '__consumer_offsets',
+        isInternal: true,
+        errorCode: 0,
+      });
       c.close();
       const metadata = kafkajs(auto.port).admin();
       await metadata.connect();
@@ -148,7 +204,9 @@ describe('bad group input', { timeout: 120_000 }, () => {
       await admin.disconnect();
       const producer = kafkajs(auto.port).producer({ retry: { retries: 0 } });
       await producer.connect();
-      await expect(producer.send({ topic: '__consumer_offsets', messages: [{ value: 'x', partition: 0 }] })).rejects.toThrow(/not valid|invalid/i);
+      await expect(
+        producer.send({ topic: '__consumer_offsets', messages: [{ value: 'x', partition: 0 }] }),
+      ).rejects.toThrow(/not valid|invalid/i);
       await producer.disconnect();
       expect(auto.lines.some((l) => l.includes('__consumer_offsets-0 INVALID_TOPIC_EXCEPTION'))).toBe(true);
     } finally {
@@ -158,7 +216,12 @@ describe('bad group input', { timeout: 120_000 }, () => {
 
   it('commits for topics or partitions that do not exist: UNKNOWN_TOPIC_OR_PARTITION for those, the others written', async () => {
     const c = await RawClient.connect(b.port);
-    const p = (partitionIndex: number) => ({ partitionIndex, committedOffset: 1, committedLeaderEpoch: -1, committedMetadata: 'm' });
+    const p = (partitionIndex: number) => ({
+      partitionIndex,
+      committedOffset: 1,
+      committedLeaderEpoch: -1,
+      committedMetadata: 'm',
+    });
     const r = await ask(c, OffsetCommit, 8, {
       groupId: 'committer',
       generationIdOrMemberEpoch: -1,
@@ -175,7 +238,10 @@ describe('bad group input', { timeout: 120_000 }, () => {
       [ErrorCode.NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
     ]);
     expect(b.broker.groups.fetchOffsets('committer', null).topics).toEqual([
-      { name: 'exists', partitions: [expect.objectContaining({ partitionIndex: 0, offset: 1, metadata: 'm' })] },
+      {
+        name: 'exists',
+        partitions: [expect.objectContaining({ partitionIndex: 0, offset: 1, metadata: 'm' })],
+      },
     ]);
     c.close();
   });

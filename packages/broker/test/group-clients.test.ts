@@ -38,7 +38,11 @@ async function produce(topic: string, prefix: string): Promise<number[]> {
     await producer.send({
       topic,
       acks: -1,
-      messages: Array.from({ length: BATCH }, (_, i) => ({ key: `${prefix}-${i}`, value: `v${i}`, partition: i % PARTITIONS })),
+      messages: Array.from({ length: BATCH }, (_, i) => ({
+        key: `${prefix}-${i}`,
+        value: `v${i}`,
+        partition: i % PARTITIONS,
+      })),
     });
   } finally {
     await producer.disconnect();
@@ -56,7 +60,8 @@ function logEnd(topic: string, partition: number): number {
 
 /** The group's committed offsets, read from the coordinator, have reached `end` on every partition. */
 function committedTo(group: string, topic: string, end: readonly number[]): boolean {
-  const got = b.broker.groups.fetchOffsets(group, [{ name: topic, partitionIndexes: ALL }]).topics[0]!.partitions;
+  const got = b.broker.groups.fetchOffsets(group, [{ name: topic, partitionIndexes: ALL }]).topics[0]!
+    .partitions;
   return got.every((p) => p.offset === end[p.partitionIndex]);
 }
 
@@ -71,7 +76,9 @@ function fetchedOnly(topic: string, from: number, partitions: readonly number[])
   const want = JSON.stringify(partitions);
   for (const line of b.lines.slice(from)) {
     if (!line.includes(': Fetch v')) continue;
-    const got = [...line.matchAll(new RegExp(`${topic}-(\\d+)@`, 'g'))].map((m) => Number(m[1])).sort((x, y) => x - y);
+    const got = [...line.matchAll(new RegExp(`${topic}-(\\d+)@`, 'g'))]
+      .map((m) => Number(m[1]))
+      .sort((x, y) => x - y);
     if (JSON.stringify(got) === want) return true;
   }
   return false;
@@ -102,7 +109,11 @@ async function scenario(client: GroupClient): Promise<void> {
     // A fetch a consumer sent before the rebalance may still be out, for the partitions it had then
     // (@platformatic/kafka delivers what it brings): produce once each fetches only its own.
     const from = b.lines.length;
-    await waitFor([c1, c2], () => fetchedOnly(topic, from, c1.assigned) && fetchedOnly(topic, from, c2.assigned), 'each consumer to fetch only its partitions');
+    await waitFor(
+      [c1, c2],
+      () => fetchedOnly(topic, from, c1.assigned) && fetchedOnly(topic, from, c2.assigned),
+      'each consumer to fetch only its partitions',
+    );
     let end = await produce(topic, 'a');
     await waitFor([c1, c2], () => committedTo(group, topic, end), 'c1 and c2 to read and commit batch a');
     expect(new Set(c1.records.map((r) => r.partition))).toEqual(new Set(c1.assigned));
@@ -116,13 +127,20 @@ async function scenario(client: GroupClient): Promise<void> {
 
     // A third joins, and is killed with kill -9: the session timeout evicts it, c1 takes its partitions.
     const c3 = start('c3');
-    await waitFor([c1, c3], () => split(c1, c3) && committedTo(group, topic, end), 'c1 and c3 to share the partitions');
+    await waitFor(
+      [c1, c3],
+      () => split(c1, c3) && committedTo(group, topic, end),
+      'c1 and c3 to share the partitions',
+    );
     const c3Had = c3.assigned;
     await c3.kill();
     await c1.until(() => owns(c1, ALL), 'c1 to own every partition once c3 is evicted');
     expect(b.lines.some((l) => l.includes(`group ${group}: member`) && l.includes('expired'))).toBe(true);
     end = await produce(topic, 'c');
-    await c1.until(() => committedTo(group, topic, end), 'c1 to read and commit batch c, c3’s partitions too');
+    await c1.until(
+      () => committedTo(group, topic, end),
+      'c1 to read and commit batch c, c3’s partitions too',
+    );
     expect(c1.records.some((r) => r.key.startsWith('c-') && c3Had.includes(r.partition))).toBe(true);
 
     // The broker restarts under c1: the group and its offsets come back from __consumer_offsets.
@@ -141,7 +159,9 @@ async function scenario(client: GroupClient): Promise<void> {
     // Every message read, none twice.
     const read = consumers.flatMap((c) => c.records);
     const keys = read.map((r) => r.key);
-    const expected = ['a', 'b', 'c', 'd', 'e'].flatMap((p) => Array.from({ length: BATCH }, (_, i) => `${p}-${i}`));
+    const expected = ['a', 'b', 'c', 'd', 'e'].flatMap((p) =>
+      Array.from({ length: BATCH }, (_, i) => `${p}-${i}`),
+    );
     expect(new Set(keys)).toEqual(new Set(expected));
     const twice = read.filter((r, i) => keys.indexOf(r.key) !== i);
     if (client !== 'platformatic') {
@@ -152,7 +172,10 @@ async function scenario(client: GroupClient): Promise<void> {
       // by another consumer, never three times.
       for (const r of twice) {
         const all = read.filter((o) => o.key === r.key);
-        expect(all.map((o) => `${o.by} ${o.partition}:${o.offset}`)).toEqual([`${r.by} ${r.partition}:${r.offset}`, `${r.by} ${r.partition}:${r.offset}`]);
+        expect(all.map((o) => `${o.by} ${o.partition}:${o.offset}`)).toEqual([
+          `${r.by} ${r.partition}:${r.offset}`,
+          `${r.by} ${r.partition}:${r.offset}`,
+        ]);
       }
     }
   } finally {
@@ -164,5 +187,6 @@ describe('consumer groups with real clients', { timeout: LONG_TIMEOUT_MS }, () =
   it('kcat -G (librdkafka’s balanced consumer, auto commit every 100 ms)', () => scenario('kcat'));
   it('confluent-kafka subscribe() with commit() after each batch', () => scenario('confluent-kafka'));
   it('KafkaJS consumer.run (commits after each batch)', () => scenario('kafkajs'));
-  it('@platformatic/kafka consume() with a groupId (autocommit every 100 ms)', () => scenario('platformatic'));
+  it('@platformatic/kafka consume() with a groupId (autocommit every 100 ms)', () =>
+    scenario('platformatic'));
 });

@@ -38,7 +38,16 @@ async function batch(pid: number, epoch: number, seq: number, count: number, cor
       topicData: [
         {
           topic: 'idem',
-          partitions: [{ partition: 0, firstSequence: seq, messages: Array.from({ length: count }, (_, i) => ({ key: `s${seq + i}`, value: `record ${seq + i}` })) }],
+          partitions: [
+            {
+              partition: 0,
+              firstSequence: seq,
+              messages: Array.from({ length: count }, (_, i) => ({
+                key: `s${seq + i}`,
+                value: `record ${seq + i}`,
+              })),
+            },
+          ],
         },
       ],
     },
@@ -53,9 +62,16 @@ async function send(c: RawClient, req: Awaited<ReturnType<typeof batch>>): Promi
 }
 
 async function logEndOffset(c: RawClient): Promise<number> {
-  const req = await kafkajs('listOffsets', 1, { replicaId: -1, topics: [{ topic: 'idem', partitions: [{ partition: 0, timestamp: -1 }] }] }, 999);
+  const req = await kafkajs(
+    'listOffsets',
+    1,
+    { replicaId: -1, topics: [{ topic: 'idem', partitions: [{ partition: 0, timestamp: -1 }] }] },
+    999,
+  );
   c.send(req.frame);
-  const data = (await req.decode(await c.next())).data as { responses: { partitions: { offset: string }[] }[] };
+  const data = (await req.decode(await c.next())).data as {
+    responses: { partitions: { offset: string }[] }[];
+  };
   return Number(data.responses[0]!.partitions[0]!.offset);
 }
 
@@ -85,7 +101,8 @@ describe('Kafka 4.1’s producer rules through the broker', () => {
     const old = await batch(pid, 0, 0, 1, 1);
     expect((await send(c, old)).errorCode).toBe(0);
     expect((await send(c, await batch(pid, 0, 5, 1, 2))).errorCode).toBe(45);
-    for (let seq = 1; seq <= 5; seq++) expect((await send(c, await batch(pid, 0, seq, 1, 10 + seq))).errorCode).toBe(0);
+    for (let seq = 1; seq <= 5; seq++)
+      expect((await send(c, await batch(pid, 0, seq, 1, 10 + seq))).errorCode).toBe(0);
     // Five batches later, the first is out of the window of five: its resend is no longer recognised.
     expect((await send(c, old)).errorCode).toBe(45);
     expect(await logEndOffset(c)).toBe(start + 6);
@@ -119,7 +136,9 @@ describe('Kafka 4.1’s producer rules through the broker', () => {
     c.close();
     b = await b.restart();
     const again = await RawClient.connect(b.port);
-    expect(await send(again, last)).toEqual(expect.objectContaining({ errorCode: 0, baseOffset: written.baseOffset }));
+    expect(await send(again, last)).toEqual(
+      expect.objectContaining({ errorCode: 0, baseOffset: written.baseOffset }),
+    );
     again.close();
   });
 });

@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { decodeResponse, DescribeProducers, encodeRequest } from '@klog/protocol';
+import { DescribeProducers, decodeResponse, encodeRequest } from '@klog/protocol';
 import { LogManager } from '@klog/storage';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -119,7 +119,10 @@ describe('cleanup.policy=compact: cleaned in the background', () => {
       // says where it went: offset 50), so every batch of the rounds was in an inactive segment.
       const compactedAfterEnd = () => {
         const end = b!.lines.findIndex((l) => /latest-0 NONE at 50\b/.test(l));
-        return end >= 0 && b!.lines.slice(end).some((l) => /latest-0: compacted \d+ segment\(s\): \d+ → \d+ records/.test(l));
+        return (
+          end >= 0 &&
+          b!.lines.slice(end).some((l) => /latest-0: compacted \d+ segment\(s\): \d+ → \d+ records/.test(l))
+        );
       };
       await waitFor('a compaction after the last write', compactedAfterEnd);
       const read = await kcatConsume(port, 'latest');

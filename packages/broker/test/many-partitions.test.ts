@@ -17,9 +17,13 @@ const PARTITIONS = 300;
 
 function startLimited(dataDir: string, nofile: number): Promise<{ proc: ChildProcess; port: number }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn('sh', ['-c', `ulimit -n ${nofile} && exec "$0" "$@"`, process.execPath, child, dataDir], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const proc = spawn(
+      'sh',
+      ['-c', `ulimit -n ${nofile} && exec "$0" "$@"`, process.execPath, child, dataDir],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     proc.stderr!.on('data', (d: Buffer) => {
       stderr += d.toString();
@@ -32,7 +36,9 @@ function startLimited(dataDir: string, nofile: number): Promise<{ proc: ChildPro
   });
 }
 
-type ProduceAnswer = { topics: { partitions: { partition: number; errorCode: number; baseOffset: string }[] }[] };
+type ProduceAnswer = {
+  topics: { partitions: { partition: number; errorCode: number; baseOffset: string }[] }[];
+};
 
 describe('a Produce over more partitions than file descriptors', () => {
   it(`under ulimit -n 200, ${PARTITIONS} partitions in one request are each appended, twice; new connections are served`, async () => {
@@ -40,17 +46,33 @@ describe('a Produce over more partitions than file descriptors', () => {
     const { proc, port } = await startLimited(data.dir, 200);
     try {
       const c = await RawClient.connect(port);
-      const create = await kafkajs('createTopics', 0, { topics: [{ topic: 'wide', numPartitions: PARTITIONS, replicationFactor: 1 }], timeout: 60_000 });
+      const create = await kafkajs('createTopics', 0, {
+        topics: [{ topic: 'wide', numPartitions: PARTITIONS, replicationFactor: 1 }],
+        timeout: 60_000,
+      });
       c.send(create.frame);
-      expect(((await create.decode(await c.next())).data as { topicErrors: { errorCode: number }[] }).topicErrors[0]!.errorCode).toBe(0);
+      expect(
+        ((await create.decode(await c.next())).data as { topicErrors: { errorCode: number }[] })
+          .topicErrors[0]!.errorCode,
+      ).toBe(0);
       for (const round of [1, 2]) {
-        const partitions = Array.from({ length: PARTITIONS }, (_, p) => ({ partition: p, messages: [{ key: `k${p}`, value: `round ${round}` }] }));
-        const req = await kafkajs('produce', 7, { acks: -1, timeout: 30_000, compression: 0, topicData: [{ topic: 'wide', partitions }] }, 10 + round);
+        const partitions = Array.from({ length: PARTITIONS }, (_, p) => ({
+          partition: p,
+          messages: [{ key: `k${p}`, value: `round ${round}` }],
+        }));
+        const req = await kafkajs(
+          'produce',
+          7,
+          { acks: -1, timeout: 30_000, compression: 0, topicData: [{ topic: 'wide', partitions }] },
+          10 + round,
+        );
         c.send(req.frame);
         const answer = (await req.decode(await c.next())).data as unknown as ProduceAnswer;
         const parts = answer.topics[0]!.partitions;
         expect(parts).toHaveLength(PARTITIONS);
-        expect(parts.filter((p) => p.errorCode !== 0).map((p) => `${p.partition}: ${p.errorCode}`)).toEqual([]);
+        expect(parts.filter((p) => p.errorCode !== 0).map((p) => `${p.partition}: ${p.errorCode}`)).toEqual(
+          [],
+        );
         expect(new Set(parts.map((p) => p.baseOffset))).toEqual(new Set([String(round - 1)]));
       }
       for (let i = 0; i < 10; i++) {

@@ -21,7 +21,10 @@ async function until(ready: () => boolean, what: string): Promise<void> {
 
 async function createTopic(b: TestBroker, topic: string): Promise<void> {
   const c = await RawClient.connect(b.port);
-  const create = await kafkajs('createTopics', 0, { topics: [{ topic, numPartitions: 1, replicationFactor: 1 }], timeout: 1000 });
+  const create = await kafkajs('createTopics', 0, {
+    topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
+    timeout: 1000,
+  });
   c.send(create.frame);
   await c.next();
   c.close();
@@ -36,7 +39,14 @@ async function bigProduce(topic: string, valueBytes: number, correlationId: numb
       acks: -1,
       timeout: 30000,
       compression: 0,
-      topicData: [{ topic, partitions: [{ partition: 0, messages: [{ key: 'k', value: Buffer.alloc(valueBytes, correlationId) }] }] }],
+      topicData: [
+        {
+          topic,
+          partitions: [
+            { partition: 0, messages: [{ key: 'k', value: Buffer.alloc(valueBytes, correlationId) }] },
+          ],
+        },
+      ],
     },
     correlationId,
   );
@@ -50,7 +60,8 @@ describe('queued.max.request.bytes: requests', () => {
       const clients = await Promise.all(Array.from({ length: 6 }, () => RawClient.connect(b.port)));
       const requests = await Promise.all(clients.map((_, i) => bigProduce('big', 900 * 1024, i + 1)));
       // Each sends all but the last 100 KiB of its frame, and stops there.
-      for (const [i, c] of clients.entries()) c.send(requests[i]!.frame.subarray(0, requests[i]!.frame.length - 100 * 1024));
+      for (const [i, c] of clients.entries())
+        c.send(requests[i]!.frame.subarray(0, requests[i]!.frame.length - 100 * 1024));
       await until(
         () => b.broker.connections.some((c) => c.bufferedRequestBytes > 700 * 1024),
         'one connection read most of its frame',
@@ -60,8 +71,11 @@ describe('queued.max.request.bytes: requests', () => {
       expect(buffered.reduce((a, n) => a + n, 0)).toBeLessThanOrEqual(MIB + 6 * 64 * 1024);
       expect(buffered.filter((n) => n > 64 * 1024)).toHaveLength(1);
       expect(b.broker.memory.requests.used).toBeLessThanOrEqual(MIB);
-      for (const [i, c] of clients.entries()) c.send(requests[i]!.frame.subarray(requests[i]!.frame.length - 100 * 1024));
-      const answers = await Promise.all(clients.map(async (c, i) => (await requests[i]!.decode(await c.next())).correlation));
+      for (const [i, c] of clients.entries())
+        c.send(requests[i]!.frame.subarray(requests[i]!.frame.length - 100 * 1024));
+      const answers = await Promise.all(
+        clients.map(async (c, i) => (await requests[i]!.decode(await c.next())).correlation),
+      );
       expect(answers).toEqual([1, 2, 3, 4, 5, 6]);
       expect(b.broker.memory.requests.peak).toBeLessThanOrEqual(MIB);
       await until(() => b.broker.memory.requests.used === 0, 'every reservation released');
@@ -124,7 +138,10 @@ describe('queued.max.request.bytes: responses', () => {
       const batch = 200 * 1024 + 1024;
       expect(b.broker.memory.responses.peak).toBeLessThanOrEqual(budget + 20 * batch);
       for (const c of consumers) c.close();
-      await until(() => b.broker.memory.responses.used === 0, 'every response released once its connection closed');
+      await until(
+        () => b.broker.memory.responses.used === 0,
+        'every response released once its connection closed',
+      );
     } finally {
       await b.stop();
     }

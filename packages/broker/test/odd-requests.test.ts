@@ -24,14 +24,20 @@ let b: TestBroker;
 beforeAll(async () => {
   b = await startBroker({ autoCreateTopics: true, numPartitions: 2 });
   const c = await RawClient.connect(b.port);
-  const create = await kafkajs('createTopics', 0, { topics: [{ topic: 'odd', numPartitions: 3, replicationFactor: 1 }], timeout: 1000 });
+  const create = await kafkajs('createTopics', 0, {
+    topics: [{ topic: 'odd', numPartitions: 3, replicationFactor: 1 }],
+    timeout: 1000,
+  });
   c.send(create.frame);
   await c.next();
   c.close();
 });
 afterAll(() => b.stop());
 
-const topic = fc.oneof(fc.constantFrom('odd', 'missing', '', '..', 'a/b', 'x'.repeat(300)), fc.string({ maxLength: 12 }));
+const topic = fc.oneof(
+  fc.constantFrom('odd', 'missing', '', '..', 'a/b', 'x'.repeat(300)),
+  fc.string({ maxLength: 12 }),
+);
 const partition = fc.oneof(fc.integer({ min: -3, max: 4 }), fc.constantFrom(2 ** 31 - 1, -(2 ** 31)));
 const offset = fc.oneof(fc.integer({ min: -3, max: 20 }), fc.constantFrom(2 ** 53 - 1, -(2 ** 53 - 1)));
 const int32 = fc.oneof(fc.integer({ min: -3, max: 100_000 }), fc.constantFrom(2 ** 31 - 1, -(2 ** 31)));
@@ -47,7 +53,13 @@ const sample: fc.Arbitrary<Sample> = fc.oneof(
       transactionalId: fc.constant(null),
       acks: fc.constantFrom(-1, 1, 2, -2),
       timeoutMs: int32,
-      topicData: fc.array(fc.record({ name: topic, partitionData: fc.array(fc.record({ index: partition, records }), { maxLength: 3 }) }), { maxLength: 3 }),
+      topicData: fc.array(
+        fc.record({
+          name: topic,
+          partitionData: fc.array(fc.record({ index: partition, records }), { maxLength: 3 }),
+        }),
+        { maxLength: 3 },
+      ),
     }),
   }),
   fc.record({
@@ -66,7 +78,14 @@ const sample: fc.Arbitrary<Sample> = fc.oneof(
         fc.record({
           topic,
           partitions: fc.array(
-            fc.record({ partition, currentLeaderEpoch: fc.constant(-1), fetchOffset: offset, lastFetchedEpoch: fc.constant(-1), logStartOffset: fc.constant(-1), partitionMaxBytes: int32 }),
+            fc.record({
+              partition,
+              currentLeaderEpoch: fc.constant(-1),
+              fetchOffset: offset,
+              lastFetchedEpoch: fc.constant(-1),
+              logStartOffset: fc.constant(-1),
+              partitionMaxBytes: int32,
+            }),
             { maxLength: 3 },
           ),
         }),
@@ -82,7 +101,21 @@ const sample: fc.Arbitrary<Sample> = fc.oneof(
     body: fc.record({
       replicaId: fc.constantFrom(-1, 3),
       isolationLevel: fc.constantFrom(0, 1),
-      topics: fc.array(fc.record({ name: topic, partitions: fc.array(fc.record({ partitionIndex: partition, currentLeaderEpoch: fc.constant(-1), timestamp: offset, maxNumOffsets: fc.constant(1) }), { maxLength: 3 }) }), { maxLength: 3 }),
+      topics: fc.array(
+        fc.record({
+          name: topic,
+          partitions: fc.array(
+            fc.record({
+              partitionIndex: partition,
+              currentLeaderEpoch: fc.constant(-1),
+              timestamp: offset,
+              maxNumOffsets: fc.constant(1),
+            }),
+            { maxLength: 3 },
+          ),
+        }),
+        { maxLength: 3 },
+      ),
     }),
   }),
   fc.record({
@@ -104,8 +137,20 @@ const sample: fc.Arbitrary<Sample> = fc.oneof(
           name: topic,
           numPartitions: fc.integer({ min: -2, max: 4 }),
           replicationFactor: fc.constantFrom(-1, 0, 1, 3),
-          assignments: fc.array(fc.record({ partitionIndex: fc.integer({ min: -1, max: 3 }), brokerIds: fc.array(fc.integer({ min: -1, max: 2 }), { maxLength: 2 }) }), { maxLength: 2 }),
-          configs: fc.array(fc.record({ name: fc.constant('retention.ms'), value: fc.option(fc.constant('1'), { nil: null }) }), { maxLength: 1 }),
+          assignments: fc.array(
+            fc.record({
+              partitionIndex: fc.integer({ min: -1, max: 3 }),
+              brokerIds: fc.array(fc.integer({ min: -1, max: 2 }), { maxLength: 2 }),
+            }),
+            { maxLength: 2 },
+          ),
+          configs: fc.array(
+            fc.record({
+              name: fc.constant('retention.ms'),
+              value: fc.option(fc.constant('1'), { nil: null }),
+            }),
+            { maxLength: 1 },
+          ),
         }),
         { maxLength: 2 },
       ),
@@ -116,7 +161,12 @@ const sample: fc.Arbitrary<Sample> = fc.oneof(
   fc.record({
     codec: fc.constant(InitProducerId),
     version: fc.integer({ min: 0, max: 4 }),
-    body: fc.record({ transactionalId: fc.constant(null), transactionTimeoutMs: int32, producerId: offset, producerEpoch: fc.integer({ min: -1, max: 5 }) }),
+    body: fc.record({
+      transactionalId: fc.constant(null),
+      transactionTimeoutMs: int32,
+      producerId: offset,
+      producerEpoch: fc.integer({ min: -1, max: 5 }),
+    }),
   }),
 ) as fc.Arbitrary<Sample>;
 
@@ -126,27 +176,31 @@ describe('odd but well-formed requests', { timeout: 300_000 }, () => {
     let answered = 0;
     let closed = 0;
     await fc.assert(
-      fc.asyncProperty(sample, fc.integer({ min: 1, max: 2 ** 31 - 1 }), async ({ codec, version, body }, correlationId) => {
-        let frame: Uint8Array;
-        try {
-          frame = encodeRequest(codec, version, correlationId, 'odd', body);
-        } catch (error) {
-          // A value the version has no field for (e.g. InitProducerId's producer id before v3): not a request.
-          fc.pre(!(error instanceof ProtocolEncodeError));
-          throw error;
-        }
-        if (c.isClosed) c = await RawClient.connect(b.port);
-        c.send(frame);
-        const acks = codec === Produce ? (body as { acks: number }).acks : -1;
-        if (acks === 0) return;
-        try {
-          const answer = await c.next();
-          expect(new DataView(answer.buffer, answer.byteOffset).getInt32(0)).toBe(correlationId);
-          answered++;
-        } catch {
-          closed++; // the broker closed this connection: say why below, then carry on with a new one
-        }
-      }),
+      fc.asyncProperty(
+        sample,
+        fc.integer({ min: 1, max: 2 ** 31 - 1 }),
+        async ({ codec, version, body }, correlationId) => {
+          let frame: Uint8Array;
+          try {
+            frame = encodeRequest(codec, version, correlationId, 'odd', body);
+          } catch (error) {
+            // A value the version has no field for (e.g. InitProducerId's producer id before v3): not a request.
+            fc.pre(!(error instanceof ProtocolEncodeError));
+            throw error;
+          }
+          if (c.isClosed) c = await RawClient.connect(b.port);
+          c.send(frame);
+          const acks = codec === Produce ? (body as { acks: number }).acks : -1;
+          if (acks === 0) return;
+          try {
+            const answer = await c.next();
+            expect(new DataView(answer.buffer, answer.byteOffset).getInt32(0)).toBe(correlationId);
+            answered++;
+          } catch {
+            closed++; // the broker closed this connection: say why below, then carry on with a new one
+          }
+        },
+      ),
       { numRuns: 1500 },
     );
     c.close();

@@ -28,8 +28,20 @@ const group = fc.constantFrom('g0', 'g1', 'g2', 'polygenelubricants', 'é-grp');
 const topicName = fc.constantFrom('t', 'u');
 const partition = fc.integer({ min: 0, max: 2 });
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('commit' as const), group, topic: topicName, partition, offset: fc.integer({ min: 0, max: 2 ** 40 }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteOffset' as const), group, topic: topicName, partition }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('commit' as const),
+      group,
+      topic: topicName,
+      partition,
+      offset: fc.integer({ min: 0, max: 2 ** 40 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant('deleteOffset' as const), group, topic: topicName, partition }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteGroup' as const), group }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('compact' as const) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const) }) },
@@ -38,7 +50,8 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 function committed(c: GroupCoordinator): Map<string, number> {
   const out = new Map<string, number>();
   for (const g of ['g0', 'g1', 'g2', 'polygenelubricants', 'é-grp']) {
-    for (const t of c.fetchOffsets(g, null).topics) for (const p of t.partitions) out.set(`${g}/${t.name}/${p.partitionIndex}`, p.offset);
+    for (const t of c.fetchOffsets(g, null).topics)
+      for (const p of t.partitions) out.set(`${g}/${t.name}/${p.partitionIndex}`, p.offset);
   }
   return out;
 }
@@ -60,14 +73,28 @@ describe('__consumer_offsets: the last committed value survives restarts and com
                   memberId: '',
                   groupInstanceId: null,
                   retentionTimeMs: -1,
-                  topics: [{ name: o.topic, partitions: [{ partitionIndex: o.partition, committedOffset: o.offset, committedLeaderEpoch: -1, committedMetadata: null }] }],
+                  topics: [
+                    {
+                      name: o.topic,
+                      partitions: [
+                        {
+                          partitionIndex: o.partition,
+                          committedOffset: o.offset,
+                          committedLeaderEpoch: -1,
+                          committedMetadata: null,
+                        },
+                      ],
+                    },
+                  ],
                 });
                 expect(r[0]!.partitions[0]!.errorCode).toBe('NONE');
                 model.set(`${o.group}/${o.topic}/${o.partition}`, o.offset);
                 break;
               }
               case 'deleteOffset': {
-                const r = b.coordinator.deleteOffsets(o.group, [{ name: o.topic, partitions: [o.partition] }]);
+                const r = b.coordinator.deleteOffsets(o.group, [
+                  { name: o.topic, partitions: [o.partition] },
+                ]);
                 const exists = [...model.keys()].some((k) => k.startsWith(`${o.group}/`));
                 expect(r.errorCode).toBe(exists ? 'NONE' : 'GROUP_ID_NOT_FOUND');
                 model.delete(`${o.group}/${o.topic}/${o.partition}`);
@@ -116,7 +143,19 @@ describe('__consumer_offsets: the last committed value survives restarts and com
           memberId: '',
           groupInstanceId: null,
           retentionTimeMs: -1,
-          topics: [{ name: 't', partitions: [{ partitionIndex: i % 2, committedOffset: i, committedLeaderEpoch: -1, committedMetadata: null }] }],
+          topics: [
+            {
+              name: 't',
+              partitions: [
+                {
+                  partitionIndex: i % 2,
+                  committedOffset: i,
+                  committedLeaderEpoch: -1,
+                  committedMetadata: null,
+                },
+              ],
+            },
+          ],
         });
       }
       const count = (log: BrokerLog) => {
@@ -131,7 +170,9 @@ describe('__consumer_offsets: the last committed value survives restarts and com
       b.coordinator.close();
       b.log.close();
       b = open(dir, 1);
-      expect(b.coordinator.fetchOffsets('g', null).topics[0]!.partitions.map((p) => p.offset)).toEqual([198, 199]);
+      expect(b.coordinator.fetchOffsets('g', null).topics[0]!.partitions.map((p) => p.offset)).toEqual([
+        198, 199,
+      ]);
     } finally {
       b.coordinator.close();
       b.log.close();

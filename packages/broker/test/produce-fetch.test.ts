@@ -12,26 +12,61 @@ beforeAll(async () => {
   b = await startBroker({});
   const admin = client(b.port).admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 2 }, { topic: 'timed', numPartitions: 1 }] });
+  await admin.createTopics({
+    topics: [
+      { topic: 'orders', numPartitions: 2 },
+      { topic: 'timed', numPartitions: 1 },
+    ],
+  });
   await admin.disconnect();
 });
 afterAll(() => b.stop());
 
-type ProduceAnswer = { topics: { topicName: string; partitions: { partition: number; errorCode: number; baseOffset: string }[] }[] };
+type ProduceAnswer = {
+  topics: { topicName: string; partitions: { partition: number; errorCode: number; baseOffset: string }[] }[];
+};
 
 async function produce(c: RawClient, args: Record<string, unknown>, correlationId: number, version = 7) {
-  const req = await kafkajs('produce', version, { acks: -1, timeout: 30000, compression: 0, ...args }, correlationId);
+  const req = await kafkajs(
+    'produce',
+    version,
+    { acks: -1, timeout: 30000, compression: 0, ...args },
+    correlationId,
+  );
   c.send(req.frame);
   return (await req.decode(await c.next())).data as unknown as ProduceAnswer;
 }
 
-const messages = (n: number, tag: string) => Array.from({ length: n }, (_, i) => ({ key: `${tag}-${i}`, value: `${tag} value ${i}`, timestamp: 1_700_000_000_000 + i }));
+const messages = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => ({
+    key: `${tag}-${i}`,
+    value: `${tag} value ${i}`,
+    timestamp: 1_700_000_000_000 + i,
+  }));
 
 describe('Produce', () => {
   it('appends a batch at the log end offset and answers its base offset, per partition', async () => {
     const c = await RawClient.connect(b.port);
-    const first = await produce(c, { topicData: [{ topic: 'orders', partitions: [{ partition: 0, messages: messages(3, 'a') }] }] }, 1);
-    const second = await produce(c, { topicData: [{ topic: 'orders', partitions: [{ partition: 0, messages: messages(2, 'b') }, { partition: 1, messages: messages(1, 'c') }] }] }, 2);
+    const first = await produce(
+      c,
+      { topicData: [{ topic: 'orders', partitions: [{ partition: 0, messages: messages(3, 'a') }] }] },
+      1,
+    );
+    const second = await produce(
+      c,
+      {
+        topicData: [
+          {
+            topic: 'orders',
+            partitions: [
+              { partition: 0, messages: messages(2, 'b') },
+              { partition: 1, messages: messages(1, 'c') },
+            ],
+          },
+        ],
+      },
+      2,
+    );
     expect(first.topics[0]!.partitions[0]).toMatchObject({ errorCode: 0, baseOffset: '0' });
     expect(second.topics[0]!.partitions.map((p) => [p.partition, p.errorCode, p.baseOffset])).toEqual([
       [0, 0, '3'],
@@ -47,33 +82,74 @@ describe('Produce', () => {
       {
         topicData: [
           { topic: 'nope', partitions: [{ partition: 0, messages: messages(1, 'x') }] },
-          { topic: 'orders', partitions: [{ partition: 7, messages: messages(1, 'x') }, { partition: 1, messages: messages(1, 'y') }] },
+          {
+            topic: 'orders',
+            partitions: [
+              { partition: 7, messages: messages(1, 'x') },
+              { partition: 1, messages: messages(1, 'y') },
+            ],
+          },
         ],
       },
       3,
     );
-    expect(answer.topics.map((t) => [t.topicName, t.partitions.map((p) => [p.partition, p.errorCode])])).toEqual([
+    expect(
+      answer.topics.map((t) => [t.topicName, t.partitions.map((p) => [p.partition, p.errorCode])]),
+    ).toEqual([
       ['nope', [[0, 3]]],
-      ['orders', [[7, 3], [1, 0]]],
+      [
+        'orders',
+        [
+          [7, 3],
+          [1, 0],
+        ],
+      ],
     ]);
     c.close();
   });
 
   it('acks other than −1, 0, 1: INVALID_REQUIRED_ACKS', async () => {
     const c = await RawClient.connect(b.port);
-    const answer = await produce(c, { acks: 2, topicData: [{ topic: 'orders', partitions: [{ partition: 0, messages: messages(1, 'z') }] }] }, 4);
+    const answer = await produce(
+      c,
+      {
+        acks: 2,
+        topicData: [{ topic: 'orders', partitions: [{ partition: 0, messages: messages(1, 'z') }] }],
+      },
+      4,
+    );
     expect(answer.topics[0]!.partitions[0]!.errorCode).toBe(21);
     c.close();
   });
 
   it('acks=0: no answer; a failed acks=0 produce closes the connection (Kafka’s only way to say so)', async () => {
     const c = await RawClient.connect(b.port);
-    const quiet = await kafkajs('produce', 7, { acks: 0, timeout: 1000, compression: 0, topicData: [{ topic: 'orders', partitions: [{ partition: 1, messages: messages(1, 'q') }] }] }, 5);
+    const quiet = await kafkajs(
+      'produce',
+      7,
+      {
+        acks: 0,
+        timeout: 1000,
+        compression: 0,
+        topicData: [{ topic: 'orders', partitions: [{ partition: 1, messages: messages(1, 'q') }] }],
+      },
+      5,
+    );
     const check = await kafkajs('apiVersions', 2, {}, 6);
     c.send(Buffer.concat([quiet.frame, check.frame]));
     // The next answer on the connection is the ApiVersions one: the produce had none.
     expect((await check.decode(await c.next())).correlation).toBe(6);
-    const failing = await kafkajs('produce', 7, { acks: 0, timeout: 1000, compression: 0, topicData: [{ topic: 'nope', partitions: [{ partition: 0, messages: messages(1, 'q') }] }] }, 7);
+    const failing = await kafkajs(
+      'produce',
+      7,
+      {
+        acks: 0,
+        timeout: 1000,
+        compression: 0,
+        topicData: [{ topic: 'nope', partitions: [{ partition: 0, messages: messages(1, 'q') }] }],
+      },
+      7,
+    );
     c.send(failing.frame);
     await c.closed;
     expect(b.lines.some((l) => /closed: Produce v7 correlation 7: acks=0 produce failed/.test(l))).toBe(true);
@@ -81,7 +157,17 @@ describe('Produce', () => {
 
   it('records that are not exactly one v2 batch: INVALID_RECORD; none: INVALID_RECORD', async () => {
     const c = await RawClient.connect(b.port);
-    const one = await kafkajs('produce', 7, { acks: -1, timeout: 1000, compression: 0, topicData: [{ topic: 'orders', partitions: [{ partition: 1, messages: messages(2, 'd') }] }] }, 8);
+    const one = await kafkajs(
+      'produce',
+      7,
+      {
+        acks: -1,
+        timeout: 1000,
+        compression: 0,
+        topicData: [{ topic: 'orders', partitions: [{ partition: 1, messages: messages(2, 'd') }] }],
+      },
+      8,
+    );
     // Two batches in one partition's records: the request's records field, doubled, its length fixed.
     const frame = Buffer.from(one.frame);
     const recordsLengthAt = findRecords(frame);
@@ -111,11 +197,38 @@ function findRecords(frame: Buffer): number {
 }
 
 type FetchAnswer = {
-  responses: { topicName: string; partitions: { partition: number; errorCode: number; highWatermark: string; lastStableOffset: string; messages: { offset: string; key: Buffer }[] }[] }[];
+  responses: {
+    topicName: string;
+    partitions: {
+      partition: number;
+      errorCode: number;
+      highWatermark: string;
+      lastStableOffset: string;
+      messages: { offset: string; key: Buffer }[];
+    }[];
+  }[];
 };
 
-async function fetch(c: RawClient, partitions: { partition: number; fetchOffset: string; maxBytes: number }[], correlationId: number, extra: Record<string, unknown> = {}) {
-  const req = await kafkajs('fetch', 11, { replicaId: -1, maxWaitTime: 0, minBytes: 0, maxBytes: 10_000_000, isolationLevel: 1, topics: [{ topic: 'orders', partitions }], ...extra }, correlationId);
+async function fetch(
+  c: RawClient,
+  partitions: { partition: number; fetchOffset: string; maxBytes: number }[],
+  correlationId: number,
+  extra: Record<string, unknown> = {},
+) {
+  const req = await kafkajs(
+    'fetch',
+    11,
+    {
+      replicaId: -1,
+      maxWaitTime: 0,
+      minBytes: 0,
+      maxBytes: 10_000_000,
+      isolationLevel: 1,
+      topics: [{ topic: 'orders', partitions }],
+      ...extra,
+    },
+    correlationId,
+  );
   c.send(req.frame);
   return (await req.decode(await c.next())).data as unknown as FetchAnswer;
 }
@@ -143,10 +256,12 @@ describe('Fetch', () => {
       ],
       11,
     );
-    expect(answer.responses[0]!.partitions.map((p) => [p.partition, p.errorCode, p.messages.length])).toEqual([
-      [0, 0, 0],
-      [1, 1, 0],
-    ]);
+    expect(answer.responses[0]!.partitions.map((p) => [p.partition, p.errorCode, p.messages.length])).toEqual(
+      [
+        [0, 0, 0],
+        [1, 1, 0],
+      ],
+    );
     c.close();
   });
 
@@ -170,11 +285,26 @@ describe('Fetch', () => {
 
   it('waits up to MaxWaitMs for MinBytes, and answers as soon as an append brings data', async () => {
     const c = await RawClient.connect(b.port);
-    const req = await kafkajs('fetch', 11, { replicaId: -1, maxWaitTime: 60_000, minBytes: 1, maxBytes: 1_000_000, topics: [{ topic: 'orders', partitions: [{ partition: 1, fetchOffset: '3', maxBytes: 1_000_000 }] }] }, 13);
+    const req = await kafkajs(
+      'fetch',
+      11,
+      {
+        replicaId: -1,
+        maxWaitTime: 60_000,
+        minBytes: 1,
+        maxBytes: 1_000_000,
+        topics: [{ topic: 'orders', partitions: [{ partition: 1, fetchOffset: '3', maxBytes: 1_000_000 }] }],
+      },
+      13,
+    );
     c.send(req.frame);
     const answered = c.next();
     const p = await RawClient.connect(b.port);
-    await produce(p, { topicData: [{ topic: 'orders', partitions: [{ partition: 1, messages: messages(1, 'late') }] }] }, 14);
+    await produce(
+      p,
+      { topicData: [{ topic: 'orders', partitions: [{ partition: 1, messages: messages(1, 'late') }] }] },
+      14,
+    );
     p.close();
     const answer = (await req.decode(await answered)).data as unknown as FetchAnswer;
     expect(answer.responses[0]!.partitions[0]!.messages.map((m) => m.key.toString())).toEqual(['late-0']);
@@ -183,7 +313,20 @@ describe('Fetch', () => {
 
   it('a fetch session asked for by id: FETCH_SESSION_ID_NOT_FOUND (klog keeps no sessions)', async () => {
     const c = await RawClient.connect(b.port);
-    const req = await kafkajs('fetch', 11, { replicaId: -1, maxWaitTime: 0, minBytes: 0, maxBytes: 100, sessionId: 42, sessionEpoch: 1, topics: [] }, 15);
+    const req = await kafkajs(
+      'fetch',
+      11,
+      {
+        replicaId: -1,
+        maxWaitTime: 0,
+        minBytes: 0,
+        maxBytes: 100,
+        sessionId: 42,
+        sessionEpoch: 1,
+        topics: [],
+      },
+      15,
+    );
     c.send(req.frame);
     expect((await req.decode(await c.next())).data.errorCode).toBe(70);
     c.close();
@@ -193,16 +336,42 @@ describe('Fetch', () => {
 describe('ListOffsets', () => {
   it('earliest, latest and by timestamp, through KafkaJS’s admin and kcat', async () => {
     const c = await RawClient.connect(b.port);
-    await produce(c, { topicData: [{ topic: 'timed', partitions: [{ partition: 0, messages: messages(3, 't') }] }] }, 20);
-    await produce(c, { topicData: [{ topic: 'timed', partitions: [{ partition: 0, messages: messages(3, 'u').map((m, i) => ({ ...m, timestamp: 1_800_000_000_000 + i })) }] }] }, 21);
+    await produce(
+      c,
+      { topicData: [{ topic: 'timed', partitions: [{ partition: 0, messages: messages(3, 't') }] }] },
+      20,
+    );
+    await produce(
+      c,
+      {
+        topicData: [
+          {
+            topic: 'timed',
+            partitions: [
+              {
+                partition: 0,
+                messages: messages(3, 'u').map((m, i) => ({ ...m, timestamp: 1_800_000_000_000 + i })),
+              },
+            ],
+          },
+        ],
+      },
+      21,
+    );
     c.close();
     const admin = client(b.port).admin();
     await admin.connect();
     try {
-      expect(await admin.fetchTopicOffsets('timed')).toMatchObject([{ partition: 0, offset: '6', low: '0', high: '6' }]);
-      expect(await admin.fetchTopicOffsetsByTimestamp('timed', 1_800_000_000_000)).toEqual([{ partition: 0, offset: '3' }]);
+      expect(await admin.fetchTopicOffsets('timed')).toMatchObject([
+        { partition: 0, offset: '6', low: '0', high: '6' },
+      ]);
+      expect(await admin.fetchTopicOffsetsByTimestamp('timed', 1_800_000_000_000)).toEqual([
+        { partition: 0, offset: '3' },
+      ]);
       // Past the last timestamp the broker answers −1, which KafkaJS turns into the latest offset.
-      expect(await admin.fetchTopicOffsetsByTimestamp('timed', 1_900_000_000_000)).toEqual([{ partition: 0, offset: '6' }]);
+      expect(await admin.fetchTopicOffsetsByTimestamp('timed', 1_900_000_000_000)).toEqual([
+        { partition: 0, offset: '6' },
+      ]);
     } finally {
       await admin.disconnect();
     }
@@ -212,9 +381,27 @@ describe('ListOffsets', () => {
 
   it('v0: the offset as a list of one', async () => {
     const c = await RawClient.connect(b.port);
-    const req = await kafkajs('listOffsets', 0, { replicaId: -1, topics: [{ topic: 'timed', partitions: [{ partition: 0, timestamp: -1 }, { partition: 5, timestamp: -1 }] }] }, 22);
+    const req = await kafkajs(
+      'listOffsets',
+      0,
+      {
+        replicaId: -1,
+        topics: [
+          {
+            topic: 'timed',
+            partitions: [
+              { partition: 0, timestamp: -1 },
+              { partition: 5, timestamp: -1 },
+            ],
+          },
+        ],
+      },
+      22,
+    );
     c.send(req.frame);
-    const data = (await req.decode(await c.next())).data as { responses: { partitions: { partition: number; errorCode: number; offsets: string[] }[] }[] };
+    const data = (await req.decode(await c.next())).data as {
+      responses: { partitions: { partition: number; errorCode: number; offsets: string[] }[] }[];
+    };
     expect(data.responses[0]!.partitions).toEqual([
       { partition: 0, errorCode: 0, offsets: ['6'] },
       { partition: 5, errorCode: 3, offsets: [] },

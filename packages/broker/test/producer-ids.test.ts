@@ -1,8 +1,8 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PRODUCER_ID_FILE, ProducerIdFileError, ProducerIdManager } from '../src/producer-id-manager.js';
 import { syncDirectory } from '../src/log-port.js';
+import { PRODUCER_ID_FILE, ProducerIdFileError, ProducerIdManager } from '../src/producer-id-manager.js';
 import { startBroker, tempDir } from './support/broker.js';
 import { kafkajs, RawClient } from './support/raw-client.js';
 
@@ -65,13 +65,21 @@ describe('producer ids: a block reserved on disk before any id in it is handed o
     try {
       const ids = [];
       for (let i = 0; i < 5; i++) ids.push(await ask(i % 2, b.port));
-      expect(ids.map((r) => [r.errorCode, Number(r.producerId), r.producerEpoch])).toEqual([0, 1, 2, 3, 4].map((n) => [0, n, 0]));
+      expect(ids.map((r) => [r.errorCode, Number(r.producerId), r.producerEpoch])).toEqual(
+        [0, 1, 2, 3, 4].map((n) => [0, n, 0]),
+      );
       b = await b.restart();
       const again = await ask(1, b.port);
       expect(Number(again.producerId)).toBe(1000);
       const txn = await ask(1, b.port, 'my-transaction');
       expect(txn.errorCode).toBe(53);
-      expect(b.lines.some((l) => l.includes('InitProducerId for transactional id "my-transaction" refused: klog does not build transactions'))).toBe(true);
+      expect(
+        b.lines.some((l) =>
+          l.includes(
+            'InitProducerId for transactional id "my-transaction" refused: klog does not build transactions',
+          ),
+        ),
+      ).toBe(true);
     } finally {
       await b.stop();
       rmSync(d, { recursive: true, force: true });

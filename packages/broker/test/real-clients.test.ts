@@ -40,7 +40,12 @@ beforeAll(async () => {
   b = await startBroker({}, dataDir);
   const admin = kafkajs(b.port).admin();
   await admin.connect();
-  await admin.createTopics({ topics: ['kcat', 'python', 'kafkajs', 'platformatic'].map((topic) => ({ topic, numPartitions: PARTITIONS })) });
+  await admin.createTopics({
+    topics: ['kcat', 'python', 'kafkajs', 'platformatic'].map((topic) => ({
+      topic,
+      numPartitions: PARTITIONS,
+    })),
+  });
   await admin.disconnect();
 });
 afterAll(async () => {
@@ -64,7 +69,12 @@ function expectPipelined(before: number): void {
 
 const pipelinedSoFar = () => b.broker.requestStats.get('Produce')?.pipelined ?? 0;
 
-function expectExactlyOnceInOrder(records: readonly ReadRecord[], prefix: string, source: string, reports?: Reports): void {
+function expectExactlyOnceInOrder(
+  records: readonly ReadRecord[],
+  prefix: string,
+  source: string,
+  reports?: Reports,
+): void {
   expect(records).toHaveLength(COUNT);
   const keys = new Set(records.map((r) => r.key));
   expect(keys.size).toBe(COUNT);
@@ -77,11 +87,14 @@ function expectExactlyOnceInOrder(records: readonly ReadRecord[], prefix: string
   for (const r of records) {
     expect(r.value).toBe(valueFor(r.key));
     expect(r.headers.source).toBe(source);
-    if (reports !== undefined) expect(reports.get(r.key)).toEqual({ partition: r.partition, offset: r.offset });
+    if (reports !== undefined)
+      expect(reports.get(r.key)).toEqual({ partition: r.partition, offset: r.offset });
   }
 }
 
-describe('real clients produce idempotently; after a restart every message reads back exactly once', { timeout: LONG_TIMEOUT_MS }, () => {
+describe('real clients produce idempotently; after a restart every message reads back exactly once', {
+  timeout: LONG_TIMEOUT_MS,
+}, () => {
   it('kcat (librdkafka 2.0.2) → kcat -C -e', async () => {
     const before = pipelinedSoFar();
     await kcatProduce(b.port, 'kcat', COUNT, 'kc', scratch);
@@ -95,7 +108,12 @@ describe('real clients produce idempotently; after a restart every message reads
     const reports = await pythonProduce(b.port, 'python', COUNT, 'py');
     expectPipelined(before);
     b = await b.restart();
-    expectExactlyOnceInOrder(await pythonConsume(b.port, 'python', PARTITIONS), 'py', 'confluent-kafka', reports);
+    expectExactlyOnceInOrder(
+      await pythonConsume(b.port, 'python', PARTITIONS),
+      'py',
+      'confluent-kafka',
+      reports,
+    );
   });
 
   it('KafkaJS 2.2.4 → read by kcat', async () => {
@@ -107,14 +125,20 @@ describe('real clients produce idempotently; after a restart every message reads
   it('@platformatic/kafka 1.35 → its fetch API', async () => {
     const reports = await platformaticProduce(b.port, 'platformatic', COUNT, 'plt');
     b = await b.restart();
-    expectExactlyOnceInOrder(await platformaticFetchAll(b.port, 'platformatic', PARTITIONS), 'plt', 'platformatic', reports);
+    expectExactlyOnceInOrder(
+      await platformaticFetchAll(b.port, 'platformatic', PARTITIONS),
+      'plt',
+      'platformatic',
+      reports,
+    );
   });
 
   it('every topic reads the same with every reader', async () => {
     for (const topic of ['python', 'platformatic']) {
       const byKcat = await kcatConsume(b.port, topic);
       const byPython = await pythonConsume(b.port, topic, PARTITIONS);
-      const sort = (rs: ReadRecord[]) => rs.map((r) => `${r.partition}/${r.offset}/${r.key}/${r.value}`).sort();
+      const sort = (rs: ReadRecord[]) =>
+        rs.map((r) => `${r.partition}/${r.offset}/${r.key}/${r.value}`).sort();
       expect(sort(byPython)).toEqual(sort(byKcat));
     }
   });
@@ -129,11 +153,15 @@ describe('compressed batches, stored as the client sent them', { timeout: LONG_T
   it('kcat with gzip, snappy, lz4 and zstd: read back whole; on disk as sent', async () => {
     const admin = kafkajs(b.port).admin();
     await admin.connect();
-    await admin.createTopics({ topics: ['gzip', 'snappy', 'lz4', 'zstd'].map((topic) => ({ topic: `z-${topic}`, numPartitions: 1 })) });
+    await admin.createTopics({
+      topics: ['gzip', 'snappy', 'lz4', 'zstd'].map((topic) => ({ topic: `z-${topic}`, numPartitions: 1 })),
+    });
     await admin.disconnect();
     for (const codec of ['gzip', 'snappy', 'lz4', 'zstd']) {
       // Long, repetitive values: librdkafka sends a batch uncompressed when compressing would not save space.
-      await kcatProduce(b.port, `z-${codec}`, 500, codec, scratch, ['-z', codec], (key) => `${key} `.repeat(40));
+      await kcatProduce(b.port, `z-${codec}`, 500, codec, scratch, ['-z', codec], (key) =>
+        `${key} `.repeat(40),
+      );
       const records = await kcatConsume(b.port, `z-${codec}`);
       expect(records.map((r) => r.key)).toEqual(Array.from({ length: 500 }, (_, i) => keyFor(codec, i)));
       // The batch on disk is the client's, compression and all: its attributes name the codec.
@@ -176,7 +204,9 @@ describe('the segment files the broker wrote', { timeout: LONG_TIMEOUT_MS }, () 
     for (const topic of ['kcat', 'python', 'kafkajs', 'platformatic']) {
       for (let p = 0; p < PARTITIONS; p++) {
         const dir = join(dataDir, `${topic}-${p}`);
-        const segments = readdirSync(dir).filter((f) => /^\d{20}\.log$/.test(f)).sort();
+        const segments = readdirSync(dir)
+          .filter((f) => /^\d{20}\.log$/.test(f))
+          .sort();
         expect(segments.length).toBeGreaterThan(0);
         let next = 0;
         for (const file of segments) {

@@ -25,7 +25,9 @@ describe('Metadata and CreateTopics through real clients', () => {
     const admin = kafka().admin();
     await admin.connect();
     try {
-      expect(await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 3 }], waitForLeaders: true })).toBe(true);
+      expect(
+        await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 3 }], waitForLeaders: true }),
+      ).toBe(true);
       expect(await admin.createTopics({ topics: [{ topic: 'orders', numPartitions: 3 }] })).toBe(false);
       expect((await admin.listTopics()).sort()).toEqual(['orders']);
       const cluster = await admin.describeCluster();
@@ -46,19 +48,41 @@ describe('Metadata and CreateTopics through real clients', () => {
     const admin = kafka().admin();
     await admin.connect();
     try {
-      await expect(admin.createTopics({ topics: [{ topic: 'r3', numPartitions: 1, replicationFactor: 3 }] })).rejects.toMatchObject({
+      await expect(
+        admin.createTopics({ topics: [{ topic: 'r3', numPartitions: 1, replicationFactor: 3 }] }),
+      ).rejects.toMatchObject({
         errors: [expect.objectContaining({ type: 'INVALID_REPLICATION_FACTOR' })],
       });
-      await expect(admin.createTopics({ topics: [{ topic: 'bad name!', numPartitions: 1 }] })).rejects.toMatchObject({
+      await expect(
+        admin.createTopics({ topics: [{ topic: 'bad name!', numPartitions: 1 }] }),
+      ).rejects.toMatchObject({
         errors: [expect.objectContaining({ type: 'INVALID_TOPIC_EXCEPTION' })],
       });
       await expect(
-        admin.createTopics({ topics: [{ topic: 'compacted', numPartitions: 1, configEntries: [{ name: 'compression.type', value: 'gzip' }] }] }),
+        admin.createTopics({
+          topics: [
+            {
+              topic: 'compacted',
+              numPartitions: 1,
+              configEntries: [{ name: 'compression.type', value: 'gzip' }],
+            },
+          ],
+        }),
       ).rejects.toMatchObject({ errors: [expect.objectContaining({ type: 'INVALID_CONFIG' })] });
       await expect(
-        admin.createTopics({ topics: [{ topic: 'compacted', numPartitions: 1, configEntries: [{ name: 'cleanup.policy', value: 'squash' }] }] }),
+        admin.createTopics({
+          topics: [
+            {
+              topic: 'compacted',
+              numPartitions: 1,
+              configEntries: [{ name: 'cleanup.policy', value: 'squash' }],
+            },
+          ],
+        }),
       ).rejects.toMatchObject({ errors: [expect.objectContaining({ type: 'INVALID_CONFIG' })] });
-      await expect(admin.createTopics({ topics: [{ topic: 'zero', numPartitions: 0 }] })).rejects.toMatchObject({
+      await expect(
+        admin.createTopics({ topics: [{ topic: 'zero', numPartitions: 0 }] }),
+      ).rejects.toMatchObject({
         errors: [expect.objectContaining({ type: 'INVALID_PARTITIONS' })],
       });
       expect(await admin.listTopics()).not.toContain('compacted');
@@ -68,7 +92,13 @@ describe('Metadata and CreateTopics through real clients', () => {
   });
 
   it('@platformatic/kafka admin: CreateTopics v7 and Metadata v9', async () => {
-    const admin = new Admin({ clientId: 'plt-topics', bootstrapBrokers: [`127.0.0.1:${b.port}`], retries: 2, retryDelay: 100, requestTimeout: 1000 });
+    const admin = new Admin({
+      clientId: 'plt-topics',
+      bootstrapBrokers: [`127.0.0.1:${b.port}`],
+      retries: 2,
+      retryDelay: 100,
+      requestTimeout: 1000,
+    });
     try {
       const created = await admin.createTopics({ topics: ['payments'], partitions: 4, replicas: 1 });
       expect(created).toMatchObject([{ name: 'payments', partitions: 4, replicas: 1 }]);
@@ -85,7 +115,10 @@ describe('Metadata and CreateTopics through real clients', () => {
     const req = await kafkajs('metadata', 6, { topics: ['nope'], allowAutoTopicCreation: true });
     c.send(req.frame);
     const { data } = await req.decode(await c.next());
-    expect((data.topicMetadata as { topic: string; topicErrorCode: number }[])[0]).toMatchObject({ topic: 'nope', topicErrorCode: 3 });
+    expect((data.topicMetadata as { topic: string; topicErrorCode: number }[])[0]).toMatchObject({
+      topic: 'nope',
+      topicErrorCode: 3,
+    });
     c.close();
 
     const auto = await startBroker({ numPartitions: 2 }); // Kafka's default: auto.create.topics.enable=true
@@ -93,15 +126,29 @@ describe('Metadata and CreateTopics through real clients', () => {
       const a = await RawClient.connect(auto.port);
       const refused = await kafkajs('metadata', 6, { topics: ['wanted'], allowAutoTopicCreation: false }, 2);
       a.send(refused.frame);
-      expect(((await refused.decode(await a.next())).data.topicMetadata as { topicErrorCode: number }[])[0]!.topicErrorCode).toBe(3);
-      const allowed = await kafkajs('metadata', 6, { topics: ['wanted', 'bad/name'], allowAutoTopicCreation: true }, 3);
+      expect(
+        ((await refused.decode(await a.next())).data.topicMetadata as { topicErrorCode: number }[])[0]!
+          .topicErrorCode,
+      ).toBe(3);
+      const allowed = await kafkajs(
+        'metadata',
+        6,
+        { topics: ['wanted', 'bad/name'], allowAutoTopicCreation: true },
+        3,
+      );
       a.send(allowed.frame);
-      const topics = (await allowed.decode(await a.next())).data.topicMetadata as { topic: string; topicErrorCode: number; partitionMetadata: unknown[] }[];
+      const topics = (await allowed.decode(await a.next())).data.topicMetadata as {
+        topic: string;
+        topicErrorCode: number;
+        partitionMetadata: unknown[];
+      }[];
       expect(topics.map((t) => [t.topic, t.topicErrorCode, t.partitionMetadata.length])).toEqual([
         ['wanted', 0, 2],
         ['bad/name', 17, 0],
       ]);
-      expect(auto.lines).toContain('info: created topic wanted with 2 partition(s) (auto-create, asked by Metadata)');
+      expect(auto.lines).toContain(
+        'info: created topic wanted with 2 partition(s) (auto-create, asked by Metadata)',
+      );
       a.close();
     } finally {
       await auto.stop();

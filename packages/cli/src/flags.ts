@@ -14,6 +14,7 @@ export function wholeNumber(flag: string, text: string, min: number, max: number
 /** `host:port` (an IPv6 address in brackets: `[::1]:9092`). */
 export function hostPort(flag: string, text: string): { host: string; port: number } {
   const m = /^(\[[^\]]+\]|[^:\s]+):(\d+)$/.exec(text);
-  if (m === null) throw new UsageError(`${flag} ${JSON.stringify(text)}: expected host:port, e.g. 127.0.0.1:9092`);
+  if (m === null)
+    throw new UsageError(`${flag} ${JSON.stringify(text)}: expected host:port, e.g. 127.0.0.1:9092`);
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port: wholeNumber(flag, m[2]!, 1, 65535) };
 }

@@ -9,7 +9,11 @@ const ZERO_WIDTH = /[\u0E31\u0E34-\u0E3A\u0E47-\u0E4E]/gu;
 /** Terminal columns a string takes: code points, minus Thai combining marks. */
 /** A byte count as help text says it: `1 GiB`, `100 MiB`, `64 KiB`, else the number of bytes. */
 export function bytesText(n: number): string {
-  for (const [unit, size] of [['GiB', 2 ** 30], ['MiB', 2 ** 20], ['KiB', 2 ** 10]] as const) {
+  for (const [unit, size] of [
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+    ['KiB', 2 ** 10],
+  ] as const) {
     if (n >= size && n % size === 0) return `${n / size} ${unit}`;
   }
   return `${n} bytes`;

@@ -3,11 +3,11 @@ import { isatty } from 'node:tty';
 import { Command, CommanderError } from 'commander';
 import { ackLossDemoCommand } from './commands/ack-loss-demo.js';
 import { dumpLogCommand } from './commands/dump-log.js';
+import { groupsCommand } from './commands/groups.js';
 import { idemDemoCommand } from './commands/idem-demo.js';
 import { labCommand } from './commands/lab.js';
 import { modelCheckCommand } from './commands/model-check.js';
 import { serveCommand } from './commands/serve.js';
-import { groupsCommand } from './commands/groups.js';
 import { topicsCommand } from './commands/topics.js';
 import {
   CheckFailed,

@@ -32,7 +32,11 @@ afterAll(() => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-const inCi = process.env['CI'] !== undefined && process.env['CI'] !== '' && process.env['CI'] !== '0' && process.env['CI'] !== 'false';
+const inCi =
+  process.env['CI'] !== undefined &&
+  process.env['CI'] !== '' &&
+  process.env['CI'] !== '0' &&
+  process.env['CI'] !== 'false';
 
 /** Every record of the partition, read from the segment files: [offset, key]. */
 function logOf(dataDir: string): [number, string][] {
@@ -42,7 +46,8 @@ function logOf(dataDir: string): [number, string][] {
     let offset = 0;
     while (offset < log.logEndOffset) {
       for (const batch of log.readCheckedBatches(offset)) {
-        for (const r of batch.records) out.push([batch.baseOffset + r.offsetDelta, Buffer.from(r.key!).toString()]);
+        for (const r of batch.records)
+          out.push([batch.baseOffset + r.offsetDelta, Buffer.from(r.key!).toString()]);
         offset = batch.baseOffset + batch.lastOffsetDelta + 1;
       }
     }
@@ -57,16 +62,26 @@ async function createTopic(port: number): Promise<void> {
   const admin = await AdminClient.connect('127.0.0.1', port);
   try {
     const created = await admin.createTopic(TOPIC, 1);
-    if (created?.errorCode !== 0) throw new Error(`CreateTopics ${TOPIC}: error ${String(created?.errorCode)}`);
+    if (created?.errorCode !== 0)
+      throw new Error(`CreateTopics ${TOPIC}: error ${String(created?.errorCode)}`);
   } finally {
     admin.close();
   }
 }
 
-async function run(client: KafkaClient, idempotence: boolean): Promise<{ produced: Produced; log: [number, string][]; faults: { dropped: number; closed: number } }> {
+async function run(
+  client: KafkaClient,
+  idempotence: boolean,
+): Promise<{ produced: Produced; log: [number, string][]; faults: { dropped: number; closed: number } }> {
   const dataDir = join(scratch, `${client.name.replace(/\W+/g, '-')}-${idempotence ? 'on' : 'off'}`);
   mkdirSync(dataDir);
-  const broker = await Broker.start({ dataDir, host: '127.0.0.1', port: 0, dropAcks: DROP, closeAfterAppend: CLOSE });
+  const broker = await Broker.start({
+    dataDir,
+    host: '127.0.0.1',
+    port: 0,
+    dropAcks: DROP,
+    closeAfterAppend: CLOSE,
+  });
   let produced: Produced;
   try {
     await createTopic(broker.address.port);
@@ -93,53 +108,63 @@ const keys = Array.from({ length: MESSAGES }, (_, i) => `msg-${i}`);
 /** The key each told entry is about: named, or (kcat) the message sent in that place. */
 const toldKeys = (p: Produced) => p.told.map((t, i) => t.key ?? keys[i]!);
 
-describe.each([kcat, confluentKafka, kafkajs, platformatic])('$name against a broker that loses 3 acks', (client) => {
-  let present: boolean | undefined;
-  const requireClient = async (skip: () => void) => {
-    if (present === undefined) {
-      const found = await client.find(children);
-      present = found.found;
-      if (!found.found && inCi) throw new Error(`${client.name} is not installed, and CI needs every client: ${found.why} (${found.install})`);
-    }
-    if (!present) skip();
-  };
+describe.each([kcat, confluentKafka, kafkajs, platformatic])(
+  '$name against a broker that loses 3 acks',
+  (client) => {
+    let present: boolean | undefined;
+    const requireClient = async (skip: () => void) => {
+      if (present === undefined) {
+        const found = await client.find(children);
+        present = found.found;
+        if (!found.found && inCi)
+          throw new Error(
+            `${client.name} is not installed, and CI needs every client: ${found.why} (${found.install})`,
+          );
+      }
+      if (!present) skip();
+    };
 
-  it(
-    'idempotence off: every message acked, and exactly 3 duplicates on the log — the records the lost acks left',
-    async (ctx) => {
-      await requireClient(() => ctx.skip());
-      const { produced, log, faults } = await run(client, false);
-      expect(faults).toEqual({ dropped: DROP, closed: CLOSE });
-      expect(produced.told.every((t) => 'offset' in t)).toBe(true);
-      expect(toldKeys(produced).sort()).toEqual([...keys].sort());
-      expect(log).toHaveLength(MESSAGES + N);
-      const counts = new Map<string, number>();
-      for (const [, key] of log) counts.set(key, (counts.get(key) ?? 0) + 1);
-      expect([...counts.keys()].sort()).toEqual([...keys].sort());
-      expect([...counts.values()].reduce((a, c) => a + c - 1, 0)).toBe(N);
-      // Each offset told holds its message (the last copy: the earlier ones the client never heard of).
-      const at = new Map(log);
-      produced.told.forEach((t, i) => {
-        if ('offset' in t) expect(at.get(t.offset)).toBe(toldKeys(produced)[i]);
-      });
-    },
-    LONG_TIMEOUT_MS,
-  );
+    it(
+      'idempotence off: every message acked, and exactly 3 duplicates on the log — the records the lost acks left',
+      async (ctx) => {
+        await requireClient(() => ctx.skip());
+        const { produced, log, faults } = await run(client, false);
+        expect(faults).toEqual({ dropped: DROP, closed: CLOSE });
+        expect(produced.told.every((t) => 'offset' in t)).toBe(true);
+        expect(toldKeys(produced).sort()).toEqual([...keys].sort());
+        expect(log).toHaveLength(MESSAGES + N);
+        const counts = new Map<string, number>();
+        for (const [, key] of log) counts.set(key, (counts.get(key) ?? 0) + 1);
+        expect([...counts.keys()].sort()).toEqual([...keys].sort());
+        expect([...counts.values()].reduce((a, c) => a + c - 1, 0)).toBe(N);
+        // Each offset told holds its message (the last copy: the earlier ones the client never heard of).
+        const at = new Map(log);
+        produced.told.forEach((t, i) => {
+          if ('offset' in t) expect(at.get(t.offset)).toBe(toldKeys(produced)[i]);
+        });
+      },
+      LONG_TIMEOUT_MS,
+    );
 
-  it(
-    'idempotence on: every message acked, no duplicate, none missing, and every offset told is where the log holds it',
-    async (ctx) => {
-      await requireClient(() => ctx.skip());
-      const { produced, log, faults } = await run(client, true);
-      expect(faults).toEqual({ dropped: DROP, closed: CLOSE });
-      expect(log.map(([, key]) => key)).toEqual(keys);
-      expect(log.map(([offset]) => offset)).toEqual(keys.map((_, i) => i));
-      const told = new Map(produced.told.map((t, i) => [toldKeys(produced)[i]!, 'offset' in t ? t.offset : t.error]));
-      expect(Object.fromEntries(told)).toEqual(Object.fromEntries(log.map(([offset, key]) => [key, offset])));
-    },
-    LONG_TIMEOUT_MS,
-  );
-});
+    it(
+      'idempotence on: every message acked, no duplicate, none missing, and every offset told is where the log holds it',
+      async (ctx) => {
+        await requireClient(() => ctx.skip());
+        const { produced, log, faults } = await run(client, true);
+        expect(faults).toEqual({ dropped: DROP, closed: CLOSE });
+        expect(log.map(([, key]) => key)).toEqual(keys);
+        expect(log.map(([offset]) => offset)).toEqual(keys.map((_, i) => i));
+        const told = new Map(
+          produced.told.map((t, i) => [toldKeys(produced)[i]!, 'offset' in t ? t.offset : t.error]),
+        );
+        expect(Object.fromEntries(told)).toEqual(
+          Object.fromEntries(log.map(([offset, key]) => [key, offset])),
+        );
+      },
+      LONG_TIMEOUT_MS,
+    );
+  },
+);
 
 describe('@platformatic/kafka 1.35 after a request that timed out, idempotence on', () => {
   it(
@@ -170,7 +195,10 @@ describe('@platformatic/kafka 1.35 after a request that timed out, idempotence o
         try {
           for (const key of ['first', 'second']) {
             try {
-              const r = await producer.send({ acks: -1, messages: [{ topic: TOPIC, key, value: key, partition: 0 }] });
+              const r = await producer.send({
+                acks: -1,
+                messages: [{ topic: TOPIC, key, value: key, partition: 0 }],
+              });
               outcomes.push(`${key}: offset ${r.offsets?.[0]?.offset}`);
             } catch (error) {
               outcomes.push(`${key}: ${(error as Error).message}`);

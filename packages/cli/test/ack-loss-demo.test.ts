@@ -30,7 +30,17 @@ describe('counting a run (tally.ts)', () => {
       { key: 'm-2', error: 'Producing messages failed.' },
     ];
     const t = tally(keys, told, log, true);
-    expect(t).toMatchObject({ sent: 3, acked: 2, failed: 1, firstError: 'Producing messages failed.', onLog: 5, duplicates: 2, missing: 1, strangers: 1, toldRight: 1 });
+    expect(t).toMatchObject({
+      sent: 3,
+      acked: 2,
+      failed: 1,
+      firstError: 'Producing messages failed.',
+      onLog: 5,
+      duplicates: 2,
+      missing: 1,
+      strangers: 1,
+      toldRight: 1,
+    });
     expect(t.copies.get('m-0')).toEqual([0, 1, 4]);
     expect(earlierCopies(t)).toEqual([0, 1]);
   });
@@ -51,9 +61,19 @@ describe('counting a run (tally.ts)', () => {
   });
 
   it("reads the broker's fault lines back", () => {
-    const f = parseFault('fault: closed the connection instead of answering produce #4, ack-loss-0 offsets 30..39, other-2 offsets 5..5');
-    expect(f).toMatchObject({ kind: 'close', ranges: [{ topic: 'ack-loss', partition: 0, first: 30, last: 39 }, { topic: 'other', partition: 2, first: 5, last: 5 }] });
-    expect(parseFault('fault: dropped the response to produce #1, ack-loss-0 offsets 0..0').kind).toBe('drop');
+    const f = parseFault(
+      'fault: closed the connection instead of answering produce #4, ack-loss-0 offsets 30..39, other-2 offsets 5..5',
+    );
+    expect(f).toMatchObject({
+      kind: 'close',
+      ranges: [
+        { topic: 'ack-loss', partition: 0, first: 30, last: 39 },
+        { topic: 'other', partition: 2, first: 5, last: 5 },
+      ],
+    });
+    expect(parseFault('fault: dropped the response to produce #1, ack-loss-0 offsets 0..0').kind).toBe(
+      'drop',
+    );
     expect(faultedOffsets([f], 'ack-loss', 0)).toEqual(Array.from({ length: 10 }, (_, i) => 30 + i));
     expect(() => parseFault('INFO klog serve: listening')).toThrow('not a fault line');
   });
@@ -62,7 +82,10 @@ describe('counting a run (tally.ts)', () => {
 describe('klog ack-loss-demo: bad input, one line, exit 2', () => {
   it.each([
     [['--in-flight', '6'], 'klog: --in-flight "6": expected a whole number from 1 to 5\n'],
-    [['--clients', 'kcat,librdkafka'], 'klog: --clients "kcat,librdkafka": unknown client "librdkafka"; expected some of kcat, confluent-kafka, kafkajs, platformatic\n'],
+    [
+      ['--clients', 'kcat,librdkafka'],
+      'klog: --clients "kcat,librdkafka": unknown client "librdkafka"; expected some of kcat, confluent-kafka, kafkajs, platformatic\n',
+    ],
     [['--clients', 'kcat,kcat'], 'klog: --clients "kcat,kcat": kcat is named twice\n'],
     [['--messages', '0'], 'klog: --messages "0": expected a whole number from 1 to 100000\n'],
     [
@@ -152,7 +175,9 @@ describe('klog ack-loss-demo leaves nothing behind', () => {
       expect(readdirSync(tmp)).toHaveLength(1);
       child.kill(signal);
       expect(await exited).toBe(code);
-      expect(stderr).toBe(`klog: ack-loss-demo: ${signal}: stopped; the temporary directory and child processes are gone\n`);
+      expect(stderr).toBe(
+        `klog: ack-loss-demo: ${signal}: stopped; the temporary directory and child processes are gone\n`,
+      );
       expect(readdirSync(tmp)).toEqual([]);
       for (let i = 0; i < 100 && seen.some(alive); i++) await new Promise((r) => setTimeout(r, 50));
       expect(seen.filter(alive)).toEqual([]);
@@ -163,15 +188,21 @@ describe('klog ack-loss-demo leaves nothing behind', () => {
     'a client that is not installed is skipped and named; under CI it fails the run before anything is sent',
     () => {
       // No kcat on this PATH (the broker is started with node's own path, so it still runs).
-      const env = { PATH: dirname(process.execPath) === '/usr/bin' ? '/nonexistent' : dirname(process.execPath) };
+      const env = {
+        PATH: dirname(process.execPath) === '/usr/bin' ? '/nonexistent' : dirname(process.execPath),
+      };
       const skipped = klog(['ack-loss-demo', '--clients', 'kcat'], { ...env, CI: '' }, SLOW_HANG_MS);
       expect(skipped.stderr).toBe('');
       expect(skipped.status).toBe(0);
-      expect(skipped.stdout).toContain('== kcat ==\nข้าม: ไม่พบ kcat บนเครื่องนี้ · ติดตั้งด้วย apt-get install kcat\n');
+      expect(skipped.stdout).toContain(
+        '== kcat ==\nข้าม: ไม่พบ kcat บนเครื่องนี้ · ติดตั้งด้วย apt-get install kcat\n',
+      );
       const failed = klog(['ack-loss-demo', '--clients', 'kcat'], { ...env, CI: '1' }, SLOW_HANG_MS);
       expect(failed.status).toBe(1);
       expect(failed.stdout).toBe('');
-      expect(failed.stderr).toBe('klog: CI is set, so every client must run, and one is missing: kcat (kcat is not on PATH)\n');
+      expect(failed.stderr).toBe(
+        'klog: CI is set, so every client must run, and one is missing: kcat (kcat is not on PATH)\n',
+      );
     },
     SLOW_TEST_MS,
   );
@@ -182,7 +213,19 @@ describe('klog ack-loss-demo with five in flight and many batches: the invariant
     'every client: nothing missing either way; idempotence on, no duplicate; off, every record a lost ack left written again',
     () => {
       const run = klog(
-        ['ack-loss-demo', '--in-flight', '5', '--batch', '20', '--messages', '1000', '--drop-acks', '3', '--close-after-append', '2'],
+        [
+          'ack-loss-demo',
+          '--in-flight',
+          '5',
+          '--batch',
+          '20',
+          '--messages',
+          '1000',
+          '--drop-acks',
+          '3',
+          '--close-after-append',
+          '2',
+        ],
         {},
         SLOW_HANG_MS,
       );
@@ -205,7 +248,10 @@ describe('klog ack-loss-demo with five in flight and many batches: the invariant
         // "at most 20" carries depends on the client's timing, so the count is read, not assumed).
         const section = run.stdout.slice(run.stdout.indexOf(`== ${r.client!.trim()} ==`));
         const offRun = section.slice(section.indexOf('  off  fault:'), section.indexOf('  on   fault:'));
-        const faulted = [...offRun.matchAll(/offsets (\d+)\.\.(\d+)/g)].reduce((n, m) => n + Number(m[2]) - Number(m[1]) + 1, 0);
+        const faulted = [...offRun.matchAll(/offsets (\d+)\.\.(\d+)/g)].reduce(
+          (n, m) => n + Number(m[2]) - Number(m[1]) + 1,
+          0,
+        );
         expect(faulted).toBeGreaterThanOrEqual(5);
         expect(r.offDuplicates).toBeGreaterThanOrEqual(faulted);
       }

@@ -18,9 +18,22 @@ let server: { child: ChildProcess; port: number; exited: Promise<number | null> 
 
 beforeAll(async () => {
   server = await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', '--data-dir', join(scratch, 'data'), '--group-initial-rebalance-delay-ms', '0'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        'serve',
+        '--port',
+        '0',
+        '--data-dir',
+        join(scratch, 'data'),
+        '--group-initial-rebalance-delay-ms',
+        '0',
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
     child.once('exit', (code) => reject(new Error(`klog serve exited ${code} before listening`)));
     createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -37,7 +50,9 @@ afterAll(async () => {
 
 function kcat(args: string[], input = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('kcat', ['-b', `127.0.0.1:${server.port}`, '-E', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('kcat', ['-b', `127.0.0.1:${server.port}`, '-E', ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => {
@@ -60,17 +75,38 @@ describe('klog groups', { timeout: LONG_TIMEOUT_MS }, () => {
     expect((await kcat(['-P', '-t', 'orders', '-K', ':', '-p', '-1'], `${lines}\n`)).code).toBe(0);
     expect(klog(['groups', 'list', ...bootstrap]).stdout).toBe('no consumer groups\n');
     // A balanced consumer that reads to the end of every partition (-e), commits, and leaves.
-    const consumed = await kcat(['-G', 'billing', '-X', 'auto.offset.reset=earliest', '-e', '-q', '-f', '%k\\n', 'orders']);
+    const consumed = await kcat([
+      '-G',
+      'billing',
+      '-X',
+      'auto.offset.reset=earliest',
+      '-e',
+      '-q',
+      '-f',
+      '%k\\n',
+      'orders',
+    ]);
     expect(consumed.code).toBe(0);
-    expect(consumed.stdout.trim().split('\n').sort()).toEqual(Array.from({ length: 30 }, (_, i) => `k${i}`).sort());
+    expect(consumed.stdout.trim().split('\n').sort()).toEqual(
+      Array.from({ length: 30 }, (_, i) => `k${i}`).sort(),
+    );
 
     expect(klog(['groups', 'list', ...bootstrap]).stdout).toBe('GROUP    STATE\nbilling  Empty\n');
     const described = klog(['groups', 'describe', 'billing', ...bootstrap]);
     expect(described.status).toBe(0);
     const out = described.stdout.split('\n');
-    expect(out.slice(0, 3)).toEqual(["Consumer group 'billing': Empty, 0 members", "Consumer group 'billing' has no active members.", '']);
-    expect(out[3]).toMatch(/^GROUP\s+TOPIC\s+PARTITION\s+CURRENT-OFFSET\s+LOG-END-OFFSET\s+LAG\s+CONSUMER-ID\s+HOST\s+CLIENT-ID$/);
-    const rows = out.slice(4).filter((l) => l !== '').map((l) => l.split(/\s+/));
+    expect(out.slice(0, 3)).toEqual([
+      "Consumer group 'billing': Empty, 0 members",
+      "Consumer group 'billing' has no active members.",
+      '',
+    ]);
+    expect(out[3]).toMatch(
+      /^GROUP\s+TOPIC\s+PARTITION\s+CURRENT-OFFSET\s+LOG-END-OFFSET\s+LAG\s+CONSUMER-ID\s+HOST\s+CLIENT-ID$/,
+    );
+    const rows = out
+      .slice(4)
+      .filter((l) => l !== '')
+      .map((l) => l.split(/\s+/));
     expect(rows.map((r) => [r[0], r[1], r[2], r[5]])).toEqual([
       ['billing', 'orders', '0', '0'],
       ['billing', 'orders', '1', '0'],
@@ -80,24 +116,37 @@ describe('klog groups', { timeout: LONG_TIMEOUT_MS }, () => {
     expect(rows.every((r) => r[3] === r[4])).toBe(true);
     expect(rows.reduce((n, r) => n + Number(r[3]), 0)).toBe(30);
 
-    expect(klog(['groups', 'delete', 'billing', ...bootstrap]).stdout).toBe("Deletion of requested consumer groups ('billing') was successful.\n");
+    expect(klog(['groups', 'delete', 'billing', ...bootstrap]).stdout).toBe(
+      "Deletion of requested consumer groups ('billing') was successful.\n",
+    );
     const again = klog(['groups', 'delete', 'billing', ...bootstrap]);
-    expect([again.status, again.stderr]).toEqual([1, "klog: Deletion of consumer group 'billing' failed: GROUP_ID_NOT_FOUND\n"]);
+    expect([again.status, again.stderr]).toEqual([
+      1,
+      "klog: Deletion of consumer group 'billing' failed: GROUP_ID_NOT_FOUND\n",
+    ]);
     const gone = klog(['groups', 'describe', 'billing', ...bootstrap]);
     expect([gone.status, gone.stderr]).toEqual([1, "klog: Consumer group 'billing' does not exist.\n"]);
 
     // The group's partition of __consumer_offsets, as kafka-dump-log.sh --offsets-decoder shows it.
     const dir = join(scratch, 'data', `__consumer_offsets-${offsetsPartitionFor('billing', 50)}`);
     const dump = klog(['dump-log', dir, '--offsets-decoder']).stdout;
-    expect(dump).toContain('key: {"type":"2","data":{"group":"billing"}} payload: {"version":"3","data":{"protocolType":"consumer","generation":1,"protocol":"range"');
-    expect(dump).toMatch(/key: \{"type":"1","data":\{"group":"billing","topic":"orders","partition":0\}\} payload: \{"version":"3","data":\{"offset":\d+,"leaderEpoch":-1,"metadata":"","commitTimestamp":\d+\}\}/);
-    expect(dump).toContain('key: {"type":"1","data":{"group":"billing","topic":"orders","partition":2}} payload: <DELETE>');
+    expect(dump).toContain(
+      'key: {"type":"2","data":{"group":"billing"}} payload: {"version":"3","data":{"protocolType":"consumer","generation":1,"protocol":"range"',
+    );
+    expect(dump).toMatch(
+      /key: \{"type":"1","data":\{"group":"billing","topic":"orders","partition":0\}\} payload: \{"version":"3","data":\{"offset":\d+,"leaderEpoch":-1,"metadata":"","commitTimestamp":\d+\}\}/,
+    );
+    expect(dump).toContain(
+      'key: {"type":"1","data":{"group":"billing","topic":"orders","partition":2}} payload: <DELETE>',
+    );
     expect(dump).toContain('key: {"type":"2","data":{"group":"billing"}} payload: <DELETE>');
   });
 
   it('no broker there: one line, exit 1', () => {
     const r = klog(['groups', 'list', '--bootstrap-server', '127.0.0.1:1']);
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^klog: cannot reach a broker at 127\.0\.0\.1:1 \(connection refused: is klog serve running there\?\)\n$/);
+    expect(r.stderr).toMatch(
+      /^klog: cannot reach a broker at 127\.0\.0\.1:1 \(connection refused: is klog serve running there\?\)\n$/,
+    );
   });
 });

@@ -27,7 +27,9 @@ interface Served {
 
 function serve(args: string[]): Promise<Served> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bin, 'serve', '--port', '0', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const lines: string[] = [];
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => {
@@ -70,7 +72,16 @@ function kcat(args: string[], input = ''): Promise<{ code: number | null; stdout
   });
 }
 
-const idempotent = ['-X', 'enable.idempotence=true', '-X', 'acks=all', '-X', 'socket.timeout.ms=1000', '-X', 'message.timeout.ms=60000'];
+const idempotent = [
+  '-X',
+  'enable.idempotence=true',
+  '-X',
+  'acks=all',
+  '-X',
+  'socket.timeout.ms=1000',
+  '-X',
+  'message.timeout.ms=60000',
+];
 
 describe('klog serve and klog topics', () => {
   it(
@@ -79,32 +90,79 @@ describe('klog serve and klog topics', () => {
       const dataDir = join(scratch, 'data');
       let s = await serve(['--data-dir', dataDir, '--log-level', 'debug']);
       const bootstrap = `127.0.0.1:${s.port}`;
-      expect(klog(['topics', 'create', 'orders', '--partitions', '3', '--bootstrap-server', bootstrap])).toMatchObject({
+      expect(
+        klog(['topics', 'create', 'orders', '--partitions', '3', '--bootstrap-server', bootstrap]),
+      ).toMatchObject({
         status: 0,
         stdout: 'created topic orders with 3 partitions\n',
       });
       const again = klog(['topics', 'create', 'orders', '--bootstrap-server', bootstrap]);
       expect(again.status).toBe(1);
-      expect(again.stderr).toBe("klog: topics create: TOPIC_ALREADY_EXISTS: Topic 'orders' already exists.\n");
+      expect(again.stderr).toBe(
+        "klog: topics create: TOPIC_ALREADY_EXISTS: Topic 'orders' already exists.\n",
+      );
       const bad = klog(['topics', 'create', 'bad name', '--bootstrap-server', bootstrap]);
       expect(bad.status).toBe(1);
       expect(bad.stderr).toMatch(/^klog: topics create: INVALID_TOPIC_EXCEPTION: /);
-      expect(klog(['topics', 'list', '--bootstrap-server', bootstrap]).stdout).toBe('TOPIC   PARTITIONS\norders  3\n');
+      expect(klog(['topics', 'list', '--bootstrap-server', bootstrap]).stdout).toBe(
+        'TOPIC   PARTITIONS\norders  3\n',
+      );
 
       const input = Array.from({ length: 1500 }, (_, i) => `key-${i}:value ${i}\n`).join('');
       writeFileSync(join(scratch, 'messages.txt'), input);
-      const produced = await kcat(['-P', '-b', bootstrap, '-t', 'orders', '-K', ':', '-H', 'h=1', ...idempotent, '-l', join(scratch, 'messages.txt')]);
+      const produced = await kcat([
+        '-P',
+        '-b',
+        bootstrap,
+        '-t',
+        'orders',
+        '-K',
+        ':',
+        '-H',
+        'h=1',
+        ...idempotent,
+        '-l',
+        join(scratch, 'messages.txt'),
+      ]);
       expect(produced.code).toBe(0);
-      const before = await kcat(['-C', '-b', bootstrap, '-t', 'orders', '-o', 'beginning', '-e', '-q', '-f', '%p %o %k %s\\n']);
+      const before = await kcat([
+        '-C',
+        '-b',
+        bootstrap,
+        '-t',
+        'orders',
+        '-o',
+        'beginning',
+        '-e',
+        '-q',
+        '-f',
+        '%p %o %k %s\\n',
+      ]);
       expect(before.stdout.trim().split('\n')).toHaveLength(1500);
-      expect(s.lines.some((l) => /DEBUG conn .* Produce v7 correlation \d+ client "rdkafka": acks=-1: orders-\d NONE at \d+/.test(l))).toBe(true);
+      expect(
+        s.lines.some((l) =>
+          /DEBUG conn .* Produce v7 correlation \d+ client "rdkafka": acks=-1: orders-\d NONE at \d+/.test(l),
+        ),
+      ).toBe(true);
 
       expect(await s.stop('SIGTERM')).toBe(0);
       expect(s.lines.some((l) => l.endsWith('INFO  SIGTERM received'))).toBe(true);
       expect(s.lines.at(-1)).toMatch(/INFO {2}klog serve: log flushed and closed; bye$/);
 
       s = await serve(['--data-dir', dataDir]);
-      const after = await kcat(['-C', '-b', `127.0.0.1:${s.port}`, '-t', 'orders', '-o', 'beginning', '-e', '-q', '-f', '%p %o %k %s\\n']);
+      const after = await kcat([
+        '-C',
+        '-b',
+        `127.0.0.1:${s.port}`,
+        '-t',
+        'orders',
+        '-o',
+        'beginning',
+        '-e',
+        '-q',
+        '-f',
+        '%p %o %k %s\\n',
+      ]);
       const sorted = (t: string) => t.trim().split('\n').sort();
       expect(sorted(after.stdout)).toEqual(sorted(before.stdout));
       expect(await s.stop('SIGINT')).toBe(0);
@@ -127,7 +185,11 @@ describe('klog serve and klog topics', () => {
       const dataDir = join(scratch, 'waiting');
       const s = await serve(['--data-dir', dataDir, '--auto-create-topics']);
       // kcat without -e keeps fetching at the end of the log: a long-poll always waits on the broker.
-      const consumer = spawn('kcat', ['-C', '-b', `127.0.0.1:${s.port}`, '-t', 'quiet', '-X', 'fetch.wait.max.ms=60000', '-q'], { stdio: 'ignore' });
+      const consumer = spawn(
+        'kcat',
+        ['-C', '-b', `127.0.0.1:${s.port}`, '-t', 'quiet', '-X', 'fetch.wait.max.ms=60000', '-q'],
+        { stdio: 'ignore' },
+      );
       await new Promise((r) => setTimeout(r, 1500));
       expect(await s.stop('SIGTERM')).toBe(0);
       consumer.kill();
@@ -140,9 +202,14 @@ describe('klog serve and klog topics', () => {
     async () => {
       const dataDir = join(scratch, 'auto');
       const s = await serve(['--data-dir', dataDir, '--auto-create-topics', '--num-partitions', '2']);
-      const produced = await kcat(['-P', '-b', `127.0.0.1:${s.port}`, '-t', 'fresh', '-p', '1', ...idempotent], 'one\ntwo\n');
+      const produced = await kcat(
+        ['-P', '-b', `127.0.0.1:${s.port}`, '-t', 'fresh', '-p', '1', ...idempotent],
+        'one\ntwo\n',
+      );
       expect(produced.code).toBe(0);
-      expect(klog(['topics', 'list', '--bootstrap-server', `127.0.0.1:${s.port}`]).stdout).toBe('TOPIC  PARTITIONS\nfresh  2\n');
+      expect(klog(['topics', 'list', '--bootstrap-server', `127.0.0.1:${s.port}`]).stdout).toBe(
+        'TOPIC  PARTITIONS\nfresh  2\n',
+      );
       expect(await s.stop()).toBe(0);
     },
     LONG_TIMEOUT_MS,
@@ -151,10 +218,21 @@ describe('klog serve and klog topics', () => {
 
 describe('klog serve refuses to start, in one line', () => {
   it('bad flags: exit 2', () => {
-    expect(klog(['serve', '--port', '70000'])).toMatchObject({ status: 2, stderr: 'klog: --port "70000": expected a whole number from 0 to 65535\n' });
-    expect(klog(['serve', '--log-level', 'loud'])).toMatchObject({ status: 2, stderr: 'klog: --log-level "loud": expected one of error, warn, info, debug\n' });
-    expect(klog(['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', join(scratch, 'x')])).toMatchObject({ status: 2 });
-    expect(klog(['serve', '--drop-acks', '-1'])).toMatchObject({ status: 2, stderr: 'klog: --drop-acks "-1": expected a whole number from 0 to 2147483647\n' });
+    expect(klog(['serve', '--port', '70000'])).toMatchObject({
+      status: 2,
+      stderr: 'klog: --port "70000": expected a whole number from 0 to 65535\n',
+    });
+    expect(klog(['serve', '--log-level', 'loud'])).toMatchObject({
+      status: 2,
+      stderr: 'klog: --log-level "loud": expected one of error, warn, info, debug\n',
+    });
+    expect(
+      klog(['serve', '--host', '0.0.0.0', '--port', '0', '--data-dir', join(scratch, 'x')]),
+    ).toMatchObject({ status: 2 });
+    expect(klog(['serve', '--drop-acks', '-1'])).toMatchObject({
+      status: 2,
+      stderr: 'klog: --drop-acks "-1": expected a whole number from 0 to 2147483647\n',
+    });
     expect(klog(['serve', '--close-after-append', 'all'])).toMatchObject({
       status: 2,
       stderr: 'klog: --close-after-append "all": expected a whole number from 0 to 2147483647\n',
@@ -195,6 +273,10 @@ describe('klog serve refuses to start, in one line', () => {
 
   it('no broker to talk to: klog topics says so', () => {
     const r = klog(['topics', 'list', '--bootstrap-server', '127.0.0.1:1']);
-    expect(r).toMatchObject({ status: 1, stderr: 'klog: cannot reach a broker at 127.0.0.1:1 (connection refused: is klog serve running there?)\n' });
+    expect(r).toMatchObject({
+      status: 1,
+      stderr:
+        'klog: cannot reach a broker at 127.0.0.1:1 (connection refused: is klog serve running there?)\n',
+    });
   });
 });

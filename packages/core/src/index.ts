@@ -13,8 +13,8 @@ export {
 } from './numbers.js';
 export { ProducerState } from './producer-state.js';
 export { NO_PRODUCER_EPOCH, NUM_BATCHES_TO_RETAIN, ProducerStateEntry } from './producer-state-entry.js';
-export { decrementSequence, incrementSequence, inSequence } from './sequence.js';
 export type { InvalidProducerEpoch, ProducerVerdict } from './producer-verdict.js';
+export { decrementSequence, incrementSequence, inSequence } from './sequence.js';
 export { type Append, type Duplicate, judge, type OutOfOrderSequence, type Verdict } from './verdict.js';
 export type {
   AppendAnswer,

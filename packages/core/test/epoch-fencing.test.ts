@@ -26,6 +26,8 @@ describe("judgeBatch('chapter-fencing') (Kafka epoch rules, an opt-in step)", ()
     const entry = entryWith([[0, 1]], 5);
     expect(judgeBatch('chapter-fencing', entry, epoch(5), seq(0), seq(1)).kind).toBe('Duplicate');
     expect(judgeBatch('chapter-fencing', entry, epoch(5), seq(2), seq(3)).kind).toBe('Append');
-    expect(judgeBatch('chapter-fencing', new ProducerStateEntry(pid(1)), epoch(0), seq(0), seq(0)).kind).toBe('Append');
+    expect(judgeBatch('chapter-fencing', new ProducerStateEntry(pid(1)), epoch(0), seq(0), seq(0)).kind).toBe(
+      'Append',
+    );
   });
 });

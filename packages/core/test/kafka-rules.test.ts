@@ -4,9 +4,9 @@ import {
   BatchMetadata,
   judge,
   judgeBatch,
-  type ProducerVerdict,
   MAX_SEQUENCE,
   ProducerState,
+  type ProducerVerdict,
   recordAppendedBatch,
   toProducerEpoch,
   toProducerId,
@@ -32,7 +32,12 @@ interface ModelProducer {
   batches: ModelBatch[];
 }
 
-function modelVerdict(p: ModelProducer | undefined, ep: number, first: number, last: number): ProducerVerdict {
+function modelVerdict(
+  p: ModelProducer | undefined,
+  ep: number,
+  first: number,
+  last: number,
+): ProducerVerdict {
   const current = p?.epoch ?? -1;
   const dup =
     p !== undefined && p.epoch === ep
@@ -157,7 +162,13 @@ describe("judgeBatch('kafka') (ProducerAppendInfo.checkProducerEpoch / checkSequ
           const last = (first + count - 1) % (MAX_SEQUENCE + 1);
           const expected = modelVerdict(m, s.epoch, first, last);
           const entry = state.get(pid);
-          const got = judgeBatch('kafka', entry, toProducerEpoch(s.epoch), toSequence(first), toSequence(last));
+          const got = judgeBatch(
+            'kafka',
+            entry,
+            toProducerEpoch(s.epoch),
+            toSequence(first),
+            toSequence(last),
+          );
           expect(got).toEqual(expected);
           if (got.kind === 'Append') {
             const batch = {
@@ -247,7 +258,9 @@ describe('judgeBatch and recordAppendedBatch: the producer-state halves of an ap
     expect(judgeBatch('kafka', state.get(pid), epoch(0), seq(9), seq(9))).toEqual({ kind: 'Append' });
     expect(state.size).toBe(0);
     recordAppendedBatch(state, pid, epoch(0), seq(9), 0, 0, 1);
-    expect(judgeBatch('kafka', state.get(pid), epoch(0), seq(9), seq(9))).toMatchObject({ kind: 'Duplicate' });
+    expect(judgeBatch('kafka', state.get(pid), epoch(0), seq(9), seq(9))).toMatchObject({
+      kind: 'Duplicate',
+    });
     // An older epoch: fenced by the Kafka rules and by chapter-fencing; the chapter's judge has no epoch rule but the match.
     recordAppendedBatch(state, pid, epoch(2), seq(0), 1, 0, 2);
     expect(judgeBatch('kafka', state.get(pid), epoch(1), seq(1), seq(1)).kind).toBe('InvalidProducerEpoch');

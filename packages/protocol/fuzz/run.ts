@@ -43,7 +43,10 @@ for (const target of [requestDecoder, frameDecoder] as Target[]) {
     numRuns: runs,
     seed,
     onProgress: (done) => {
-      if (done % step === 0) console.log(`  ${target.name}: ${done}/${runs} (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+      if (done % step === 0)
+        console.log(
+          `  ${target.name}: ${done}/${runs} (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+        );
     },
   });
   report(figures);
@@ -52,7 +55,9 @@ for (const target of [requestDecoder, frameDecoder] as Target[]) {
     console.error(`\nfuzz: ${target.name} FAILED\n${figures.failure}`);
   } else if (figures.slowestInputMs > maxInputMs) {
     failed = true;
-    console.error(`\nfuzz: ${target.name}: an input took ${figures.slowestInputMs.toFixed(0)} ms, past --max-input-ms ${maxInputMs}`);
+    console.error(
+      `\nfuzz: ${target.name}: an input took ${figures.slowestInputMs.toFixed(0)} ms, past --max-input-ms ${maxInputMs}`,
+    );
   }
 }
 process.exit(failed ? 1 : 0);

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { versionsOf } from '../generator/version-range.js';
-import { FrameDecoder, FrameSizeError, ProtocolDecodeError, parseRequest, ReusingFrameDecoder } from '../src/index.js';
+import {
+  FrameDecoder,
+  FrameSizeError,
+  ProtocolDecodeError,
+  parseRequest,
+  ReusingFrameDecoder,
+} from '../src/index.js';
 import { Writer } from '../src/wire/writer.js';
 import { DEFINITIONS, messageArb, writeFields } from '../test/definition-codec.js';
 
@@ -35,7 +41,11 @@ export interface Target {
 const validFrames: fc.Arbitrary<Uint8Array> = fc.constantFrom(...DEFINITIONS).chain((api) =>
   fc.constantFrom(...versionsOf(api.serve)).chain((version) =>
     fc
-      .tuple(messageArb(api, api.request.fields, version, 'default'), fc.integer(), fc.option(fc.string({ maxLength: 20 })))
+      .tuple(
+        messageArb(api, api.request.fields, version, 'default'),
+        fc.integer(),
+        fc.option(fc.string({ maxLength: 20 })),
+      )
       .map(([body, correlationId, clientId]) => {
         const w = new Writer();
         w.int16(api.key, 'k').int16(version, 'v').int32(correlationId, 'c').nullableString(clientId, 'id');
@@ -50,7 +60,14 @@ const INTERESTING_INT32 = [0x7fffffff, -1, -2, 0, 1, 0x7fff, 0xffff, 0x10000, 0x
 
 /** A valid frame broken in one of the ways bytes break: flipped, cut, grown, or a length made extreme. */
 const mutated: fc.Arbitrary<Uint8Array> = fc
-  .tuple(validFrames, fc.nat(), fc.nat(), fc.integer({ min: 0, max: 4 }), fc.constantFrom(...INTERESTING_INT32), fc.uint8Array({ maxLength: 8 }))
+  .tuple(
+    validFrames,
+    fc.nat(),
+    fc.nat(),
+    fc.integer({ min: 0, max: 4 }),
+    fc.constantFrom(...INTERESTING_INT32),
+    fc.uint8Array({ maxLength: 8 }),
+  )
   .map(([frame, a, b, how, extreme, extra]) => {
     if (frame.length === 0) return frame;
     const out = Uint8Array.from(frame);
@@ -116,7 +133,8 @@ export const requestDecoder: Target = {
     }
     if (parsed.kind !== 'request') return parsed.kind;
     const size = measure(parsed.body, frame);
-    if (size > frame.length) throw new Error(`decoded ${size} elements and characters from ${frame.length} bytes`);
+    if (size > frame.length)
+      throw new Error(`decoded ${size} elements and characters from ${frame.length} bytes`);
     return `${parsed.codec.name} v${parsed.header.apiVersion}`;
   },
 };
@@ -179,9 +197,11 @@ export const frameDecoder: Target = {
         let a: Uint8Array | undefined;
         let b: Uint8Array | undefined;
         refused = [refusal(() => (a = d.next())), refusal(() => (b = r.next()))];
-        if (refused[0] !== refused[1]) throw new Error(`the decoders disagree: ${refused[0]} / ${refused[1]}`);
+        if (refused[0] !== refused[1])
+          throw new Error(`the decoders disagree: ${refused[0]} / ${refused[1]}`);
         if (refused[0] !== undefined) return 'FrameSizeError';
-        if ((a === undefined) !== (b === undefined)) throw new Error('one decoder has a frame, the other not');
+        if ((a === undefined) !== (b === undefined))
+          throw new Error('one decoder has a frame, the other not');
         if (a === undefined || b === undefined) break;
         if (a.length > max) throw new Error(`a frame of ${a.length} bytes past the limit ${max}`);
         if (a.join() !== b.join()) throw new Error('the decoders give different frames');
@@ -228,7 +248,9 @@ export function fuzz(
   figures.ms = performance.now() - started;
   if (result.failed) {
     figures.failure = `seed ${result.seed}, path ${result.counterexamplePath}: ${String(result.errorInstance)}\ninput: ${JSON.stringify(
-      result.counterexample?.[0] instanceof Uint8Array ? [...result.counterexample[0]] : result.counterexample,
+      result.counterexample?.[0] instanceof Uint8Array
+        ? [...result.counterexample[0]]
+        : result.counterexample,
     )}`;
   }
   return figures;

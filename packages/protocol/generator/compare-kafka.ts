@@ -58,7 +58,9 @@ export function parseKafkaJson(text: string): KafkaMessage {
 }
 
 export function load(dirs: readonly string[], name: string): KafkaMessage[] {
-  return dirs.filter((d) => existsSync(join(d, `${name}.json`))).map((d) => parseKafkaJson(readFileSync(join(d, `${name}.json`), 'utf8')));
+  return dirs
+    .filter((d) => existsSync(join(d, `${name}.json`)))
+    .map((d) => parseKafkaJson(readFileSync(join(d, `${name}.json`), 'utf8')));
 }
 
 function norm(range: string | undefined): string {
@@ -73,7 +75,12 @@ function typeText(f: FieldDef): string {
   return t.struct;
 }
 
-function compareFields(where: string, ours: readonly FieldDef[], sources: KafkaField[][], problems: string[]): void {
+function compareFields(
+  where: string,
+  ours: readonly FieldDef[],
+  sources: KafkaField[][],
+  problems: string[],
+): void {
   const first = sources[0] ?? [];
   for (const k of first) {
     if (!ours.some((f) => f.name === k.name)) problems.push(`${where}.${k.name}: in Kafka, missing here`);
@@ -98,8 +105,10 @@ function compareFields(where: string, ours: readonly FieldDef[], sources: KafkaF
     }
     const kDefault = k.default === undefined ? undefined : String(k.default);
     const ourDefault = f.default === '""' ? '' : f.default;
-    if (kDefault !== ourDefault) problems.push(`${w}: default ${f.default}, Kafka ${JSON.stringify(k.default)}`);
-    if ((k.ignorable ?? false) !== f.ignorable) problems.push(`${w}: ignorable ${f.ignorable}, Kafka ${k.ignorable}`);
+    if (kDefault !== ourDefault)
+      problems.push(`${w}: default ${f.default}, Kafka ${JSON.stringify(k.default)}`);
+    if ((k.ignorable ?? false) !== f.ignorable)
+      problems.push(`${w}: ignorable ${f.ignorable}, Kafka ${k.ignorable}`);
     compareFields(
       w,
       f.fields,
@@ -120,10 +129,14 @@ export function compareWithKafka(api: ApiDef, dirs: readonly string[]): string[]
     }
     if (latest.apiKey !== api.key) problems.push(`${message.name}: key ${api.key}, Kafka ${latest.apiKey}`);
     if (norm(latest.validVersions) !== formatRange(api.kafka)) {
-      problems.push(`${message.name}: kafka=${formatRange(api.kafka)}, Kafka validVersions ${latest.validVersions}`);
+      problems.push(
+        `${message.name}: kafka=${formatRange(api.kafka)}, Kafka validVersions ${latest.validVersions}`,
+      );
     }
     if (norm(latest.flexibleVersions) !== formatRange(api.flexible)) {
-      problems.push(`${message.name}: flexible=${formatRange(api.flexible)}, Kafka ${latest.flexibleVersions}`);
+      problems.push(
+        `${message.name}: flexible=${formatRange(api.flexible)}, Kafka ${latest.flexibleVersions}`,
+      );
     }
     compareFields(
       message.name,

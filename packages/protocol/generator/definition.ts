@@ -88,21 +88,24 @@ function tokenize(file: string, text: string): RawLine[] {
     if (raw.trimStart().startsWith('"')) {
       // A quoted line is text, `#` and all: a JSON string, nothing after it.
       const indent = raw.length - raw.trimStart().length;
-      if (indent % 2 !== 0) throw new DefinitionError(file, line, 'indentation must be a multiple of two spaces');
+      if (indent % 2 !== 0)
+        throw new DefinitionError(file, line, 'indentation must be a multiple of two spaces');
       let about: unknown;
       try {
         about = JSON.parse(raw.trim());
       } catch {
         throw new DefinitionError(file, line, 'an about line is one JSON string ("…"), nothing after it');
       }
-      if (typeof about !== 'string') throw new DefinitionError(file, line, 'an about line is one JSON string');
+      if (typeof about !== 'string')
+        throw new DefinitionError(file, line, 'an about line is one JSON string');
       out.push({ depth: indent / 2, tokens: [], line, about });
       return;
     }
     const content = raw.replace(/#.*$/, '').trimEnd();
     if (content.trim() === '') return;
     const indent = content.length - content.trimStart().length;
-    if (indent % 2 !== 0) throw new DefinitionError(file, line, 'indentation must be a multiple of two spaces');
+    if (indent % 2 !== 0)
+      throw new DefinitionError(file, line, 'indentation must be a multiple of two spaces');
     if (content.includes('\t')) throw new DefinitionError(file, line, 'tabs are not allowed');
     out.push({ depth: indent / 2, tokens: content.trim().split(/\s+/), line });
   });
@@ -155,7 +158,8 @@ function parseField(file: string, lines: RawLine[], at: number, depth: number): 
   if ((tag === undefined) !== isEmpty(tagged)) {
     throw new DefinitionError(file, line, 'tag= and tagged= go together');
   }
-  if (!within(tagged, versions)) throw new DefinitionError(file, line, 'tagged versions must be within versions');
+  if (!within(tagged, versions))
+    throw new DefinitionError(file, line, 'tagged versions must be within versions');
   const aboutLines: string[] = [];
   let next = at + 1;
   while (next < lines.length && lines[next]!.about !== undefined && lines[next]!.depth >= depth + 1) {
@@ -171,7 +175,8 @@ function parseField(file: string, lines: RawLine[], at: number, depth: number): 
     if (lines[next]!.about !== undefined) {
       throw new DefinitionError(file, lines[next]!.line, 'an about line goes right under its field');
     }
-    if (lines[next]!.depth !== depth + 1) throw new DefinitionError(file, lines[next]!.line, 'indented too far');
+    if (lines[next]!.depth !== depth + 1)
+      throw new DefinitionError(file, lines[next]!.line, 'indented too far');
     const [child, after] = parseField(file, lines, next, depth + 1);
     fields.push(child);
     next = after;

@@ -58,7 +58,13 @@ function fieldDoc(f: FieldDef): string {
   return `${/[.!?]$/.test(about) ? about : `${about}.`} ${f.name}: ${fieldNote(f)}.`;
 }
 
-function members(api: ApiDef, message: MessageDef, fields: readonly FieldDef[], response: boolean, indent: string) {
+function members(
+  api: ApiDef,
+  message: MessageDef,
+  fields: readonly FieldDef[],
+  response: boolean,
+  indent: string,
+) {
   const out: string[] = [];
   for (const f of servedFields(api, fields)) {
     const optional = response && f.tag !== undefined && alwaysTagged(api, f);
@@ -99,15 +105,19 @@ type Direction = 'readRequest' | 'writeResponse' | 'writeRequest' | 'readRespons
 
 /** One method's version switch: versions that share code share a case, calling that version's function. */
 function versionSwitch(api: ApiDef, direction: Direction, verb: 'reads' | 'writes'): string[] {
-  const name = { readRequest: readName, writeResponse: writeName, writeRequest: writeRequestName, readResponse: readResponseName }[
-    direction
-  ];
+  const name = {
+    readRequest: readName,
+    writeResponse: writeName,
+    writeRequest: writeRequestName,
+    readResponse: readResponseName,
+  }[direction];
   const byCode = new Map<number, number[]>();
   for (const [v, code] of codeVersions(api)) byCode.set(code, [...(byCode.get(code) ?? []), v]);
   const out = ['    switch (version) {'];
   for (const [code, versions] of byCode) {
     for (const v of versions) out.push(`      case ${v}:`);
-    if (direction === 'readRequest' || direction === 'readResponse') out.push(`        return ${name(api, code)}(r);`);
+    if (direction === 'readRequest' || direction === 'readResponse')
+      out.push(`        return ${name(api, code)}(r);`);
     else {
       const version = takesVersion(versionCode(api, code)[direction]) ? ', version' : '';
       out.push(`        ${name(api, code)}(w, m${version});`, '        return;');
@@ -182,7 +192,10 @@ export function emitIndexFile(apis: readonly ApiDef[]): string {
     '',
     '/** The request and response types of every API klog has codecs for, by API key. */',
     'export interface ApiMessages {',
-    ...sorted.map((a) => `  /** ${a.name}. */\n  ${a.key}: { readonly request: ${a.request.name}; readonly response: ${a.response.name} };`),
+    ...sorted.map(
+      (a) =>
+        `  /** ${a.name}. */\n  ${a.key}: { readonly request: ${a.request.name}; readonly response: ${a.response.name} };`,
+    ),
     '}',
     '',
     '/** The codecs by API key. */',

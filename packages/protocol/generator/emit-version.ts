@@ -143,7 +143,9 @@ function readStructBody(ctx: Ctx, fields: readonly FieldDef[], path: string, ind
       for (const f of tagged) {
         const name = camel(f.name);
         out.push(`${indent}    case ${f.tag}:`);
-        out.push(`${indent}      ${name} = ${readExpression(ctx, f, `${prefix}${name}`, `${indent}      `)};`);
+        out.push(
+          `${indent}      ${name} = ${readExpression(ctx, f, `${prefix}${name}`, `${indent}      `)};`,
+        );
         out.push(`${indent}      return true;`);
       }
       out.push(`${indent}    default:`);
@@ -161,7 +163,13 @@ function tsFieldType(ctx: Ctx, f: FieldDef): string {
   const t = f.type;
   let base: string;
   const scalar = (n: string) =>
-    n === 'bool' ? 'boolean' : n === 'string' || n === 'uuid' ? 'string' : n === 'bytes' || n === 'records' ? 'Uint8Array' : 'number';
+    n === 'bool'
+      ? 'boolean'
+      : n === 'string' || n === 'uuid'
+        ? 'string'
+        : n === 'bytes' || n === 'records'
+          ? 'Uint8Array'
+          : 'number';
   if (t.kind === 'primitive') base = scalar(t.name);
   else if (t.kind === 'array') base = `${scalar(t.element)}[]`;
   else if (t.kind === 'structArray') base = `${structType(ctx, f)}[]`;
@@ -189,7 +197,14 @@ function absentCheck(ctx: Ctx, f: FieldDef, value: string, path: string, indent:
   ];
 }
 
-function writeValue(ctx: Ctx, f: FieldDef, value: string, path: string, indent: string, depth: number): string[] {
+function writeValue(
+  ctx: Ctx,
+  f: FieldDef,
+  value: string,
+  path: string,
+  indent: string,
+  depth: number,
+): string[] {
   const nullable = contains(f.nullable, ctx.version);
   const t = f.type;
   if (t.kind === 'primitive') return [`${indent}${writerCall(ctx, t.name, nullable, value, path)};`];
@@ -264,7 +279,8 @@ function writeStruct(
       const present = tagged.map((f) => {
         const v = `${value}.${camel(f.name)}`;
         const t = f.type;
-        if (t.kind === 'array' || t.kind === 'structArray') return `${v} !== undefined && ${v} !== null && ${v}.length > 0`;
+        if (t.kind === 'array' || t.kind === 'structArray')
+          return `${v} !== undefined && ${v} !== null && ${v}.length > 0`;
         if (t.kind === 'struct') return `${v} !== undefined`;
         return `${v} !== undefined && ${v} !== ${defaultExpression(ctx.api, f)}`;
       });
@@ -279,12 +295,19 @@ function writeStruct(
           const i = tagged.indexOf(f);
           out.push(`${indent}if (${present[i]}) {`);
           out.push(`${indent}  const t = new Writer();`);
-          const body = writeValue(ctx, f, `${value}.${name}`, `${prefix}${name}`, `${indent}  `, depth + 1).map((l) =>
-            l.replace(/\bw\./g, 't.'),
-          );
+          const body = writeValue(
+            ctx,
+            f,
+            `${value}.${name}`,
+            `${prefix}${name}`,
+            `${indent}  `,
+            depth + 1,
+          ).map((l) => l.replace(/\bw\./g, 't.'));
           out.push(...body);
           out.push(`${indent}  const bytes = t.toBytes();`);
-          out.push(`${indent}  w.uvarint(${f.tag}, '${field}').uvarint(bytes.length, '${field}').raw(bytes);`);
+          out.push(
+            `${indent}  w.uvarint(${f.tag}, '${field}').uvarint(bytes.length, '${field}').raw(bytes);`,
+          );
           out.push(`${indent}}`);
         });
     }
@@ -318,7 +341,11 @@ export function readResponseName(api: ApiDef, version: number): string {
 }
 
 function readFunction(name: string, type: string, body: readonly string[]): string[] {
-  return [`export function ${name}(${body.some((l) => /\br\./.test(l)) ? 'r' : '_r'}: Reader): ${type} {`, ...body, '}'];
+  return [
+    `export function ${name}(${body.some((l) => /\br\./.test(l)) ? 'r' : '_r'}: Reader): ${type} {`,
+    ...body,
+    '}',
+  ];
 }
 
 /** Whether a writer's body names the version it writes (in an error message): it then takes it. */
@@ -391,7 +418,9 @@ export function emitVersionFile(api: ApiDef, version: number, definitionPath: st
   const { readRequest, writeResponse, writeRequest, readResponse } = versionCode(api, version);
   const writers = [...writeResponse, ...writeRequest];
   const imports = [
-    writers.some((l) => l.includes('ProtocolEncodeError')) ? "import { ProtocolEncodeError } from '../../errors.js';" : undefined,
+    writers.some((l) => l.includes('ProtocolEncodeError'))
+      ? "import { ProtocolEncodeError } from '../../errors.js';"
+      : undefined,
     "import type { Reader } from '../../wire/reader.js';",
     writers.some((l) => l.includes('new Writer()'))
       ? "import { Writer } from '../../wire/writer.js';"

@@ -25,7 +25,8 @@ export function generate(sources: readonly DefinitionSource[]): Map<string, stri
   const files = new Map<string, string>();
   for (const api of apis) {
     files.set(apiFilePath(api), emitApiFile(api, api.file));
-    for (const v of versionsOf(api.serve)) files.set(versionFilePath(api, v), emitVersionFile(api, v, api.file));
+    for (const v of versionsOf(api.serve))
+      files.set(versionFilePath(api, v), emitVersionFile(api, v, api.file));
   }
   files.set('src/apis/index.ts', emitIndexFile(apis));
   return files;

@@ -1,5 +1,5 @@
-import { responseHeaderVersion, writeResponseHeader } from './headers.js';
 import type { ApiCodec } from './apis/api-codec.js';
+import { responseHeaderVersion, writeResponseHeader } from './headers.js';
 import { Writer } from './wire/writer.js';
 
 /** Kafka's `socket.request.max.bytes` default: 100 MiB. */
@@ -60,7 +60,7 @@ export class FrameDecoder {
   /** The size the next frame declares, once its four bytes are here. Throws FrameSizeError. */
   peekSize(): number | undefined {
     if (this.buffered < 4) return undefined;
-    const size = ((this.byteAt(0) << 24) | (this.byteAt(1) << 16) | (this.byteAt(2) << 8) | this.byteAt(3)) | 0;
+    const size = (this.byteAt(0) << 24) | (this.byteAt(1) << 16) | (this.byteAt(2) << 8) | this.byteAt(3) | 0;
     if (size < 0 || size > this.maxFrameBytes) throw new FrameSizeError(size, this.maxFrameBytes);
     return size;
   }
@@ -135,7 +135,7 @@ export class ReusingFrameDecoder {
     if (this.end - this.start < 4) return undefined;
     const b = this.buf;
     const at = this.start;
-    const size = ((b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]!) | 0;
+    const size = (b[at]! << 24) | (b[at + 1]! << 16) | (b[at + 2]! << 8) | b[at + 3]! | 0;
     if (size < 0 || size > this.maxFrameBytes) throw new FrameSizeError(size, this.maxFrameBytes);
     return size;
   }
@@ -155,7 +155,9 @@ export class ReusingFrameDecoder {
       if (needed <= this.buf.length) {
         this.buf.copyWithin(0, this.start, this.end);
       } else {
-        const grown = this.allocate(Math.max(needed, Math.min(2 * this.buf.length, this.maxFrameBytes + 4), 256));
+        const grown = this.allocate(
+          Math.max(needed, Math.min(2 * this.buf.length, this.maxFrameBytes + 4), 256),
+        );
         grown.set(this.buf.subarray(this.start, this.end));
         this.buf = grown;
       }

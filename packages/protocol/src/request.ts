@@ -2,7 +2,12 @@ import type { ApiCodec } from './apis/api-codec.js';
 import { API_CODECS, type ApiMessages } from './apis/index.js';
 import { ApiVersions } from './apis/metadata/api-versions.js';
 import { ProtocolDecodeError } from './errors.js';
-import { peekApiKeyAndVersion, type RequestHeader, readRequestHeader, requestHeaderVersion } from './headers.js';
+import {
+  peekApiKeyAndVersion,
+  type RequestHeader,
+  readRequestHeader,
+  requestHeaderVersion,
+} from './headers.js';
 import { Reader } from './wire/reader.js';
 
 /** An API key klog has codecs for. */
@@ -40,7 +45,11 @@ export type KafkaRequest<K extends ApiKey = ApiKey> = {
 export type ParsedRequest =
   | KafkaRequest
   | { readonly kind: 'apiVersionsTooNew'; readonly header: RequestHeader }
-  | { readonly kind: 'unsupportedVersion'; readonly header: RequestHeader; readonly codec: ApiCodec<unknown, never> }
+  | {
+      readonly kind: 'unsupportedVersion';
+      readonly header: RequestHeader;
+      readonly codec: ApiCodec<unknown, never>;
+    }
   | {
       readonly kind: 'unknownApi';
       readonly apiKey: number;
@@ -60,7 +69,11 @@ export function parseRequest(
 ): ParsedRequest {
   const peek = peekApiKeyAndVersion(frame);
   if (peek === undefined) {
-    throw new ProtocolDecodeError('header', 0, `a request header needs at least 8 bytes, the frame has ${frame.length}`);
+    throw new ProtocolDecodeError(
+      'header',
+      0,
+      `a request header needs at least 8 bytes, the frame has ${frame.length}`,
+    );
   }
   const codec = codecs.get(peek.apiKey);
   const r = new Reader(frame);

@@ -23,8 +23,8 @@ import {
   encodeResponse,
   FrameDecoder,
   peekApiKeyAndVersion,
-  type RequestHeader,
   Reader,
+  type RequestHeader,
   readRequestHeader,
   requestHeaderVersion,
 } from '../src/index.js';
@@ -59,7 +59,10 @@ export function decodeFrame<Req>(frame: Uint8Array): Decoded<Req> {
   const peek = peekApiKeyAndVersion(body)!;
   const codec = API_CODECS.get(peek.apiKey) as ApiCodec<Req, unknown>;
   const r = new Reader(body);
-  const header = readRequestHeader(r, requestHeaderVersion(codec as ApiCodec<unknown, never>, peek.apiVersion));
+  const header = readRequestHeader(
+    r,
+    requestHeaderVersion(codec as ApiCodec<unknown, never>, peek.apiVersion),
+  );
   const decoded = codec.readRequest(peek.apiVersion, r);
   return { header, body: decoded, trailing: r.remaining };
 }
@@ -106,7 +109,10 @@ export function platformaticFrame(
   const mod = PLATFORMATIC[name] as unknown as PlatformaticApi;
   const payload = mod.createRequest(...args);
   const w = PlatformaticWriter.create();
-  w.appendInt16(mod.api.key).appendInt16(mod.api.version).appendInt32(correlationId).appendString('plt-test', false);
+  w.appendInt16(mod.api.key)
+    .appendInt16(mod.api.version)
+    .appendInt32(correlationId)
+    .appendString('plt-test', false);
   if (headerTaggedFields) w.appendTaggedFields();
   w.appendFrom(payload as never).prependLength();
   return { frame: new Uint8Array(w.buffer), mod };
@@ -119,6 +125,11 @@ export function platformaticParse(mod: PlatformaticApi, chunks: Uint8Array[], he
   return mod.parseResponse(9, mod.api.key, mod.api.version, PlatformaticReader.from(body));
 }
 
-export function respond<Res>(codec: ApiCodec<unknown, Res>, version: number, correlationId: number, body: Res) {
+export function respond<Res>(
+  codec: ApiCodec<unknown, Res>,
+  version: number,
+  correlationId: number,
+  body: Res,
+) {
   return encodeResponse(codec, version, correlationId, body).chunks;
 }

@@ -54,7 +54,9 @@ describe('generated codecs against the definition interpreter', () => {
               codec.writeRequest(v, w, request);
               const bytes = w.toBytes();
               const r = new Reader(bytes);
-              expect(readFields(api, api.request.fields, v, r)).toEqual(asSeenIn(api, api.request.fields, request, v));
+              expect(readFields(api, api.request.fields, v, r)).toEqual(
+                asSeenIn(api, api.request.fields, request, v),
+              );
               expect(r.offset).toBe(bytes.length);
               const w2 = new Writer();
               writeFields(api, api.response.fields, response, v, w2);
@@ -71,6 +73,8 @@ describe('generated codecs against the definition interpreter', () => {
   }
 
   it('every API has a codec and every codec a definition', () => {
-    expect([...API_CODECS.keys()].sort((a, b) => a - b)).toEqual(DEFINITIONS.map((a) => a.key).sort((a, b) => a - b));
+    expect([...API_CODECS.keys()].sort((a, b) => a - b)).toEqual(
+      DEFINITIONS.map((a) => a.key).sort((a, b) => a - b),
+    );
   });
 });

@@ -59,13 +59,13 @@ function writePrimitive(w: Writer, type: string, value: Value, nullable: boolean
       return;
     case 'string': {
       const s = value as string | null;
-      if (flexible) (nullable ? w.compactNullableString(s, f) : w.compactString(s, f));
+      if (flexible) nullable ? w.compactNullableString(s, f) : w.compactString(s, f);
       else nullable ? w.nullableString(s, f) : w.string(s, f);
       return;
     }
     default: {
       const b = value as Uint8Array | null;
-      if (flexible) (nullable ? w.compactNullableBytes(b, f) : w.compactBytes(b, f));
+      if (flexible) nullable ? w.compactNullableBytes(b, f) : w.compactBytes(b, f);
       else nullable ? w.nullableBytes(b, f) : w.bytesField(b, f);
     }
   }
@@ -123,7 +123,13 @@ function isDefault(api: ApiDef, f: FieldDef, value: Value): boolean {
 }
 
 /** Writes a struct the way any Kafka client would: regular fields in order, then tagged ones by tag. */
-export function writeFields(api: ApiDef, fields: readonly FieldDef[], value: Message, v: number, w: Writer): void {
+export function writeFields(
+  api: ApiDef,
+  fields: readonly FieldDef[],
+  value: Message,
+  v: number,
+  w: Writer,
+): void {
   const tagged: FieldDef[] = [];
   for (const f of fields) {
     const p = presence(f, v);
@@ -151,7 +157,9 @@ function readValue(api: ApiDef, f: FieldDef, v: number, r: Reader): Value {
   if (n === -1) return null;
   const out: Value[] = [];
   for (let i = 0; i < n; i++) {
-    out.push(t.kind === 'array' ? readPrimitive(r, t.element, false, flexible) : readFields(api, f.fields, v, r));
+    out.push(
+      t.kind === 'array' ? readPrimitive(r, t.element, false, flexible) : readFields(api, f.fields, v, r),
+    );
   }
   return out;
 }
@@ -192,7 +200,11 @@ function primitiveArb(type: string): fc.Arbitrary<Value> {
     case 'int32':
       return fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 });
     case 'int64':
-      return fc.oneof(fc.constantFrom(-1, 0, 1, -2, 2 ** 32, -(2 ** 32) - 1), fc.maxSafeInteger(), fc.integer().map((n) => (n === 0 ? 0 : -n)));
+      return fc.oneof(
+        fc.constantFrom(-1, 0, 1, -2, 2 ** 32, -(2 ** 32) - 1),
+        fc.maxSafeInteger(),
+        fc.integer().map((n) => (n === 0 ? 0 : -n)),
+      );
     case 'float64':
       return fc.double({ noNaN: true });
     case 'bool':
@@ -233,7 +245,13 @@ export function messageArb(
   return fc.record(entries);
 }
 
-function valueArb(api: ApiDef, f: FieldDef, v: number, absent: 'default' | 'any', depth: number): fc.Arbitrary<Value> {
+function valueArb(
+  api: ApiDef,
+  f: FieldDef,
+  v: number,
+  absent: 'default' | 'any',
+  depth: number,
+): fc.Arbitrary<Value> {
   const t = f.type;
   if (t.kind === 'primitive') return primitiveArb(t.name);
   if (t.kind === 'array') return fc.array(primitiveArb(t.element), { maxLength: 3 });

@@ -77,7 +77,11 @@ describe('FrameDecoder: INT32 size, then the frame', () => {
 
 describe('encodeResponse', () => {
   it('size prefix, then header v0 for ApiVersions even in its flexible v3', () => {
-    const { chunks, byteLength } = encodeResponse(ApiVersions, 3, 0x01020304, { errorCode: 0, apiKeys: [], throttleTimeMs: 0 });
+    const { chunks, byteLength } = encodeResponse(ApiVersions, 3, 0x01020304, {
+      errorCode: 0,
+      apiKeys: [],
+      throttleTimeMs: 0,
+    });
     const all = concatBytes(chunks);
     expect(all.length).toBe(byteLength);
     expect(new DataView(all.buffer).getInt32(0)).toBe(byteLength - 4);
@@ -86,7 +90,14 @@ describe('encodeResponse', () => {
   });
 
   it('header v1 (a tag buffer) for a flexible version, v0 for the others', () => {
-    const empty = { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [], clusterAuthorizedOperations: -2147483648 };
+    const empty = {
+      throttleTimeMs: 0,
+      brokers: [],
+      clusterId: null,
+      controllerId: -1,
+      topics: [],
+      clusterAuthorizedOperations: -2147483648,
+    };
     const v9 = concatBytes(encodeResponse(Metadata, 9, 5, empty).chunks);
     const v8 = concatBytes(encodeResponse(Metadata, 8, 5, empty).chunks);
     expect([...v9.subarray(4, 9)]).toEqual([0, 0, 0, 5, 0]);
@@ -97,11 +108,35 @@ describe('encodeResponse', () => {
 
   it('a field the version cannot carry fails the encoding, naming it', () => {
     const response = {
-      responses: [{ name: 't', partitionResponses: [{ index: 0, errorCode: 0, baseOffset: 0, logAppendTimeMs: -1, logStartOffset: 0, recordErrors: [], errorMessage: null }] }],
+      responses: [
+        {
+          name: 't',
+          partitionResponses: [
+            {
+              index: 0,
+              errorCode: 0,
+              baseOffset: 0,
+              logAppendTimeMs: -1,
+              logStartOffset: 0,
+              recordErrors: [],
+              errorMessage: null,
+            },
+          ],
+        },
+      ],
       throttleTimeMs: 0,
     };
-    expect(() => encodeResponse(Produce, 8, 1, { ...response, throttleTimeMs: 2 ** 31 })).toThrow('throttleTimeMs: 2147483648 is not an INT32');
-    const ops = { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: 0, topics: [], clusterAuthorizedOperations: 7 };
+    expect(() => encodeResponse(Produce, 8, 1, { ...response, throttleTimeMs: 2 ** 31 })).toThrow(
+      'throttleTimeMs: 2147483648 is not an INT32',
+    );
+    const ops = {
+      throttleTimeMs: 0,
+      brokers: [],
+      clusterId: null,
+      controllerId: 0,
+      topics: [],
+      clusterAuthorizedOperations: 7,
+    };
     expect(() => encodeResponse(Metadata, 7, 1, ops)).toThrow(
       'clusterAuthorizedOperations: version 7 has no such field, and its value is not the default',
     );

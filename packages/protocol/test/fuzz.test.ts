@@ -23,7 +23,10 @@ describe('fuzzing, a short run (pnpm fuzz runs 100k inputs per target)', () => {
     const figures = fuzz(requestDecoder, { numRuns: 3000, seed: 42 });
     const kinds = [...figures.outcomes.keys()];
     for (const api of [...API_CODECS.values()].map((c) => c.name)) {
-      expect(kinds.some((k) => k.startsWith(`${api} v`)), api).toBe(true);
+      expect(
+        kinds.some((k) => k.startsWith(`${api} v`)),
+        api,
+      ).toBe(true);
     }
     expect(kinds.some((k) => /ProtocolDecodeError \w+\[\]\.\w+/.test(k))).toBe(true);
   });

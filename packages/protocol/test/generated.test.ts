@@ -24,8 +24,13 @@ describe('the generator', () => {
     const turbo = JSON.parse(readFileSync(join(PACKAGE_DIR, '../../turbo.json'), 'utf8')) as {
       tasks: { test: { inputs: string[] } };
     };
-    expect(turbo.tasks.test.inputs).toEqual(expect.arrayContaining(['definitions/**', 'generator/**', 'src/**', 'test/**']));
-    expect(existsSync(join(PACKAGE_DIR, 'turbo.json')), 'a package turbo.json would override the inputs').toBe(false);
+    expect(turbo.tasks.test.inputs).toEqual(
+      expect.arrayContaining(['definitions/**', 'generator/**', 'src/**', 'test/**']),
+    );
+    expect(
+      existsSync(join(PACKAGE_DIR, 'turbo.json')),
+      'a package turbo.json would override the inputs',
+    ).toBe(false);
   });
 
   it('every generated file says so on its first line, as tools look for it, and is marked linguist-generated', () => {
@@ -34,11 +39,20 @@ describe('the generator', () => {
       const first = readFileSync(join(PACKAGE_DIR, path), 'utf8').split('\n')[0];
       expect(first, path).toMatch(/^\/\/ Code generated .* DO NOT EDIT\.$/);
     }
-    const attrs = execFileSync('git', ['check-attr', 'linguist-generated', '--', ...files, 'src/apis/api-codec.ts'], {
-      cwd: PACKAGE_DIR,
-      encoding: 'utf8',
-    });
-    const byFile = new Map(attrs.trim().split('\n').map((l) => [l.split(': ')[0]!, l.split(': ')[2]!] as const));
+    const attrs = execFileSync(
+      'git',
+      ['check-attr', 'linguist-generated', '--', ...files, 'src/apis/api-codec.ts'],
+      {
+        cwd: PACKAGE_DIR,
+        encoding: 'utf8',
+      },
+    );
+    const byFile = new Map(
+      attrs
+        .trim()
+        .split('\n')
+        .map((l) => [l.split(': ')[0]!, l.split(': ')[2]!] as const),
+    );
     for (const path of files) expect(byFile.get(path), path).toBe('true');
     expect(byFile.get('src/apis/api-codec.ts')).toBe('unset');
   });
@@ -70,7 +84,14 @@ describe('the generator', () => {
 
   it('a writer shared by several versions names the version it was asked to write', () => {
     expect(codeVersions(definitionOf('Metadata')).get(6)).toBe(5);
-    const response = { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [], clusterAuthorizedOperations: 7 };
+    const response = {
+      throttleTimeMs: 0,
+      brokers: [],
+      clusterId: null,
+      controllerId: -1,
+      topics: [],
+      clusterAuthorizedOperations: 7,
+    };
     for (const version of [5, 6]) {
       expect(() => Metadata.writeResponse(version, new Writer(), response)).toThrow(
         `clusterAuthorizedOperations: version ${version} has no such field, and its value is not the default`,
@@ -81,7 +102,9 @@ describe('the generator', () => {
 
   it("Kafka's about texts become the fields' doc comments; a field without one keeps its versions note", () => {
     const produce = readFileSync(join(PACKAGE_DIR, 'src/apis/producer/produce.ts'), 'utf8');
-    expect(produce).toContain('  /** The timeout to await a response in milliseconds. TimeoutMs: versions 0+. */\n  timeoutMs: number;');
+    expect(produce).toContain(
+      '  /** The timeout to await a response in milliseconds. TimeoutMs: versions 0+. */\n  timeoutMs: number;',
+    );
     const text = [
       'api X key=99 group=g kafka=0-3 flexible=1+ serve=0-3',
       'request R',
@@ -94,7 +117,10 @@ describe('the generator', () => {
       '',
     ].join('\n');
     const api = parseDefinition('definitions/x.def', text);
-    expect(api.request.fields.map((f) => f.about)).toEqual(['Line one, # not a comment, line two.', undefined]);
+    expect(api.request.fields.map((f) => f.about)).toEqual([
+      'Line one, # not a comment, line two.',
+      undefined,
+    ]);
     const x = generate([{ path: 'definitions/x.def', text }]).get('src/apis/g/x.ts')!;
     expect(x).toContain('  /** Line one, # not a comment, line two. A: versions 0+. */\n  a: number;');
     expect(x).toContain('  /** B: versions 0+. */\n  b: number;');
@@ -118,11 +144,15 @@ describe('the generator', () => {
   });
 
   it('flexible versions print compact types, tag buffers and tagged fields', () => {
-    expect(schemaText(definitionOf('Fetch'), definitionOf('Fetch').request, 'Request', 12).slice(0, 2)).toEqual([
+    expect(
+      schemaText(definitionOf('Fetch'), definitionOf('Fetch').request, 'Request', 12).slice(0, 2),
+    ).toEqual([
       'Fetch Request (Version: 12) => replica_id max_wait_ms min_bytes max_bytes isolation_level session_id session_epoch [topics] [forgotten_topics_data] rack_id TAG_BUFFER',
       '  replica_id => INT32',
     ]);
-    expect(schemaText(definitionOf('Fetch'), definitionOf('Fetch').request, 'Request', 12)).toContain('  tag 0: cluster_id => COMPACT_NULLABLE_STRING');
+    expect(schemaText(definitionOf('Fetch'), definitionOf('Fetch').request, 'Request', 12)).toContain(
+      '  tag 0: cluster_id => COMPACT_NULLABLE_STRING',
+    );
   });
 
   const bad: [string, string, string][] = [
@@ -131,19 +161,45 @@ describe('the generator', () => {
     ['an unknown type', 'request R\n  A int9 0+', 'unknown type int9'],
     ['a struct without fields', 'request R\n  A []Thing 0+', 'A needs its fields'],
     ['fields under a primitive', 'request R\n  A int8 0+\n    B int8 0+', 'A is not a struct'],
-    ['a tag used twice', 'request R\n  A int8 1+ tag=0 tagged=1+\n  B int8 1+ tag=0 tagged=1+', "tag 0 is already A's"],
-    ['a tagged field in a non-flexible version', 'request R\n  A int8 0+ tag=0 tagged=0+', 'a tagged field exists only in flexible versions'],
+    [
+      'a tag used twice',
+      'request R\n  A int8 1+ tag=0 tagged=1+\n  B int8 1+ tag=0 tagged=1+',
+      "tag 0 is already A's",
+    ],
+    [
+      'a tagged field in a non-flexible version',
+      'request R\n  A int8 0+ tag=0 tagged=0+',
+      'a tagged field exists only in flexible versions',
+    ],
     ['a bad version range', 'request R\n  A int8 5-3', 'version range 5-3 is empty'],
     ['an unknown attribute', 'request R\n  A int8 0+ nullible=0+', 'unknown attribute nullible=0+'],
-    ['an about line that is not a JSON string', 'request R\n  A int8 0+\n    "unclosed', 'an about line is one JSON string ("…"), nothing after it'],
-    ['an about line under nothing', 'request R\n  "about what?"\n  A int8 0+', 'an about line goes right under its field'],
-    ["an about line below a field's children", 'request R\n  A []T 0+\n    B int8 0+\n    "late"', 'an about line goes right under its field'],
-    ['an about line indented too far', 'request R\n  A int8 0+\n      "deep"', 'an about line goes one level under its field'],
+    [
+      'an about line that is not a JSON string',
+      'request R\n  A int8 0+\n    "unclosed',
+      'an about line is one JSON string ("…"), nothing after it',
+    ],
+    [
+      'an about line under nothing',
+      'request R\n  "about what?"\n  A int8 0+',
+      'an about line goes right under its field',
+    ],
+    [
+      "an about line below a field's children",
+      'request R\n  A []T 0+\n    B int8 0+\n    "late"',
+      'an about line goes right under its field',
+    ],
+    [
+      'an about line indented too far',
+      'request R\n  A int8 0+\n      "deep"',
+      'an about line goes one level under its field',
+    ],
   ];
   for (const [what, body, message] of bad) {
     it(`refuses ${what}, naming the file and line`, () => {
       const text = `api X key=99 group=g kafka=0-3 flexible=1+ serve=0-3\n${body}\nresponse S\n  E int16 0+\n`;
-      expect(() => parseDefinition('definitions/x.def', text)).toThrow(new RegExp(`^definitions/x\\.def:\\d+: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+      expect(() => parseDefinition('definitions/x.def', text)).toThrow(
+        new RegExp(`^definitions/x\\.def:\\d+: ${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`),
+      );
     });
   }
 });

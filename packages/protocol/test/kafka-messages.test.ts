@@ -24,7 +24,10 @@ const KAFKA_4_CHANGES: Record<string, string[]> = {
   'definitions/find-coordinator.def': [],
   'definitions/heartbeat.def': [],
   // KIP-896 (4.0): JoinGroup v0–v1 removed.
-  'definitions/join-group.def': ['JoinGroupRequest: kafka=2-9, Kafka validVersions 0-9', 'JoinGroupResponse: kafka=2-9, Kafka validVersions 0-9'],
+  'definitions/join-group.def': [
+    'JoinGroupRequest: kafka=2-9, Kafka validVersions 0-9',
+    'JoinGroupResponse: kafka=2-9, Kafka validVersions 0-9',
+  ],
   'definitions/leave-group.def': [],
   'definitions/list-groups.def': [],
   // KIP-896 (4.0): OffsetCommit v0–v1 removed; KIP-848 (4.1): v10 names topics by id.
@@ -95,7 +98,9 @@ describe("the definitions against Kafka's message JSON (generator/compare-kafka.
   const compared = apis.filter(({ api }) => fixtures.includes(`${api.request.name}.json`));
 
   it('has the JSON of the APIs defined, request and response, and no other', () => {
-    expect(compared.map(({ source }) => source.path)).toEqual(expect.arrayContaining(Object.keys(KAFKA_4_CHANGES)));
+    expect(compared.map(({ source }) => source.path)).toEqual(
+      expect.arrayContaining(Object.keys(KAFKA_4_CHANGES)),
+    );
     const wanted = compared.flatMap(({ api }) => [`${api.request.name}.json`, `${api.response.name}.json`]);
     expect(fixtures.sort()).toEqual(wanted.sort());
   });
@@ -115,7 +120,7 @@ describe("the definitions against Kafka's message JSON (generator/compare-kafka.
     ]);
   });
 
-  it("generator/about-from-kafka.ts puts back every about text the definitions keep, and nothing twice", () => {
+  it('generator/about-from-kafka.ts puts back every about text the definitions keep, and nothing twice', () => {
     for (const { source } of compared) {
       const bare = source.text
         .split('\n')

@@ -59,7 +59,13 @@ describe('KafkaJS 2.2.4 → klog: requests', () => {
     for (const version of [0, 1, 2]) {
       const { frame } = await kafkajsFrame('apiVersions', version, {}, 11);
       const d = decodeFrame(frame);
-      expect(d.header).toEqual({ apiKey: 18, apiVersion: version, correlationId: 11, clientId: 'kafkajs-test', headerVersion: 1 });
+      expect(d.header).toEqual({
+        apiKey: 18,
+        apiVersion: version,
+        correlationId: 11,
+        clientId: 'kafkajs-test',
+        headerVersion: 1,
+      });
       expect(d.body).toEqual({ clientSoftwareName: '', clientSoftwareVersion: '' });
       expect(d.trailing).toBe(0);
     }
@@ -67,7 +73,10 @@ describe('KafkaJS 2.2.4 → klog: requests', () => {
 
   it('Metadata v0–v6: the topics asked for, and auto-creation from v4', async () => {
     for (const version of [0, 1, 2, 3, 4, 5, 6]) {
-      const { frame } = await kafkajsFrame('metadata', version, { topics: ['orders', 'ไทย'], allowAutoTopicCreation: false });
+      const { frame } = await kafkajsFrame('metadata', version, {
+        topics: ['orders', 'ไทย'],
+        allowAutoTopicCreation: false,
+      });
       const d = decodeFrame<MetadataRequest>(frame);
       expect(d.body.topics).toEqual([{ name: 'orders' }, { name: 'ไทย' }]);
       expect(d.body.allowAutoTopicCreation).toBe(version < 4);
@@ -77,9 +86,17 @@ describe('KafkaJS 2.2.4 → klog: requests', () => {
 
   it('InitProducerId v0–v1: no transactional id', async () => {
     for (const version of [0, 1]) {
-      const { frame } = await kafkajsFrame('initProducerId', version, { transactionalId: null, transactionTimeout: 30000 });
+      const { frame } = await kafkajsFrame('initProducerId', version, {
+        transactionalId: null,
+        transactionTimeout: 30000,
+      });
       const d = decodeFrame<InitProducerIdRequest>(frame);
-      expect(d.body).toEqual({ transactionalId: null, transactionTimeoutMs: 30000, producerId: -1, producerEpoch: -1 });
+      expect(d.body).toEqual({
+        transactionalId: null,
+        transactionTimeoutMs: 30000,
+        producerId: -1,
+        producerEpoch: -1,
+      });
     }
   });
 
@@ -92,7 +109,12 @@ describe('KafkaJS 2.2.4 → klog: requests', () => {
         producerId: 77,
         producerEpoch: 2,
         compression: 0,
-        topicData: [{ topic: 'orders', partitions: [{ partition: 2, firstSequence: 9, messages: [{ key: 'k', value: 'v' }] }] }],
+        topicData: [
+          {
+            topic: 'orders',
+            partitions: [{ partition: 2, firstSequence: 9, messages: [{ key: 'k', value: 'v' }] }],
+          },
+        ],
       });
       const d = decodeFrame<ProduceRequest>(frame);
       expect(d.body.acks).toBe(-1);
@@ -121,7 +143,12 @@ describe('KafkaJS 2.2.4 → klog: requests', () => {
         maxWaitTime: 500,
         minBytes: 1,
         maxBytes: 10_485_760,
-        topics: [{ topic: 'orders', partitions: [{ partition: 0, fetchOffset: '1234567890123', maxBytes: 1_048_576 }] }],
+        topics: [
+          {
+            topic: 'orders',
+            partitions: [{ partition: 0, fetchOffset: '1234567890123', maxBytes: 1_048_576 }],
+          },
+        ],
         rackId: 'rack-a',
       });
       const d = decodeFrame<FetchRequest>(frame);
@@ -156,12 +183,22 @@ describe('KafkaJS 2.2.4 → klog: requests', () => {
       const { frame } = await kafkajsFrame('listOffsets', version, {
         replicaId: -1,
         isolationLevel: 1,
-        topics: [{ topic: 'orders', partitions: [{ partition: 0, timestamp: -2 }, { partition: 1, timestamp: -1 }] }],
+        topics: [
+          {
+            topic: 'orders',
+            partitions: [
+              { partition: 0, timestamp: -2 },
+              { partition: 1, timestamp: -1 },
+            ],
+          },
+        ],
       });
       const d = decodeFrame<ListOffsetsRequest>(frame);
       expect(d.body.replicaId).toBe(-1);
       expect(d.body.isolationLevel).toBe(version >= 2 ? 1 : 0);
-      expect(d.body.topics[0]!.partitions.map((p) => [p.partitionIndex, p.timestamp, p.maxNumOffsets])).toEqual([
+      expect(
+        d.body.topics[0]!.partitions.map((p) => [p.partitionIndex, p.timestamp, p.maxNumOffsets]),
+      ).toEqual([
         [0, -2, 1],
         [1, -1, 1],
       ]);
@@ -252,7 +289,10 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
       const data = (await response.parse(await response.decode(kafkajsPayload(chunks)))) as {
         brokers: { nodeId: number; host: string; port: number }[];
         controllerId?: number;
-        topicMetadata: { topic: string; partitionMetadata: { partitionId: number; leader: number; isr: number[] }[] }[];
+        topicMetadata: {
+          topic: string;
+          partitionMetadata: { partitionId: number; leader: number; isr: number[] }[];
+        }[];
       };
       expect(data.brokers).toMatchObject([{ nodeId: 0, host: '127.0.0.1', port: 9092 }]);
       if (version >= 1) expect(data.controllerId).toBe(0);
@@ -267,8 +307,16 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
   it('InitProducerId v0–v1: the producer id and epoch', async () => {
     for (const version of [0, 1]) {
       const { response } = await kafkajsFrame('initProducerId', version, { transactionalId: null });
-      const chunks = respond(InitProducerId, version, 1, { throttleTimeMs: 0, errorCode: 0, producerId: 4_000_000_123, producerEpoch: 0 });
-      const data = (await response.parse(await response.decode(kafkajsPayload(chunks)))) as Record<string, unknown>;
+      const chunks = respond(InitProducerId, version, 1, {
+        throttleTimeMs: 0,
+        errorCode: 0,
+        producerId: 4_000_000_123,
+        producerEpoch: 0,
+      });
+      const data = (await response.parse(await response.decode(kafkajsPayload(chunks)))) as Record<
+        string,
+        unknown
+      >;
       expect(String(data.producerId)).toBe('4000000123');
       expect(data.producerEpoch).toBe(0);
     }
@@ -291,10 +339,17 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
         throttleTimeMs: 0,
       });
       const data = (await response.parse(await response.decode(kafkajsPayload(ok)))) as {
-        topics: { topicName: string; partitions: { partition: number; errorCode: number; baseOffset: string; logStartOffset?: string }[] }[];
+        topics: {
+          topicName: string;
+          partitions: { partition: number; errorCode: number; baseOffset: string; logStartOffset?: string }[];
+        }[];
       };
       expect(data.topics[0]!.topicName).toBe('orders');
-      expect(data.topics[0]!.partitions[0]).toMatchObject({ partition: 0, errorCode: 0, baseOffset: String(2 ** 40) });
+      expect(data.topics[0]!.partitions[0]).toMatchObject({
+        partition: 0,
+        errorCode: 0,
+        baseOffset: String(2 ** 40),
+      });
       if (version >= 5) expect(data.topics[0]!.partitions[0]!.logStartOffset).toBe('0');
       const bad = respond(Produce, version, 1, {
         responses: [{ name: 'orders', partitionResponses: [partition(0, 45, -1)] }],
@@ -336,7 +391,12 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
       const data = (await response.parse(await response.decode(kafkajsPayload(chunks)))) as {
         responses: {
           topicName: string;
-          partitions: { partition: number; highWatermark: string; lastStableOffset: string; messages: { key: Buffer; value: Buffer; offset: string; headers: Record<string, Buffer> }[] }[];
+          partitions: {
+            partition: number;
+            highWatermark: string;
+            lastStableOffset: string;
+            messages: { key: Buffer; value: Buffer; offset: string; headers: Record<string, Buffer> }[];
+          }[];
         }[];
       };
       const p = data.responses[0]!.partitions[0]!;
@@ -344,7 +404,9 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
       expect(p.partition).toBe(1);
       expect(p.highWatermark).toBe('3');
       expect(p.lastStableOffset).toBe('3');
-      expect(p.messages.map((m) => [m.offset, m.key.toString(), m.value.toString(), m.headers.h!.toString()])).toEqual([
+      expect(
+        p.messages.map((m) => [m.offset, m.key.toString(), m.value.toString(), m.headers.h!.toString()]),
+      ).toEqual([
         ['0', 'k0', 'value 0', '0'],
         ['1', 'k1', 'value 1', '1'],
         ['2', 'k2', 'value 2', '2'],
@@ -363,7 +425,16 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
           {
             topic: 'orders',
             partitions: [
-              { partitionIndex: 0, errorCode: 0, highWatermark: 10, lastStableOffset: 10, logStartOffset: 0, abortedTransactions: null, preferredReadReplica: -1, records: new Uint8Array(0) },
+              {
+                partitionIndex: 0,
+                errorCode: 0,
+                highWatermark: 10,
+                lastStableOffset: 10,
+                logStartOffset: 0,
+                abortedTransactions: null,
+                preferredReadReplica: -1,
+                records: new Uint8Array(0),
+              },
             ],
           },
         ],
@@ -397,7 +468,10 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
         ],
       });
       const data = (await response.parse(await response.decode(kafkajsPayload(chunks)))) as {
-        responses: { topic: string; partitions: { partition: number; offset?: string; offsets?: string[]; timestamp?: string }[] }[];
+        responses: {
+          topic: string;
+          partitions: { partition: number; offset?: string; offsets?: string[]; timestamp?: string }[];
+        }[];
       };
       const p = data.responses[0]!.partitions[0]!;
       if (version === 0) expect(p.offsets).toEqual(['42']);
@@ -411,8 +485,24 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
       const chunks = respond(CreateTopics, version, 1, {
         throttleTimeMs: 0,
         topics: [
-          { name: 'a', topicId: '00000000-0000-0000-0000-000000000000', errorCode: 0, errorMessage: null, numPartitions: -1, replicationFactor: -1, configs: null },
-          { name: 'b', topicId: '00000000-0000-0000-0000-000000000000', errorCode: 36, errorMessage: "Topic 'b' already exists.", numPartitions: -1, replicationFactor: -1, configs: null },
+          {
+            name: 'a',
+            topicId: '00000000-0000-0000-0000-000000000000',
+            errorCode: 0,
+            errorMessage: null,
+            numPartitions: -1,
+            replicationFactor: -1,
+            configs: null,
+          },
+          {
+            name: 'b',
+            topicId: '00000000-0000-0000-0000-000000000000',
+            errorCode: 36,
+            errorMessage: "Topic 'b' already exists.",
+            numPartitions: -1,
+            replicationFactor: -1,
+            configs: null,
+          },
         ],
       });
       const data = (await response.decode(kafkajsPayload(chunks))) as {

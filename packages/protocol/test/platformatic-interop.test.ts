@@ -29,7 +29,13 @@ describe('@platformatic/kafka 1.35 → klog: requests', () => {
   it('ApiVersions v3: header v2 (tag buffer) with an INT16 client id, the client software in compact strings', () => {
     const { frame } = platformaticFrame('apiVersionsV3', ['@platformatic/kafka', '1.35.0'], true);
     const d = decodeFrame<ApiVersionsRequest>(frame);
-    expect(d.header).toEqual({ apiKey: 18, apiVersion: 3, correlationId: 9, clientId: 'plt-test', headerVersion: 2 });
+    expect(d.header).toEqual({
+      apiKey: 18,
+      apiVersion: 3,
+      correlationId: 9,
+      clientId: 'plt-test',
+      headerVersion: 2,
+    });
     expect(d.body).toEqual({ clientSoftwareName: '@platformatic/kafka', clientSoftwareVersion: '1.35.0' });
     expect(d.trailing).toBe(0);
   });
@@ -51,7 +57,12 @@ describe('@platformatic/kafka 1.35 → klog: requests', () => {
     for (const name of ['initProducerIdV3', 'initProducerIdV4'] as const) {
       const { frame } = platformaticFrame(name, [null, 60000, 0n, 0], true);
       const d = decodeFrame<InitProducerIdRequest>(frame);
-      expect(d.body).toEqual({ transactionalId: null, transactionTimeoutMs: 60000, producerId: 0, producerEpoch: 0 });
+      expect(d.body).toEqual({
+        transactionalId: null,
+        transactionTimeoutMs: 60000,
+        producerId: 0,
+        producerEpoch: 0,
+      });
       expect(d.trailing).toBe(0);
     }
   });
@@ -66,10 +77,16 @@ describe('@platformatic/kafka 1.35 → klog: requests', () => {
         headers: new Map([[Buffer.from('h'), Buffer.from(String(i))]]),
         timestamp: 1_700_000_000_000n + BigInt(i),
       }));
-      const { frame } = platformaticFrame(name, [-1, 30000, messages, { producerId: 321n, producerEpoch: 0 }], false);
+      const { frame } = platformaticFrame(
+        name,
+        [-1, 30000, messages, { producerId: 321n, producerEpoch: 0 }],
+        false,
+      );
       const d = decodeFrame<ProduceRequest>(frame);
       expect(d.body.acks).toBe(-1);
-      expect(d.body.topicData.map((t) => [t.name, t.partitionData.map((p) => p.index)])).toEqual([['orders', [1]]]);
+      expect(d.body.topicData.map((t) => [t.name, t.partitionData.map((p) => p.index)])).toEqual([
+        ['orders', [1]],
+      ]);
       const batch = Buffer.from(d.body.topicData[0]!.partitionData[0]!.records!);
       expect(batch.readInt32BE(8) + 12).toBe(batch.length);
       expect(batch.readInt8(16)).toBe(2);
@@ -90,7 +107,20 @@ describe('@platformatic/kafka 1.35 → klog: requests', () => {
         1,
         0,
         -1,
-        [{ topicId: 'orders', partitions: [{ partition: 2, currentLeaderEpoch: -1, fetchOffset: 17n, lastFetchedEpoch: -1, partitionMaxBytes: 1_048_576 }] }],
+        [
+          {
+            topicId: 'orders',
+            partitions: [
+              {
+                partition: 2,
+                currentLeaderEpoch: -1,
+                fetchOffset: 17n,
+                lastFetchedEpoch: -1,
+                partitionMaxBytes: 1_048_576,
+              },
+            ],
+          },
+        ],
         [],
         '',
       ],
@@ -111,7 +141,14 @@ describe('@platformatic/kafka 1.35 → klog: requests', () => {
         {
           topic: 'orders',
           partitions: [
-            { partition: 2, currentLeaderEpoch: -1, fetchOffset: 17, lastFetchedEpoch: -1, logStartOffset: -1, partitionMaxBytes: 1_048_576 },
+            {
+              partition: 2,
+              currentLeaderEpoch: -1,
+              fetchOffset: 17,
+              lastFetchedEpoch: -1,
+              logStartOffset: -1,
+              partitionMaxBytes: 1_048_576,
+            },
           ],
         },
       ],
@@ -124,14 +161,30 @@ describe('@platformatic/kafka 1.35 → klog: requests', () => {
   it('ListOffsets v5: the current leader epoch and a timestamp per partition', () => {
     const { frame } = platformaticFrame(
       'listOffsetsV5',
-      [-1, 0, [{ name: 'orders', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 1_700_000_000_000n }] }]],
+      [
+        -1,
+        0,
+        [
+          {
+            name: 'orders',
+            partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 1_700_000_000_000n }],
+          },
+        ],
+      ],
       false,
     );
     const d = decodeFrame<ListOffsetsRequest>(frame);
     expect(d.body).toEqual({
       replicaId: -1,
       isolationLevel: 0,
-      topics: [{ name: 'orders', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 1_700_000_000_000, maxNumOffsets: 1 }] }],
+      topics: [
+        {
+          name: 'orders',
+          partitions: [
+            { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 1_700_000_000_000, maxNumOffsets: 1 },
+          ],
+        },
+      ],
     });
   });
 
@@ -181,7 +234,9 @@ describe('klog → @platformatic/kafka 1.35: responses', () => {
       ],
       throttleTimeMs: 0,
     });
-    const parsed = platformaticParse(mod, chunks, false) as { apiKeys: { apiKey: number; name: string; maxVersion: number }[] };
+    const parsed = platformaticParse(mod, chunks, false) as {
+      apiKeys: { apiKey: number; name: string; maxVersion: number }[];
+    };
     expect(parsed.apiKeys.map((k) => [k.apiKey, k.name, k.maxVersion])).toEqual([
       [3, 'Metadata', 9],
       [1, 'Fetch', 12],
@@ -200,7 +255,17 @@ describe('klog → @platformatic/kafka 1.35: responses', () => {
           errorCode: 0,
           name: 'orders',
           isInternal: false,
-          partitions: [{ errorCode: 0, partitionIndex: 0, leaderId: 0, leaderEpoch: 0, replicaNodes: [0], isrNodes: [0], offlineReplicas: [] }],
+          partitions: [
+            {
+              errorCode: 0,
+              partitionIndex: 0,
+              leaderId: 0,
+              leaderEpoch: 0,
+              replicaNodes: [0],
+              isrNodes: [0],
+              offlineReplicas: [],
+            },
+          ],
           topicAuthorizedOperations: -2147483648,
         },
       ],
@@ -219,31 +284,62 @@ describe('klog → @platformatic/kafka 1.35: responses', () => {
 
   it('InitProducerId v4: the allocated id', () => {
     const { mod } = platformaticFrame('initProducerIdV4', [null, 1, 0n, 0], true);
-    const chunks = respond(InitProducerId, 4, 9, { throttleTimeMs: 0, errorCode: 0, producerId: 2 ** 45 + 3, producerEpoch: 0 });
-    expect(platformaticParse(mod, chunks, true)).toEqual({ throttleTimeMs: 0, errorCode: 0, producerId: 2n ** 45n + 3n, producerEpoch: 0 });
+    const chunks = respond(InitProducerId, 4, 9, {
+      throttleTimeMs: 0,
+      errorCode: 0,
+      producerId: 2 ** 45 + 3,
+      producerEpoch: 0,
+    });
+    expect(platformaticParse(mod, chunks, true)).toEqual({
+      throttleTimeMs: 0,
+      errorCode: 0,
+      producerId: 2n ** 45n + 3n,
+      producerEpoch: 0,
+    });
   });
 
   it('Produce v8: base offset and log start offset, and no record errors', () => {
-    const { mod } = platformaticFrame('produceV8', [-1, 1, [{ topic: 't', partition: 0, value: Buffer.from('x') }], {}], false);
+    const { mod } = platformaticFrame(
+      'produceV8',
+      [-1, 1, [{ topic: 't', partition: 0, value: Buffer.from('x') }], {}],
+      false,
+    );
     const chunks = respond(Produce, 8, 9, {
       responses: [
         {
           name: 'orders',
           partitionResponses: [
-            { index: 0, errorCode: 0, baseOffset: 1234, logAppendTimeMs: -1, logStartOffset: 0, recordErrors: [], errorMessage: null },
+            {
+              index: 0,
+              errorCode: 0,
+              baseOffset: 1234,
+              logAppendTimeMs: -1,
+              logStartOffset: 0,
+              recordErrors: [],
+              errorMessage: null,
+            },
           ],
         },
       ],
       throttleTimeMs: 0,
     });
-    const parsed = platformaticParse(mod, chunks, false) as { responses: { name: string; partitionResponses: { baseOffset: bigint }[] }[] };
+    const parsed = platformaticParse(mod, chunks, false) as {
+      responses: { name: string; partitionResponses: { baseOffset: bigint }[] }[];
+    };
     expect(parsed.responses[0]!.name).toBe('orders');
     expect(parsed.responses[0]!.partitionResponses[0]!.baseOffset).toBe(1234n);
   });
 
   it('Fetch v12: records as a compact byte string, tagged fields that platformatic skips', () => {
-    const messages = [0, 1].map((i) => ({ topic: 'orders', partition: 0, key: Buffer.from(`k${i}`), value: Buffer.from(`v${i}`) }));
-    const produced = decodeFrame<ProduceRequest>(platformaticFrame('produceV8', [-1, 1, messages, {}], false).frame);
+    const messages = [0, 1].map((i) => ({
+      topic: 'orders',
+      partition: 0,
+      key: Buffer.from(`k${i}`),
+      value: Buffer.from(`v${i}`),
+    }));
+    const produced = decodeFrame<ProduceRequest>(
+      platformaticFrame('produceV8', [-1, 1, messages, {}], false).frame,
+    );
     const records = produced.body.topicData[0]!.partitionData[0]!.records!;
     const { mod } = platformaticFrame('fetchV12', [1, 1, 1, 0, 0, -1, [], [], ''], true);
     const chunks = respond(Fetch, 12, 9, {
@@ -270,7 +366,13 @@ describe('klog → @platformatic/kafka 1.35: responses', () => {
       ],
     });
     const parsed = platformaticParse(mod, chunks, true) as {
-      responses: { topicId: string; partitions: { highWatermark: bigint; records: { records: { key: Buffer; value: Buffer; offsetDelta: number }[] }[] }[] }[];
+      responses: {
+        topicId: string;
+        partitions: {
+          highWatermark: bigint;
+          records: { records: { key: Buffer; value: Buffer; offsetDelta: number }[] }[];
+        }[];
+      }[];
     };
     const p = parsed.responses[0]!.partitions[0]!;
     expect(parsed.responses[0]!.topicId).toBe('orders');
@@ -285,9 +387,25 @@ describe('klog → @platformatic/kafka 1.35: responses', () => {
     const { mod } = platformaticFrame('listOffsetsV5', [-1, 0, []], false);
     const chunks = respond(ListOffsets, 5, 9, {
       throttleTimeMs: 0,
-      topics: [{ name: 'orders', partitions: [{ partitionIndex: 0, errorCode: 0, oldStyleOffsets: [], timestamp: -1, offset: 99, leaderEpoch: 0 }] }],
+      topics: [
+        {
+          name: 'orders',
+          partitions: [
+            {
+              partitionIndex: 0,
+              errorCode: 0,
+              oldStyleOffsets: [],
+              timestamp: -1,
+              offset: 99,
+              leaderEpoch: 0,
+            },
+          ],
+        },
+      ],
     });
-    const parsed = platformaticParse(mod, chunks, false) as { topics: { partitions: { offset: bigint; timestamp: bigint }[] }[] };
+    const parsed = platformaticParse(mod, chunks, false) as {
+      topics: { partitions: { offset: bigint; timestamp: bigint }[] }[];
+    };
     expect(parsed.topics[0]!.partitions[0]).toMatchObject({ offset: 99n, timestamp: -1n });
   });
 
@@ -296,10 +414,20 @@ describe('klog → @platformatic/kafka 1.35: responses', () => {
     const chunks = respond(CreateTopics, 7, 9, {
       throttleTimeMs: 0,
       topics: [
-        { name: 'payments', topicId: ZERO_UUID, errorCode: 0, errorMessage: null, numPartitions: 3, replicationFactor: 1, configs: [] },
+        {
+          name: 'payments',
+          topicId: ZERO_UUID,
+          errorCode: 0,
+          errorMessage: null,
+          numPartitions: 3,
+          replicationFactor: 1,
+          configs: [],
+        },
       ],
     });
-    const parsed = platformaticParse(mod, chunks, true) as { topics: { name: string; numPartitions: number; topicId: string }[] };
+    const parsed = platformaticParse(mod, chunks, true) as {
+      topics: { name: string; numPartitions: number; topicId: string }[];
+    };
     expect(parsed.topics[0]).toMatchObject({ name: 'payments', numPartitions: 3, topicId: ZERO_UUID });
   });
 });

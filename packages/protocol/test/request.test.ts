@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { Writer } from '../src/wire/writer.js';
 import {
   CreateTopics,
   concatBytes,
@@ -8,11 +7,18 @@ import {
   encodeResponse,
   FrameDecoder,
   Metadata,
-  parseRequest,
   ProtocolDecodeError,
+  parseRequest,
 } from '../src/index.js';
+import { Writer } from '../src/wire/writer.js';
 
-function request(apiKey: number, version: number, correlationId: number, headerTags: boolean, body: (w: Writer) => void) {
+function request(
+  apiKey: number,
+  version: number,
+  correlationId: number,
+  headerTags: boolean,
+  body: (w: Writer) => void,
+) {
   const w = new Writer();
   w.int16(apiKey, 'k').int16(version, 'v').int32(correlationId, 'c').nullableString('cli', 'id');
   if (headerTags) w.uvarint(0, 't');
@@ -25,13 +31,22 @@ describe('parseRequest: what a frame is, as Kafka decides it', () => {
     const parsed = parseRequest(request(3, 1, 42, false, (w) => w.int32(-1, 'topics')));
     expect(parsed.kind).toBe('request');
     if (parsed.kind !== 'request') return;
-    expect(parsed.header).toEqual({ apiKey: 3, apiVersion: 1, correlationId: 42, clientId: 'cli', headerVersion: 1 });
+    expect(parsed.header).toEqual({
+      apiKey: 3,
+      apiVersion: 1,
+      correlationId: 42,
+      clientId: 'cli',
+      headerVersion: 1,
+    });
     expect(parsed.body).toMatchObject({ topics: null, allowAutoTopicCreation: true });
   });
 
   it('ApiVersions newer than served: only the header is read (the body may be anything)', () => {
     const parsed = parseRequest(request(18, 9, 7, true, (w) => w.raw(new Uint8Array([1, 2, 3]))));
-    expect(parsed).toEqual({ kind: 'apiVersionsTooNew', header: { apiKey: 18, apiVersion: 9, correlationId: 7, clientId: 'cli', headerVersion: 2 } });
+    expect(parsed).toEqual({
+      kind: 'apiVersionsTooNew',
+      header: { apiKey: 18, apiVersion: 9, correlationId: 7, clientId: 'cli', headerVersion: 2 },
+    });
   });
 
   it('another API in a version not served, or an API not served at all', () => {
@@ -71,7 +86,10 @@ describe('the client side, for klog’s own tools', () => {
     const d = new FrameDecoder();
     d.push(frame);
     const parsed = parseRequest(d.next()!);
-    expect(parsed).toMatchObject({ kind: 'request', header: { apiKey: 19, apiVersion: 5, correlationId: 31, clientId: 'klog-topics', headerVersion: 2 } });
+    expect(parsed).toMatchObject({
+      kind: 'request',
+      header: { apiKey: 19, apiVersion: 5, correlationId: 31, clientId: 'klog-topics', headerVersion: 2 },
+    });
     const response = encodeResponse(Metadata, 9, 8, {
       throttleTimeMs: 0,
       brokers: [],
@@ -81,6 +99,9 @@ describe('the client side, for klog’s own tools', () => {
       clusterAuthorizedOperations: -2147483648,
     });
     const all = concatBytes(response.chunks);
-    expect(decodeResponse(Metadata, 9, all.subarray(4))).toMatchObject({ correlationId: 8, body: { clusterId: 'c', controllerId: 0 } });
+    expect(decodeResponse(Metadata, 9, all.subarray(4))).toMatchObject({
+      correlationId: 8,
+      body: { clusterId: 'c', controllerId: 0 },
+    });
   });
 });

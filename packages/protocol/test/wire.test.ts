@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BY_REFERENCE_BYTES, ProtocolDecodeError, ProtocolEncodeError, Reader, Writer } from '../src/index.js';
+import {
+  BY_REFERENCE_BYTES,
+  ProtocolDecodeError,
+  ProtocolEncodeError,
+  Reader,
+  Writer,
+} from '../src/index.js';
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 const written = (f: (w: Writer) => void) => {
@@ -21,11 +27,16 @@ function decodeError(f: () => unknown): ProtocolDecodeError {
 describe('primitives, by the protocol guide', () => {
   it('INT8/16/32 big-endian, round trip over their whole range', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -128, max: 127 }), fc.integer({ min: -32768, max: 32767 }), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), (a, b, c) => {
-        const out = written((w) => w.int8(a, 'a').int16(b, 'b').int32(c, 'c'));
-        const r = new Reader(out);
-        expect([r.int8('a'), r.int16('b'), r.int32('c')]).toEqual([a, b, c]);
-      }),
+      fc.property(
+        fc.integer({ min: -128, max: 127 }),
+        fc.integer({ min: -32768, max: 32767 }),
+        fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+        (a, b, c) => {
+          const out = written((w) => w.int8(a, 'a').int16(b, 'b').int32(c, 'c'));
+          const r = new Reader(out);
+          expect([r.int8('a'), r.int16('b'), r.int32('c')]).toEqual([a, b, c]);
+        },
+      ),
     );
     expect([...written((w) => w.int32(258, 'x'))]).toEqual([0, 0, 1, 2]);
   });
@@ -46,7 +57,9 @@ describe('primitives, by the protocol guide', () => {
     const big = Buffer.alloc(8);
     big.writeBigInt64BE(2n ** 60n);
     const e = decodeError(() => new Reader(big).int64('fetchOffset'));
-    expect(e.message).toBe('fetchOffset at byte 0: INT64 1152921504606846976 is outside the safe integer range');
+    expect(e.message).toBe(
+      'fetchOffset at byte 0: INT64 1152921504606846976 is outside the safe integer range',
+    );
     expect(() => new Writer().int64(2 ** 53, 'x')).toThrow(ProtocolEncodeError);
     expect(() => new Writer().int64(1.5, 'x')).toThrow(ProtocolEncodeError);
   });
@@ -69,29 +82,48 @@ describe('primitives, by the protocol guide', () => {
         expect(new Reader(written((w) => w.uvarint(n, 'x'))).uvarint('x')).toBe(n);
       }),
     );
-    expect(decodeError(() => new Reader(bytes(0xff, 0xff, 0xff, 0xff, 0x1f)).uvarint('n')).reason).toBe('the UNSIGNED_VARINT is longer than 32 bits');
-    expect(decodeError(() => new Reader(bytes(0x80, 0x80)).uvarint('n')).reason).toBe('the UNSIGNED_VARINT ends with the frame');
+    expect(decodeError(() => new Reader(bytes(0xff, 0xff, 0xff, 0xff, 0x1f)).uvarint('n')).reason).toBe(
+      'the UNSIGNED_VARINT is longer than 32 bits',
+    );
+    expect(decodeError(() => new Reader(bytes(0x80, 0x80)).uvarint('n')).reason).toBe(
+      'the UNSIGNED_VARINT ends with the frame',
+    );
   });
 
   it('strings: INT16 and compact lengths, null, UTF-8 (Thai), and the 32767-byte limit', () => {
     const out = written((w) =>
-      w.string('orders', 'a').nullableString(null, 'b').compactString('คาฟคา', 'c').compactNullableString(null, 'd').string('', 'e'),
+      w
+        .string('orders', 'a')
+        .nullableString(null, 'b')
+        .compactString('คาฟคา', 'c')
+        .compactNullableString(null, 'd')
+        .string('', 'e'),
     );
     const r = new Reader(out);
-    expect([r.string('a'), r.nullableString('b'), r.compactString('c'), r.compactNullableString('d'), r.string('e')]).toEqual([
-      'orders',
-      null,
-      'คาฟคา',
-      null,
-      '',
-    ]);
+    expect([
+      r.string('a'),
+      r.nullableString('b'),
+      r.compactString('c'),
+      r.compactNullableString('d'),
+      r.string('e'),
+    ]).toEqual(['orders', null, 'คาฟคา', null, '']);
     expect(r.remaining).toBe(0);
     expect([...written((w) => w.compactString('ab', 'x'))]).toEqual([3, 97, 98]);
-    expect(() => new Writer().string('x'.repeat(0x8000), 'topic')).toThrow('topic: string of 32768 bytes is over 32767');
-    expect(() => new Writer().string(null, 'name')).toThrow('name: null in a field that is not nullable in this version');
-    expect(decodeError(() => new Reader(bytes(0xff, 0xff)).string('name')).reason).toBe('a non-nullable string is null');
-    expect(decodeError(() => new Reader(bytes(0xff, 0xfe)).nullableString('name')).reason).toBe('string length -2 is negative');
-    expect(decodeError(() => new Reader(bytes(0, 5, 97)).string('name')).reason).toBe('a string of 5 bytes needs 5 bytes, only 1 left');
+    expect(() => new Writer().string('x'.repeat(0x8000), 'topic')).toThrow(
+      'topic: string of 32768 bytes is over 32767',
+    );
+    expect(() => new Writer().string(null, 'name')).toThrow(
+      'name: null in a field that is not nullable in this version',
+    );
+    expect(decodeError(() => new Reader(bytes(0xff, 0xff)).string('name')).reason).toBe(
+      'a non-nullable string is null',
+    );
+    expect(decodeError(() => new Reader(bytes(0xff, 0xfe)).nullableString('name')).reason).toBe(
+      'string length -2 is negative',
+    );
+    expect(decodeError(() => new Reader(bytes(0, 5, 97)).string('name')).reason).toBe(
+      'a string of 5 bytes needs 5 bytes, only 1 left',
+    );
   });
 
   it('any string round-trips in both forms', () => {
@@ -129,10 +161,18 @@ describe('primitives, by the protocol guide', () => {
   });
 
   it('an array count the frame cannot hold is refused before anything is allocated', () => {
-    const e = decodeError(() => new Reader(bytes(0x7f, 0xff, 0xff, 0xff, 0, 0)).array('topics', 6, (r) => r.int32('x')));
-    expect(e.message).toBe('topics at byte 0: 2147483647 elements of at least 6 bytes cannot fit in the 2 bytes left');
-    expect(decodeError(() => new Reader(bytes(0xff, 0xff, 0xff, 0xfe)).array('t', 1, (r) => r.int8('x'))).reason).toBe('array length -2 is negative');
-    expect(decodeError(() => new Reader(bytes(0xff, 0xff, 0xff, 0xff)).array('t', 1, (r) => r.int8('x'))).reason).toBe('a non-nullable array is null');
+    const e = decodeError(() =>
+      new Reader(bytes(0x7f, 0xff, 0xff, 0xff, 0, 0)).array('topics', 6, (r) => r.int32('x')),
+    );
+    expect(e.message).toBe(
+      'topics at byte 0: 2147483647 elements of at least 6 bytes cannot fit in the 2 bytes left',
+    );
+    expect(
+      decodeError(() => new Reader(bytes(0xff, 0xff, 0xff, 0xfe)).array('t', 1, (r) => r.int8('x'))).reason,
+    ).toBe('array length -2 is negative');
+    expect(
+      decodeError(() => new Reader(bytes(0xff, 0xff, 0xff, 0xff)).array('t', 1, (r) => r.int8('x'))).reason,
+    ).toBe('a non-nullable array is null');
     expect(new Reader(bytes(0xff, 0xff, 0xff, 0xff)).nullableArray('t', 1, (r) => r.int8('x'))).toBeNull();
     expect(new Reader(bytes(0)).compactNullableArray('t', 1, (r) => r.int8('x'))).toBeNull();
     expect(new Reader(bytes(3, 7, 8)).compactArray('t', 1, (r) => r.int8('x'))).toEqual([7, 8]);

@@ -2,21 +2,21 @@ import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { COMPRESSION_MASK } from '../src/format/compression.js';
 import { DecodeError, StorageError } from '../src/errors.js';
-import { Partition } from '../src/partition/partition.js';
+import { COMPRESSION_MASK } from '../src/format/compression.js';
 import {
   batchSize,
-  MAX_READABLE_BATCH_BYTES,
   decodeBatchHeader,
   decodeRecordBatch,
   encodeRecordBatch,
+  MAX_READABLE_BATCH_BYTES,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
 } from '../src/format/record-batch.js';
+import { Partition } from '../src/partition/partition.js';
 import { findBatchStart, findValidBatches } from '../src/segment/batch-search.js';
-import { checkSegment, recoverSegment } from '../src/segment/recovery.js';
 import { LogSegment } from '../src/segment/log-segment.js';
+import { checkSegment, recoverSegment } from '../src/segment/recovery.js';
 import { batchInputs, type FuzzInput, largeSegmentInputs, produceInputs, segmentInputs } from './inputs.js';
 
 /**

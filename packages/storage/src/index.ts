@@ -43,8 +43,8 @@ export {
   LOG_CONFIG_BOUNDS,
   type LogConfig,
 } from './log/log-config.js';
-export { appendRecords } from './partition/append.js';
 export type { OffsetGap } from './log/log-loader.js';
+export { appendRecords } from './partition/append.js';
 export {
   LogManager,
   type LogManagerOptions,

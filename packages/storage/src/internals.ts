@@ -3,7 +3,8 @@
 // rebuild, the cleaner's offset map. For `klog dump-log`, the benchmarks and the tests: no promise that
 // these stay as they are (Kafka's `org.apache.kafka.storage.internals`).
 /// <reference types="node" preserve="true" />
-export * from './index.js';
+
+export { OffsetMap } from './cleaner/offset-map.js';
 export {
   buildPlainBatch,
   buildProducerBatch,
@@ -18,21 +19,11 @@ export {
 } from './format/compression.js';
 export { crc32c } from './format/crc32c.js';
 export {
-  decodeProducerSnapshot,
-  encodeProducerSnapshot,
-  type LoadedSnapshot,
-  loadLatestSnapshot,
-  snapshotFileName,
-  writeProducerSnapshot,
-} from './producer/producer-snapshot.js';
-export { addBatchFromHeader, rebuildProducerState } from './producer/producer-state-rebuild.js';
-export {
   BATCH_FIELD,
   type BatchFieldName,
   batchSize,
   CRC_COVERS_FROM,
   computeBatchCrc,
-  MAX_READABLE_BATCH_BYTES,
   type DecodeOptions,
   decodeBatchFraming,
   decodeBatchHeader,
@@ -42,6 +33,7 @@ export {
   lastOffsetOf,
   MAGIC_V2,
   MAX_OFFSET,
+  MAX_READABLE_BATCH_BYTES,
   NO_PRODUCER_EPOCH,
   NO_PRODUCER_ID,
   NO_SEQUENCE,
@@ -51,12 +43,22 @@ export {
   type StoredBatchHeader,
   TIMESTAMP_TYPE_MASK,
 } from './format/record-batch.js';
-export { type FoundBatch, findBatchStart, findValidBatches } from './segment/batch-search.js';
-export { type AppendOrigin, validateForAppend } from './log/batch-validator.js';
-export { validateRecords } from './log/log-validator.js';
+export * from './index.js';
 export { DirectoryLock, LOCK_FILE_NAME } from './io/file-lock.js';
+export { type AppendOrigin, validateForAppend } from './log/batch-validator.js';
 export { type LogDirListing, listLogDir, type SegmentFileEntry } from './log/log-dir.js';
-export { OffsetMap } from './cleaner/offset-map.js';
+export { validateRecords } from './log/log-validator.js';
+export {
+  decodeProducerSnapshot,
+  encodeProducerSnapshot,
+  type LoadedSnapshot,
+  loadLatestSnapshot,
+  snapshotFileName,
+  writeProducerSnapshot,
+} from './producer/producer-snapshot.js';
+export { addBatchFromHeader, rebuildProducerState } from './producer/producer-state-rebuild.js';
+export { type FoundBatch, findBatchStart, findValidBatches } from './segment/batch-search.js';
+export { type BatchAt, type HeaderAt, LogSegment, type SegmentOpenOptions } from './segment/log-segment.js';
 export { checkSegment, recoverSegment, type SegmentCheck } from './segment/recovery.js';
 export { SegmentFileCache } from './segment/segment-file-cache.js';
 export {
@@ -68,8 +70,6 @@ export {
   TIME_ENTRY_BYTES,
   TIME_INDEX_SUFFIX,
 } from './segment/segment-index.js';
-export { type BatchAt,
-  type HeaderAt, LogSegment, type SegmentOpenOptions } from './segment/log-segment.js';
 export {
   type InspectedBatch,
   type InspectionEntry,

@@ -126,15 +126,18 @@ describe('every write path refuses, before writing, what a reader would refuse',
       ['a transactional batch', edited(good, { attributes: TRANSACTIONAL_FLAG }), 'INVALID_TXN_STATE'],
     ];
     for (const [what, bytes, code] of cases) {
-      expect(thrown(StorageError, () => writableLog(p).append({ origin: 'raw', bytes: bytes })).code, what).toBe(code);
+      expect(
+        thrown(StorageError, () => writableLog(p).append({ origin: 'raw', bytes: bytes })).code,
+        what,
+      ).toBe(code);
     }
     // Kafka's words for the two producer fields.
-    expect(thrown(StorageError, () => writableLog(p).append({ origin: 'raw', bytes: cases[0]![1] })).message).toBe(
-      'invalid producer epoch -1 in record batch with producerId 5',
-    );
-    expect(thrown(StorageError, () => writableLog(p).append({ origin: 'raw', bytes: cases[1]![1] })).message).toBe(
-      'invalid sequence number -1 in record batch with producerId 5',
-    );
+    expect(
+      thrown(StorageError, () => writableLog(p).append({ origin: 'raw', bytes: cases[0]![1] })).message,
+    ).toBe('invalid producer epoch -1 in record batch with producerId 5');
+    expect(
+      thrown(StorageError, () => writableLog(p).append({ origin: 'raw', bytes: cases[1]![1] })).message,
+    ).toBe('invalid sequence number -1 in record batch with producerId 5');
     expect(p.logEndOffset).toBe(0);
     expect(p.log.activeSegment.size).toBe(0);
     writableLog(p).append({ origin: 'raw', bytes: good });
@@ -147,7 +150,10 @@ describe('every write path refuses, before writing, what a reader would refuse',
     appendRecords(p, records(3), NOW);
     const batch = buildPlainBatch(records(2), 0, NOW);
     const copy = Buffer.from(batch);
-    expect(writableLog(p).append({ origin: 'raw', bytes: batch })).toMatchObject({ firstOffset: 3, lastOffset: 4 });
+    expect(writableLog(p).append({ origin: 'raw', bytes: batch })).toMatchObject({
+      firstOffset: 3,
+      lastOffset: 4,
+    });
     expect(batch.equals(copy)).toBe(true);
     expect(p.log.readCheckedBatches(3)[0]!.baseOffset).toBe(3);
     p.close();

@@ -170,7 +170,9 @@ describe('Log.read through the offset index', () => {
     expect(error).toMatchObject({ field: 'baseOffset', offset: at, file });
     expect(error.reason).toMatch(/offset index says the batch at byte \d+ ends at 10/);
     // Read from the start, the neighbour check catches it too: batches 10 (now 11..11) and 11 disagree, neither is served.
-    expect(p.log.readCheckedBatches(0, 1 << 20).map((b) => b.baseOffset)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(p.log.readCheckedBatches(0, 1 << 20).map((b) => b.baseOffset)).toEqual([
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+    ]);
     p.close();
   });
 });

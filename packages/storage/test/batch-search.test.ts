@@ -4,8 +4,8 @@ import { crc32c } from '@node-rs/crc32';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { naiveBatchStarts } from '../fuzz/targets.js';
-import { crcOfRange, findValidBatches, plausibleBatchSize } from '../src/segment/batch-search.js';
 import { buildPlainBatch, DecodeError, decodeBatchFraming, LogSegment } from '../src/internals.js';
+import { crcOfRange, findValidBatches, plausibleBatchSize } from '../src/segment/batch-search.js';
 import { NOW, records, tempDir } from './helpers.js';
 
 afterEach(() => {

@@ -4,8 +4,8 @@ import {
   appendRecords,
   buildPlainBatch,
   DEFAULT_LOG_CONFIG,
-  MAX_READABLE_BATCH_BYTES,
   Log,
+  MAX_READABLE_BATCH_BYTES,
   Partition,
   StorageError,
 } from '../src/internals.js';
@@ -30,15 +30,14 @@ describe('the batch size limit: a setting for appends, one ceiling for readers',
     try {
       expect(again.recovery).toBeUndefined();
       expect(again.log.logEndOffset).toBe(2);
-      expect(again.log.readCheckedBatches(0, 8 * 1024 * 1024).map((b) => b.records[0]!.value?.length)).toEqual([
-        2 * 1024 * 1024,
-        5,
-      ]);
+      expect(
+        again.log.readCheckedBatches(0, 8 * 1024 * 1024).map((b) => b.records[0]!.value?.length),
+      ).toEqual([2 * 1024 * 1024, 5]);
       expect(readdirSync(`${dir}/big-0`).filter((n) => n.includes('dropped'))).toEqual([]);
       // The setting still limits what is accepted.
-      expect(() => writableLog(again).append({ origin: 'raw', bytes: buildPlainBatch([big], 0, NOW) })).toThrow(
-        /exceeds the limit of 1048588/,
-      );
+      expect(() =>
+        writableLog(again).append({ origin: 'raw', bytes: buildPlainBatch([big], 0, NOW) }),
+      ).toThrow(/exceeds the limit of 1048588/);
     } finally {
       again.close();
     }

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { crc32c } from '../src/format/crc32c.js';
 import {
   buildProducerBatch,
   DecodeError,
@@ -10,7 +11,6 @@ import {
   StorageError,
   snapshotFileName,
 } from '../src/internals.js';
-import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 import { kafkaJsBatch } from './kafkajs-compressed.js';
 

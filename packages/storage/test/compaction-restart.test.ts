@@ -1,7 +1,13 @@
 import { ProducerState } from '@klog/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendIdempotent, compact, type LogConfig, Partition, rebuildProducerState } from '../src/internals.js';
+import {
+  appendIdempotent,
+  compact,
+  type LogConfig,
+  Partition,
+  rebuildProducerState,
+} from '../src/internals.js';
 import { LONG_TEST, NOW, tempDir } from './helpers.js';
 
 type Op =

@@ -37,9 +37,10 @@ describe('rewriteBatch keeps what the producer state needs', () => {
   it('keeps producerId, producerEpoch, baseSequence and the first/last offset when records go', () => {
     const p = Partition.open(tempDir(), 't', 0);
     const records = [kv('a', '1'), kv('b', '2'), kv('c', '3')];
-    writableLog(p).append({ origin: 'raw', bytes: 
-      buildProducerBatch(records, 0, NOW, { producerId: 77, producerEpoch: 3, baseSequence: 40 }),
-     });
+    writableLog(p).append({
+      origin: 'raw',
+      bytes: buildProducerBatch(records, 0, NOW, { producerId: 77, producerEpoch: 3, baseSequence: 40 }),
+    });
     const [batch] = p.log.readCheckedBatches(0);
     const rewritten = decodeRecordBatch(rewriteBatch(batch!, [batch!.records[1]!]));
     expect(rewritten).toMatchObject({

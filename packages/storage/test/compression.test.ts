@@ -7,11 +7,11 @@ import {
   compact,
   compressionName,
   crc32c,
-  MAX_READABLE_BATCH_BYTES,
   DecodeError,
   decodeRecordBatch,
   decompressRecords,
   Log,
+  MAX_READABLE_BATCH_BYTES,
   Partition,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
@@ -209,7 +209,10 @@ describe("Log.append of 'raw' bytes takes a compressed batch from a client: reco
       const log = Log.open(tempDir());
       try {
         const entries = sampleEntries(5);
-        log.append({ origin: 'raw', bytes: await kafkaJsBatch('none', [{ key: null, value: Buffer.from('first') }]) });
+        log.append({
+          origin: 'raw',
+          bytes: await kafkaJsBatch('none', [{ key: null, value: Buffer.from('first') }]),
+        });
         const bytes = await kafkaJsBatch(codec, entries);
         const info = log.append({ origin: 'raw', bytes: Buffer.from(bytes) });
         expect(info).toMatchObject({ firstOffset: 1, lastOffset: entries.length });
@@ -236,8 +239,14 @@ describe('compaction of a log holding compressed batches', () => {
     const p = Partition.open(tempDir(), 'keys', 0, { segmentBytes: 100 });
     try {
       const value = (k: string, v: number) => ({ key: Buffer.from(k), value: Buffer.from(`${k}=${v}`) });
-      writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('gzip', [value('a', 1), value('b', 1), value('a', 2)]) });
-      writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('zstd', [value('b', 2), value('c', 1), value('c', 2)]) });
+      writableLog(p).append({
+        origin: 'raw',
+        bytes: await kafkaJsBatch('gzip', [value('a', 1), value('b', 1), value('a', 2)]),
+      });
+      writableLog(p).append({
+        origin: 'raw',
+        bytes: await kafkaJsBatch('zstd', [value('b', 2), value('c', 1), value('c', 2)]),
+      });
       writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('lz4', [value('a', 3)]) });
       writableLog(p).append({ origin: 'raw', bytes: await kafkaJsBatch('gzip', [value('z', 1)]) });
       compact(p);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { crc32c } from '../src/format/crc32c.js';
 import {
   buildPlainBatch,
   DecodeError,
@@ -9,7 +10,6 @@ import {
   readStoredBatchHeader,
   StorageError,
 } from '../src/internals.js';
-import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, thrown } from './helpers.js';
 import { kafkaJsBatch } from './kafkajs-compressed.js';
 

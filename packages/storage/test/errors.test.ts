@@ -46,7 +46,9 @@ describe('input refused at the boundary', () => {
       [0, 1.5],
     ] as const) {
       expect(thrown(StorageError, () => p.log.readChecked(offset, maxBytes)).code).toBe('INVALID_REQUEST');
-      expect(thrown(StorageError, () => p.log.readCheckedBatches(offset, maxBytes)).code).toBe('INVALID_REQUEST');
+      expect(thrown(StorageError, () => p.log.readCheckedBatches(offset, maxBytes)).code).toBe(
+        'INVALID_REQUEST',
+      );
     }
     expect(thrown(StorageError, () => p.log.readChecked(7)).code).toBe('OFFSET_OUT_OF_RANGE');
     p.close();

@@ -1,8 +1,14 @@
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
-import { buildProducerBatch, crc32c, decodeRecordBatch, encodeRecordBatch, Partition } from '../src/internals.js';
+import {
+  buildProducerBatch,
+  crc32c,
+  decodeRecordBatch,
+  encodeRecordBatch,
+  Partition,
+} from '../src/internals.js';
 import { arbBatchFields } from './arbitraries.js';
 import { tempDir } from './helpers.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { appendRecords, Log, LOCK_FILE_NAME, Partition, StorageError } from '../src/internals.js';
+import { appendRecords, LOCK_FILE_NAME, Log, Partition, StorageError } from '../src/internals.js';
 import { startFixture } from './fixtures/children.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 

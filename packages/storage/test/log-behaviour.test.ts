@@ -1,6 +1,7 @@
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { crc32c } from '../src/format/crc32c.js';
 import {
   appendRecords,
   buildPlainBatch,
@@ -14,7 +15,6 @@ import {
   StorageError,
   segmentFileName,
 } from '../src/internals.js';
-import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, tempDir, thrown, writableLog } from './helpers.js';
 
 const big = (bytes: number, fill = 1) => [{ key: null, value: Buffer.alloc(bytes, fill) }];
@@ -64,7 +64,9 @@ describe('Log settings and arguments, refused by name', () => {
     expect(thrown(StorageError, () => p.log.readChecked(0, -1)).message).toBe(
       'max bytes must be a safe integer >= 0, got -1',
     );
-    expect(thrown(StorageError, () => p.log.readChecked(9)).message).toBe('offset 9 is outside the log [0, 4]');
+    expect(thrown(StorageError, () => p.log.readChecked(9)).message).toBe(
+      'offset 9 is outside the log [0, 4]',
+    );
     expect(thrown(StorageError, () => p.fetch(9, 10)).message).toBe('offset 9 is outside the log [0, 4]');
     expect(thrown(StorageError, () => p.offsetForTimestamp(Number.NaN))).toMatchObject({
       code: 'INVALID_REQUEST',

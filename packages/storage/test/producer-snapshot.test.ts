@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchMetadata, ProducerState, toProducerEpoch, toProducerId, toSequence } from '@klog/core';
 import { describe, expect, it } from 'vitest';
+import { crc32c } from '../src/format/crc32c.js';
 import {
   DecodeError,
   decodeProducerSnapshot,
@@ -11,7 +12,6 @@ import {
   snapshotFileName,
   writeProducerSnapshot,
 } from '../src/internals.js';
-import { crc32c } from '../src/format/crc32c.js';
 import { NOW, tempDir, thrown } from './helpers.js';
 
 // Kafka's ProducerSnapshot.json v1: version i16, crc u32, count i32, then 46-byte entries.

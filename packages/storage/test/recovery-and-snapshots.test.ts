@@ -2,6 +2,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchMetadata, ProducerState } from '@klog/core';
 import { describe, expect, it } from 'vitest';
+import { crc32c } from '../src/format/crc32c.js';
 import {
   appendRecords,
   DecodeError,
@@ -9,11 +10,10 @@ import {
   describeRecovery,
   encodeProducerSnapshot,
   Partition,
-  segmentFileName,
   StorageError,
+  segmentFileName,
   snapshotFileName,
 } from '../src/internals.js';
-import { crc32c } from '../src/format/crc32c.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from '../src/producer/producer-snapshot.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 

@@ -355,7 +355,10 @@ describe('corruption in a segment that is not the active one', () => {
     // A read from the start stops before the bad batch.
     expect(p.log.readCheckedBatches(0).map((b) => b.baseOffset)).toEqual([0, 2, 4]);
     // A read that starts at it gets the typed error, naming the file and the byte.
-    for (const read of [() => p.log.readCheckedBatches(bad.firstOffset), () => p.log.readChecked(bad.lastOffset)]) {
+    for (const read of [
+      () => p.log.readCheckedBatches(bad.firstOffset),
+      () => p.log.readChecked(bad.lastOffset),
+    ]) {
       const error = thrown(read);
       expect(error).toBeInstanceOf(DecodeError);
       expect(error).toMatchObject({ field: 'crc', offset: bad.position + 17, file });

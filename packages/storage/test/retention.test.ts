@@ -19,7 +19,10 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
 
-const value = (i: number) => ({ key: Buffer.from(`k${i}`), value: Buffer.from(`value ${i}`.padEnd(40, '.')) });
+const value = (i: number) => ({
+  key: Buffer.from(`k${i}`),
+  value: Buffer.from(`value ${i}`.padEnd(40, '.')),
+});
 
 /** A manager whose topic `t` rolls a segment after every batch (segment.bytes smaller than two batches). */
 function withSegments(batches: number, timestamp = (i: number) => 1_000 + i) {
@@ -114,7 +117,9 @@ describe('topics: per-topic config, more partitions, deletion', () => {
     const manager = LogManager.open(dataDir, { topicConfig: (t) => configs.get(t) ?? {} });
     manager.createTopic('small', 1);
     manager.createTopic('big', 1);
-    expect(code(() => appendRecords(manager.partition('small', 0)!, [value(1), value(2)], 1))).toBe('MESSAGE_TOO_LARGE');
+    expect(code(() => appendRecords(manager.partition('small', 0)!, [value(1), value(2)], 1))).toBe(
+      'MESSAGE_TOO_LARGE',
+    );
     appendRecords(manager.partition('big', 0)!, [value(1), value(2)], 1);
     configs.set('small', { maxBatchBytes: 1000 });
     manager.reconfigureTopic('small');
@@ -156,7 +161,11 @@ describe('message.timestamp.type=LogAppendTime', () => {
     const manager = LogManager.open(dataDir);
     manager.createTopic('t', 1);
     const p = manager.partition('t', 0)!;
-    const bytes = buildProducerBatch([value(0), value(1)], 0, 1_000, { producerId: 7, producerEpoch: 0, baseSequence: 0 });
+    const bytes = buildProducerBatch([value(0), value(1)], 0, 1_000, {
+      producerId: 7,
+      producerEpoch: 0,
+      baseSequence: 0,
+    });
     const result = p.appendProducerBatch(bytes, { nowMs: 50_000, logAppendTimeMs: 50_000 });
     expect(result).toMatchObject({ kind: 'Append', firstOffset: 0, lastOffset: 1, logAppendTimeMs: 50_000 });
     const stored = decodeRecordBatch(p.fetch(0, 1000).records, 0); // decoding checks the CRC

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
+import { crc32c } from '../src/format/crc32c.js';
 import {
   appendRecords,
   buildPlainBatch,
@@ -11,7 +12,6 @@ import {
   StorageError,
   segmentFileName,
 } from '../src/internals.js';
-import { crc32c } from '../src/format/crc32c.js';
 import { NOW, records, tempDir, thrown } from './helpers.js';
 
 const openFds = () => readdirSync('/proc/self/fd').length;

@@ -1,7 +1,11 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ActiveIndexFiles, PENDING_ENTRIES_BEFORE_WRITE, SegmentIndex } from '../src/segment/segment-index.js';
+import {
+  ActiveIndexFiles,
+  PENDING_ENTRIES_BEFORE_WRITE,
+  SegmentIndex,
+} from '../src/segment/segment-index.js';
 import { tempDir } from './helpers.js';
 
 /** Batches of `size` bytes at positions 0, size, 2·size, …, each one offset, timestamps as given. */

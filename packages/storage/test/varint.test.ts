@@ -1,6 +1,5 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DecodeError } from '../src/internals.js';
 import {
   type Cursor,
   readVarint,
@@ -10,6 +9,7 @@ import {
   writeVarint,
   writeVarlong,
 } from '../src/format/varint.js';
+import { DecodeError } from '../src/internals.js';
 
 /** Kafka's `ByteUtils.writeVarlong`, written plainly over BigInt: zigzag, then 7 bits a byte, low first. */
 function kafkaVarlong(value: number): number[] {

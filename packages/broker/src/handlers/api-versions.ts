@@ -20,7 +20,10 @@ function handleApiVersions(
 ): ApiVersionsResponse {
   if (
     header.apiVersion >= 3 &&
-    !(SOFTWARE_NAME_VERSION.test(request.clientSoftwareName) && SOFTWARE_NAME_VERSION.test(request.clientSoftwareVersion))
+    !(
+      SOFTWARE_NAME_VERSION.test(request.clientSoftwareName) &&
+      SOFTWARE_NAME_VERSION.test(request.clientSoftwareVersion)
+    )
   ) {
     return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
   }

@@ -8,11 +8,11 @@ import {
   errorName,
   type RequestHeader,
 } from '@klog/protocol';
-import { isInternalTopic } from '../group/offsets-topic.js';
 import { defineApi } from '../api-handler.js';
-import type { BrokerContext } from '../context.js';
 import { describeTopicConfigs } from '../configs/describe.js';
 import { checkTopicConfig } from '../configs/topic-config.js';
+import type { BrokerContext } from '../context.js';
+import { isInternalTopic } from '../group/offsets-topic.js';
 import { LogError } from '../log-port.js';
 
 type TopicResult = CreateTopicsResponse.CreatableTopicResult;
@@ -33,7 +33,11 @@ export function topicId(name: string): string {
  * before the topic's directories are made; v5+ answers the topic's configs as DescribeConfigs would.
  * `validateOnly` checks and creates nothing.
  */
-async function handleCreateTopics(ctx: BrokerContext, _header: RequestHeader, request: CreateTopicsRequest): Promise<CreateTopicsResponse> {
+async function handleCreateTopics(
+  ctx: BrokerContext,
+  _header: RequestHeader,
+  request: CreateTopicsRequest,
+): Promise<CreateTopicsResponse> {
   const counts = new Map<string, number>();
   for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
   const topics: TopicResult[] = [];
@@ -66,23 +70,36 @@ function createSlice(
       configs: null,
     });
     if ((counts.get(t.name) ?? 0) > 1) {
-      return fail('INVALID_REQUEST', `Create topics request contains multiple entries for the topic ${t.name}.`);
+      return fail(
+        'INVALID_REQUEST',
+        `Create topics request contains multiple entries for the topic ${t.name}.`,
+      );
     }
     const invalid = ctx.log.invalidTopicName(t.name);
     if (invalid !== undefined) return fail('INVALID_TOPIC_EXCEPTION', invalid);
-    if (ctx.log.topics().has(t.name)) return fail('TOPIC_ALREADY_EXISTS', `Topic '${t.name}' already exists.`);
+    if (ctx.log.topics().has(t.name))
+      return fail('TOPIC_ALREADY_EXISTS', `Topic '${t.name}' already exists.`);
     // Kafka's ZkAdminManager / ControllerApis: the coordinator makes its own topic, with its own settings.
-    if (isInternalTopic(t.name)) return fail('INVALID_REQUEST', `Creation of internal topic ${t.name} is prohibited.`);
+    if (isInternalTopic(t.name))
+      return fail('INVALID_REQUEST', `Creation of internal topic ${t.name} is prohibited.`);
     let partitions = t.numPartitions;
     if (t.assignments.length > 0) {
       if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
-        return fail('INVALID_REQUEST', 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
+        return fail(
+          'INVALID_REQUEST',
+          'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.',
+        );
       }
       const indexes = t.assignments.map((a) => a.partitionIndex).sort((a, b) => a - b);
       if (indexes.some((p, i) => p !== i)) {
-        return fail('INVALID_REPLICA_ASSIGNMENT', `Partitions must be numbered 0 to ${indexes.length - 1} without gaps: got ${indexes.join(', ')}.`);
+        return fail(
+          'INVALID_REPLICA_ASSIGNMENT',
+          `Partitions must be numbered 0 to ${indexes.length - 1} without gaps: got ${indexes.join(', ')}.`,
+        );
       }
-      const elsewhere = t.assignments.find((a) => a.brokerIds.length !== 1 || a.brokerIds[0] !== ctx.config.nodeId);
+      const elsewhere = t.assignments.find(
+        (a) => a.brokerIds.length !== 1 || a.brokerIds[0] !== ctx.config.nodeId,
+      );
       if (elsewhere !== undefined) {
         return fail(
           'INVALID_REPLICA_ASSIGNMENT',
@@ -92,7 +109,11 @@ function createSlice(
       partitions = indexes.length;
     } else {
       if (partitions === -1) partitions = ctx.config.numPartitions;
-      if (partitions <= 0) return fail('INVALID_PARTITIONS', `Number of partitions must be larger than 0, got ${t.numPartitions}.`);
+      if (partitions <= 0)
+        return fail(
+          'INVALID_PARTITIONS',
+          `Number of partitions must be larger than 0, got ${t.numPartitions}.`,
+        );
       const rf = t.replicationFactor === -1 ? 1 : t.replicationFactor;
       if (rf !== 1) {
         return fail(
@@ -124,7 +145,9 @@ function createSlice(
         throw error;
       }
       const shown = [...own].map(([k, v]) => `${k}=${v}`).join(', ');
-      ctx.logger.info(`created topic ${t.name} with ${partitions} partition(s) (CreateTopics)${shown === '' ? '' : `: ${shown}`}`);
+      ctx.logger.info(
+        `created topic ${t.name} with ${partitions} partition(s) (CreateTopics)${shown === '' ? '' : `: ${shown}`}`,
+      );
     }
     const configs = describeTopicConfigs(5, own, ctx.topicConfigs.brokerDefaults, null, false).map((e) => ({
       name: e.name,

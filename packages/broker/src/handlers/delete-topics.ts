@@ -36,7 +36,11 @@ function deleteTopic(ctx: BrokerContext, name: string | null, id: string, withId
     return result(topic, 'INVALID_REQUEST', `Topic ${topic} does not have id ${id}.`);
   }
   if (topic === OFFSETS_TOPIC) {
-    return result(topic, 'INVALID_REQUEST', `${topic} is internal: the group coordinator's, it cannot be deleted.`);
+    return result(
+      topic,
+      'INVALID_REQUEST',
+      `${topic} is internal: the group coordinator's, it cannot be deleted.`,
+    );
   }
   if (!ctx.log.topics().has(topic)) {
     return result(topic, 'UNKNOWN_TOPIC_OR_PARTITION', 'This server does not host this topic-partition.');

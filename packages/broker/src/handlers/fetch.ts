@@ -1,4 +1,11 @@
-import { ErrorCode, errorName, Fetch, type FetchRequest, type FetchResponse, type RequestHeader } from '@klog/protocol';
+import {
+  ErrorCode,
+  errorName,
+  Fetch,
+  type FetchRequest,
+  type FetchResponse,
+  type RequestHeader,
+} from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { FetchPurgatory } from '../fetch-purgatory.js';
@@ -44,7 +51,14 @@ function readOnce(ctx: BrokerContext, request: FetchRequest): Read {
       const partition = partitionOrError(ctx.log, topic.topic, p.partition);
       if (partition instanceof LogError) {
         anyError = true;
-        return { ...base, errorCode: ErrorCode[partition.code], highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, records: NO_RECORDS };
+        return {
+          ...base,
+          errorCode: ErrorCode[partition.code],
+          highWatermark: -1,
+          lastStableOffset: -1,
+          logStartOffset: -1,
+          records: NO_RECORDS,
+        };
       }
       if (partition === undefined) {
         anyError = true;
@@ -94,7 +108,11 @@ function readOnce(ctx: BrokerContext, request: FetchRequest): Read {
       }
     }),
   }));
-  return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses }, bytes, anyError };
+  return {
+    response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses },
+    bytes,
+    anyError,
+  };
 }
 
 /**
@@ -110,11 +128,18 @@ async function handleFetch(
   signal: AbortSignal,
 ): Promise<FetchResponse> {
   if (request.sessionId !== 0) {
-    return { throttleTimeMs: 0, errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND, sessionId: 0, responses: [] };
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
+      sessionId: 0,
+      responses: [],
+    };
   }
   let read = readOnce(ctx, request);
   if (read.bytes >= request.minBytes || request.maxWaitMs <= 0 || read.anyError) return read.response;
-  const keys = request.topics.flatMap((t) => t.partitions.map((p) => FetchPurgatory.key(t.topic, p.partition)));
+  const keys = request.topics.flatMap((t) =>
+    t.partitions.map((p) => FetchPurgatory.key(t.topic, p.partition)),
+  );
   const deadline = performance.now() + request.maxWaitMs;
   for (;;) {
     const left = deadline - performance.now();

@@ -1,4 +1,10 @@
-import { ErrorCode, errorName, InitProducerId, type InitProducerIdRequest, type InitProducerIdResponse } from '@klog/protocol';
+import {
+  ErrorCode,
+  errorName,
+  InitProducerId,
+  type InitProducerIdRequest,
+  type InitProducerIdResponse,
+} from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
@@ -14,7 +20,12 @@ function handleInitProducerId(ctx: BrokerContext, request: InitProducerIdRequest
       `InitProducerId for transactional id ${JSON.stringify(request.transactionalId)} refused: ` +
         'klog does not build transactions (no coordinator, no __transaction_state); use an idempotent producer without a transactional id',
     );
-    return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1, producerEpoch: -1 };
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+      producerId: -1,
+      producerEpoch: -1,
+    };
   }
   const producerId = ctx.producerIds.allocate();
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId, producerEpoch: 0 };

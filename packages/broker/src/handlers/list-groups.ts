@@ -8,14 +8,12 @@ export const listGroupsApi = defineApi({
   handle: (ctx, _header, request) => ({
     throttleTimeMs: 0,
     errorCode: 0,
-    groups: ctx.groups
-      .listGroups(request.statesFilter, request.typesFilter)
-      .map((g) => ({
-        groupId: g.groupId,
-        protocolType: g.protocolType,
-        groupState: g.state,
-        groupType: 'classic',
-      })),
+    groups: ctx.groups.listGroups(request.statesFilter, request.typesFilter).map((g) => ({
+      groupId: g.groupId,
+      protocolType: g.protocolType,
+      groupState: g.state,
+      groupType: 'classic',
+    })),
   }),
   summary: (_request, r) => `${errorName(r.errorCode)} ${r.groups.length} group(s)`,
 });

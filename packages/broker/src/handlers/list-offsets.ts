@@ -1,4 +1,10 @@
-import { ErrorCode, ListOffsets, type ListOffsetsRequest, type ListOffsetsResponse, type RequestHeader } from '@klog/protocol';
+import {
+  ErrorCode,
+  ListOffsets,
+  type ListOffsetsRequest,
+  type ListOffsetsResponse,
+  type RequestHeader,
+} from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { LogError, partitionOrError } from '../log-port.js';
@@ -15,9 +21,18 @@ const EARLIEST = -2;
  * the first offset whose batch has a timestamp at least that, through the time index (offset −1 when
  * there is none). Version 0 answers a list of offsets (here one, or none).
  */
-function handleListOffsets(ctx: BrokerContext, header: RequestHeader, request: ListOffsetsRequest): ListOffsetsResponse {
+function handleListOffsets(
+  ctx: BrokerContext,
+  header: RequestHeader,
+  request: ListOffsetsRequest,
+): ListOffsetsResponse {
   const v0 = header.apiVersion === 0;
-  const answer = (partitionIndex: number, errorCode: number, offset: number, timestamp: number): PartitionResponse => ({
+  const answer = (
+    partitionIndex: number,
+    errorCode: number,
+    offset: number,
+    timestamp: number,
+  ): PartitionResponse => ({
     partitionIndex,
     errorCode,
     oldStyleOffsets: v0 && offset >= 0 ? [offset] : [],
@@ -32,9 +47,12 @@ function handleListOffsets(ctx: BrokerContext, header: RequestHeader, request: L
       partitions: topic.partitions.map((p) => {
         const partition = partitionOrError(ctx.log, topic.name, p.partitionIndex);
         if (partition instanceof LogError) return answer(p.partitionIndex, ErrorCode[partition.code], -1, -1);
-        if (partition === undefined) return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, -1);
-        if (p.timestamp === EARLIEST) return answer(p.partitionIndex, ErrorCode.NONE, partition.logStartOffset, -1);
-        if (p.timestamp === LATEST) return answer(p.partitionIndex, ErrorCode.NONE, partition.lastStableOffset, -1);
+        if (partition === undefined)
+          return answer(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1, -1);
+        if (p.timestamp === EARLIEST)
+          return answer(p.partitionIndex, ErrorCode.NONE, partition.logStartOffset, -1);
+        if (p.timestamp === LATEST)
+          return answer(p.partitionIndex, ErrorCode.NONE, partition.lastStableOffset, -1);
         if (p.timestamp < 0) {
           // −3 (max timestamp) and the tiered-storage lookups need versions klog does not serve.
           return answer(p.partitionIndex, ErrorCode.UNSUPPORTED_VERSION, -1, -1);

@@ -1,4 +1,11 @@
-import { ErrorCode, errorName, Metadata, type MetadataRequest, type MetadataResponse, type RequestHeader } from '@klog/protocol';
+import {
+  ErrorCode,
+  errorName,
+  Metadata,
+  type MetadataRequest,
+  type MetadataResponse,
+  type RequestHeader,
+} from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { isInternalTopic } from '../group/offsets-topic.js';
@@ -22,7 +29,11 @@ export const CLUSTER_OPERATIONS = [4, 5, 7, 8, 9, 10, 11, 12].reduce((bits, op) 
  * in version 0, an empty one). With auto-creation on, a topic asked for that does not exist is created
  * with `numPartitions` partitions, as Kafka's `auto.create.topics.enable` does.
  */
-function handleMetadata(ctx: BrokerContext, header: RequestHeader, request: MetadataRequest): MetadataResponse {
+function handleMetadata(
+  ctx: BrokerContext,
+  header: RequestHeader,
+  request: MetadataRequest,
+): MetadataResponse {
   const all = request.topics === null || (header.apiVersion === 0 && request.topics.length === 0);
   const known = ctx.log.topics();
   const names = all ? [...known.keys()].sort() : (request.topics ?? []).map((t) => t.name);
@@ -33,11 +44,15 @@ function handleMetadata(ctx: BrokerContext, header: RequestHeader, request: Meta
   }
   return {
     throttleTimeMs: 0,
-    brokers: [{ nodeId: ctx.config.nodeId, host: ctx.advertised.host, port: ctx.advertised.port, rack: null }],
+    brokers: [
+      { nodeId: ctx.config.nodeId, host: ctx.advertised.host, port: ctx.advertised.port, rack: null },
+    ],
     clusterId: ctx.clusterId,
     controllerId: ctx.config.nodeId,
     topics,
-    clusterAuthorizedOperations: request.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : NO_OPERATIONS,
+    clusterAuthorizedOperations: request.includeClusterAuthorizedOperations
+      ? CLUSTER_OPERATIONS
+      : NO_OPERATIONS,
   };
 }
 
@@ -65,7 +80,9 @@ function topicMetadata(
     if (isInternalTopic(name)) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     try {
       ctx.log.createTopic(name, ctx.config.numPartitions);
-      ctx.logger.info(`created topic ${name} with ${ctx.config.numPartitions} partition(s) (auto-create, asked by Metadata)`);
+      ctx.logger.info(
+        `created topic ${name} with ${ctx.config.numPartitions} partition(s) (auto-create, asked by Metadata)`,
+      );
     } catch (error) {
       // Created meanwhile by another request: that is the topic asked for.
       if (!(error instanceof LogError && error.code === 'TOPIC_ALREADY_EXISTS')) {

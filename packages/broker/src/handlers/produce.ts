@@ -51,15 +51,24 @@ function producePartition(
   const partition = partitionOrError(ctx.log, topic, data.index);
   if (partition instanceof LogError) {
     if (partition.code === 'KAFKA_STORAGE_ERROR') {
-      ctx.limited.log('error', 'storage', `${topic}-${data.index}: cannot open, answered KAFKA_STORAGE_ERROR: ${partition.message}`);
+      ctx.limited.log(
+        'error',
+        'storage',
+        `${topic}-${data.index}: cannot open, answered KAFKA_STORAGE_ERROR: ${partition.message}`,
+      );
     }
     return failed(data.index, partition.code, partition.message);
   }
   if (partition === undefined) {
-    return failed(data.index, 'UNKNOWN_TOPIC_OR_PARTITION', `This server does not host ${topic}-${data.index}.`);
+    return failed(
+      data.index,
+      'UNKNOWN_TOPIC_OR_PARTITION',
+      `This server does not host ${topic}-${data.index}.`,
+    );
   }
   // Kafka's ReplicaManager: only the coordinator writes its internal topic.
-  if (isInternalTopic(topic)) return failed(data.index, 'INVALID_TOPIC_EXCEPTION', `Cannot append to internal topic ${topic}`);
+  if (isInternalTopic(topic))
+    return failed(data.index, 'INVALID_TOPIC_EXCEPTION', `Cannot append to internal topic ${topic}`);
   const batch = inspectProducedRecords(data.records);
   if (batch.kind === 'invalid') return failed(data.index, batch.code, batch.message);
   if (batch.transactional || batch.control) {
@@ -71,7 +80,11 @@ function producePartition(
   }
   // Produce below version 7 may not carry zstd (KIP-110).
   if (batch.compression === 'zstd' && version < 7) {
-    return failed(data.index, 'UNSUPPORTED_COMPRESSION_TYPE', 'Produce requests below version 7 cannot carry zstd');
+    return failed(
+      data.index,
+      'UNSUPPORTED_COMPRESSION_TYPE',
+      'Produce requests below version 7 cannot carry zstd',
+    );
   }
   try {
     const now = ctx.now();
@@ -83,7 +96,12 @@ function producePartition(
     switch (result.kind) {
       case 'Append':
         ctx.fetchWaits.notify(FetchPurgatory.key(topic, data.index));
-        written.push({ topic, partition: data.index, firstOffset: result.firstOffset, lastOffset: result.lastOffset });
+        written.push({
+          topic,
+          partition: data.index,
+          firstOffset: result.firstOffset,
+          lastOffset: result.lastOffset,
+        });
         return {
           index: data.index,
           errorCode: ErrorCode.NONE,
@@ -122,7 +140,11 @@ function producePartition(
     if (error instanceof LogError) {
       // A disk that fails (full, read-only, gone) is the operator's to see, not only the client's.
       if (error.code === 'KAFKA_STORAGE_ERROR') {
-        ctx.limited.log('error', 'storage', `${topic}-${data.index}: append failed, answered KAFKA_STORAGE_ERROR: ${error.message}`);
+        ctx.limited.log(
+          'error',
+          'storage',
+          `${topic}-${data.index}: append failed, answered KAFKA_STORAGE_ERROR: ${error.message}`,
+        );
       }
       return failed(data.index, error.code, error.message);
     }
@@ -137,7 +159,8 @@ function handleProduce(ctx: BrokerContext, header: RequestHeader, request: Produ
     request.acks !== -1 && request.acks !== 0 && request.acks !== 1
       ? (_, p) => failed(p.index, 'INVALID_REQUIRED_ACKS', null)
       : request.transactionalId !== null
-        ? (_, p) => failed(p.index, 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED', 'klog does not build transactions')
+        ? (_, p) =>
+            failed(p.index, 'TRANSACTIONAL_ID_AUTHORIZATION_FAILED', 'klog does not build transactions')
         : (topic, p) => producePartition(ctx, header.apiVersion, topic, p, written);
   const responses: ProduceResponse['responses'] = request.topicData.map((t) => ({
     name: t.name,
@@ -145,9 +168,13 @@ function handleProduce(ctx: BrokerContext, header: RequestHeader, request: Produ
   }));
   if (request.acks === 0) {
     // No response for acks = 0; a failure closes the connection, Kafka's only way to tell such a producer.
-    const errors = responses.flatMap((t) => t.partitionResponses.filter((p) => p.errorCode !== ErrorCode.NONE));
+    const errors = responses.flatMap((t) =>
+      t.partitionResponses.filter((p) => p.errorCode !== ErrorCode.NONE),
+    );
     if (errors.length > 0) {
-      throw new CloseConnection(`acks=0 produce failed (${errors.map((e) => e.errorMessage ?? e.errorCode).join('; ')})`);
+      throw new CloseConnection(
+        `acks=0 produce failed (${errors.map((e) => e.errorMessage ?? e.errorCode).join('; ')})`,
+      );
     }
     return { response: NO_RESPONSE, written };
   }
@@ -157,7 +184,8 @@ function handleProduce(ctx: BrokerContext, header: RequestHeader, request: Produ
 function produceSummary(request: ProduceRequest, response: ProduceResponse): string {
   const parts = response.responses.flatMap((t) =>
     t.partitionResponses.map(
-      (p) => `${t.name}-${p.index} ${errorName(p.errorCode)}${p.errorCode === 0 ? ` at ${p.baseOffset}` : ''}`,
+      (p) =>
+        `${t.name}-${p.index} ${errorName(p.errorCode)}${p.errorCode === 0 ? ` at ${p.baseOffset}` : ''}`,
     ),
   );
   return `acks=${request.acks}: ${parts.join(', ')}`;

@@ -26,7 +26,10 @@ async function handleSyncGroup(
     protocolType: null,
     protocolName: null,
     // Copies: the request's bytes are a view of the connection's frame buffer, reused by the next request.
-    assignments: request.assignments.map((a) => ({ memberId: a.memberId, assignment: new Uint8Array(a.assignment) })),
+    assignments: request.assignments.map((a) => ({
+      memberId: a.memberId,
+      assignment: new Uint8Array(a.assignment),
+    })),
   });
   return { throttleTimeMs: 0, errorCode: ErrorCode[r.errorCode], assignment: r.assignment };
 }

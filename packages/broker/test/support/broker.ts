@@ -19,7 +19,10 @@ export function tempDir(prefix = 'klog-broker-'): { dir: string; remove(): void 
 }
 
 /** A broker on 127.0.0.1, on a port the kernel picks, over a data directory of its own. */
-export async function startBroker(options: Partial<StartOptions> = {}, dataDir?: string): Promise<TestBroker> {
+export async function startBroker(
+  options: Partial<StartOptions> = {},
+  dataDir?: string,
+): Promise<TestBroker> {
   const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'klog-broker-'));
   const lines: string[] = [];
   const logger = createLogger('debug', (level, line) => lines.push(`${level}: ${line}`));

@@ -2,7 +2,12 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Consumer as PltConsumer, Producer as PltProducer, stringDeserializers, stringSerializers } from '@platformatic/kafka';
+import {
+  Consumer as PltConsumer,
+  Producer as PltProducer,
+  stringDeserializers,
+  stringSerializers,
+} from '@platformatic/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 
 /** Debian's Python, which has confluent_kafka (the image may put another python3 first on PATH). */
@@ -21,7 +26,11 @@ export interface ReadRecord {
 /** Where a producer's client said each key landed. */
 export type Reports = Map<string, { partition: number; offset: number }>;
 
-function exec(command: string, args: readonly string[], input?: string): Promise<{ stdout: string; stderr: string; code: number | null }> {
+function exec(
+  command: string,
+  args: readonly string[],
+  input?: string,
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -47,22 +56,37 @@ async function python(args: string[]): Promise<Record<string, unknown>> {
 export const keyFor = (prefix: string, i: number) => `${prefix}-${i}`;
 export const valueFor = (key: string) => `value of ${key}`;
 
-export async function pythonProduce(port: number, topic: string, count: number, prefix: string): Promise<Reports> {
+export async function pythonProduce(
+  port: number,
+  topic: string,
+  count: number,
+  prefix: string,
+): Promise<Reports> {
   const out = await python(['produce', `127.0.0.1:${port}`, topic, String(count), prefix]);
   const errors = out.errors as string[];
-  if (errors.length > 0 || out.undelivered !== 0) throw new Error(`confluent-kafka: ${errors.length} errors (${errors[0]}), ${out.undelivered} undelivered`);
-  return new Map((out.reports as [string, number, number][]).map(([key, partition, offset]) => [key, { partition, offset }]));
+  if (errors.length > 0 || out.undelivered !== 0)
+    throw new Error(
+      `confluent-kafka: ${errors.length} errors (${errors[0]}), ${out.undelivered} undelivered`,
+    );
+  return new Map(
+    (out.reports as [string, number, number][]).map(([key, partition, offset]) => [
+      key,
+      { partition, offset },
+    ]),
+  );
 }
 
 export async function pythonConsume(port: number, topic: string, partitions: number): Promise<ReadRecord[]> {
   const out = await python(['consume', `127.0.0.1:${port}`, topic, String(partitions)]);
-  return (out.records as [number, number, string, string, Record<string, string>][]).map(([partition, offset, key, value, headers]) => ({
-    partition,
-    offset,
-    key,
-    value,
-    headers,
-  }));
+  return (out.records as [number, number, string, string, Record<string, string>][]).map(
+    ([partition, offset, key, value, headers]) => ({
+      partition,
+      offset,
+      key,
+      value,
+      headers,
+    }),
+  );
 }
 
 export async function pythonTransactional(port: number): Promise<Record<string, unknown>> {
@@ -84,7 +108,10 @@ export async function kcatProduce(
   value: (key: string) => string = valueFor,
 ): Promise<void> {
   const file = join(dir, `${prefix}.txt`);
-  writeFileSync(file, Array.from({ length: count }, (_, i) => `${keyFor(prefix, i)}:${value(keyFor(prefix, i))}\n`).join(''));
+  writeFileSync(
+    file,
+    Array.from({ length: count }, (_, i) => `${keyFor(prefix, i)}:${value(keyFor(prefix, i))}\n`).join(''),
+  );
   const r = await exec('kcat', [
     '-P',
     '-b',
@@ -116,19 +143,44 @@ export async function kcatProduce(
 
 /** kcat -C -e: every partition from the beginning to its end, without consumer groups. */
 export async function kcatConsume(port: number, topic: string): Promise<ReadRecord[]> {
-  const r = await exec('kcat', ['-C', '-b', `127.0.0.1:${port}`, '-t', topic, '-o', 'beginning', '-e', '-q', '-X', 'socket.timeout.ms=1000', '-f', '%p\\t%o\\t%k\\t%s\\t%h\\n']);
+  const r = await exec('kcat', [
+    '-C',
+    '-b',
+    `127.0.0.1:${port}`,
+    '-t',
+    topic,
+    '-o',
+    'beginning',
+    '-e',
+    '-q',
+    '-X',
+    'socket.timeout.ms=1000',
+    '-f',
+    '%p\\t%o\\t%k\\t%s\\t%h\\n',
+  ]);
   if (r.code !== 0) throw new Error(`kcat -C exited ${r.code}: ${r.stderr}`);
   return r.stdout
     .split('\n')
     .filter((l) => l !== '')
     .map((line) => {
-      const [partition, offset, key, value, headers] = line.split('\t') as [string, string, string, string, string];
+      const [partition, offset, key, value, headers] = line.split('\t') as [
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
       return {
         partition: Number(partition),
         offset: Number(offset),
         key,
         value,
-        headers: Object.fromEntries(headers.split(',').filter((h) => h !== '').map((h) => h.split('=', 2) as [string, string])),
+        headers: Object.fromEntries(
+          headers
+            .split(',')
+            .filter((h) => h !== '')
+            .map((h) => h.split('=', 2) as [string, string]),
+        ),
       };
     });
 }
@@ -144,7 +196,12 @@ export function kafkajs(port: number, clientId = 'klog-test') {
 }
 
 /** KafkaJS's idempotent producer: batches of 50 sent without waiting, so several requests are in flight. */
-export async function kafkajsProduce(port: number, topic: string, count: number, prefix: string): Promise<Reports> {
+export async function kafkajsProduce(
+  port: number,
+  topic: string,
+  count: number,
+  prefix: string,
+): Promise<Reports> {
   const producer = kafkajs(port).producer({ idempotent: true, maxInFlightRequests: 5 });
   await producer.connect();
   const reports: Reports = new Map();
@@ -153,7 +210,12 @@ export async function kafkajsProduce(port: number, topic: string, count: number,
     for (let from = 0; from < count; from += 50) {
       const messages = Array.from({ length: Math.min(50, count - from) }, (_, j) => {
         const key = keyFor(prefix, from + j);
-        return { key, value: valueFor(key), partition: (from + j) % PARTITIONS, headers: { source: 'kafkajs', n: String(from + j) } };
+        return {
+          key,
+          value: valueFor(key),
+          partition: (from + j) % PARTITIONS,
+          headers: { source: 'kafkajs', n: String(from + j) },
+        };
       });
       sends.push(
         producer.send({ topic, acks: -1, messages }).then((meta) => {
@@ -185,7 +247,12 @@ export const PARTITIONS = 3;
  * of the first (if its range matches exactly: its messages are dropped, answered with the first's offset)
  * or OUT_OF_ORDER_SEQUENCE_NUMBER — as Kafka would.
  */
-export async function platformaticProduce(port: number, topic: string, count: number, prefix: string): Promise<Reports> {
+export async function platformaticProduce(
+  port: number,
+  topic: string,
+  count: number,
+  prefix: string,
+): Promise<Reports> {
   const producer = new PltProducer({
     clientId: 'klog-test-plt',
     bootstrapBrokers: [`127.0.0.1:${port}`],
@@ -201,7 +268,13 @@ export async function platformaticProduce(port: number, topic: string, count: nu
       const messages = Array.from({ length: Math.min(50, count - from) }, (_, j) => {
         const key = keyFor(prefix, from + j);
         const partition = (from + j) % PARTITIONS;
-        return { topic, key, value: valueFor(key), partition, headers: new Map([['source', 'platformatic']]) };
+        return {
+          topic,
+          key,
+          value: valueFor(key),
+          partition,
+          headers: new Map([['source', 'platformatic']]),
+        };
       });
       const result = await producer.send({ messages, acks: -1 });
       const next = new Map((result.offsets ?? []).map((o) => [o.partition, Number(o.offset)]));
@@ -218,7 +291,11 @@ export async function platformaticProduce(port: number, topic: string, count: nu
 }
 
 /** @platformatic/kafka's fetch API (no consumer group): every partition from 0 to its high watermark. */
-export async function platformaticFetchAll(port: number, topic: string, partitions: number): Promise<ReadRecord[]> {
+export async function platformaticFetchAll(
+  port: number,
+  topic: string,
+  partitions: number,
+): Promise<ReadRecord[]> {
   const consumer = new PltConsumer({
     clientId: 'klog-test-plt-fetch',
     groupId: 'unused-no-group-api',
@@ -237,7 +314,20 @@ export async function platformaticFetchAll(port: number, topic: string, partitio
       while (offset < end) {
         const res = await consumer.fetch({
           node: 0,
-          topics: [{ topicId: topic, partitions: [{ partition, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, partitionMaxBytes: 1_048_576 }] }],
+          topics: [
+            {
+              topicId: topic,
+              partitions: [
+                {
+                  partition,
+                  currentLeaderEpoch: -1,
+                  fetchOffset: BigInt(offset),
+                  lastFetchedEpoch: -1,
+                  partitionMaxBytes: 1_048_576,
+                },
+              ],
+            },
+          ],
         });
         const data = res.responses[0]!.partitions[0]!;
         let advanced = false;
@@ -252,7 +342,10 @@ export async function platformaticFetchAll(port: number, topic: string, partitio
             advanced = true;
           }
         }
-        if (!advanced) throw new Error(`platformatic fetch of ${topic}-${partition} at ${offset} returned nothing before ${end}`);
+        if (!advanced)
+          throw new Error(
+            `platformatic fetch of ${topic}-${partition} at ${offset} returned nothing before ${end}`,
+          );
       }
     }
   } finally {

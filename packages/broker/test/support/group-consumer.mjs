@@ -13,9 +13,24 @@ const HEARTBEAT_MS = 500;
 const REBALANCE_MS = 10000;
 
 async function kafkajs() {
-  const kafka = new Kafka({ clientId: 'kafkajs-group', brokers: [bootstrap], logLevel: logLevel.NOTHING, requestTimeout: 2000, retry: { initialRetryTime: 100, retries: 50 } });
-  const consumer = kafka.consumer({ groupId: group, sessionTimeout: SESSION_MS, heartbeatInterval: HEARTBEAT_MS, rebalanceTimeout: REBALANCE_MS, maxWaitTimeInMs: 200, retry: { initialRetryTime: 100, retries: 50 } });
-  consumer.on(consumer.events.GROUP_JOIN, (e) => print({ assigned: e.payload.memberAssignment[topic] ?? [] }));
+  const kafka = new Kafka({
+    clientId: 'kafkajs-group',
+    brokers: [bootstrap],
+    logLevel: logLevel.NOTHING,
+    requestTimeout: 2000,
+    retry: { initialRetryTime: 100, retries: 50 },
+  });
+  const consumer = kafka.consumer({
+    groupId: group,
+    sessionTimeout: SESSION_MS,
+    heartbeatInterval: HEARTBEAT_MS,
+    rebalanceTimeout: REBALANCE_MS,
+    maxWaitTimeInMs: 200,
+    retry: { initialRetryTime: 100, retries: 50 },
+  });
+  consumer.on(consumer.events.GROUP_JOIN, (e) =>
+    print({ assigned: e.payload.memberAssignment[topic] ?? [] }),
+  );
   consumer.on(consumer.events.CRASH, (e) => print({ crash: String(e.payload.error) }));
   await consumer.connect();
   await consumer.subscribe({ topic, fromBeginning: true });
@@ -23,7 +38,8 @@ async function kafkajs() {
   await consumer.run({
     autoCommitInterval: 100,
     autoCommitThreshold: 1,
-    eachMessage: async ({ partition, message }) => print({ r: [partition, Number(message.offset), message.key.toString()] }),
+    eachMessage: async ({ partition, message }) =>
+      print({ r: [partition, Number(message.offset), message.key.toString()] }),
   });
   return () => consumer.disconnect();
 }
@@ -41,8 +57,16 @@ async function platformatic() {
     retryDelay: 100,
     retries: 50,
   });
-  consumer.on('consumer:group:join', (e) => print({ assigned: (e.assignments ?? []).filter((a) => a.topic === topic).flatMap((a) => a.partitions) }));
-  const stream = await consumer.consume({ topics: [topic], mode: 'committed', fallbackMode: 'earliest', autocommit: 100, maxWaitTime: 200 });
+  consumer.on('consumer:group:join', (e) =>
+    print({ assigned: (e.assignments ?? []).filter((a) => a.topic === topic).flatMap((a) => a.partitions) }),
+  );
+  const stream = await consumer.consume({
+    topics: [topic],
+    mode: 'committed',
+    fallbackMode: 'earliest',
+    autocommit: 100,
+    maxWaitTime: 200,
+  });
   stream.on('data', (m) => print({ r: [m.partition, Number(m.offset), m.key] }));
   stream.on('error', (e) => print({ crash: String(e) }));
   return async () => {

@@ -62,20 +62,49 @@ export class GroupConsumer {
       case 'kcat':
         return new GroupConsumer(
           name,
-          spawn('kcat', [
-            '-u', '-b', bootstrap, '-E', '-G', group, '-f', 'R\\t%p\\t%o\\t%k\\n',
-            '-X', 'auto.offset.reset=earliest', '-X', 'session.timeout.ms=4000', '-X', 'heartbeat.interval.ms=500',
-            '-X', 'auto.commit.interval.ms=100', '-X', 'socket.timeout.ms=2000', '-X', 'fetch.wait.max.ms=200',
-            topic,
-          ], { stdio: ['ignore', 'pipe', 'pipe'] }),
+          spawn(
+            'kcat',
+            [
+              '-u',
+              '-b',
+              bootstrap,
+              '-E',
+              '-G',
+              group,
+              '-f',
+              'R\\t%p\\t%o\\t%k\\n',
+              '-X',
+              'auto.offset.reset=earliest',
+              '-X',
+              'session.timeout.ms=4000',
+              '-X',
+              'heartbeat.interval.ms=500',
+              '-X',
+              'auto.commit.interval.ms=100',
+              '-X',
+              'socket.timeout.ms=2000',
+              '-X',
+              'fetch.wait.max.ms=200',
+              topic,
+            ],
+            { stdio: ['ignore', 'pipe', 'pipe'] },
+          ),
           true,
         );
       case 'confluent-kafka':
-        return new GroupConsumer(name, spawn(PYTHON, [join(HERE, 'clients.py'), 'group', bootstrap, topic, group], { stdio: ['ignore', 'pipe', 'pipe'] }), false);
+        return new GroupConsumer(
+          name,
+          spawn(PYTHON, [join(HERE, 'clients.py'), 'group', bootstrap, topic, group], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          }),
+          false,
+        );
       default:
         return new GroupConsumer(
           name,
-          spawn(process.execPath, [join(HERE, 'group-consumer.mjs'), client, bootstrap, topic, group], { stdio: ['ignore', 'pipe', 'pipe'] }),
+          spawn(process.execPath, [join(HERE, 'group-consumer.mjs'), client, bootstrap, topic, group], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          }),
           false,
         );
     }
@@ -95,7 +124,8 @@ export class GroupConsumer {
     } else if (stream === 'out' && line.startsWith('{')) {
       const o = JSON.parse(line) as { assigned?: number[]; r?: [number, number, string] };
       if (o.assigned !== undefined) this.assigned = [...o.assigned].sort((a, b) => a - b);
-      if (o.r !== undefined) this.records.push({ partition: o.r[0], offset: o.r[1], key: o.r[2], by: this.name });
+      if (o.r !== undefined)
+        this.records.push({ partition: o.r[0], offset: o.r[1], key: o.r[2], by: this.name });
     }
     this.#changed();
   }
@@ -132,7 +162,12 @@ export class GroupConsumer {
 }
 
 /** Waits on lines from any of `consumers` (and a periodic re-check, for conditions on the broker) until `done()`. */
-export function waitFor(consumers: readonly GroupConsumer[], done: () => boolean, what: string, ms = 120_000): Promise<void> {
+export function waitFor(
+  consumers: readonly GroupConsumer[],
+  done: () => boolean,
+  what: string,
+  ms = 120_000,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const unsubscribe: (() => void)[] = [];
     const finish = (error?: Error) => {
@@ -146,7 +181,10 @@ export function waitFor(consumers: readonly GroupConsumer[], done: () => boolean
       if (done()) finish();
     };
     const timer = setTimeout(() => {
-      const tail = consumers.map((c) => `${c.name} (assigned ${JSON.stringify(c.assigned)}, ${c.records.length} records):\n  ${c.lines.slice(-15).join('\n  ')}`);
+      const tail = consumers.map(
+        (c) =>
+          `${c.name} (assigned ${JSON.stringify(c.assigned)}, ${c.records.length} records):\n  ${c.lines.slice(-15).join('\n  ')}`,
+      );
       finish(new Error(`timed out after ${ms} ms waiting for ${what}\n${tail.join('\n')}`));
     }, ms);
     // Broker-side conditions (committed offsets) change without a client line: look again now and then.

@@ -1,5 +1,5 @@
-import { createConnection, type Socket } from 'node:net';
 import { createRequire } from 'node:module';
+import { createConnection, type Socket } from 'node:net';
 import { FrameDecoder } from '@klog/protocol';
 
 const require = createRequire(import.meta.url);
@@ -75,7 +75,9 @@ const kafkajsRequest = require('kafkajs/src/protocol/request.js') as (o: {
 export async function kafkajs(api: string, version: number, args: unknown, correlationId = 1) {
   const mod = require(`kafkajs/src/protocol/requests/${api}/index.js`) as KafkaJsApi;
   const { request, response } = mod.protocol({ version })(args);
-  const frame = new Uint8Array((await kafkajsRequest({ correlationId, clientId: 'raw-test', request })).buffer);
+  const frame = new Uint8Array(
+    (await kafkajsRequest({ correlationId, clientId: 'raw-test', request })).buffer,
+  );
   return {
     frame,
     /** Reads a response frame (after the size prefix) as KafkaJS does: correlation id, then the body. */

@@ -40,9 +40,12 @@ export function parseClients(text: string): KafkaClient[] {
   for (const name of names) {
     const client = CLIENTS.get(name);
     if (client === undefined) {
-      throw new UsageError(`--clients ${JSON.stringify(text)}: unknown client ${JSON.stringify(name)}; expected some of ${[...CLIENTS.keys()].join(', ')}`);
+      throw new UsageError(
+        `--clients ${JSON.stringify(text)}: unknown client ${JSON.stringify(name)}; expected some of ${[...CLIENTS.keys()].join(', ')}`,
+      );
     }
-    if (picked.includes(client)) throw new UsageError(`--clients ${JSON.stringify(text)}: ${name} is named twice`);
+    if (picked.includes(client))
+      throw new UsageError(`--clients ${JSON.stringify(text)}: ${name} is named twice`);
     picked.push(client);
   }
   // Always in the demo's order, whatever order they were named in.

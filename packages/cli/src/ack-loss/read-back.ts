@@ -25,7 +25,10 @@ export function readPartition(dataDir: string, topic: string, partition: number)
     let offset = log.logStartOffset;
     while (offset < log.logEndOffset) {
       const batches = log.readCheckedBatches(offset);
-      if (batches.length === 0) throw new Error(`${topic}-${partition}: no batch at offset ${offset} before the log end ${log.logEndOffset}`);
+      if (batches.length === 0)
+        throw new Error(
+          `${topic}-${partition}: no batch at offset ${offset} before the log end ${log.logEndOffset}`,
+        );
       for (const batch of batches) {
         for (const r of batch.records) {
           const at = batch.baseOffset + r.offsetDelta;
@@ -36,7 +39,8 @@ export function readPartition(dataDir: string, topic: string, partition: number)
             value: r.value === null ? null : Buffer.from(r.value).toString('utf8'),
             producerId: batch.producerId,
             producerEpoch: batch.producerEpoch,
-            sequence: batch.baseSequence < 0 ? -1 : incrementSequence(batch.baseSequence as Sequence, r.offsetDelta),
+            sequence:
+              batch.baseSequence < 0 ? -1 : incrementSequence(batch.baseSequence as Sequence, r.offsetDelta),
           });
         }
         offset = batch.baseOffset + batch.lastOffsetDelta + 1;

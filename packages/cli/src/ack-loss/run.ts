@@ -1,13 +1,20 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { errorName } from '@klog/protocol';
 import { isDeepStrictEqual } from 'node:util';
+import { errorName } from '@klog/protocol';
 import { check } from '../check.js';
 import { InvariantBroken } from '../errors.js';
 import { padEnd, padStart } from '../format.js';
 import type { Style } from '../style.js';
 import { AdminClient } from '../topics/admin-client.js';
-import { type Found, isGuarded, type KafkaClient, keysOf, type Produced, type ProduceRun } from './clients/client.js';
+import {
+  type Found,
+  isGuarded,
+  type KafkaClient,
+  keysOf,
+  type Produced,
+  type ProduceRun,
+} from './clients/client.js';
 import { type AckLossOptions, isExact } from './options.js';
 import type { Children } from './processes.js';
 import { type LogRecord, readPartition } from './read-back.js';
@@ -55,22 +62,28 @@ function countWord(n: number): string {
 }
 
 function setup(io: DemoIo, o: AckLossOptions): void {
-  section(io, `ack หายจริงบน socket: klog serve --drop-acks ${o.dropAcks} --close-after-append ${o.closeAfterAppend}`);
+  section(
+    io,
+    `ack หายจริงบน socket: klog serve --drop-acks ${o.dropAcks} --close-after-append ${o.closeAfterAppend}`,
+  );
   io.out('ทุกรอบได้ broker ตัวใหม่: process ของ klog serve บน 127.0.0.1 ที่ port ซึ่งระบบเลือกให้ กับ directory ว่าง');
   io.out('broker เขียน batch ลง log ให้เสร็จก่อน แล้วจึงทำ ack หายตามคำสั่ง โดยนับเฉพาะ produce ที่เขียนอะไรลงไปจริง');
   if (o.dropAcks > 0) {
-    io.out(`  ${padEnd(countWord(o.dropAcks), 14)}ไม่ตอบ ปล่อยสายค้าง: client รอจนพ้น ${o.requestTimeoutMs} ms แล้วส่งก้อนเดิมอีกครั้ง`);
+    io.out(
+      `  ${padEnd(countWord(o.dropAcks), 14)}ไม่ตอบ ปล่อยสายค้าง: client รอจนพ้น ${o.requestTimeoutMs} ms แล้วส่งก้อนเดิมอีกครั้ง`,
+    );
   }
   if (o.closeAfterAppend > 0) {
     const from = o.dropAcks + 1;
     const to = o.dropAcks + o.closeAfterAppend;
-    io.out(`  ${padEnd(from === to ? `ครั้งที่ ${from}` : `ครั้งที่ ${from}..${to}`, 14)}ตัดสายทิ้งแทนคำตอบ: client ต่อสายใหม่แล้วส่งก้อนเดิมอีกครั้ง`);
+    io.out(
+      `  ${padEnd(from === to ? `ครั้งที่ ${from}` : `ครั้งที่ ${from}..${to}`, 14)}ตัดสายทิ้งแทนคำตอบ: client ต่อสายใหม่แล้วส่งก้อนเดิมอีกครั้ง`,
+    );
   }
   io.out('ก้อนที่ส่งซ้ำแล้ว broker ตัดสินว่าซ้ำไม่ได้เขียนอะไร จึงไม่นับ และได้คำตอบตามปกติ');
-  const shape =
-    isExact(o)
-      ? `ทีละหนึ่ง request หนึ่งข้อความ รอคำตอบก่อนส่งข้อความถัดไป`
-      : `request ละไม่เกิน ${o.batch} ข้อความ ค้างบนสายได้ถึง ${o.inFlight} request`;
+  const shape = isExact(o)
+    ? `ทีละหนึ่ง request หนึ่งข้อความ รอคำตอบก่อนส่งข้อความถัดไป`
+    : `request ละไม่เกิน ${o.batch} ข้อความ ค้างบนสายได้ถึง ${o.inFlight} request`;
   io.out(`client แต่ละตัวส่ง ${o.messages} ข้อความเข้า ${TOPIC}-${PARTITION} ${shape}`);
   io.out('สองรอบใช้ค่าตั้งชุดเดียวกันทุกค่า ต่างกันที่ปิดหรือเปิด idempotence เท่านั้น');
   io.out('จบรอบแล้วปิด broker แล้วอ่าน partition ย้อนจาก segment file เพื่อนับของที่อยู่บน log จริง');
@@ -81,14 +94,23 @@ async function createTopic(port: number): Promise<void> {
   const admin = await AdminClient.connect('127.0.0.1', port);
   try {
     const code = (await admin.createTopic(TOPIC, 1))?.errorCode;
-    if (code !== 0) throw new Error(`klog serve could not create ${TOPIC}: ${code === undefined ? 'no answer' : errorName(code)}`);
+    if (code !== 0)
+      throw new Error(
+        `klog serve could not create ${TOPIC}: ${code === undefined ? 'no answer' : errorName(code)}`,
+      );
   } finally {
     admin.close();
   }
 }
 
 /** One run: a fresh broker with the faults, the client's messages, the broker stopped, the log read back. */
-async function runOnce(io: DemoIo, o: AckLossOptions, client: KafkaClient, id: string, idempotence: boolean): Promise<RunResult> {
+async function runOnce(
+  io: DemoIo,
+  o: AckLossOptions,
+  client: KafkaClient,
+  id: string,
+  idempotence: boolean,
+): Promise<RunResult> {
   const dataDir = join(io.scratch, `${id}-${modeName(idempotence)}`);
   mkdirSync(dataDir);
   io.progress(`${client.name}: idempotence ${modeName(idempotence)}`);
@@ -142,7 +164,11 @@ function checkRun(o: AckLossOptions, client: KafkaClient, r: RunResult): string[
   };
   const what = `${client.name}, idempotence ${modeName(r.idempotence)}`;
   claim(`${what}: the broker lost as many acks as asked`, o.dropAcks + o.closeAfterAppend, r.faults.length);
-  claim(`${what}: every fault was on ${TOPIC}-${PARTITION}`, true, r.faults.every((f) => f.ranges.every((x) => x.topic === TOPIC && x.partition === PARTITION)));
+  claim(
+    `${what}: every fault was on ${TOPIC}-${PARTITION}`,
+    true,
+    r.faults.every((f) => f.ranges.every((x) => x.topic === TOPIC && x.partition === PARTITION)),
+  );
   claim(
     `${what}: the application was told every message was written`,
     { acked: t.sent, failed: 0 },
@@ -154,7 +180,11 @@ function checkRun(o: AckLossOptions, client: KafkaClient, r: RunResult): string[
   claim(`${what}: records on the log = messages + duplicates`, t.sent + t.duplicates, t.onLog);
   if (isExact(o)) {
     // A library that does not retry a timed-out request leaves each dropped response to the application.
-    claim(`${what}: the application sent again once per dropped response, or never`, client.resendNote === undefined ? 0 : o.dropAcks, r.resentByApplication);
+    claim(
+      `${what}: the application sent again once per dropped response, or never`,
+      client.resendNote === undefined ? 0 : o.dropAcks,
+      r.resentByApplication,
+    );
   }
   const faulted = faultedOffsets(r.faults, TOPIC, PARTITION);
   const keyAt = new Map(r.records.map((x) => [x.offset, x.key!]));
@@ -167,10 +197,22 @@ function checkRun(o: AckLossOptions, client: KafkaClient, r: RunResult): string[
     );
     const producers = new Set(r.records.map((x) => `${x.producerId}/${x.producerEpoch}`));
     claim(`${what}: one producer id and epoch wrote every batch`, 1, producers.size);
-    claim(`${what}: the producer id is a real one`, true, r.records.every((x) => x.producerId >= 0));
-    claim(`${what}: the records' sequence numbers are 0, 1, 2, … in log order`, true, r.records.every((x, i) => x.sequence === i));
+    claim(
+      `${what}: the producer id is a real one`,
+      true,
+      r.records.every((x) => x.producerId >= 0),
+    );
+    claim(
+      `${what}: the records' sequence numbers are 0, 1, 2, … in log order`,
+      true,
+      r.records.every((x, i) => x.sequence === i),
+    );
   } else {
-    claim(`${what}: no batch carries a producer id`, true, r.records.every((x) => x.producerId === -1));
+    claim(
+      `${what}: no batch carries a producer id`,
+      true,
+      r.records.every((x) => x.producerId === -1),
+    );
     claim(
       `${what}: every record a faulted write left was written again`,
       faulted,
@@ -178,21 +220,29 @@ function checkRun(o: AckLossOptions, client: KafkaClient, r: RunResult): string[
     );
     if (isExact(o)) {
       claim(`${what}: one duplicate per lost ack`, r.faults.length, t.duplicates);
-      claim(`${what}: the duplicates are exactly the records the faulted writes left`, faulted, earlierCopies(t));
+      claim(
+        `${what}: the duplicates are exactly the records the faulted writes left`,
+        faulted,
+        earlierCopies(t),
+      );
     }
   }
   return broken;
 }
 
 function tableHeader(io: DemoIo): void {
-  io.out(`  ${padEnd('idempotence', 12)}${padStart('ส่ง', 6)}${padStart('ack', 6)}${padStart('บน log', 8)}${padStart('ซ้ำ', 6)}${padStart('หาย', 6)}  offset ที่ได้ยินชี้ข้อความนั้น`);
+  io.out(
+    `  ${padEnd('idempotence', 12)}${padStart('ส่ง', 6)}${padStart('ack', 6)}${padStart('บน log', 8)}${padStart('ซ้ำ', 6)}${padStart('หาย', 6)}  offset ที่ได้ยินชี้ข้อความนั้น`,
+  );
 }
 
 function tableRow(io: DemoIo, r: RunResult): void {
   const t = r.tally;
   const cells = [t.sent, t.acked, t.onLog, t.duplicates, t.missing];
   const widths = [6, 6, 8, 6, 6];
-  io.out(`  ${padEnd(modeName(r.idempotence), 12)}${cells.map((c, i) => padStart(String(c), widths[i]!)).join('')}  ${t.toldRight}/${t.acked}`);
+  io.out(
+    `  ${padEnd(modeName(r.idempotence), 12)}${cells.map((c, i) => padStart(String(c), widths[i]!)).join('')}  ${t.toldRight}/${t.acked}`,
+  );
 }
 
 /** At most this many messages are named one by one; more are summed up in a line. */
@@ -201,7 +251,8 @@ const NAMED = 4;
 /** What the run shows about the messages whose ack was lost, in a line or a few. */
 function story(io: DemoIo, r: RunResult, holds = true): void {
   const pad = '       ';
-  for (const [i, f] of r.faults.entries()) io.out(`${i === 0 ? `  ${padEnd(modeName(r.idempotence), 5)}` : pad}${f.line}`);
+  for (const [i, f] of r.faults.entries())
+    io.out(`${i === 0 ? `  ${padEnd(modeName(r.idempotence), 5)}` : pad}${f.line}`);
   const t = r.tally;
   const keyAt = new Map(r.records.map((x) => [x.offset, x.key!]));
   const faultedKeys = [...new Set(faultedOffsets(r.faults, TOPIC, PARTITION).map((o) => keyAt.get(o)!))];
@@ -213,17 +264,25 @@ function story(io: DemoIo, r: RunResult, holds = true): void {
       const told = faultedKeys.map((k) => `${k} ได้ยิน offset ${t.told.get(k)}`).join(' · ');
       io.out(`${pad}${told} ตรงกับที่ broker เขียนไว้ครั้งแรก การส่งซ้ำไม่เพิ่มอะไรลง log`);
     } else if (faultedKeys.length > NAMED) {
-      io.out(`${pad}ข้อความ ${faultedKeys.length} ข้อความที่ ack หายได้ยิน offset ที่ broker เขียนไว้ครั้งแรกทุกข้อความ การส่งซ้ำไม่เพิ่มอะไรลง log`);
+      io.out(
+        `${pad}ข้อความ ${faultedKeys.length} ข้อความที่ ack หายได้ยิน offset ที่ broker เขียนไว้ครั้งแรกทุกข้อความ การส่งซ้ำไม่เพิ่มอะไรลง log`,
+      );
     }
-    io.out(`${pad}ทุก batch มี producer id กับ epoch เดียวกัน และ sequence 0..${r.records.length - 1} เรียงต่อกันไม่ขาดตาม offset`);
+    io.out(
+      `${pad}ทุก batch มี producer id กับ epoch เดียวกัน และ sequence 0..${r.records.length - 1} เรียงต่อกันไม่ขาดตาม offset`,
+    );
   } else {
     if (faultedKeys.length <= NAMED) {
       for (const k of faultedKeys) {
         const copies = t.copies.get(k)!;
-        io.out(`${pad}${k} อยู่บน log ${copies.length} ที่: offset ${copies.join(' ')} · application ได้ยินแค่ ${t.told.get(k)}`);
+        io.out(
+          `${pad}${k} อยู่บน log ${copies.length} ที่: offset ${copies.join(' ')} · application ได้ยินแค่ ${t.told.get(k)}`,
+        );
       }
     } else {
-      io.out(`${pad}ข้อความ ${faultedKeys.length} ข้อความที่ ack หายมีสำเนาบน log มากกว่าหนึ่งชุดทุกข้อความ application ได้ยินแค่ offset เดียวต่อข้อความ`);
+      io.out(
+        `${pad}ข้อความ ${faultedKeys.length} ข้อความที่ ack หายมีสำเนาบน log มากกว่าหนึ่งชุดทุกข้อความ application ได้ยินแค่ offset เดียวต่อข้อความ`,
+      );
     }
     io.out(`${pad}batch ไม่มีเจ้าของ (producer id -1) broker จึงแยกไม่ออกว่าก้อนไหนคือการส่งซ้ำ`);
   }
@@ -237,7 +296,12 @@ interface ClientResult {
   readonly broken: readonly string[];
 }
 
-async function demoClient(io: DemoIo, o: AckLossOptions, client: KafkaClient, title: string): Promise<ClientResult> {
+async function demoClient(
+  io: DemoIo,
+  o: AckLossOptions,
+  client: KafkaClient,
+  title: string,
+): Promise<ClientResult> {
   const id = client.name.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-/, '');
   const off = await runOnce(io, o, client, id, false);
   checkRun(o, client, off);
@@ -249,7 +313,9 @@ async function demoClient(io: DemoIo, o: AckLossOptions, client: KafkaClient, ti
     if (note !== undefined) io.out(`  (${modeName(r.idempotence)}: ${note})`);
   }
   if (off.resentByApplication + on.resentByApplication > 0) {
-    io.out(`  (${client.resendNote}: รอบ off ${off.resentByApplication} ครั้ง รอบ on ${on.resentByApplication} ครั้ง)`);
+    io.out(
+      `  (${client.resendNote}: รอบ off ${off.resentByApplication} ครั้ง รอบ on ${on.resentByApplication} ครั้ง)`,
+    );
   }
   tableHeader(io);
   tableRow(io, off);
@@ -270,7 +336,11 @@ async function guard(io: DemoIo, found: readonly KafkaClient[]): Promise<void> {
   }
   for (const client of guarded) {
     const { command, refusal } = await client.guard(io.children, GUARD_IN_FLIGHT, HANG_MS);
-    check(`${client.name} refuses idempotence with ${GUARD_IN_FLIGHT} in flight`, true, refusal !== undefined);
+    check(
+      `${client.name} refuses idempotence with ${GUARD_IN_FLIGHT} in flight`,
+      true,
+      refusal !== undefined,
+    );
     check(
       `${client.name}'s refusal names the setting and the limit of 5`,
       true,
@@ -288,7 +358,9 @@ async function guard(io: DemoIo, found: readonly KafkaClient[]): Promise<void> {
 function summary(io: DemoIo, o: AckLossOptions, results: readonly ClientResult[]): void {
   section(io, 'สรุป: ack ที่หายกลายเป็นอะไรบน log');
   const width = Math.max(6, ...results.map((r) => r.title.length)) + 2;
-  io.out(`  ${padEnd('client', width)}${padStart('ack หาย', 9)}${padStart('off: ซ้ำ', 10)}${padStart('on: ซ้ำ', 9)}${padStart('on: หาย', 9)}`);
+  io.out(
+    `  ${padEnd('client', width)}${padStart('ack หาย', 9)}${padStart('off: ซ้ำ', 10)}${padStart('on: ซ้ำ', 9)}${padStart('on: หาย', 9)}`,
+  );
   for (const r of results) {
     const cells = [r.on.faults.length, r.off.tally.duplicates, r.on.tally.duplicates, r.on.tally.missing];
     const widths = [9, 10, 9, 9];
@@ -312,9 +384,13 @@ export async function runAckLossDemo(io: DemoIo, o: AckLossOptions): Promise<voi
   // Every client is looked for first: under CI a missing one fails the run before anything is sent.
   const looked: { client: KafkaClient; found: Found }[] = [];
   for (const client of o.clients) looked.push({ client, found: await client.find(io.children) });
-  const missing = looked.flatMap(({ client, found }) => (found.found ? [] : [`${client.name} (${found.why})`]));
+  const missing = looked.flatMap(({ client, found }) =>
+    found.found ? [] : [`${client.name} (${found.why})`],
+  );
   if (o.requireAll && missing.length > 0) {
-    throw new Error(`CI is set, so every client must run, and ${missing.length === 1 ? 'one is' : `${missing.length} are`} missing: ${missing.join('; ')}`);
+    throw new Error(
+      `CI is set, so every client must run, and ${missing.length === 1 ? 'one is' : `${missing.length} are`} missing: ${missing.join('; ')}`,
+    );
   }
   setup(io, o);
   const results: ClientResult[] = [];
@@ -345,7 +421,9 @@ function windowReport(io: DemoIo, window: string, results: readonly ClientResult
   if (broken.length === 0) return;
   section(io, `หน้าต่างของคุณกับ client จริง: ${window}`);
   for (const r of broken) {
-    io.out(`  ${r.title}: ซ้ำบน log ${r.on.tally.duplicates} · หาย ${r.on.tally.missing} · offset ที่ได้ยินถูก ${r.on.tally.toldRight}/${r.on.tally.acked}`);
+    io.out(
+      `  ${r.title}: ซ้ำบน log ${r.on.tally.duplicates} · หาย ${r.on.tally.missing} · offset ที่ได้ยินถูก ${r.on.tally.toldRight}/${r.on.tally.acked}`,
+    );
     for (const line of r.broken) io.out(`    ${line}`);
   }
   io.out('');

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
 import type { Children } from './processes.js';
 
 /** The built `klog` this demo is part of: the broker it starts is `klog serve`, as a user would run it. */
@@ -45,7 +45,12 @@ export interface ServedBroker {
  * resolves once it listens, with the port it says it took. Its log goes nowhere but here: the demo keeps
  * the fault lines and, if the broker fails, the last lines for the error.
  */
-export function serveWithFaults(children: Children, dataDir: string, faults: Faults, hangMs: number): Promise<ServedBroker> {
+export function serveWithFaults(
+  children: Children,
+  dataDir: string,
+  faults: Faults,
+  hangMs: number,
+): Promise<ServedBroker> {
   if (!existsSync(KLOG_BIN)) throw new Error(`${KLOG_BIN} is missing: build @klog/cli first`);
   const child = children.spawn(process.execPath, [KLOG_BIN, ...serveArgs(dataDir, faults)]);
   const log: string[] = [];

@@ -5,12 +5,21 @@ import type { LogRecord } from './read-back.js';
 export interface FaultedWrite {
   readonly line: string;
   readonly kind: 'drop' | 'close';
-  readonly ranges: readonly { readonly topic: string; readonly partition: number; readonly first: number; readonly last: number }[];
+  readonly ranges: readonly {
+    readonly topic: string;
+    readonly partition: number;
+    readonly first: number;
+    readonly last: number;
+  }[];
 }
 
 /** Reads a broker's `fault: …` line back into what it says. */
 export function parseFault(line: string): FaultedWrite {
-  const kind = line.startsWith('fault: dropped') ? 'drop' : line.startsWith('fault: closed') ? 'close' : undefined;
+  const kind = line.startsWith('fault: dropped')
+    ? 'drop'
+    : line.startsWith('fault: closed')
+      ? 'close'
+      : undefined;
   if (kind === undefined) throw new Error(`not a fault line: ${line}`);
   const ranges = [...line.matchAll(/(\S+)-(\d+) offsets (\d+)\.\.(\d+)/g)].map((m) => ({
     topic: m[1]!,
@@ -51,7 +60,12 @@ export interface Tally {
  * else by the message the log holds at the offset told — which then must be a different message for each
  * report, or the reports are not counted as right.
  */
-export function tally(keys: readonly string[], told: readonly Told[], records: readonly LogRecord[], inOrder: boolean): Tally {
+export function tally(
+  keys: readonly string[],
+  told: readonly Told[],
+  records: readonly LogRecord[],
+  inOrder: boolean,
+): Tally {
   const sent = new Set(keys);
   const copies = new Map<string, number[]>();
   const at = new Map<number, LogRecord>();
@@ -72,7 +86,8 @@ export function tally(keys: readonly string[], told: readonly Told[], records: r
   let firstError: string | undefined;
   let toldRight = 0;
   told.forEach((t, i) => {
-    const key = t.key ?? (inOrder ? keys[i] : 'offset' in t ? (at.get(t.offset)?.key ?? undefined) : undefined);
+    const key =
+      t.key ?? (inOrder ? keys[i] : 'offset' in t ? (at.get(t.offset)?.key ?? undefined) : undefined);
     if (!('offset' in t)) {
       failed++;
       firstError ??= t.error;

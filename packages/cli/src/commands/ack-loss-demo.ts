@@ -2,10 +2,15 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { type AckLossOptions, CLIENTS, parseAckLossOptions, type RawAckLossOptions } from '../ack-loss/options.js';
+import {
+  type AckLossOptions,
+  CLIENTS,
+  parseAckLossOptions,
+  type RawAckLossOptions,
+} from '../ack-loss/options.js';
 import { Children } from '../ack-loss/processes.js';
 import { runAckLossDemo } from '../ack-loss/run.js';
-import { onTerminal, type CommandContext } from '../program.js';
+import { type CommandContext, onTerminal } from '../program.js';
 
 const HELP_AFTER = `
 The chapter's lost ack, through the Kafka clients people use, on a real socket.
@@ -39,15 +44,39 @@ const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 
 export function ackLossDemoCommand(ctx: CommandContext): Command {
   return new Command('ack-loss-demo')
-    .description('lose acks on purpose in klog serve and count what real Kafka clients wrote, idempotence off and on')
-    .addOption(new Option('--clients <names>', `which clients, comma-separated: ${[...CLIENTS.keys()].join(', ')}`).default([...CLIENTS.keys()].join(',')))
+    .description(
+      'lose acks on purpose in klog serve and count what real Kafka clients wrote, idempotence off and on',
+    )
+    .addOption(
+      new Option(
+        '--clients <names>',
+        `which clients, comma-separated: ${[...CLIENTS.keys()].join(', ')}`,
+      ).default([...CLIENTS.keys()].join(',')),
+    )
     .addOption(new Option('--messages <n>', 'messages each client sends per run').default('5'))
     .addOption(new Option('--batch <n>', 'at most this many messages in one request').default('1'))
     .addOption(new Option('--in-flight <n>', 'requests in flight per connection, 1 to 5').default('1'))
-    .addOption(new Option('--drop-acks <n>', 'responses the broker drops after the append (klog serve --drop-acks)').default('1'))
-    .addOption(new Option('--close-after-append <n>', 'then connections it closes after the append').default('1'))
-    .addOption(new Option('--request-timeout-ms <ms>', "how long a client waits for a response before it retries").default('1000'))
-    .addOption(new Option('--window <file>', 'the brokers judge idempotent batches with your klog lab window (klog serve --window)'))
+    .addOption(
+      new Option(
+        '--drop-acks <n>',
+        'responses the broker drops after the append (klog serve --drop-acks)',
+      ).default('1'),
+    )
+    .addOption(
+      new Option('--close-after-append <n>', 'then connections it closes after the append').default('1'),
+    )
+    .addOption(
+      new Option(
+        '--request-timeout-ms <ms>',
+        'how long a client waits for a response before it retries',
+      ).default('1000'),
+    )
+    .addOption(
+      new Option(
+        '--window <file>',
+        'the brokers judge idempotent batches with your klog lab window (klog serve --window)',
+      ),
+    )
     .addHelpText('after', HELP_AFTER)
     .action(async (raw: RawAckLossOptions) => {
       const options: AckLossOptions = parseAckLossOptions(raw, process.env);
@@ -61,7 +90,9 @@ export function ackLossDemoCommand(ctx: CommandContext): Command {
       // and the temporary directory removed (the in-process clients go with the process).
       const onSignal = (signal: keyof typeof SIGNAL_EXIT) => {
         cleanUp();
-        ctx.err(`klog: ack-loss-demo: ${signal}: stopped; the temporary directory and child processes are gone`);
+        ctx.err(
+          `klog: ack-loss-demo: ${signal}: stopped; the temporary directory and child processes are gone`,
+        );
         process.exit(SIGNAL_EXIT[signal]);
       };
       const handlers = (Object.keys(SIGNAL_EXIT) as (keyof typeof SIGNAL_EXIT)[]).map((signal) => {

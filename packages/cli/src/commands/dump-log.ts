@@ -73,7 +73,10 @@ export function dumpLogCommand(ctx: CommandContext): Command {
     .argument('[path...]', 'a segment file (<20-digit offset>.log) or a partition directory')
     .option('--records', 'print every record too, with key and value (kafka-dump-log --print-data-log)')
     .option('--print-data-log', "Kafka's name for --records")
-    .option('--offsets-decoder', 'show __consumer_offsets records as the offsets and group metadata they hold (implies --records)')
+    .option(
+      '--offsets-decoder',
+      'show __consumer_offsets records as the offsets and group metadata they hold (implies --records)',
+    )
     .option(
       '--deep-iteration',
       'print a line per record, without key and value (kafka-dump-log --deep-iteration)',

@@ -4,14 +4,14 @@ import { Broker, ConfigError, createLogger, DEFAULT_CONFIG, type LogLevel } from
 import { LOG_CONFIG_BOUNDS } from '@klog/storage';
 import { Command, Option } from 'commander';
 import { UsageError } from '../errors.js';
-import type { CommandContext } from '../program.js';
 import { wholeNumber } from '../flags.js';
 import { bytesText } from '../format.js';
-import { flushPolicy, hostFlag, logLevel, optionalNumber } from '../serve/options.js';
-import { readServerProperties } from '../serve/server-properties.js';
 import { LabFileError } from '../lab/lab-file-error.js';
 import { servedWindow } from '../lab/served-window.js';
 import { WindowHost } from '../lab/window-host.js';
+import type { CommandContext } from '../program.js';
+import { flushPolicy, hostFlag, logLevel, optionalNumber } from '../serve/options.js';
+import { readServerProperties } from '../serve/server-properties.js';
 
 const HELP_AFTER = `
 A Kafka broker on one node that unmodified Kafka clients (kcat, confluent-kafka,
@@ -144,14 +144,14 @@ function readConfigFile(path: string): ReturnType<typeof readServerProperties> {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    const why =
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
     throw new UsageError(`--config ${JSON.stringify(path)}: ${why}`);
   }
   return readServerProperties(text, path);
 }
 
 function timestamp(): string {
-
   return new Date().toISOString();
 }
 
@@ -162,16 +162,34 @@ const MAX_BATCH = LOG_CONFIG_BOUNDS.maxBatchBytes;
 export function serveCommand(ctx: CommandContext): Command {
   return new Command('serve')
     .description('run a Kafka broker that Kafka clients produce to idempotently and read from')
-    .addOption(new Option('--data-dir <dir>', 'where topics are kept (Kafka segment files)').default('klog-data'))
-    .addOption(new Option('--host <host>', 'address to listen on').default(DEFAULT_CONFIG.host))
-    .addOption(new Option('--port <port>', 'port to listen on (0: any free port)').default(String(DEFAULT_CONFIG.port)))
-    .addOption(new Option('--advertised-host <host>', 'host clients are told to connect to (default: --host)'))
-    .addOption(new Option('--advertised-port <port>', 'port clients are told to connect to (default: the port bound)'))
-    .addOption(new Option('--node-id <id>', "this broker's node id").default(String(DEFAULT_CONFIG.nodeId)))
-    .option('--auto-create-topics', 'create a topic a client asks Metadata for (auto.create.topics.enable, the default)')
-    .option('--no-auto-create-topics', 'answer UNKNOWN_TOPIC_OR_PARTITION for a topic that does not exist instead')
     .addOption(
-      new Option('--num-partitions <n>', 'partitions of an auto-created topic (num.partitions)').default(String(DEFAULT_CONFIG.numPartitions)),
+      new Option('--data-dir <dir>', 'where topics are kept (Kafka segment files)').default('klog-data'),
+    )
+    .addOption(new Option('--host <host>', 'address to listen on').default(DEFAULT_CONFIG.host))
+    .addOption(
+      new Option('--port <port>', 'port to listen on (0: any free port)').default(
+        String(DEFAULT_CONFIG.port),
+      ),
+    )
+    .addOption(
+      new Option('--advertised-host <host>', 'host clients are told to connect to (default: --host)'),
+    )
+    .addOption(
+      new Option('--advertised-port <port>', 'port clients are told to connect to (default: the port bound)'),
+    )
+    .addOption(new Option('--node-id <id>', "this broker's node id").default(String(DEFAULT_CONFIG.nodeId)))
+    .option(
+      '--auto-create-topics',
+      'create a topic a client asks Metadata for (auto.create.topics.enable, the default)',
+    )
+    .option(
+      '--no-auto-create-topics',
+      'answer UNKNOWN_TOPIC_OR_PARTITION for a topic that does not exist instead',
+    )
+    .addOption(
+      new Option('--num-partitions <n>', 'partitions of an auto-created topic (num.partitions)').default(
+        String(DEFAULT_CONFIG.numPartitions),
+      ),
     )
     .addOption(new Option('--config <file>', "a server.properties file: broker settings by Kafka's names"))
     .addOption(
@@ -186,19 +204,41 @@ export function serveCommand(ctx: CommandContext): Command {
         `largest batch a producer may send (message.max.bytes, ${MAX_BATCH.min} to ${MAX_BATCH.max}, default ${DEFAULT_CONFIG.messageMaxBytes})`,
       ),
     )
-    .addOption(new Option('--log-retention-ms <ms>', 'default retention.ms (log.retention.ms, 7 days; -1: forever)'))
-    .addOption(new Option('--log-retention-bytes <n>', 'default retention.bytes (log.retention.bytes, -1: no limit)'))
-    .addOption(new Option('--log-cleanup-policy <policy>', 'default cleanup.policy: delete, compact, or both'))
-    .addOption(new Option('--log-roll-ms <ms>', 'default segment.ms (log.roll.ms, 7 days)'))
-    .addOption(new Option('--log-message-timestamp-type <type>', 'default message.timestamp.type: CreateTime or LogAppendTime'))
-    .addOption(new Option('--log-cleaner-min-cleanable-ratio <r>', 'default min.cleanable.dirty.ratio (0.5)'))
-    .addOption(new Option('--log-cleaner-delete-retention-ms <ms>', 'default delete.retention.ms for tombstones (1 day)'))
-    .addOption(new Option('--log-cleaner-min-compaction-lag-ms <ms>', 'default min.compaction.lag.ms (0)'))
     .addOption(
-      new Option('--log-retention-check-interval-ms <ms>', `how often retention runs (default ${DEFAULT_CONFIG.logRetentionCheckIntervalMs})`),
+      new Option('--log-retention-ms <ms>', 'default retention.ms (log.retention.ms, 7 days; -1: forever)'),
     )
     .addOption(
-      new Option('--log-cleaner-backoff-ms <ms>', `how often the cleaner looks for topics to compact (default ${DEFAULT_CONFIG.logCleanerBackoffMs})`),
+      new Option('--log-retention-bytes <n>', 'default retention.bytes (log.retention.bytes, -1: no limit)'),
+    )
+    .addOption(
+      new Option('--log-cleanup-policy <policy>', 'default cleanup.policy: delete, compact, or both'),
+    )
+    .addOption(new Option('--log-roll-ms <ms>', 'default segment.ms (log.roll.ms, 7 days)'))
+    .addOption(
+      new Option(
+        '--log-message-timestamp-type <type>',
+        'default message.timestamp.type: CreateTime or LogAppendTime',
+      ),
+    )
+    .addOption(new Option('--log-cleaner-min-cleanable-ratio <r>', 'default min.cleanable.dirty.ratio (0.5)'))
+    .addOption(
+      new Option(
+        '--log-cleaner-delete-retention-ms <ms>',
+        'default delete.retention.ms for tombstones (1 day)',
+      ),
+    )
+    .addOption(new Option('--log-cleaner-min-compaction-lag-ms <ms>', 'default min.compaction.lag.ms (0)'))
+    .addOption(
+      new Option(
+        '--log-retention-check-interval-ms <ms>',
+        `how often retention runs (default ${DEFAULT_CONFIG.logRetentionCheckIntervalMs})`,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--log-cleaner-backoff-ms <ms>',
+        `how often the cleaner looks for topics to compact (default ${DEFAULT_CONFIG.logCleanerBackoffMs})`,
+      ),
     )
     .addOption(
       new Option(
@@ -212,21 +252,70 @@ export function serveCommand(ctx: CommandContext): Command {
         `close a connection idle this long (default ${DEFAULT_CONFIG.connectionsMaxIdleMs})`,
       ),
     )
-    .addOption(new Option('--flush <policy>', 'when appends are fsynced: os, every-append, messages=N, ms=N').default('os'))
-    .addOption(new Option('--max-connections <n>', `connections at most (max.connections, default ${DEFAULT_CONFIG.maxConnections})`))
-    .addOption(new Option('--max-connections-per-ip <n>', 'connections at most from one address (max.connections.per.ip)'))
-    .addOption(new Option('--queued-max-request-bytes <n>', `bytes of requests and responses held at most (default ${bytesText(DEFAULT_CONFIG.queuedMaxRequestBytes)})`))
-    .addOption(new Option('--drop-acks <n>', 'drop the responses of the first N Produce requests that write records').default('0'))
     .addOption(
-      new Option('--close-after-append <n>', 'then close the connection of the next N such requests instead of answering').default('0'),
+      new Option('--flush <policy>', 'when appends are fsynced: os, every-append, messages=N, ms=N').default(
+        'os',
+      ),
     )
     .addOption(
-      new Option('--group-initial-rebalance-delay-ms <ms>', "an empty group's first rebalance waits this long for more members").default('3000'),
+      new Option(
+        '--max-connections <n>',
+        `connections at most (max.connections, default ${DEFAULT_CONFIG.maxConnections})`,
+      ),
     )
-    .addOption(new Option('--group-min-session-timeout-ms <ms>', 'shortest session timeout a group member may ask for').default('6000'))
-    .addOption(new Option('--offsets-topic-num-partitions <n>', 'partitions of __consumer_offsets when it is created').default('50'))
-    .addOption(new Option('--log-level <level>', 'error, warn, info, or debug (each connection and request)').default('info'))
-    .addOption(new Option('--window <file>', "judge idempotent batches with your lab window (klog lab init writes one) instead of klog's"))
+    .addOption(
+      new Option(
+        '--max-connections-per-ip <n>',
+        'connections at most from one address (max.connections.per.ip)',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--queued-max-request-bytes <n>',
+        `bytes of requests and responses held at most (default ${bytesText(DEFAULT_CONFIG.queuedMaxRequestBytes)})`,
+      ),
+    )
+    .addOption(
+      new Option(
+        '--drop-acks <n>',
+        'drop the responses of the first N Produce requests that write records',
+      ).default('0'),
+    )
+    .addOption(
+      new Option(
+        '--close-after-append <n>',
+        'then close the connection of the next N such requests instead of answering',
+      ).default('0'),
+    )
+    .addOption(
+      new Option(
+        '--group-initial-rebalance-delay-ms <ms>',
+        "an empty group's first rebalance waits this long for more members",
+      ).default('3000'),
+    )
+    .addOption(
+      new Option(
+        '--group-min-session-timeout-ms <ms>',
+        'shortest session timeout a group member may ask for',
+      ).default('6000'),
+    )
+    .addOption(
+      new Option(
+        '--offsets-topic-num-partitions <n>',
+        'partitions of __consumer_offsets when it is created',
+      ).default('50'),
+    )
+    .addOption(
+      new Option('--log-level <level>', 'error, warn, info, or debug (each connection and request)').default(
+        'info',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--window <file>',
+        "judge idempotent batches with your lab window (klog lab init writes one) instead of klog's",
+      ),
+    )
     .addHelpText('after', HELP_AFTER)
     .action(async (given: Raw, command: Command) => {
       const level: LogLevel = logLevel(given.logLevel);
@@ -250,7 +339,9 @@ export function serveCommand(ctx: CommandContext): Command {
       const autoFromFile = file?.flags.get('--auto-create-topics');
       if (autoFromFile !== undefined && command.getOptionValueSource('autoCreateTopics') === undefined) {
         if (autoFromFile !== 'true' && autoFromFile !== 'false') {
-          throw new UsageError(`${given.config}: auto.create.topics.enable=${autoFromFile}: expected true or false`);
+          throw new UsageError(
+            `${given.config}: auto.create.topics.enable=${autoFromFile}: expected true or false`,
+          );
         }
         raw.autoCreateTopics = autoFromFile === 'true';
       }
@@ -260,23 +351,71 @@ export function serveCommand(ctx: CommandContext): Command {
         if (value !== undefined) logSettings[name] = value;
       }
       // An option given (on the command line or in the file), checked; left out when not given.
-      const optional = <K extends string>(key: K, flag: string, text: string | undefined, min: number, max: number) =>
-        (text === undefined ? {} : { [key]: wholeNumber(flag, text, min, max) }) as Partial<Record<K, number>>;
+      const optional = <K extends string>(
+        key: K,
+        flag: string,
+        text: string | undefined,
+        min: number,
+        max: number,
+      ) =>
+        (text === undefined ? {} : { [key]: wholeNumber(flag, text, min, max) }) as Partial<
+          Record<K, number>
+        >;
       const options = {
         dataDir: resolve(raw.dataDir),
         host: hostFlag('--host', raw.host),
         port: wholeNumber('--port', raw.port, 0, 65535),
-        ...(raw.advertisedHost === undefined ? {} : { advertisedHost: hostFlag('--advertised-host', raw.advertisedHost) }),
-        ...(raw.advertisedPort === undefined ? {} : { advertisedPort: wholeNumber('--advertised-port', raw.advertisedPort, 1, 65535) }),
+        ...(raw.advertisedHost === undefined
+          ? {}
+          : { advertisedHost: hostFlag('--advertised-host', raw.advertisedHost) }),
+        ...(raw.advertisedPort === undefined
+          ? {}
+          : { advertisedPort: wholeNumber('--advertised-port', raw.advertisedPort, 1, 65535) }),
         nodeId: wholeNumber('--node-id', raw.nodeId, 0, 2 ** 31 - 1),
         autoCreateTopics: raw.autoCreateTopics ?? true,
         numPartitions: wholeNumber('--num-partitions', raw.numPartitions, 1, 100_000),
-        ...optional('segmentBytes', '--segment-bytes', raw.segmentBytes, SEGMENT_BYTES.min, SEGMENT_BYTES.max),
-        ...optional('messageMaxBytes', '--message-max-bytes', raw.messageMaxBytes, MAX_BATCH.min, MAX_BATCH.max),
-        ...optional('socketRequestMaxBytes', '--socket-request-max-bytes', raw.socketRequestMaxBytes, 64, 2 ** 31 - 1),
-        ...optional('connectionsMaxIdleMs', '--connections-max-idle-ms', raw.connectionsMaxIdleMs, 1, 2 ** 31 - 1),
-        ...optional('logRetentionCheckIntervalMs', '--log-retention-check-interval-ms', raw.logRetentionCheckIntervalMs, 1, 2 ** 31 - 1),
-        ...optional('logCleanerBackoffMs', '--log-cleaner-backoff-ms', raw.logCleanerBackoffMs, 1, 2 ** 31 - 1),
+        ...optional(
+          'segmentBytes',
+          '--segment-bytes',
+          raw.segmentBytes,
+          SEGMENT_BYTES.min,
+          SEGMENT_BYTES.max,
+        ),
+        ...optional(
+          'messageMaxBytes',
+          '--message-max-bytes',
+          raw.messageMaxBytes,
+          MAX_BATCH.min,
+          MAX_BATCH.max,
+        ),
+        ...optional(
+          'socketRequestMaxBytes',
+          '--socket-request-max-bytes',
+          raw.socketRequestMaxBytes,
+          64,
+          2 ** 31 - 1,
+        ),
+        ...optional(
+          'connectionsMaxIdleMs',
+          '--connections-max-idle-ms',
+          raw.connectionsMaxIdleMs,
+          1,
+          2 ** 31 - 1,
+        ),
+        ...optional(
+          'logRetentionCheckIntervalMs',
+          '--log-retention-check-interval-ms',
+          raw.logRetentionCheckIntervalMs,
+          1,
+          2 ** 31 - 1,
+        ),
+        ...optional(
+          'logCleanerBackoffMs',
+          '--log-cleaner-backoff-ms',
+          raw.logCleanerBackoffMs,
+          1,
+          2 ** 31 - 1,
+        ),
         logSettings,
         ...flushPolicy(raw.flush),
         ...optionalNumber('--max-connections', raw.maxConnections, 'maxConnections'),
@@ -284,15 +423,34 @@ export function serveCommand(ctx: CommandContext): Command {
         ...optionalNumber('--queued-max-request-bytes', raw.queuedMaxRequestBytes, 'queuedMaxRequestBytes'),
         dropAcks: wholeNumber('--drop-acks', raw.dropAcks, 0, 2 ** 31 - 1),
         closeAfterAppend: wholeNumber('--close-after-append', raw.closeAfterAppend, 0, 2 ** 31 - 1),
-        groupInitialRebalanceDelayMs: wholeNumber('--group-initial-rebalance-delay-ms', raw.groupInitialRebalanceDelayMs, 0, 2 ** 31 - 1),
-        groupMinSessionTimeoutMs: wholeNumber('--group-min-session-timeout-ms', raw.groupMinSessionTimeoutMs, 1, 1_800_000),
-        offsetsTopicNumPartitions: wholeNumber('--offsets-topic-num-partitions', raw.offsetsTopicNumPartitions, 1, 1000),
+        groupInitialRebalanceDelayMs: wholeNumber(
+          '--group-initial-rebalance-delay-ms',
+          raw.groupInitialRebalanceDelayMs,
+          0,
+          2 ** 31 - 1,
+        ),
+        groupMinSessionTimeoutMs: wholeNumber(
+          '--group-min-session-timeout-ms',
+          raw.groupMinSessionTimeoutMs,
+          1,
+          1_800_000,
+        ),
+        offsetsTopicNumPartitions: wholeNumber(
+          '--offsets-topic-num-partitions',
+          raw.offsetsTopicNumPartitions,
+          1,
+          1000,
+        ),
       };
       // The log goes out line by line as it happens (a server's output is its log), not in chunks.
-      const logger = createLogger(level, (l, line) => ctx.log(`${timestamp()} ${l.toUpperCase().padEnd(5)} ${line}`));
-      for (const key of file?.ignored ?? []) logger.warn(`klog serve: ${given.config}: ignoring ${key} (not a setting klog has)`);
+      const logger = createLogger(level, (l, line) =>
+        ctx.log(`${timestamp()} ${l.toUpperCase().padEnd(5)} ${line}`),
+      );
+      for (const key of file?.ignored ?? [])
+        logger.warn(`klog serve: ${given.config}: ignoring ${key} (not a setting klog has)`);
       const host = raw.window === undefined ? undefined : openWindow(raw.window);
-      const producerWindow = host === undefined ? undefined : servedWindow(host, (line) => logger.error(line));
+      const producerWindow =
+        host === undefined ? undefined : servedWindow(host, (line) => logger.error(line));
       // The signals are caught from the start: one that comes while the broker starts (its partitions are
       // loaded) shuts it down once it has started, never kills it half-way with the log open.
       let broker: Broker | undefined;
@@ -303,13 +461,18 @@ export function serveCommand(ctx: CommandContext): Command {
       });
       const shutDown = (signal: NodeJS.Signals, b: Broker) => {
         logger.info(`${signal} received`);
-        b.close().then(() => {
-          host?.close();
-          stopped();
-        }, (error: unknown) => {
-          ctx.err(`klog: serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
-          process.exit(1);
-        });
+        b.close().then(
+          () => {
+            host?.close();
+            stopped();
+          },
+          (error: unknown) => {
+            ctx.err(
+              `klog: serve: shutdown failed: ${error instanceof Error ? error.message : String(error)}`,
+            );
+            process.exit(1);
+          },
+        );
       };
       const stop = (signal: NodeJS.Signals) => {
         if (signalled !== undefined) {
@@ -322,17 +485,25 @@ export function serveCommand(ctx: CommandContext): Command {
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
       try {
-        broker = await Broker.start({ ...options, logger, ...(producerWindow === undefined ? {} : { producerWindow }) });
-        if (host !== undefined) logger.info(`window: ${raw.window} judges every idempotent batch (klog lab's window)`);
+        broker = await Broker.start({
+          ...options,
+          logger,
+          ...(producerWindow === undefined ? {} : { producerWindow }),
+        });
+        if (host !== undefined)
+          logger.info(`window: ${raw.window} judges every idempotent batch (klog lab's window)`);
       } catch (error) {
         process.off('SIGINT', stop);
         process.off('SIGTERM', stop);
         host?.close();
         if (error instanceof ConfigError) throw new UsageError(error.message);
         const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE') throw new Error(`cannot listen on ${options.host}:${options.port}: the address is in use`);
-        if (code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${options.host}: no such address on this machine`);
-        if (code === 'EACCES') throw new Error(`cannot listen on ${options.host}:${options.port}: permission denied`);
+        if (code === 'EADDRINUSE')
+          throw new Error(`cannot listen on ${options.host}:${options.port}: the address is in use`);
+        if (code === 'EADDRNOTAVAIL')
+          throw new Error(`cannot listen on ${options.host}: no such address on this machine`);
+        if (code === 'EACCES')
+          throw new Error(`cannot listen on ${options.host}:${options.port}: permission denied`);
         throw error;
       }
       if (signalled !== undefined) shutDown(signalled, broker);

@@ -1,14 +1,14 @@
 import { incrementSequence } from '@klog/core';
-import { offsetsRecordText } from './offsets-decoder.js';
 import {
-  compressionName,
   CONTROL_FLAG,
+  compressionName,
   NO_SEQUENCE,
   type Record,
   type StoredBatchHeader,
   TIMESTAMP_TYPE_MASK,
   TRANSACTIONAL_FLAG,
 } from '@klog/storage/internals';
+import { offsetsRecordText } from './offsets-decoder.js';
 
 /**
  * Lines in the format of Kafka's `kafka-dump-log.sh --print-data-log`
@@ -90,7 +90,12 @@ function controlText(record: Record): string {
  * A record line: `| offset: … CreateTime: … keySize: … valueSize: … sequence: … headerKeys: [..]`,
  * then, with `data` (Kafka's --print-data-log), ` key: … payload: …`.
  */
-export function recordLine(header: StoredBatchHeader, record: Record, data: boolean, offsetsDecoder = false): string {
+export function recordLine(
+  header: StoredBatchHeader,
+  record: Record,
+  data: boolean,
+  offsetsDecoder = false,
+): string {
   const timestamp =
     header.attributes & TIMESTAMP_TYPE_MASK
       ? header.maxTimestamp

@@ -24,7 +24,10 @@ export function offsetsRecordText(key: Uint8Array | null, value: Uint8Array | nu
   }
   const keyText =
     k.kind === 'offsetCommit'
-      ? JSON.stringify({ type: String(k.version), data: { group: k.group, topic: k.topic, partition: k.partition } })
+      ? JSON.stringify({
+          type: String(k.version),
+          data: { group: k.group, topic: k.topic, partition: k.partition },
+        })
       : JSON.stringify({ type: String(k.version), data: { group: k.group } });
   if (value === null) return ` key: ${keyText} payload: <DELETE>`;
   try {

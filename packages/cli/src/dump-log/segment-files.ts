@@ -1,6 +1,11 @@
 import { lstatSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { type LogDirListing, listLogDir, parseSegmentFileName, SEGMENT_SUFFIX } from '@klog/storage/internals';
+import {
+  type LogDirListing,
+  listLogDir,
+  parseSegmentFileName,
+  SEGMENT_SUFFIX,
+} from '@klog/storage/internals';
 import { UsageError } from '../errors.js';
 
 /** One file to dump: where it is, the base offset its name gives, and the next segment's, if known. */

@@ -10,12 +10,17 @@ export function logLevel(text: string): LogLevel {
 }
 
 export function hostFlag(flag: string, text: string): string {
-  if (text.trim() === '' || /\s/.test(text)) throw new UsageError(`${flag} ${JSON.stringify(text)}: expected a host name or address`);
+  if (text.trim() === '' || /\s/.test(text))
+    throw new UsageError(`${flag} ${JSON.stringify(text)}: expected a host name or address`);
   return text;
 }
 
 /** A number flag given or not, checked against the broker's bounds for `setting` (config.ts, one place). */
-export function optionalNumber<K extends keyof typeof BOUNDS>(flag: string, text: string | undefined, setting: K): { [P in K]?: number } {
+export function optionalNumber<K extends keyof typeof BOUNDS>(
+  flag: string,
+  text: string | undefined,
+  setting: K,
+): { [P in K]?: number } {
   if (text === undefined) return {};
   const [min, max] = BOUNDS[setting];
   return { [setting]: wholeNumber(flag, text, min, max) } as { [P in K]?: number };
@@ -35,7 +40,9 @@ export function flushPolicy(text: string): FlushSettings {
     const m = /^(messages|ms)=(.*)$/.exec(part);
     const key = m?.[1] === 'messages' ? 'logFlushIntervalMessages' : 'logFlushIntervalMs';
     if (m === null || out[key] !== undefined) {
-      throw new UsageError(`--flush ${JSON.stringify(text)}: expected os, every-append, messages=N, ms=N or messages=N,ms=M`);
+      throw new UsageError(
+        `--flush ${JSON.stringify(text)}: expected os, every-append, messages=N, ms=N or messages=N,ms=M`,
+      );
     }
     const [min, max] = BOUNDS[key];
     out[key] = wholeNumber(`--flush ${m[1]}`, m[2]!, min, max);

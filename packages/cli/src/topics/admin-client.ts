@@ -1,5 +1,13 @@
 import { createConnection, type Socket } from 'node:net';
-import { type ApiCodec, ApiVersions, CreateTopics, type CreateTopicsResponse, decodeResponse, encodeRequest, FrameDecoder } from '@klog/protocol';
+import {
+  type ApiCodec,
+  ApiVersions,
+  CreateTopics,
+  type CreateTopicsResponse,
+  decodeResponse,
+  encodeRequest,
+  FrameDecoder,
+} from '@klog/protocol';
 
 /** The broker could not be reached or answered something unusable: one line for the user, exit code 1. */
 export class BrokerUnreachable extends Error {
@@ -64,7 +72,8 @@ export class AdminClient {
       });
       socket.once('error', (e: NodeJS.ErrnoException) => {
         clearTimeout(timer);
-        const why = e.code === 'ECONNREFUSED' ? 'connection refused: is klog serve running there?' : e.message;
+        const why =
+          e.code === 'ECONNREFUSED' ? 'connection refused: is klog serve running there?' : e.message;
         reject(new BrokerUnreachable(`cannot reach a broker at ${where} (${why})`));
       });
     });
@@ -72,7 +81,8 @@ export class AdminClient {
 
   async #discoverVersions(): Promise<void> {
     const res = await this.#exchange(ApiVersions, 0, { clientSoftwareName: '', clientSoftwareVersion: '' });
-    if (res.errorCode !== 0) throw new BrokerUnreachable(`${this.where} answered ApiVersions with error ${res.errorCode}`);
+    if (res.errorCode !== 0)
+      throw new BrokerUnreachable(`${this.where} answered ApiVersions with error ${res.errorCode}`);
     for (const k of res.apiKeys) this.#versions.set(k.apiKey, { min: k.minVersion, max: k.maxVersion });
   }
 
@@ -96,7 +106,9 @@ export class AdminClient {
     const frame = await new Promise<Uint8Array>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.#pending = undefined;
-        reject(new BrokerUnreachable(`no answer from ${this.where} to ${codec.name} within ${this.timeoutMs} ms`));
+        reject(
+          new BrokerUnreachable(`no answer from ${this.where} to ${codec.name} within ${this.timeoutMs} ms`),
+        );
       }, this.timeoutMs);
       this.#pending = {
         resolve: (f) => {
@@ -112,7 +124,9 @@ export class AdminClient {
     });
     const decoded = decodeResponse(codec, version, frame);
     if (decoded.correlationId !== correlationId) {
-      throw new BrokerUnreachable(`${this.where} answered correlation id ${decoded.correlationId}, not ${correlationId}`);
+      throw new BrokerUnreachable(
+        `${this.where} answered correlation id ${decoded.correlationId}, not ${correlationId}`,
+      );
     }
     return decoded.body;
   }
@@ -125,7 +139,9 @@ export class AdminClient {
   ): Promise<CreateTopicsResponse.CreatableTopicResult | undefined> {
     const configList = [...configs].map(([n, value]) => ({ name: n, value }));
     const res = await this.request(CreateTopics, {
-      topics: [{ name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: configList }],
+      topics: [
+        { name, numPartitions: partitions, replicationFactor: 1, assignments: [], configs: configList },
+      ],
       timeoutMs: 30_000,
       validateOnly: false,
     });

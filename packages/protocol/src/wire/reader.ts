@@ -126,7 +126,8 @@ export class Reader {
   }
 
   private stringLength(length: number, field: string, at: number): number {
-    if (length > MAX_STRING_BYTES) this.fail(field, `string length ${length} is over ${MAX_STRING_BYTES}`, at);
+    if (length > MAX_STRING_BYTES)
+      this.fail(field, `string length ${length} is over ${MAX_STRING_BYTES}`, at);
     return length;
   }
 

@@ -101,7 +101,8 @@ export class Writer {
   }
 
   uuid(value: string, field: string): this {
-    if (!UUID_FORM.test(value)) throw new ProtocolEncodeError(field, `${JSON.stringify(value)} is not a UUID`);
+    if (!UUID_FORM.test(value))
+      throw new ProtocolEncodeError(field, `${JSON.stringify(value)} is not a UUID`);
     this.room(16);
     const hex = value.replaceAll('-', '');
     for (let i = 0; i < 16; i++) this.buf[this.pos + i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
@@ -123,7 +124,8 @@ export class Writer {
 
   private text(value: string, compact: boolean, field: string): this {
     const n = utf8Length(value);
-    if (n > MAX_STRING_BYTES) throw new ProtocolEncodeError(field, `string of ${n} bytes is over ${MAX_STRING_BYTES}`);
+    if (n > MAX_STRING_BYTES)
+      throw new ProtocolEncodeError(field, `string of ${n} bytes is over ${MAX_STRING_BYTES}`);
     if (compact) this.uvarint(n + 1, field);
     else this.int16(n, field);
     this.room(n);
@@ -132,7 +134,8 @@ export class Writer {
   }
 
   private nonNull<T>(value: T | null, field: string): T {
-    if (value === null) throw new ProtocolEncodeError(field, 'null in a field that is not nullable in this version');
+    if (value === null)
+      throw new ProtocolEncodeError(field, 'null in a field that is not nullable in this version');
     return value;
   }
 

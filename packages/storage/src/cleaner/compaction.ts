@@ -1,17 +1,17 @@
 import { closeSync, fsyncSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { ProducerState } from '@klog/core';
-import { rewriteBatch } from '../format/batch-builder.js';
 import { StorageError } from '../errors.js';
+import { rewriteBatch } from '../format/batch-builder.js';
+import type { Record } from '../format/record.js';
+import { lastOffsetOf, type RecordBatch } from '../format/record-batch.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { CREATE_NEW, io, ioError, openRegular } from '../io/io.js';
 import type { Log } from '../log/log.js';
-import { OffsetMap } from './offset-map.js';
 import type { Partition } from '../partition/partition.js';
 import { addBatchFromHeader } from '../producer/producer-state-rebuild.js';
-import type { Record } from '../format/record.js';
-import { lastOffsetOf, type RecordBatch } from '../format/record-batch.js';
-import { cleanedPathOf, swapPathOf } from '../segment/segment-name.js';
 import type { LogSegment } from '../segment/log-segment.js';
+import { cleanedPathOf, swapPathOf } from '../segment/segment-name.js';
+import { OffsetMap } from './offset-map.js';
 
 export interface CompactionOptions {
   /** Drop tombstones (null values) too, instead of keeping the latest one per key. Default false. */

@@ -1,5 +1,5 @@
-import { writeInt64BE } from './varint.js';
 import { BATCH_FIELD, computeBatchCrc, LOG_OVERHEAD, TIMESTAMP_TYPE_MASK } from './record-batch.js';
+import { writeInt64BE } from './varint.js';
 
 /**
  * `message.timestamp.type=LogAppendTime` (Kafka's `LogValidator`, `setMaxTimestamp(LOG_APPEND_TIME, now)`):

@@ -1,6 +1,6 @@
+import { crcMismatch, DecodeError, StorageError } from '../errors.js';
 import { COMPRESSION_MASK, compressionName, compressionOf, decompressRecords } from './compression.js';
 import { crc32c } from './crc32c.js';
-import { crcMismatch, DecodeError, StorageError } from '../errors.js';
 import { type Record, readRecord, recordBodySize, writeRecord } from './record.js';
 import {
   type Cursor,

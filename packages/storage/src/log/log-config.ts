@@ -68,7 +68,9 @@ function validateConfig(config: LogConfig): LogConfig {
     throw invalidConfig(`segment.bytes must be an integer >= ${segment.min}, got ${config.segmentBytes}`);
   }
   if (config.segmentBytes > segment.max) {
-    throw invalidConfig(`segment.bytes must be at most ${segment.max} (a Kafka int), got ${config.segmentBytes}`);
+    throw invalidConfig(
+      `segment.bytes must be at most ${segment.max} (a Kafka int), got ${config.segmentBytes}`,
+    );
   }
   const batch = LOG_CONFIG_BOUNDS.maxBatchBytes;
   if (

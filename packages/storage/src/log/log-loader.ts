@@ -6,8 +6,8 @@ import { io, ioError } from '../io/io.js';
 import { LogSegment } from '../segment/log-segment.js';
 import { type RecoveryReport, recoverSegment } from '../segment/recovery.js';
 import type { SegmentFileCache } from '../segment/segment-file-cache.js';
-import { listLogDir } from './log-dir.js';
 import { indexPathsOf, segmentPathOfSwap } from '../segment/segment-name.js';
+import { listLogDir } from './log-dir.js';
 
 /** What `loadLog` found on disk: the segments, oldest first (the last one active), and where the log ends. */
 export interface LoadedLog {

@@ -24,9 +24,13 @@ export function readLogStartOffset(path: string): number | undefined {
   const match = /^0\n(0|[1-9]\d*)\n$/.exec(text);
   const offset = match === null ? Number.NaN : Number(match[1]);
   if (!Number.isSafeInteger(offset)) {
-    throw new StorageError('KAFKA_STORAGE_ERROR', `${path} does not hold a log start offset: ${JSON.stringify(text.slice(0, 40))}`, {
-      path,
-    });
+    throw new StorageError(
+      'KAFKA_STORAGE_ERROR',
+      `${path} does not hold a log start offset: ${JSON.stringify(text.slice(0, 40))}`,
+      {
+        path,
+      },
+    );
   }
   return offset;
 }
@@ -35,7 +39,11 @@ export function readLogStartOffset(path: string): number | undefined {
 export function writeLogStartOffset(dir: string, offset: number): void {
   const path = join(dir, LOG_START_OFFSET_FILE);
   const tmp = `${path}.tmp`;
-  const fd = openRegular(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NO_FOLLOW, 'log start offset file');
+  const fd = openRegular(
+    tmp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | NO_FOLLOW,
+    'log start offset file',
+  );
   try {
     io('write log start offset', tmp, () => writeSync(fd, `0\n${offset}\n`));
     io('fsync log start offset', tmp, () => fsyncSync(fd));

@@ -1,12 +1,6 @@
 import { mkdirSync, renameSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { type AppendedHeader, validateForAppend } from './batch-validator.js';
 import { crcMismatch, DecodeError, namingFile, StorageError } from '../errors.js';
-import { DirectoryLock } from '../io/file-lock.js';
-import { fsyncDirectory } from '../io/fsync.js';
-import { io } from '../io/io.js';
-import { type LogConfig, logConfigOf } from './log-config.js';
-import { LOG_START_OFFSET_FILE, readLogStartOffset, writeLogStartOffset } from './log-start-offset.js';
 import type { ProducedBatch } from '../format/produced-batch.js';
 import {
   BATCH_FIELD,
@@ -18,12 +12,18 @@ import {
   type RecordBatchHeader,
   TIMESTAMP_TYPE_MASK,
 } from '../format/record-batch.js';
-import type { RecoveryReport } from '../segment/recovery.js';
+import { writeInt64BE } from '../format/varint.js';
+import { DirectoryLock } from '../io/file-lock.js';
+import { fsyncDirectory } from '../io/fsync.js';
+import { io } from '../io/io.js';
 import { LogSegment } from '../segment/log-segment.js';
+import type { RecoveryReport } from '../segment/recovery.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
 import { swapPathOf } from '../segment/segment-name.js';
-import { writeInt64BE } from '../format/varint.js';
+import { type AppendedHeader, validateForAppend } from './batch-validator.js';
+import { type LogConfig, logConfigOf } from './log-config.js';
 import { loadLog, type OffsetGap, removeIndexFiles } from './log-loader.js';
+import { LOG_START_OFFSET_FILE, readLogStartOffset, writeLogStartOffset } from './log-start-offset.js';
 import { validateRecords } from './log-validator.js';
 
 export { DEFAULT_LOG_CONFIG, type FlushPolicy, type LogConfig } from './log-config.js';
@@ -350,7 +350,13 @@ export class Log {
       case 'klog':
         validateForAppend(request.header, request.bytes.length, baseOffset, maxBatchBytes, 'klog');
         // Built field by field: a spread of the request here made every append of klog's own batches twice as slow.
-        return { bytes: request.bytes, header: request.header, baseOffset, stamp: 'in-place', leaderEpoch: undefined };
+        return {
+          bytes: request.bytes,
+          header: request.header,
+          baseOffset,
+          stamp: 'in-place',
+          leaderEpoch: undefined,
+        };
     }
   }
 

@@ -1,6 +1,6 @@
+import type { RecordInput } from '../format/record.js';
 import type { LogAppendInfo } from '../log/log.js';
 import type { Partition } from './partition.js';
-import type { RecordInput } from '../format/record.js';
 
 /** Append records with no producer (the three producer fields -1): chapter 3's write path, over `Partition.append`. */
 export function appendRecords(

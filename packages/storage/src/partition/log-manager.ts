@@ -310,7 +310,8 @@ export class LogManager {
   addPartitions(topic: string, count: number): void {
     this.#checkOpen();
     const now = this.#topics.get(topic);
-    if (now === undefined) throw new StorageError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic} does not exist`);
+    if (now === undefined)
+      throw new StorageError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic} does not exist`);
     if (!Number.isSafeInteger(count) || count <= now || count > MAX_PARTITIONS) {
       throw new StorageError(
         'INVALID_PARTITIONS',
@@ -333,7 +334,8 @@ export class LogManager {
   deleteTopic(topic: string): void {
     this.#checkOpen();
     const count = this.#topics.get(topic);
-    if (count === undefined) throw new StorageError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic} does not exist`);
+    if (count === undefined)
+      throw new StorageError('UNKNOWN_TOPIC_OR_PARTITION', `topic ${topic} does not exist`);
     const doomed: string[] = [];
     for (let p = 0; p < count; p++) {
       const key = `${topic}-${p}`;
@@ -346,7 +348,8 @@ export class LogManager {
     }
     this.#topics.delete(topic);
     fsyncDirectory(this.dataDir);
-    for (const path of doomed) io('remove deleted partition', path, () => rmSync(path, { recursive: true, force: true }));
+    for (const path of doomed)
+      io('remove deleted partition', path, () => rmSync(path, { recursive: true, force: true }));
   }
 
   /** A topic's config changed: its open partitions' logs take the new values (see `Log.reconfigure`). */
@@ -354,7 +357,8 @@ export class LogManager {
     this.#checkOpen();
     const config = { ...this.options.config, ...this.options.topicConfig?.(topic) };
     for (const [key, partition] of this.#open) {
-      if (partition.topic === topic && key === `${topic}-${partition.partition}`) partition.reconfigure(config);
+      if (partition.topic === topic && key === `${topic}-${partition.partition}`)
+        partition.reconfigure(config);
     }
   }
 

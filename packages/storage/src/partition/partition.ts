@@ -17,22 +17,26 @@ import {
   toProducerId,
   toSequence,
 } from '@klog/core';
-import { BatchScratch, buildPlainBatch, buildProducerBatch, NO_PRODUCER } from '../format/batch-builder.js';
-import { validateTimestamp } from '../log/batch-validator.js';
+import { type CompactionOptions, type CompactionReport, compactLog } from '../cleaner/compaction.js';
 import { StorageError } from '../errors.js';
+import { BatchScratch, buildPlainBatch, buildProducerBatch, NO_PRODUCER } from '../format/batch-builder.js';
+import { stampLogAppendTime } from '../format/log-append-time.js';
+import { type ProducedBatch, readProducedBatch } from '../format/produced-batch.js';
+import type { RecordInput } from '../format/record.js';
+import { CONTROL_FLAG } from '../format/record-batch.js';
 import { DirectoryLock } from '../io/file-lock.js';
 import { io } from '../io/io.js';
-import { type CompactionOptions, type CompactionReport, compactLog } from '../cleaner/compaction.js';
+import { validateTimestamp } from '../log/batch-validator.js';
 import { Log, type LogAppend, type LogAppendInfo, type LogConfig, type LogReader } from '../log/log.js';
-import { type ProducedBatch, readProducedBatch } from '../format/produced-batch.js';
-import { addBatchFromHeader, rebuildProducerState, type SkippedBatch } from '../producer/producer-state-rebuild.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from '../producer/producer-snapshot.js';
+import {
+  addBatchFromHeader,
+  rebuildProducerState,
+  type SkippedBatch,
+} from '../producer/producer-state-rebuild.js';
 import type { ProducerWindow } from '../producer/producer-window.js';
-import { CONTROL_FLAG } from '../format/record-batch.js';
-import type { RecordInput } from '../format/record.js';
-import { stampLogAppendTime } from '../format/log-append-time.js';
-import type { RecoveryReport } from '../segment/recovery.js';
 import type { LogSegment } from '../segment/log-segment.js';
+import type { RecoveryReport } from '../segment/recovery.js';
 import type { SegmentFileCache } from '../segment/segment-file-cache.js';
 import { partitionDirName } from './topic.js';
 
@@ -57,7 +61,11 @@ export type AppendRequest =
       readonly origin: 'klog';
       readonly records: readonly RecordInput[];
       readonly nowMs: number;
-      readonly producer?: { readonly producerId: ProducerId; readonly producerEpoch: ProducerEpoch; readonly baseSequence: Sequence };
+      readonly producer?: {
+        readonly producerId: ProducerId;
+        readonly producerEpoch: ProducerEpoch;
+        readonly baseSequence: Sequence;
+      };
       readonly rule?: SequenceRule;
     };
 

@@ -8,8 +8,8 @@ import {
   toProducerId,
   toSequence,
 } from '@klog/core';
-import type { Partition } from '../partition/partition.js';
 import type { RecordInput } from '../format/record.js';
+import type { Partition } from '../partition/partition.js';
 
 /** What an idempotent append did: the verdict, with the offsets it wrote when it wrote. */
 export type IdempotentAppend =
@@ -45,7 +45,13 @@ export function appendIdempotent(partition: Partition, batch: IdempotentBatch): 
   };
   const { records, nowMs } = batch;
   const rule = batch.rule;
-  const result = partition.append({ origin: 'klog', records, nowMs, producer, ...(rule === undefined ? {} : { rule }) });
+  const result = partition.append({
+    origin: 'klog',
+    records,
+    nowMs,
+    producer,
+    ...(rule === undefined ? {} : { rule }),
+  });
   if (result.kind !== 'Append') return result;
   return { kind: 'Append', firstOffset: result.appended.firstOffset, lastOffset: result.appended.lastOffset };
 }

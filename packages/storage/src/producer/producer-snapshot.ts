@@ -1,12 +1,12 @@
-import { readdirSync, readFileSync, unlinkSync, } from 'node:fs';
+import { readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { BatchMetadata, ProducerState, toProducerEpoch, toProducerId, toSequence } from '@klog/core';
-import { crc32c } from '../format/crc32c.js';
 import { DecodeError, namingFile } from '../errors.js';
-import { fsyncDirectory } from '../io/fsync.js';
-import { io, } from '../io/io.js';
-import { writeFileWhole } from '../io/write-file-whole.js';
+import { crc32c } from '../format/crc32c.js';
 import { readInt16, readInt32, readInt64, readUint32, writeInt64 } from '../format/varint.js';
+import { fsyncDirectory } from '../io/fsync.js';
+import { io } from '../io/io.js';
+import { writeFileWhole } from '../io/write-file-whole.js';
 
 /**
  * Producer snapshots in Kafka's own format (`ProducerStateManager.writeSnapshot`,

@@ -6,8 +6,8 @@ import {
   toProducerId,
   toSequence,
 } from '@klog/core';
-import type { LogReader } from '../log/log.js';
 import { CONTROL_FLAG, lastOffsetOf, type RecordBatchHeader } from '../format/record-batch.js';
+import type { LogReader } from '../log/log.js';
 
 /** A batch the rebuild could not place in a window, and why: reported, never thrown. */
 export interface SkippedBatch {
@@ -25,7 +25,10 @@ export interface SkippedBatch {
  * the 61-byte header; no record is decoded. A batch no producer could have sent is
  * passed to `onSkip` and left out; the rebuild never fails because of one.
  */
-export function rebuildProducerState(log: LogReader, onSkip?: (skipped: SkippedBatch) => void): ProducerState {
+export function rebuildProducerState(
+  log: LogReader,
+  onSkip?: (skipped: SkippedBatch) => void,
+): ProducerState {
   const state = new ProducerState();
   for (const { position, header } of log.activeSegment.headers()) {
     const reason = addBatchFromHeader(state, header);

@@ -1,13 +1,13 @@
 import { crc32c } from '@node-rs/crc32';
 import {
   BATCH_FIELD,
-  MAX_READABLE_BATCH_BYTES,
   LOG_OVERHEAD,
   MAGIC_V2,
+  MAX_READABLE_BATCH_BYTES,
   RECORD_BATCH_OVERHEAD,
 } from '../format/record-batch.js';
-import type { LogSegment } from './log-segment.js';
 import { readInt32, readUint32 } from '../format/varint.js';
+import type { LogSegment } from './log-segment.js';
 
 /**
  * Finding whole batches again after damage: where, past a header that is garbage,

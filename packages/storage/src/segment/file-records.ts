@@ -9,7 +9,15 @@ import {
   writevSync,
 } from 'node:fs';
 import { StorageError } from '../errors.js';
-import { CREATE_NEW, checkRegularFile, io, ioError, OPEN_READ, OPEN_READ_WRITE, openRegular } from '../io/io.js';
+import {
+  CREATE_NEW,
+  checkRegularFile,
+  io,
+  ioError,
+  OPEN_READ,
+  OPEN_READ_WRITE,
+  openRegular,
+} from '../io/io.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
 
 /**
@@ -53,7 +61,10 @@ export class FileRecords {
    * is refused (StorageError `NOT_A_SEGMENT`), never followed. Read-only with a cache: the
    * file is opened by the cache on first read; only its size is looked at now.
    */
-  static open(path: string, options: { readonly readOnly: boolean; readonly cache?: SegmentFileCache | undefined }): FileRecords {
+  static open(
+    path: string,
+    options: { readonly readOnly: boolean; readonly cache?: SegmentFileCache | undefined },
+  ): FileRecords {
     if (options.readOnly && options.cache !== undefined) {
       checkRegularFile(path, 'segment file');
       const size = io('look at segment file', path, () => statSync(path).size);

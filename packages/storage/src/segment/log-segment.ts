@@ -1,7 +1,6 @@
 import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { crcMismatch, DecodeError, namingFile, StorageError } from '../errors.js';
-import { FileRecords } from './file-records.js';
 import {
   BATCH_FIELD,
   batchSize,
@@ -18,15 +17,11 @@ import {
   type RecordBatchHeader,
 } from '../format/record-batch.js';
 import { io } from '../io/io.js';
+import { FileRecords } from './file-records.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
-import { indexPathsOf, segmentFileName } from './segment-name.js';
-import {
-  ActiveIndexFiles,
-  readIndexFiles,
-  SegmentIndex,
-  writeIndexFiles,
-} from './segment-index.js';
+import { ActiveIndexFiles, readIndexFiles, SegmentIndex, writeIndexFiles } from './segment-index.js';
 import { type InspectionEntry, inspectSegment } from './segment-inspection.js';
+import { indexPathsOf, segmentFileName } from './segment-name.js';
 
 /**
  * One segment file, `<20-digit base offset>.log`, holding whole batches back to
@@ -275,7 +270,11 @@ export class LogSegment {
    * its CRC. A DecodeError names the file and the byte.
    */
   readCheckedBatchAt(position: number): { header: RecordBatchHeader; bytes: Buffer } {
-    const header = this.#wholeHeader(this.read(position, RECORD_BATCH_OVERHEAD), 0, storedBatchOptions(position));
+    const header = this.#wholeHeader(
+      this.read(position, RECORD_BATCH_OVERHEAD),
+      0,
+      storedBatchOptions(position),
+    );
     const bytes = this.read(position, batchSize(header));
     const computed = computeBatchCrc(bytes, 0, header);
     if (computed !== header.crc) {
@@ -348,7 +347,10 @@ export class LogSegment {
     for (const { position } of this.checkedPositionsFrom(this.baseOffset)) {
       const { bytes } = this.readCheckedBatchAt(position);
       try {
-        yield { position, batch: decodeRecordBatch(bytes, 0, { ...storedBatchOptions(position), verifyCrc: false }) };
+        yield {
+          position,
+          batch: decodeRecordBatch(bytes, 0, { ...storedBatchOptions(position), verifyCrc: false }),
+        };
       } catch (error) {
         throw namingFile(error, this.path);
       }

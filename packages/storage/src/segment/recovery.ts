@@ -1,12 +1,12 @@
 import { closeSync, fsyncSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { findValidBatches } from './batch-search.js';
 import type { DecodeError } from '../errors.js';
+import { lastOffsetOf } from '../format/record-batch.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { CREATE_NEW, io, ioError, OPEN_READ, openRegular } from '../io/io.js';
-import { lastOffsetOf } from '../format/record-batch.js';
-import { droppedPathOf, temporaryPathOf } from './segment-name.js';
+import { findValidBatches } from './batch-search.js';
 import type { LogSegment } from './log-segment.js';
+import { droppedPathOf, temporaryPathOf } from './segment-name.js';
 
 /**
  * Recovery on open, like Kafka's `LogLoader` / `LogSegment.recover` after an

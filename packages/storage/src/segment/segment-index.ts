@@ -15,7 +15,7 @@
  * than 2^31 - 1 past it goes to a new segment (`canConvertToRelativeOffset`).
  */
 
-import { closeSync, readFileSync, writeSync, ftruncateSync } from 'node:fs';
+import { closeSync, ftruncateSync, readFileSync, writeSync } from 'node:fs';
 import { CREATE_OR_OPEN, io, openRegular } from '../io/io.js';
 import { writeFileWhole } from '../io/write-file-whole.js';
 

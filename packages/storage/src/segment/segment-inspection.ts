@@ -80,7 +80,11 @@ export function* inspectSegment(
   while (position < segment.size) {
     let size: number;
     try {
-      size = segment.wholeBatchSize(segment.read(position, RECORD_BATCH_OVERHEAD), 0, storedBatchOptions(position));
+      size = segment.wholeBatchSize(
+        segment.read(position, RECORD_BATCH_OVERHEAD),
+        0,
+        storedBatchOptions(position),
+      );
     } catch (error) {
       if (!(error instanceof DecodeError)) throw error;
       yield { kind: 'stop', position, error };

@@ -67,7 +67,11 @@ export interface KafkaClient {
 /** A librdkafka client: asked for idempotence with `inFlight` requests in flight, does it start? */
 export interface GuardedClient extends KafkaClient {
   /** The command as a person would type it, and the library's refusal (undefined if it started). */
-  guard(children: Children, inFlight: number, hangMs: number): Promise<{ readonly command: string; readonly refusal: string | undefined }>;
+  guard(
+    children: Children,
+    inFlight: number,
+    hangMs: number,
+  ): Promise<{ readonly command: string; readonly refusal: string | undefined }>;
 }
 
 export function isGuarded(client: KafkaClient): client is GuardedClient {

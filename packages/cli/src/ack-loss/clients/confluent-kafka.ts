@@ -14,9 +14,16 @@ const PYTHONS = ['/usr/bin/python3', 'python3'];
 
 let python: string | undefined;
 
-async function json(children: Children, args: readonly string[], hangMs: number): Promise<Record<string, unknown>> {
+async function json(
+  children: Children,
+  args: readonly string[],
+  hangMs: number,
+): Promise<Record<string, unknown>> {
   const r = await children.run(python!, [SCRIPT, ...args], hangMs);
-  if (r.code !== 0) throw new Error(`confluent-kafka (${args[0]}) exited ${r.code}: ${r.stderr.trim().split('\n').slice(-2).join(' / ')}`);
+  if (r.code !== 0)
+    throw new Error(
+      `confluent-kafka (${args[0]}) exited ${r.code}: ${r.stderr.trim().split('\n').slice(-2).join(' / ')}`,
+    );
   return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, unknown>;
 }
 
@@ -65,7 +72,9 @@ export const confluentKafka: GuardedClient = {
       run.hangMs,
     );
     const reports = out['reports'] as [string, number | string][];
-    const told: Told[] = reports.map(([key, r]) => (typeof r === 'number' ? { key, offset: r } : { key, error: r }));
+    const told: Told[] = reports.map(([key, r]) =>
+      typeof r === 'number' ? { key, offset: r } : { key, error: r },
+    );
     return { told, resentByApplication: 0 };
   },
 

@@ -26,7 +26,11 @@ export const kafkajs: KafkaClient = {
       await load();
       return { found: true, version: `kafkajs ${version}` };
     } catch (error) {
-      return { found: false, why: (error as Error).message.split('\n')[0]!, install: 'npm install kafkajs@2.2.4' };
+      return {
+        found: false,
+        why: (error as Error).message.split('\n')[0]!,
+        install: 'npm install kafkajs@2.2.4',
+      };
     }
   },
 
@@ -41,7 +45,11 @@ export const kafkajs: KafkaClient = {
       connectionTimeout: 10_000,
       retry: { initialRetryTime: 100, retries: 20 },
     });
-    const producer = kafka.producer({ idempotent: run.idempotence, maxInFlightRequests: run.inFlight, allowAutoTopicCreation: false });
+    const producer = kafka.producer({
+      idempotent: run.idempotence,
+      maxInFlightRequests: run.inFlight,
+      allowAutoTopicCreation: false,
+    });
     await producer.connect();
     const told: Told[] = [];
     try {

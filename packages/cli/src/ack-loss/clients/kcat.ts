@@ -1,7 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Children } from '../processes.js';
-import { type Found, type GuardedClient, keysOf, type Produced, type ProduceRun, type Told, messageValue } from './client.js';
+import {
+  type Found,
+  type GuardedClient,
+  keysOf,
+  messageValue,
+  type Produced,
+  type ProduceRun,
+  type Told,
+} from './client.js';
 
 /** librdkafka's settings for a run, the same for kcat and confluent-kafka (`-X name=value`). */
 export function librdkafkaSettings(run: ProduceRun): [string, string][] {
@@ -41,16 +49,39 @@ export const kcat: GuardedClient = {
       if (r.code !== 0 || m === null) return { found: false, why: `kcat -V exited ${r.code}`, install };
       return { found: true, version: `kcat ${m[1]} · librdkafka ${m[2]}` };
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { found: false, why: 'kcat is not on PATH', install };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+        return { found: false, why: 'kcat is not on PATH', install };
       throw error;
     }
   },
 
   async produce(children: Children, run: ProduceRun): Promise<Produced> {
     const file = join(run.scratch, 'kcat-messages.txt');
-    writeFileSync(file, keysOf(run).map((k) => `${k}:${messageValue(k)}\n`).join(''));
+    writeFileSync(
+      file,
+      keysOf(run)
+        .map((k) => `${k}:${messageValue(k)}\n`)
+        .join(''),
+    );
     const settings = librdkafkaSettings(run).flatMap(([k, v]) => ['-X', `${k}=${v}`]);
-    const args = ['-P', '-b', `127.0.0.1:${run.port}`, '-t', run.topic, '-p', '0', '-K', ':', '-E', '-v', '-v', '-v', ...settings, '-l', file];
+    const args = [
+      '-P',
+      '-b',
+      `127.0.0.1:${run.port}`,
+      '-t',
+      run.topic,
+      '-p',
+      '0',
+      '-K',
+      ':',
+      '-E',
+      '-v',
+      '-v',
+      '-v',
+      ...settings,
+      '-l',
+      file,
+    ];
     const r = await children.run('kcat', args, run.hangMs);
     const told: Told[] = [];
     for (const line of r.stderr.split('\n')) {
@@ -68,10 +99,22 @@ export const kcat: GuardedClient = {
   inFlightNote: () => undefined,
 
   async guard(children: Children, inFlight: number, hangMs: number) {
-    const settings = ['-X', 'enable.idempotence=true', '-X', `max.in.flight.requests.per.connection=${inFlight}`];
+    const settings = [
+      '-X',
+      'enable.idempotence=true',
+      '-X',
+      `max.in.flight.requests.per.connection=${inFlight}`,
+    ];
     // Port 9 on loopback: nothing is ever sent there, librdkafka refuses before it connects.
-    const r = await children.run('kcat', ['-P', '-b', '127.0.0.1:9', '-t', 'guard', ...settings, '/dev/null'], hangMs);
+    const r = await children.run(
+      'kcat',
+      ['-P', '-b', '127.0.0.1:9', '-t', 'guard', ...settings, '/dev/null'],
+      hangMs,
+    );
     const refusal = /^% ERROR: (.*)$/m.exec(r.stderr)?.[1];
-    return { command: `kcat -P ${settings.join(' ')}`, refusal: r.code === 0 ? undefined : (refusal ?? r.stderr.trim()) };
+    return {
+      command: `kcat -P ${settings.join(' ')}`,
+      refusal: r.code === 0 ? undefined : (refusal ?? r.stderr.trim()),
+    };
   },
 };

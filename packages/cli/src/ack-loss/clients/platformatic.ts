@@ -18,7 +18,10 @@ function version(): string {
   let dir = dirname(entry);
   for (let up = 0; up < 4; up++, dir = dirname(dir)) {
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
       if (pkg.name === '@platformatic/kafka' && pkg.version !== undefined) return pkg.version;
     } catch {
       // not here: one level up
@@ -46,14 +49,19 @@ const APPLICATION_RESENDS = 5;
  */
 export const platformatic: KafkaClient = {
   name: '@platformatic/kafka',
-  resendNote: 'หมดเวลารอแล้ว @platformatic/kafka 1.35 ไม่ส่งซ้ำเอง มันแจ้ง application ว่าส่งไม่สำเร็จ ทั้งที่ batch อยู่บน log แล้ว application จึงส่งข้อความนั้นใหม่ทันที',
+  resendNote:
+    'หมดเวลารอแล้ว @platformatic/kafka 1.35 ไม่ส่งซ้ำเอง มันแจ้ง application ว่าส่งไม่สำเร็จ ทั้งที่ batch อยู่บน log แล้ว application จึงส่งข้อความนั้นใหม่ทันที',
 
   async find(): Promise<Found> {
     try {
       await load();
       return { found: true, version: `@platformatic/kafka ${version()}` };
     } catch (error) {
-      return { found: false, why: (error as Error).message.split('\n')[0]!, install: 'npm install @platformatic/kafka@1.35.0' };
+      return {
+        found: false,
+        why: (error as Error).message.split('\n')[0]!,
+        install: 'npm install @platformatic/kafka@1.35.0',
+      };
     }
   },
 
@@ -75,7 +83,12 @@ export const platformatic: KafkaClient = {
     let resentByApplication = 0;
     try {
       const sends = chunks(keysOf(run), run.batch).map((keys) => async () => {
-        const messages = keys.map((key) => ({ topic: run.topic, key, value: messageValue(key), partition: 0 }));
+        const messages = keys.map((key) => ({
+          topic: run.topic,
+          key,
+          value: messageValue(key),
+          partition: 0,
+        }));
         let failure: Error | undefined;
         for (let attempt = 0; attempt <= APPLICATION_RESENDS; attempt++) {
           if (attempt > 0) resentByApplication++;
