@@ -5,7 +5,9 @@ import { dirname, join } from 'node:path';
 import { parseBenchArgs, runBenchMain, UsageError } from './args.js';
 import { benchFlushCost, benchStalledConsumers } from './broker/attack-bench.js';
 import { benchIdleConnections, benchWorkload, WORKLOADS } from './broker/broker-bench.js';
+import { benchGroupConsume } from './broker/group-bench.js';
 import type { BrokerBenchResults, WorkloadResult } from './broker/results.js';
+import { median } from './harness.js';
 import { machineInfo } from './machine.js';
 import { renderPerformancePage } from './page.js';
 import { BENCH_DIR, BROKER_RESULTS_PATH, PAGE_PATH, RESULTS_PATH } from './paths.js';
@@ -78,11 +80,14 @@ async function main(): Promise<void> {
   let idle: BrokerBenchResults['idle'];
   let stalledConsumers: BrokerBenchResults['stalledConsumers'];
   let flushCost: BrokerBenchResults['flushCost'];
+  let groupConsume: BrokerBenchResults['groupConsume'];
   try {
     for (const w of WORKLOADS) {
       ctx.progress(`  ${w.label}`);
       workloads.push(await benchWorkload(ctx, w));
     }
+    ctx.progress('  consuming through a consumer group (kcat -G)');
+    groupConsume = await benchGroupConsume(ctx);
     ctx.progress(`  ${IDLE_CONNECTIONS} idle connections`);
     idle = await benchIdleConnections(ctx, IDLE_CONNECTIONS);
     ctx.progress(`  ${STALLED_CONSUMERS} consumers that stop reading, under two budgets`);
@@ -106,6 +111,7 @@ async function main(): Promise<void> {
     idle,
     stalledConsumers,
     flushCost,
+    groupConsume,
     target: { min: MOCK_RATIO_TARGET, worst, met: worst >= MOCK_RATIO_TARGET },
   };
   const out = process.stdout;
@@ -118,6 +124,15 @@ async function main(): Promise<void> {
       f((runs.reduce((s, r) => s + (r.cpuSecondsPerMb ?? 0), 0) / runs.length) * 1000) + ' ms';
     out.write(
       `${w.label.padEnd(20)}${f(w.produce.ratio).padStart(12)}${f(w.fetch.ratio).padStart(12)}${f(w.produceVsLoopback.ratio).padStart(18)}${f(w.readBackVsLoopback.ratio).padStart(20)}${cpu(w.produce.klog).padStart(15)}${cpu(w.produce.baseline).padStart(15)}\n`,
+    );
+  }
+  if (groupConsume !== undefined) {
+    const g = groupConsume;
+    const mb = (runs: readonly { mbPerSec: number }[]) => f(median(runs.map((r) => r.mbPerSec)));
+    out.write(
+      `${`group ${g.label}`.padEnd(20)}  klog ${mb(g.all)} MB/s (first message ${g.allFirstMessageMs.toFixed(0)} ms); ` +
+        `${g.window.messages.toLocaleString('en')} on ${g.partitions} partitions: klog ${mb(g.window.klog)} / mock ${mb(g.window.baseline)} MB/s = ${f(g.window.ratio)}, ` +
+        `join → first message klog ${g.firstMessageMs.klog.toFixed(0)} ms / mock ${g.firstMessageMs.mock.toFixed(0)} ms\n`,
     );
   }
   out.write(

@@ -72,6 +72,30 @@ describe('the broker section of the Performance page', () => {
   });
 });
 
+describe('the consumer-group row of the broker section', () => {
+  it('is absent from results written before consumer groups, and rendered when present', async () => {
+    expect(renderBrokerSection(sample).join('\n')).not.toContain('kcat -G');
+    const withGroup: BrokerBenchResults = {
+      ...sample,
+      groupConsume: {
+        label: '1,000,000 × 100 B',
+        messages: 1e6,
+        messageBytes: 100,
+        partitions: 4,
+        all: [runOf(25)],
+        allFirstMessageMs: 3210,
+        window: { ...pair(20, 40), messages: 140000 },
+        firstMessageMs: { klog: 3150.4, mock: 3020.6 },
+      },
+    };
+    const text = renderBrokerSection(withGroup).join('\n');
+    expect(text).toContain('| 140,000 × 100 B | 20.0 MB/s | 40.0 MB/s | 0.50× | 3150 ms | 3021 ms |');
+    expect(text).toContain('| 1,000,000 × 100 B | 25.0 MB/s | — | — | 3210 ms | — |');
+    const compiled = String(await compile(text, { remarkPlugins: [remarkGfm] }));
+    expect(compiled).toContain('"table"');
+  });
+});
+
 describe('process figures from /proc', () => {
   it('CPU seconds grow with work; RSS is the process’s own', async () => {
     const before = cpuSeconds(process.pid);

@@ -93,7 +93,7 @@ export async function startKlog(
   );
 }
 
-function startMock(ctx: BrokerBenchContext): Promise<Service> {
+export function startMock(ctx: BrokerBenchContext): Promise<Service> {
   return startService(
     ctx.python,
     [ctx.mockHost],

@@ -1,4 +1,4 @@
-import type { BrokerBenchResults, Run, WorkloadResult } from './results.js';
+import type { BrokerBenchResults, GroupConsumeResult, Run, WorkloadResult } from './results.js';
 
 /**
  * The broker section of docs/performance.mdx, from bench/broker-results.json alone: klog serve against
@@ -34,6 +34,37 @@ function missed(b: BrokerBenchResults): string[] {
     ...(w.fetch.ratio < b.target.min ? [`fetch ${w.label} (${ratio(w.fetch.ratio)})`] : []),
   ]);
   return rows.length === 0 ? [] : [`ไม่ถึงเป้า ${b.target.min}×: ${rows.join(', ')}`, ''];
+}
+
+/** Consuming through a consumer group; results written before consumer groups have none. */
+function groupSection(g: GroupConsumeResult | undefined): string[] {
+  if (g === undefined) return [];
+  const ms = (x: number) => `${x.toFixed(0)} ms`;
+  return [
+    '### อ่านผ่าน consumer group (`kcat -G`)',
+    '',
+    `kcat ในโหมด balanced consumer (\`-G\`) เข้า group แล้วอ่านตั้งแต่ต้น (\`auto.offset.reset=earliest\`) จาก topic ${g.partitions} partition` +
+      ' เวลาถึง message แรกนับจากตอนเริ่ม kcat (ซึ่งเข้า group ทันที) ทั้งสองฝั่งรอ rebalance ครั้งแรกตามกติกาเดียวกัน' +
+      ' (`group.initial.rebalance.delay.ms` ค่าปริยายของ Kafka 3000 ms ซึ่ง mock ก็ใช้):',
+    '',
+    table(
+      ['งาน', 'klog', 'mock', 'ratio', 'ถึง message แรก klog', 'ถึง message แรก mock'],
+      [
+        [
+          `${g.window.messages.toLocaleString('en')} × ${g.messageBytes} B`,
+          mbps(g.window.klog),
+          mbps(g.window.baseline),
+          ratio(g.window.ratio),
+          ms(g.firstMessageMs.klog),
+          ms(g.firstMessageMs.mock),
+        ],
+        [g.label, mbps(g.all), '—', '—', ms(g.allFirstMessageMs), '—'],
+      ],
+    ),
+    '',
+    'แถวล่างอ่านทุก message จาก klog เท่านั้น เพราะ mock เก็บไว้ราว 5 MB ต่อ partition',
+    '',
+  ];
 }
 
 export function renderBrokerSection(b: BrokerBenchResults): string[] {
@@ -76,6 +107,7 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
       ` (${w.map((x) => `${x.fetch.messages.toLocaleString('en')} message ใน ${x.label}`).join(', ')})` +
       ' เพราะ mock เก็บไว้เพียงราว 5 MB ต่อ partition แล้วทิ้งของเก่า จึงอ่านกลับทั้งล้าน message จาก mock ไม่ได้',
     '',
+    ...groupSection(b.groupConsume),
     '### เทียบกับขีดจำกัด: socket loopback',
     '',
     'ขีดจำกัดคือการย้าย byte จำนวนเท่ากัน (ทุก message บวก newline) ผ่าน TCP loopback จาก process หนึ่งไปอีก process ที่ทิ้งข้อมูลทันที' +

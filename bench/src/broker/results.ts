@@ -66,6 +66,21 @@ export interface FlushCostResult {
   readonly ratio: number;
 }
 
+/** Consuming through a consumer group with kcat -G (issue 23): klog serve against the mock's coordinator. */
+export interface GroupConsumeResult {
+  readonly label: string;
+  readonly messages: number;
+  readonly messageBytes: number;
+  readonly partitions: number;
+  /** Every message, from klog only (the mock keeps ~5 MB per partition). */
+  readonly all: readonly Run[];
+  readonly allFirstMessageMs: number;
+  /** A window both brokers keep, consumed through a group on each: klog / the mock. */
+  readonly window: Pair & { readonly messages: number };
+  /** Median ms from kcat's start (its join) to its first message, on the window. */
+  readonly firstMessageMs: { readonly klog: number; readonly mock: number };
+}
+
 export interface BrokerBenchResults {
   readonly schema: 1;
   readonly date: string;
@@ -78,6 +93,8 @@ export interface BrokerBenchResults {
   readonly idle: IdleConnectionsResult;
   readonly stalledConsumers?: readonly StalledConsumersResult[];
   readonly flushCost?: FlushCostResult;
+  /** Absent in results written before consumer groups. */
+  readonly groupConsume?: GroupConsumeResult;
   /** The issue's goal: produce and fetch throughput at least half the mock's. */
   readonly target: { readonly min: number; readonly worst: number; readonly met: boolean };
 }
