@@ -350,17 +350,6 @@ export function serveCommand(ctx: CommandContext): Command {
         const value = command.getOptionValue(flag) as string | undefined;
         if (value !== undefined) logSettings[name] = value;
       }
-      // An option given (on the command line or in the file), checked; left out when not given.
-      const optional = <K extends string>(
-        key: K,
-        flag: string,
-        text: string | undefined,
-        min: number,
-        max: number,
-      ) =>
-        (text === undefined ? {} : { [key]: wholeNumber(flag, text, min, max) }) as Partial<
-          Record<K, number>
-        >;
       const options = {
         dataDir: resolve(raw.dataDir),
         host: hostFlag('--host', raw.host),
@@ -374,48 +363,16 @@ export function serveCommand(ctx: CommandContext): Command {
         nodeId: wholeNumber('--node-id', raw.nodeId, 0, 2 ** 31 - 1),
         autoCreateTopics: raw.autoCreateTopics ?? true,
         numPartitions: wholeNumber('--num-partitions', raw.numPartitions, 1, 100_000),
-        ...optional(
-          'segmentBytes',
-          '--segment-bytes',
-          raw.segmentBytes,
-          SEGMENT_BYTES.min,
-          SEGMENT_BYTES.max,
-        ),
-        ...optional(
-          'messageMaxBytes',
-          '--message-max-bytes',
-          raw.messageMaxBytes,
-          MAX_BATCH.min,
-          MAX_BATCH.max,
-        ),
-        ...optional(
-          'socketRequestMaxBytes',
-          '--socket-request-max-bytes',
-          raw.socketRequestMaxBytes,
-          64,
-          2 ** 31 - 1,
-        ),
-        ...optional(
-          'connectionsMaxIdleMs',
-          '--connections-max-idle-ms',
-          raw.connectionsMaxIdleMs,
-          1,
-          2 ** 31 - 1,
-        ),
-        ...optional(
-          'logRetentionCheckIntervalMs',
+        ...optionalNumber('--segment-bytes', raw.segmentBytes, 'segmentBytes'),
+        ...optionalNumber('--message-max-bytes', raw.messageMaxBytes, 'messageMaxBytes'),
+        ...optionalNumber('--socket-request-max-bytes', raw.socketRequestMaxBytes, 'socketRequestMaxBytes'),
+        ...optionalNumber('--connections-max-idle-ms', raw.connectionsMaxIdleMs, 'connectionsMaxIdleMs'),
+        ...optionalNumber(
           '--log-retention-check-interval-ms',
           raw.logRetentionCheckIntervalMs,
-          1,
-          2 ** 31 - 1,
+          'logRetentionCheckIntervalMs',
         ),
-        ...optional(
-          'logCleanerBackoffMs',
-          '--log-cleaner-backoff-ms',
-          raw.logCleanerBackoffMs,
-          1,
-          2 ** 31 - 1,
-        ),
+        ...optionalNumber('--log-cleaner-backoff-ms', raw.logCleanerBackoffMs, 'logCleanerBackoffMs'),
         logSettings,
         ...flushPolicy(raw.flush),
         ...optionalNumber('--max-connections', raw.maxConnections, 'maxConnections'),
