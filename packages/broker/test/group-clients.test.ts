@@ -84,6 +84,23 @@ function fetchedOnly(topic: string, from: number, partitions: readonly number[])
   return false;
 }
 
+/** The broker (since its last start) answered a Heartbeat of `group` with NONE: a member's session is renewed. */
+function heartbeatAnswered(group: string): boolean {
+  const name = JSON.stringify(group);
+  return b.lines.some(
+    (l) => l.includes(': Heartbeat v') && l.includes(`: ${name} member `) && l.endsWith(' NONE'),
+  );
+}
+
+/** The broker's lines about `group`'s membership and offsets, for a failure's message. */
+function groupLines(group: string): string {
+  const name = JSON.stringify(group);
+  return b.lines
+    .filter((l) => l.includes(name) || l.includes(`group ${group}:`))
+    .slice(-40)
+    .join('\n');
+}
+
 function owns(a: GroupConsumer, partitions: readonly number[]): boolean {
   return JSON.stringify(a.assigned) === JSON.stringify(partitions);
 }
@@ -146,6 +163,11 @@ async function scenario(client: GroupClient): Promise<void> {
     // The broker restarts under c1: the group and its offsets come back from __consumer_offsets.
     b = await b.restart({ port: b.port });
     expect(b.broker.groups.fetchOffsets(group, null).topics[0]!.partitions.map((p) => p.offset)).toEqual(end);
+    // librdkafka keeps a session clock of its own: when no heartbeat has succeeded for session.timeout.ms
+    // (a slow restart, then its reconnect backoff) it drops its partitions and rejoins from the committed
+    // offsets, re-reading what it had read but not yet committed — at-least-once, as against Kafka. The
+    // restart is not meant to be a change of membership: produce once c1's session has been renewed.
+    await c1.until(() => heartbeatAnswered(group), 'c1 to heartbeat to the restarted broker');
     end = await produce(topic, 'd');
     await c1.until(() => committedTo(group, topic, end), 'c1 to read and commit batch d after the restart');
     await c1.stop();
@@ -165,7 +187,10 @@ async function scenario(client: GroupClient): Promise<void> {
     expect(new Set(keys)).toEqual(new Set(expected));
     const twice = read.filter((r, i) => keys.indexOf(r.key) !== i);
     if (client !== 'platformatic') {
-      expect(twice.map((r) => `${r.key} by ${r.by} at ${r.partition}:${r.offset}`)).toEqual([]);
+      expect(
+        twice.map((r) => `${r.key} by ${r.by} at ${r.partition}:${r.offset}`),
+        `records read twice; the broker's last lines about the group:\n${groupLines(group)}`,
+      ).toEqual([]);
     } else {
       // @platformatic/kafka 1.35 may run a second fetch of a partition it kept across a rebalance, and
       // delivers both answers: the same consumer gets a record twice. Never a re-read from an old commit

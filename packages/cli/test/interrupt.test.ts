@@ -40,7 +40,10 @@ function run(tmp: string, delayMs: number | undefined): Promise<Outcome> {
   });
 }
 
-describe('Ctrl-C during klog idem-demo', () => {
+/** Up to 41 whole runs of node, each with its writes slowed: time out only on a hang. */
+const LONG_TIMEOUT_MS = 600_000;
+
+describe('Ctrl-C during klog idem-demo', { timeout: LONG_TIMEOUT_MS }, () => {
   it('never leaves a temporary directory behind, wherever in the run it lands', async () => {
     // How long a whole run takes on this machine now: the signal is sent at moments spread over it.
     const whole = await run(mkdtempSync(join(scratch, 'whole-')), undefined);
