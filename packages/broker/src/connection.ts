@@ -4,10 +4,12 @@ import {
   type ParsedRequest,
   ProtocolDecodeError,
   parseRequest,
+  type ResponseFrame,
   ReusingFrameDecoder,
 } from '@klog/protocol';
 import { type BrokerContext, CloseConnection } from './context.js';
 import { dispatch, type Handled, SERVED_CODECS } from './dispatch.js';
+import { answerUnsupported, type UnsupportedVerdict } from './unsupported.js';
 
 /** A connection keeps its frame buffer up to this size (a producer's 1 MB requests) between requests. */
 const RETAINED_FRAME_BYTES = 2 * 1024 * 1024;
@@ -34,8 +36,9 @@ export interface ConnectionStats {
  * stops reading makes the broker hold one response and that margin, no more: TCP does the rest.
  *
  * What Kafka closes a connection for closes it here, and only it: a frame over socket.request.max.bytes,
- * bytes that are not a request, an API or version klog does not serve, a failed acks=0 produce, and
- * connections.max.idle.ms without a byte either way.
+ * bytes that are not a request, a failed acks=0 produce, and connections.max.idle.ms without a byte either
+ * way — and an API or version klog does not serve only where no response can be written in that version
+ * (klog answers UNSUPPORTED_VERSION where it can: unsupported.ts).
  */
 export class Connection {
   readonly #frames: ReusingFrameDecoder;
@@ -160,15 +163,7 @@ export class Connection {
       throw error;
     }
     if (parsed.kind === 'unknownApi' || parsed.kind === 'unsupportedVersion') {
-      const { header } = parsed;
-      const served = parsed.kind === 'unsupportedVersion' ? parsed.codec : undefined;
-      const { first, line } = this.ctx.unsupported.note(
-        header.clientId,
-        header.apiKey,
-        header.apiVersion,
-        served,
-      );
-      this.close(line, first ? 'warn' : 'debug');
+      this.#unsupported(frame, parsed);
       return;
     }
     const { header } = parsed;
@@ -190,18 +185,7 @@ export class Connection {
         return;
       }
       if (handled.frame === undefined || this.#closed) return;
-      // Held against the pool until the kernel takes each chunk (a write's callback runs then, or on close).
-      const pool = this.ctx.responseMemory;
-      pool.reserve(handled.frame.byteLength);
-      this.#responseBytes += handled.frame.byteLength;
-      this.socket.cork();
-      for (const chunk of handled.frame.chunks) {
-        this.socket.write(chunk, () => {
-          this.#responseBytes -= chunk.byteLength;
-          pool.release(chunk.byteLength);
-        });
-      }
-      this.socket.uncork();
+      this.#write(handled.frame);
     };
     const failed = (error: unknown) => {
       if (error instanceof CloseConnection) {
@@ -233,6 +217,56 @@ export class Connection {
     } else {
       done(result);
     }
+  }
+
+  /**
+   * A request for an API or version klog does not serve: answered UNSUPPORTED_VERSION in its own version
+   * where klog can write one, else the connection closed; said once per client and API at WARN either way.
+   */
+  #unsupported(
+    frame: Uint8Array,
+    parsed: Extract<ParsedRequest, { kind: 'unknownApi' | 'unsupportedVersion' }>,
+  ): void {
+    const { header } = parsed;
+    let verdict: UnsupportedVerdict;
+    try {
+      verdict = answerUnsupported(frame);
+    } catch (error) {
+      if (error instanceof ProtocolDecodeError) {
+        this.close(`a request klog cannot read (${error.message})`, 'warn');
+        return;
+      }
+      throw error;
+    }
+    const served = parsed.kind === 'unsupportedVersion' ? parsed.codec : undefined;
+    const { first, line } = this.ctx.unsupported.note(
+      header.clientId,
+      header.apiKey,
+      header.apiVersion,
+      served,
+      verdict,
+    );
+    if (verdict.kind === 'close') {
+      this.close(line, first ? 'warn' : 'debug');
+      return;
+    }
+    this.ctx.logger[first ? 'warn' : 'debug'](`conn ${this.remote} #${this.id}: ${line}`);
+    this.#write(verdict.frame);
+  }
+
+  /** Sends a response, held against the pool until the kernel takes each chunk (a write's callback runs then, or on close). */
+  #write(frame: ResponseFrame): void {
+    const pool = this.ctx.responseMemory;
+    pool.reserve(frame.byteLength);
+    this.#responseBytes += frame.byteLength;
+    this.socket.cork();
+    for (const chunk of frame.chunks) {
+      this.socket.write(chunk, () => {
+        this.#responseBytes -= chunk.byteLength;
+        pool.release(chunk.byteLength);
+      });
+    }
+    this.socket.uncork();
   }
 
   /** Closes the connection (once), saying why at `level`. */

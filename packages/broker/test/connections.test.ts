@@ -76,7 +76,7 @@ describe('one connection’s bad input closes that connection only', () => {
     const lines = () => b.lines.filter((l) => l.includes('AddPartitionsToTxn'));
     await closedFor(rawFrame(24, 3, 1, new Uint8Array([0, 1, 0x67, 0])));
     expect(lines().at(-1)).toMatch(
-      /^warn: .*closed: AddPartitionsToTxn \(API key 24\) v3 from client "raw-test" is not served by klog \(see ApiVersions for what is\)/,
+      /^warn: .*closed: AddPartitionsToTxn \(API key 24\) v3 from client "raw-test" is not served by klog \(see ApiVersions for what is\): klog has no definition of API key 24, so the connection is closed as Kafka closes it$/,
     );
     // The same client again, in another version: the same pair, so DEBUG only.
     await closedFor(rawFrame(24, 2, 2));
@@ -94,17 +94,96 @@ describe('one connection’s bad input closes that connection only', () => {
     await apiVersionsWorks();
   });
 
-  it('a version not served, including Produce v0–v2 which is advertised as Kafka 4 does', async () => {
-    await closedFor(rawFrame(0, 2, 1, new Uint8Array([0, 1, 0, 0, 0, 0, 0, 0, 0, 0])));
-    expect(lastLine()).toMatch(
-      /^warn: .*Produce v2 from client "raw-test" is not served by klog \(it serves v3–v8\)$/,
+  it('a version not served that klog has codecs for (Produce v0–v2, advertised as Kafka 4 does; Fetch v0–v3): answered UNSUPPORTED_VERSION, the connection kept', async () => {
+    const c = await RawClient.connect(b.port);
+    const topic = 'topic-with-a-long-name-0001';
+    // KafkaJS 2.2.4's own encoders and decoders of these old versions: what the client reports.
+    const produce = await kafkajs(
+      'produce',
+      2,
+      {
+        acks: 1,
+        timeout: 1000,
+        compression: 0,
+        topicData: [
+          { topic, partitions: [{ partition: 0, messages: [{ key: 'k', value: 'v' }] }] },
+          { topic: 'no-such-topic', partitions: [{ partition: 3, messages: [{ value: 'w' }] }] },
+        ],
+      },
+      21,
     );
-    await closedFor(rawFrame(1, 13, 1, new Uint8Array(0), true));
-    expect(lastLine()).toMatch(
-      /^warn: .*Fetch v13 from client "raw-test" is not served by klog \(it serves v4–v12\)$/,
+    c.send(produce.frame);
+    const produced = await produce.decode(await c.next());
+    expect(produced.correlation).toBe(21);
+    expect(produced.data).toMatchObject({
+      topics: [
+        { topicName: topic, partitions: [{ partition: 0, errorCode: 35 }] },
+        { topicName: 'no-such-topic', partitions: [{ partition: 3, errorCode: 35 }] },
+      ],
+    });
+    await expect(produced.parse()).rejects.toMatchObject({ type: 'UNSUPPORTED_VERSION', retriable: false });
+    expect(b.lines.filter((l) => l.includes('Produce v2')).at(-1)).toMatch(
+      /^warn: conn .* #\d+: Produce v2 from client "raw-test" is not served by klog \(it serves v3–v8\): answered UNSUPPORTED_VERSION$/,
     );
-    await closedFor(rawFrame(1, 14, 2, new Uint8Array(0), true));
-    expect(lastLine()).toMatch(/^debug: .*Fetch v14 from client "raw-test" is not served by klog/);
+    for (const version of [0, 3]) {
+      const fetch = await kafkajs(
+        'fetch',
+        version,
+        {
+          replicaId: -1,
+          maxWaitTime: 100,
+          minBytes: 1,
+          maxBytes: 1024,
+          topics: [{ topic, partitions: [{ partition: 0, fetchOffset: '0', maxBytes: 1024 }] }],
+        },
+        30 + version,
+      );
+      c.send(fetch.frame);
+      const fetched = await fetch.decode(await c.next());
+      expect(fetched.correlation).toBe(30 + version);
+      expect(fetched.data).toMatchObject({
+        responses: [{ topicName: topic, partitions: [{ partition: 0, errorCode: 35 }] }],
+      });
+      await expect(fetched.parse()).rejects.toMatchObject({ type: 'UNSUPPORTED_VERSION' });
+    }
+    // Once per client and API at WARN: Fetch v3 after Fetch v0 from the same client is DEBUG.
+    expect(b.lines.filter((l) => l.includes('Fetch v0 from')).at(-1)).toMatch(
+      /^warn: .*answered UNSUPPORTED_VERSION$/,
+    );
+    expect(b.lines.filter((l) => l.includes('Fetch v3 from')).at(-1)).toMatch(
+      /^debug: .*Fetch v3 from client "raw-test" is not served by klog \(it serves v4–v12\): answered UNSUPPORTED_VERSION$/,
+    );
+    // Still the same connection, answering what it serves.
+    const versions = await kafkajs('apiVersions', 2, {}, 40);
+    c.send(versions.frame);
+    expect((await versions.decode(await c.next())).correlation).toBe(40);
+    expect(c.isClosed).toBe(false);
+    c.close();
+    await apiVersionsWorks();
+  });
+
+  it('Produce v0–v2 with acks = 0 expects no answer: closed, the only signal Kafka has for a failed acks=0 produce', async () => {
+    await closedFor(rawFrame(0, 1, 1, new Uint8Array([0, 0, 0, 0, 0, 0, 0, 0, 0, 0]), false, 'acks0'));
+    expect(lastLine()).toMatch(
+      /^warn: .*closed: Produce v1 from client "acks0" is not served by klog \(it serves v3–v8\): the request expects no response, so the connection is closed as Kafka closes it$/,
+    );
+    await apiVersionsWorks();
+  });
+
+  it('a version past klog’s codecs: closed, as Kafka does, and the WARN line says why', async () => {
+    await closedFor(rawFrame(1, 13, 1, new Uint8Array(0), true, 'newer'));
+    expect(lastLine()).toMatch(
+      /^warn: .*Fetch v13 from client "newer" is not served by klog \(it serves v4–v12\): klog has no codec for v13 \(its codecs: v0–v12\), so the connection is closed as Kafka closes it$/,
+    );
+    await closedFor(rawFrame(1, 14, 2, new Uint8Array(0), true, 'newer'));
+    expect(lastLine()).toMatch(/^debug: .*Fetch v14 from client "newer" is not served by klog/);
+    await closedFor(rawFrame(0, 9, 1, new Uint8Array(0), true, 'newer'));
+    expect(lastLine()).toMatch(
+      /^warn: .*Produce v9 from client "newer" is not served by klog \(it serves v3–v8\): klog has no codec for v9/,
+    );
+    // An old version whose body does not parse is bytes klog cannot read, as for a served one.
+    await closedFor(rawFrame(0, 2, 1, new Uint8Array([0, 1, 0, 0]), false, 'short'));
+    expect(lastLine()).toMatch(/closed: a request klog cannot read \(timeoutMs at byte/);
     await apiVersionsWorks();
   });
 

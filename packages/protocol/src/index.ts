@@ -3,6 +3,7 @@ export type { ApiCodec } from './apis/api-codec.js';
 export * from './apis/index.js';
 export { decodeResponse, encodeRequest } from './client.js';
 export { ErrorCode, type ErrorName, errorName, isErrorName } from './error-codes.js';
+export { type ErrorResponse, errorResponseFor, hasErrorResponse } from './error-response.js';
 export { ProtocolDecodeError, ProtocolEncodeError } from './errors.js';
 export {
   DEFAULT_MAX_REQUEST_BYTES,

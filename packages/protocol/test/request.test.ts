@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  type ApiCodec,
   CreateTopics,
   concatBytes,
   decodeResponse,
@@ -7,6 +8,7 @@ import {
   encodeResponse,
   FrameDecoder,
   Metadata,
+  Produce,
   ProtocolDecodeError,
   parseRequest,
 } from '../src/index.js';
@@ -50,7 +52,12 @@ describe('parseRequest: what a frame is, as Kafka decides it', () => {
   });
 
   it('another API in a version not served, or an API not served at all', () => {
-    const produceV2 = parseRequest(request(0, 2, 1, false, () => {}));
+    // The broker's map: the codec of each API served, narrowed to the versions served (Produce from v3).
+    const served = new Map([[0, { ...Produce, minVersion: 3 } as ApiCodec<unknown, never>]]);
+    const produceV2 = parseRequest(
+      request(0, 2, 1, false, () => {}),
+      served,
+    );
     expect(produceV2.kind).toBe('unsupportedVersion');
     const produceV9 = parseRequest(request(0, 9, 1, true, () => {}));
     expect(produceV9).toMatchObject({ kind: 'unsupportedVersion', header: { headerVersion: 2 } });

@@ -194,8 +194,9 @@ function produceSummary(request: ProduceRequest, response: ProduceResponse): str
 /**
  * Served from 3, advertised from 0 as Kafka 4 does (`ApiKeys.PRODUCE_API_VERSIONS_RESPONSE_MIN_VERSION`,
  * KAFKA-18659): librdkafka only compresses when the range it is shown contains Produce v0. A Produce
- * request below v3 is still refused (the connection is closed, as Kafka does), and no client picks one:
- * each takes the highest it shares.
+ * request below v3 is not served: no negotiating client picks one (each takes the highest it shares), and
+ * one that does is answered UNSUPPORTED_VERSION per partition in its version (connection.ts), where Kafka
+ * closes the connection.
  */
 export const produceApi = defineApi({
   codec: Produce,

@@ -3,6 +3,9 @@
 import type { ApiCodec } from '../api-codec.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
+import { readFetchRequestV0, readFetchResponseV0, writeFetchResponseV0, writeFetchRequestV0 } from './fetch-v0.js';
+import { readFetchRequestV1, readFetchResponseV1, writeFetchResponseV1, writeFetchRequestV1 } from './fetch-v1.js';
+import { readFetchRequestV3, readFetchResponseV3, writeFetchResponseV3, writeFetchRequestV3 } from './fetch-v3.js';
 import { readFetchRequestV4, readFetchResponseV4, writeFetchResponseV4, writeFetchRequestV4 } from './fetch-v4.js';
 import { readFetchRequestV5, readFetchResponseV5, writeFetchResponseV5, writeFetchRequestV5 } from './fetch-v5.js';
 import { readFetchRequestV7, readFetchResponseV7, writeFetchResponseV7, writeFetchRequestV7 } from './fetch-v7.js';
@@ -10,7 +13,7 @@ import { readFetchRequestV9, readFetchResponseV9, writeFetchResponseV9, writeFet
 import { readFetchRequestV11, readFetchResponseV11, writeFetchResponseV11, writeFetchRequestV11 } from './fetch-v11.js';
 import { readFetchRequestV12, readFetchResponseV12, writeFetchResponseV12, writeFetchRequestV12 } from './fetch-v12.js';
 
-/** FetchRequest as klog reads it, versions 4-12; a field its version lacks holds its default. */
+/** FetchRequest as klog reads it, versions 0-12; a field its version lacks holds its default. */
 export interface FetchRequest {
   /**
    * The clusterId if known. This is used to validate metadata fetches prior to broker registration.
@@ -95,7 +98,7 @@ export declare namespace FetchRequest {
   }
 }
 
-/** FetchResponse as klog writes it, versions 4-12; a version writes only the fields it has. */
+/** FetchResponse as klog writes it, versions 0-12; a version writes only the fields it has. */
 export interface FetchResponse {
   /**
    * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
@@ -186,16 +189,23 @@ export declare namespace FetchResponse {
   }
 }
 
-/** Fetch: Kafka 4.1.0 has versions 4-17, flexible from 12; klog reads and writes 4-12. */
+/** Fetch: Kafka 4.1.0 has versions 4-17, flexible from 12; klog reads and writes 0-12. */
 export const Fetch: ApiCodec<FetchRequest, FetchResponse, 1> = {
   name: 'Fetch',
   apiKey: 1,
-  minVersion: 4,
+  minVersion: 0,
   maxVersion: 12,
   firstFlexibleVersion: 12,
   kafkaVersions: { min: 4, max: 17 },
   readRequest(version: number, r: Reader): FetchRequest {
     switch (version) {
+      case 0:
+        return readFetchRequestV0(r);
+      case 1:
+      case 2:
+        return readFetchRequestV1(r);
+      case 3:
+        return readFetchRequestV3(r);
       case 4:
         return readFetchRequestV4(r);
       case 5:
@@ -217,6 +227,16 @@ export const Fetch: ApiCodec<FetchRequest, FetchResponse, 1> = {
   },
   writeResponse(version: number, w: Writer, m: FetchResponse): void {
     switch (version) {
+      case 0:
+        writeFetchResponseV0(w, m, version);
+        return;
+      case 1:
+      case 2:
+        writeFetchResponseV1(w, m, version);
+        return;
+      case 3:
+        writeFetchResponseV3(w, m, version);
+        return;
       case 4:
         writeFetchResponseV4(w, m, version);
         return;
@@ -244,6 +264,16 @@ export const Fetch: ApiCodec<FetchRequest, FetchResponse, 1> = {
   },
   writeRequest(version: number, w: Writer, m: FetchRequest): void {
     switch (version) {
+      case 0:
+        writeFetchRequestV0(w, m, version);
+        return;
+      case 1:
+      case 2:
+        writeFetchRequestV1(w, m, version);
+        return;
+      case 3:
+        writeFetchRequestV3(w, m, version);
+        return;
       case 4:
         writeFetchRequestV4(w, m, version);
         return;
@@ -271,6 +301,13 @@ export const Fetch: ApiCodec<FetchRequest, FetchResponse, 1> = {
   },
   readResponse(version: number, r: Reader): FetchResponse {
     switch (version) {
+      case 0:
+        return readFetchResponseV0(r);
+      case 1:
+      case 2:
+        return readFetchResponseV1(r);
+      case 3:
+        return readFetchResponseV3(r);
       case 4:
         return readFetchResponseV4(r);
       case 5:

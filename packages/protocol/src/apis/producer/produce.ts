@@ -3,11 +3,14 @@
 import type { ApiCodec } from '../api-codec.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
+import { readProduceRequestV0, readProduceResponseV0, writeProduceResponseV0, writeProduceRequestV0 } from './produce-v0.js';
+import { readProduceRequestV1, readProduceResponseV1, writeProduceResponseV1, writeProduceRequestV1 } from './produce-v1.js';
+import { readProduceRequestV2, readProduceResponseV2, writeProduceResponseV2, writeProduceRequestV2 } from './produce-v2.js';
 import { readProduceRequestV3, readProduceResponseV3, writeProduceResponseV3, writeProduceRequestV3 } from './produce-v3.js';
 import { readProduceRequestV5, readProduceResponseV5, writeProduceResponseV5, writeProduceRequestV5 } from './produce-v5.js';
 import { readProduceRequestV8, readProduceResponseV8, writeProduceResponseV8, writeProduceRequestV8 } from './produce-v8.js';
 
-/** ProduceRequest as klog reads it, versions 3-8; a field its version lacks holds its default. */
+/** ProduceRequest as klog reads it, versions 0-8; a field its version lacks holds its default. */
 export interface ProduceRequest {
   /**
    * The transactional ID, or null if the producer is not transactional. TransactionalId: versions 3+,
@@ -42,7 +45,7 @@ export declare namespace ProduceRequest {
   }
 }
 
-/** ProduceResponse as klog writes it, versions 3-8; a version writes only the fields it has. */
+/** ProduceResponse as klog writes it, versions 0-8; a version writes only the fields it has. */
 export interface ProduceResponse {
   /** Each produce response. Responses: versions 0+. */
   responses: ProduceResponse.TopicProduceResponse[];
@@ -98,16 +101,22 @@ export declare namespace ProduceResponse {
   }
 }
 
-/** Produce: Kafka 4.1.0 has versions 3-13, flexible from 9; klog reads and writes 3-8. */
+/** Produce: Kafka 4.1.0 has versions 3-13, flexible from 9; klog reads and writes 0-8. */
 export const Produce: ApiCodec<ProduceRequest, ProduceResponse, 0> = {
   name: 'Produce',
   apiKey: 0,
-  minVersion: 3,
+  minVersion: 0,
   maxVersion: 8,
   firstFlexibleVersion: 9,
   kafkaVersions: { min: 3, max: 13 },
   readRequest(version: number, r: Reader): ProduceRequest {
     switch (version) {
+      case 0:
+        return readProduceRequestV0(r);
+      case 1:
+        return readProduceRequestV1(r);
+      case 2:
+        return readProduceRequestV2(r);
       case 3:
       case 4:
         return readProduceRequestV3(r);
@@ -123,6 +132,15 @@ export const Produce: ApiCodec<ProduceRequest, ProduceResponse, 0> = {
   },
   writeResponse(version: number, w: Writer, m: ProduceResponse): void {
     switch (version) {
+      case 0:
+        writeProduceResponseV0(w, m);
+        return;
+      case 1:
+        writeProduceResponseV1(w, m);
+        return;
+      case 2:
+        writeProduceResponseV2(w, m);
+        return;
       case 3:
       case 4:
         writeProduceResponseV3(w, m);
@@ -141,6 +159,15 @@ export const Produce: ApiCodec<ProduceRequest, ProduceResponse, 0> = {
   },
   writeRequest(version: number, w: Writer, m: ProduceRequest): void {
     switch (version) {
+      case 0:
+        writeProduceRequestV0(w, m, version);
+        return;
+      case 1:
+        writeProduceRequestV1(w, m, version);
+        return;
+      case 2:
+        writeProduceRequestV2(w, m, version);
+        return;
       case 3:
       case 4:
         writeProduceRequestV3(w, m);
@@ -159,6 +186,12 @@ export const Produce: ApiCodec<ProduceRequest, ProduceResponse, 0> = {
   },
   readResponse(version: number, r: Reader): ProduceResponse {
     switch (version) {
+      case 0:
+        return readProduceResponseV0(r);
+      case 1:
+        return readProduceResponseV1(r);
+      case 2:
+        return readProduceResponseV2(r);
       case 3:
       case 4:
         return readProduceResponseV3(r);
