@@ -67,7 +67,7 @@ function breakdownSection(b: BrokerBenchResults): string[] {
   const out = [
     '### CPU ต่อ MB ไปที่ไหน',
     '',
-    'produce อีกรอบหนึ่งของแต่ละงาน โดย `klog serve` รันใต้ `node --cpu-prof` (ไฟล์ `.cpuprofile` อยู่ใน `bench/profiles/`' +
+    'produce อีกรอบหนึ่งของแต่ละงาน โดย `klog serve` รันใต้ `node --cpu-prof` (file `.cpuprofile` อยู่ใน `bench/profiles/`' +
       ' เปิดด้วย DevTools ของ Chrome ได้) นับ sample ของ main thread เฉพาะช่วงที่ kcat กำลังส่ง แยกตามส่วนของทาง produce' +
       ' (code native เช่น syscall นับเข้าส่วนของ JavaScript ที่เรียกมัน) แล้วคูณสัดส่วนเข้ากับ CPU ต่อ MB ของรอบที่ไม่ได้ profile',
     '',
