@@ -1,6 +1,7 @@
 import { compile } from '@mdx-js/mdx';
 import remarkGfm from 'remark-gfm';
 import { describe, expect, it } from 'vitest';
+import { breakdownOf, CPU_PARTS, type CpuProfile } from '../src/broker/cpu-profile.js';
 import { renderBrokerSection } from '../src/broker/page-section.js';
 import { cpuSeconds, rssBytes, run } from '../src/broker/processes.js';
 import type { BrokerBenchResults, Pair, Run } from '../src/broker/results.js';
@@ -110,5 +111,128 @@ describe('process figures from /proc', () => {
     expect(
       (await run(process.execPath, ['-e', 'console.log("a\\nb")'], { stdout: 'count-lines' })).lines,
     ).toBe(2);
+  });
+});
+
+describe('where klog serve’s CPU goes, from a CPU profile', () => {
+  const url = (pkg: string, file: string) => `file:///repo/packages/${pkg}/dist/${file}`;
+  // root → (program), (idle), (garbage collector), the read path down to a native CRC and the segment's writev.
+  const profile: CpuProfile = {
+    startTime: 1_000_000,
+    nodes: [
+      { id: 1, callFrame: { functionName: '(root)', url: '' }, children: [2, 3, 4, 5] },
+      { id: 2, callFrame: { functionName: '(program)', url: '' } },
+      { id: 3, callFrame: { functionName: '(idle)', url: '' } },
+      { id: 4, callFrame: { functionName: '(garbage collector)', url: '' } },
+      {
+        id: 5,
+        callFrame: { functionName: 'onStreamRead', url: 'node:internal/stream_base_commons' },
+        children: [6],
+      },
+      {
+        id: 6,
+        callFrame: { functionName: 'onBytes', url: url('broker', 'connection.js') },
+        children: [7, 9],
+      },
+      {
+        id: 7,
+        callFrame: { functionName: 'validateRecords', url: url('storage', 'log/log-validator.js') },
+        children: [8],
+      },
+      { id: 8, callFrame: { functionName: 'crc32c', url: '' } },
+      {
+        id: 9,
+        callFrame: { functionName: 'append', url: url('storage', 'segment/file-records.js') },
+        children: [10],
+      },
+      { id: 10, callFrame: { functionName: 'writev', url: '' } },
+    ],
+    // One sample each, 1 ms apart: the time a sample stands for is the delta after it.
+    samples: [2, 3, 4, 6, 7, 8, 10, 10],
+    timeDeltas: [0, 1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000],
+  };
+
+  it('puts each sample in its part, native code in its caller’s, and leaves idle time out', () => {
+    const b = breakdownOf(profile);
+    expect(b.sampledMs).toBe(7);
+    expect(b.fractions['socket read, event loop (native)']).toBeCloseTo(1 / 7);
+    expect(b.fractions['garbage collection']).toBeCloseTo(1 / 7);
+    expect(b.fractions['frames (connection)']).toBeCloseTo(1 / 7);
+    expect(b.fractions['record validation']).toBeCloseTo(1 / 7);
+    expect(b.fractions['CRC-32C']).toBeCloseTo(1 / 7);
+    expect(b.fractions['segment write (page cache)']).toBeCloseTo(2 / 7);
+    expect(b.fractions.other).toBe(0);
+    expect(Object.values(b.fractions).reduce((s, x) => s + x, 0)).toBeCloseTo(1);
+  });
+
+  it('counts only the samples inside a window of the monotonic clock', () => {
+    // Samples fall at 1.000, 1.001, … s: the window holds the 4th to the 6th (frames, validation, CRC).
+    const b = breakdownOf(profile, { fromUs: 1_003_000, toUs: 1_005_000 });
+    expect(b.sampledMs).toBe(3);
+    expect(b.fractions['frames (connection)']).toBeCloseTo(1 / 3);
+    expect(b.fractions['CRC-32C']).toBeCloseTo(1 / 3);
+    expect(b.fractions['segment write (page cache)']).toBe(0);
+  });
+});
+
+describe('the goals, RSS under load and the CPU breakdown on the page', () => {
+  it('renders a goal table, the peak RSS and one chart per profiled workload; older results show none', async () => {
+    expect(renderBrokerSection(sample).join('\n')).not.toContain('CPU ต่อ MB ไปที่ไหน');
+    const parts = CPU_PARTS.map((part, i) => ({
+      part,
+      fraction: i === 0 ? 0.5 : 0.5 / (CPU_PARTS.length - 1),
+      msPerMb: i === 0 ? 1 : 1 / (CPU_PARTS.length - 1),
+    }));
+    const w0 = sample.workloads[0]!;
+    const withProfile: BrokerBenchResults = {
+      ...sample,
+      workloads: [
+        {
+          ...w0,
+          rssUnderLoadBytes: 96 * 2 ** 20,
+          profile: {
+            file: 'broker-produce-100B.cpuprofile',
+            windowed: true,
+            profiledCpuMsPerMb: 2.5,
+            sampledMsPerMb: 1.8,
+            parts,
+          },
+        },
+        sample.workloads[1]!,
+      ],
+      goals: [
+        {
+          label: 'produce 1 M × 100 B / mock',
+          value: 0.8,
+          bound: 0.8,
+          direction: 'atLeast',
+          unit: 'ratio',
+          met: true,
+        },
+        {
+          label: 'fetch 1 M × 100 B / mock',
+          value: 0.3,
+          bound: 1,
+          direction: 'atLeast',
+          unit: 'ratio',
+          met: false,
+        },
+        { label: 'idle connection', value: 10.24, bound: 10, direction: 'atMost', unit: 'KiB', met: false },
+      ],
+    };
+    const text = renderBrokerSection(withProfile).join('\n');
+    expect(text).toContain('| produce 1 M × 100 B / mock | 0.80× | ≥ 0.80× | ถึงเป้า |');
+    expect(text).toContain('| idle connection | 10.2 KiB | ≤ 10.0 KiB | ไม่ถึงเป้า |');
+    // The fetch column reads the run's own fetch goal (1×), not the produce target.
+    expect(text).toContain('| 0.30× | ถึงเป้า / ไม่ถึงเป้า |');
+    expect(text).toContain('1 M × 100 B 96 MiB');
+    expect(text).toContain('CPU ต่อ MB ของ klog ไปที่ไหน: 1 M × 100 B');
+    expect(text).toContain('| socket read, event loop (native) | 1.00 ms (50 %) |');
+    // The chart's bars: one per part, the mock's whole CPU per MB (5 ms) and the goal line at 3× (15 ms).
+    expect(text.match(/<rect /g)?.length).toBe(CPU_PARTS.length);
+    expect(text).toContain('mock ทั้ง process 5.00 ms/MB');
+    expect(text).toContain('เป้า 3× ของ mock 15.00 ms/MB');
+    const compiled = String(await compile(text, { remarkPlugins: [remarkGfm] }));
+    expect(compiled).toContain('"svg"');
   });
 });

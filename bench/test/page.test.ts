@@ -56,9 +56,10 @@ describe('docs/performance.mdx is bench/results.json rendered', () => {
     }
   });
 
-  it('draws one chart per target, each narrow enough that a phone shows its text at 14 px or more', () => {
+  it('draws one chart per target and per profiled broker workload, each narrow enough that a phone shows its text at 14 px or more', () => {
     const charts = [...committedPage.matchAll(/<svg [^>]*viewBox="0 0 (\d+) \d+"[^>]*font-size="(\d+)"/g)];
-    expect(charts).toHaveLength(results.targets.length);
+    const profiled = readBrokerResults(BROKER_RESULTS_PATH)?.workloads.filter((w) => w.profile !== undefined);
+    expect(charts).toHaveLength(results.targets.length + (profiled?.length ?? 0));
     // A phone's content column is about 358 px at 390: the text is drawn at font × 358 / width.
     for (const [, width, font] of charts)
       expect((Number(font) * 358) / Number(width)).toBeGreaterThanOrEqual(14);

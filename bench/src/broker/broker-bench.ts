@@ -1,10 +1,11 @@
 import { once } from 'node:events';
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { median } from '../harness.js';
+import { breakdownOf, readCpuProfile } from './cpu-profile.js';
 import { cpuSeconds, rssBytes, run, type Service, startService } from './processes.js';
-import type { IdleConnectionsResult, Pair, Run, WorkloadResult } from './results.js';
+import type { IdleConnectionsResult, Pair, ProduceProfile, Run, WorkloadResult } from './results.js';
 
 export interface BrokerBenchContext {
   readonly quick: boolean;
@@ -14,6 +15,8 @@ export interface BrokerBenchContext {
   readonly klog: readonly string[];
   readonly python: string;
   readonly mockHost: string;
+  /** Where each workload's CPU profile is kept (a run that writes its results); undefined: not kept. */
+  readonly profilesDir?: string | undefined;
   progress(line: string): void;
 }
 
@@ -84,10 +87,22 @@ export async function startKlog(
   ctx: BrokerBenchContext,
   dataDir: string,
   extra: readonly string[] = [],
+  nodeFlags: readonly string[] = [],
 ): Promise<Service> {
   return startService(
     process.execPath,
-    [...ctx.klog.slice(1), 'serve', '--data-dir', dataDir, '--port', '0', '--log-level', 'info', ...extra],
+    [
+      ...nodeFlags,
+      ...ctx.klog.slice(1),
+      'serve',
+      '--data-dir',
+      dataDir,
+      '--port',
+      '0',
+      '--log-level',
+      'info',
+      ...extra,
+    ],
     (line) => /listening on (127\.0\.0\.1:\d+)/.exec(line)?.[1],
     'sigterm',
   );
@@ -180,6 +195,7 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
   const fetchMock: Run[] = [];
   const readBack: Run[] = [];
   const loop: Run[] = [];
+  let rssPeak = 0;
   for (let round = 0; round < ctx.rounds; round++) {
     ctx.progress(`    ${w.label}: round ${round + 1}/${ctx.rounds}`);
     const dataDir = mkdtempSync(join(ctx.scratch, 'klog-data-'));
@@ -190,8 +206,20 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
       await createTopic(ctx, klog.address, 'window', WINDOW_PARTITIONS);
       const produce = async (broker: Service) => {
         const cpu = cpuSeconds(broker.pid);
-        const { ms } = await run('kcat', produceArgs(broker.address, 'bench', 0, file));
-        return runOf(ms, payload, cpuSeconds(broker.pid) - cpu);
+        // klog's resident memory while it takes the load (the mock's is not klog's to answer for).
+        const sampler =
+          broker === klog
+            ? setInterval(() => {
+                rssPeak = Math.max(rssPeak, rssBytes(broker.pid));
+              }, 50)
+            : undefined;
+        try {
+          const { ms } = await run('kcat', produceArgs(broker.address, 'bench', 0, file));
+          return runOf(ms, payload, cpuSeconds(broker.pid) - cpu);
+        } finally {
+          clearInterval(sampler);
+          if (broker === klog) rssPeak = Math.max(rssPeak, rssBytes(broker.pid));
+        }
       };
       // Who goes first changes every round.
       if (round % 2 === 0) {
@@ -233,6 +261,10 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
       rmSync(dataDir, { recursive: true, force: true });
     }
   }
+  ctx.progress(`    ${w.label}: one more produce, klog under node --cpu-prof`);
+  const klogCpuMsPerMb =
+    (produceKlog.reduce((s, r) => s + (r.cpuSecondsPerMb ?? 0), 0) / produceKlog.length) * 1000;
+  const profile = await profiledProduce(ctx, w, file, payload, klogCpuMsPerMb);
   rmSync(file, { force: true });
   rmSync(windowFile, { force: true });
   return {
@@ -244,6 +276,69 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
     fetch: { ...pair(fetchKlog, fetchMock), messages: windowMessages },
     produceVsLoopback: pair(produceKlog, loop),
     readBackVsLoopback: pair(readBack, loop),
+    rssUnderLoadBytes: rssPeak,
+    profile,
+  };
+}
+
+/**
+ * The workload's produce once more, klog serve under `node --cpu-prof`: the profile (kept in
+ * `ctx.profilesDir` when the run writes its results) and where its CPU went while kcat produced, the
+ * fractions scaled to the CPU per MB the unprofiled rounds measured (the profiler costs some of its own).
+ */
+async function profiledProduce(
+  ctx: BrokerBenchContext,
+  w: Workload,
+  file: string,
+  payload: number,
+  klogCpuMsPerMb: number,
+): Promise<ProduceProfile> {
+  const dir = mkdtempSync(join(ctx.scratch, 'klog-prof-'));
+  const dataDir = join(dir, 'data');
+  mkdirSync(dataDir);
+  const name = `broker-produce-${w.id}.cpuprofile`;
+  const klog = await startKlog(
+    ctx,
+    dataDir,
+    [],
+    ['--cpu-prof', `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${name}`],
+  );
+  let fromUs: number;
+  let toUs: number;
+  let cpu: number;
+  try {
+    await createTopic(ctx, klog.address, 'bench', 1);
+    cpu = cpuSeconds(klog.pid);
+    fromUs = Number(process.hrtime.bigint() / 1000n);
+    await run('kcat', produceArgs(klog.address, 'bench', 0, file));
+    toUs = Number(process.hrtime.bigint() / 1000n);
+    cpu = cpuSeconds(klog.pid) - cpu;
+  } finally {
+    // The profile is written as the process exits.
+    await klog.stop();
+  }
+  const path = join(dir, name);
+  const profile = readCpuProfile(path);
+  let breakdown = breakdownOf(profile, { fromUs, toUs });
+  // Clocks that do not agree (no sample inside the window): the whole profile, startup and all.
+  const windowed = breakdown.sampledMs > 0;
+  if (!windowed) breakdown = breakdownOf(profile);
+  if (ctx.profilesDir !== undefined) {
+    mkdirSync(ctx.profilesDir, { recursive: true });
+    copyFileSync(path, join(ctx.profilesDir, name));
+  }
+  rmSync(dir, { recursive: true, force: true });
+  const mb = payload / MB;
+  return {
+    file: name,
+    windowed,
+    profiledCpuMsPerMb: (cpu * 1000) / mb,
+    sampledMsPerMb: breakdown.sampledMs / mb,
+    parts: Object.entries(breakdown.fractions).map(([part, fraction]) => ({
+      part,
+      fraction,
+      msPerMb: fraction * klogCpuMsPerMb,
+    })),
   };
 }
 

@@ -1,4 +1,5 @@
-import type { BrokerBenchResults, GroupConsumeResult, Run, WorkloadResult } from './results.js';
+import { renderCpuChart } from './cpu-chart.js';
+import type { BrokerBenchResults, Goal, GroupConsumeResult, Run, WorkloadResult } from './results.js';
 
 /**
  * The broker section of docs/performance.mdx, from bench/broker-results.json alone: klog serve against
@@ -23,8 +24,10 @@ const ratio = (x: number) => `${x.toFixed(2)}×`;
 const percent = (x: number) => `${Math.round(x * 100)} %`;
 const cpuMs = (runs: readonly Run[]) => `${(mean(runs, (r) => r.cpuSecondsPerMb ?? 0) * 1000).toFixed(1)} ms`;
 
-function goal(b: BrokerBenchResults, x: number): string {
-  return x >= b.target.min ? 'ถึงเป้า' : 'ไม่ถึงเป้า';
+/** Met or not: against the run's own goal labelled `label` when it has goals, else the produce target. */
+function goal(b: BrokerBenchResults, x: number, label: string): string {
+  const bound = b.goals?.find((g) => g.label === label)?.bound ?? b.target.min;
+  return x >= bound ? 'ถึงเป้า' : 'ไม่ถึงเป้า';
 }
 
 /** The rows under the goal, named, so a miss is read as plainly as a pass. */
@@ -34,6 +37,60 @@ function missed(b: BrokerBenchResults): string[] {
     ...(w.fetch.ratio < b.target.min ? [`fetch ${w.label} (${ratio(w.fetch.ratio)})`] : []),
   ]);
   return rows.length === 0 ? [] : [`ไม่ถึงเป้า ${b.target.min}×: ${rows.join(', ')}`, ''];
+}
+
+/** Every goal against its figure; results written before issue 25 have none. */
+function goalsSection(goals: readonly Goal[] | undefined): string[] {
+  if (goals === undefined) return [];
+  const value = (g: Goal, x: number) => (g.unit === 'KiB' ? `${x.toFixed(1)} KiB` : ratio(x));
+  return [
+    '### เป้า',
+    '',
+    table(
+      ['เป้า', 'วัดได้', 'ขอบ', ''],
+      goals.map((g) => [
+        g.label,
+        value(g, g.value),
+        `${g.direction === 'atLeast' ? '≥' : '≤'} ${value(g, g.bound)}`,
+        g.met ? 'ถึงเป้า' : 'ไม่ถึงเป้า',
+      ]),
+    ),
+    '',
+  ];
+}
+
+/** Where klog's produce CPU goes, per workload: a chart and its figures; absent in older results. */
+function breakdownSection(b: BrokerBenchResults): string[] {
+  const profiled = b.workloads.filter((x) => x.profile !== undefined);
+  if (profiled.length === 0) return [];
+  const bound = b.goals?.find((g) => g.label.startsWith('CPU per MB'))?.bound ?? 3;
+  const out = [
+    '### CPU ต่อ MB ไปที่ไหน',
+    '',
+    'produce อีกรอบหนึ่งของแต่ละงาน โดย `klog serve` รันใต้ `node --cpu-prof` (file `.cpuprofile` อยู่ใน `bench/profiles/`' +
+      ' เปิดด้วย DevTools ของ Chrome ได้) นับ sample ของ main thread เฉพาะช่วงที่ kcat กำลังส่ง แยกตามส่วนของทาง produce' +
+      ' (code native เช่น syscall นับเข้าส่วนของ JavaScript ที่เรียกมัน) แล้วคูณสัดส่วนเข้ากับ CPU ต่อ MB ของรอบที่ไม่ได้ profile',
+    '',
+  ];
+  for (const x of profiled) {
+    const mock = mean(x.produce.baseline, (r) => r.cpuSecondsPerMb ?? 0) * 1000;
+    const chart = renderCpuChart(x, mock, bound);
+    if (chart !== undefined) out.push(chart, '');
+  }
+  out.push(
+    table(
+      ['ส่วน', ...profiled.map((x) => x.label)],
+      profiled[0]!.profile!.parts.map((part, i) => [
+        part.part,
+        ...profiled.map((x) => {
+          const r = x.profile!.parts[i]!;
+          return `${r.msPerMb.toFixed(2)} ms (${percent(r.fraction)})`;
+        }),
+      ]),
+    ),
+    '',
+  );
+  return out;
 }
 
 /** Consuming through a consumer group; results written before consumer groups have none. */
@@ -87,7 +144,7 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
         'fetch klog',
         'fetch mock',
         'ratio',
-        `เป้า ≥ ${b.target.min}×`,
+        b.goals === undefined ? `เป้า ≥ ${b.target.min}×` : 'เป้า (ดูตารางเป้า)',
       ],
       w.map((x) => [
         x.label,
@@ -97,11 +154,12 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
         mbps(x.fetch.klog),
         mbps(x.fetch.baseline),
         ratio(x.fetch.ratio),
-        `${goal(b, x.produce.ratio)} / ${goal(b, x.fetch.ratio)}`,
+        `${goal(b, x.produce.ratio, `produce ${x.label} / mock`)} / ${goal(b, x.fetch.ratio, `fetch ${x.label} / mock`)}`,
       ]),
     ),
     '',
     ...missed(b),
+    ...goalsSection(b.goals),
     'MB/s คือ payload (ค่าของ message) ล้าน byte ต่อวินาที วัดจากเวลาทั้ง process ของ kcat' +
       ' ฝั่ง fetch อ่าน topic 4 partition ที่มีข้อมูลเท่ากันทั้งสองฝั่ง' +
       ` (${w.map((x) => `${x.fetch.messages.toLocaleString('en')} message ใน ${x.label}`).join(', ')})` +
@@ -139,6 +197,16 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
       }),
     ),
     '',
+    ...(w.some((x) => x.rssUnderLoadBytes !== undefined)
+      ? [
+          `RSS สูงสุดของ \`klog serve\` ระหว่าง produce (อ่านทุก 50 ms): ${w
+            .filter((x) => x.rssUnderLoadBytes !== undefined)
+            .map((x) => `${x.label} ${(x.rssUnderLoadBytes! / 2 ** 20).toFixed(0)} MiB`)
+            .join(', ')}`,
+          '',
+        ]
+      : []),
+    ...breakdownSection(b),
     '### หน่วยความจำกับ connection ที่ไม่ทำอะไร',
     '',
     table(

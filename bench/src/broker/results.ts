@@ -38,6 +38,24 @@ export interface WorkloadResult {
   readonly produceVsLoopback: Pair;
   /** Reading every message back from klog against the loopback socket. */
   readonly readBackVsLoopback: Pair;
+  /** klog serve's peak resident memory while kcat produced (sampled every 50 ms); absent in older results. */
+  readonly rssUnderLoadBytes?: number;
+  /** Where klog's produce CPU goes, from a profiled run; absent in older results. */
+  readonly profile?: ProduceProfile;
+}
+
+/** One more produce of a workload with klog under `node --cpu-prof`, and its CPU by part. */
+export interface ProduceProfile {
+  /** The `.cpuprofile`'s name (bench/profiles/ when the run wrote its results; DevTools opens it). */
+  readonly file: string;
+  /** The samples are those taken while kcat produced (false: the whole profile, startup included). */
+  readonly windowed: boolean;
+  /** klog's CPU per MB in this profiled run (/proc: every thread, the profiler's cost too). */
+  readonly profiledCpuMsPerMb: number;
+  /** The main thread's sampled non-idle time per MB. */
+  readonly sampledMsPerMb: number;
+  /** Each part's share of the sampled time, and that share of the unprofiled rounds' CPU per MB. */
+  readonly parts: readonly { readonly part: string; readonly fraction: number; readonly msPerMb: number }[];
 }
 
 export interface IdleConnectionsResult {
@@ -95,8 +113,20 @@ export interface BrokerBenchResults {
   readonly flushCost?: FlushCostResult;
   /** Absent in results written before consumer groups. */
   readonly groupConsume?: GroupConsumeResult;
-  /** The issue's goal: produce and fetch throughput at least half the mock's. */
+  /** Produce and fetch throughput at least `min` of the mock's (the produce goal), the worst ratio. */
   readonly target: { readonly min: number; readonly worst: number; readonly met: boolean };
+  /** Every goal of the run (issue 25), each against its figure; absent in older results. */
+  readonly goals?: readonly Goal[];
+}
+
+/** One goal: a figure of the run against the bound it must reach (≥) or stay under (≤). */
+export interface Goal {
+  readonly label: string;
+  readonly value: number;
+  readonly bound: number;
+  readonly direction: 'atLeast' | 'atMost';
+  readonly unit: 'ratio' | 'KiB';
+  readonly met: boolean;
 }
 
 /** bench/broker-results.json if `pnpm bench:broker` has written one. */
