@@ -12,6 +12,7 @@ import {
   TIMESTAMP_TYPE_MASK,
 } from '../format/record-batch.js';
 import { type Cursor, readVarint, readVarlong, writeInt64BE } from '../format/varint.js';
+import { quickWalk } from './quick-walk.js';
 
 /**
  * The record-level half of Kafka's `LogValidator` (`assignOffsetsNonCompressed`,
@@ -64,7 +65,7 @@ export function validateRecords(bytes: Buffer, header: RecordBatchHeader): Recor
 function walkRecords(bytes: Buffer, header: RecordBatchHeader): number {
   const codec = compressionOf(header.attributes)!;
   const end = batchSize(header);
-  if (codec === 'none') return walk(bytes, RECORD_BATCH_OVERHEAD, end, header, '');
+  if (codec === 'none') return walkBoth(bytes, RECORD_BATCH_OVERHEAD, end, header, '');
   let plain: Uint8Array;
   try {
     const compressed = new Uint8Array(
@@ -77,14 +78,33 @@ function walkRecords(bytes: Buffer, header: RecordBatchHeader): number {
     if (!(error instanceof DecodeError)) throw error;
     throw new StorageError('CORRUPT_MESSAGE', `the ${codec} records do not decompress: ${error.reason}`);
   }
-  return walk(plain, 0, plain.length, header, ` of the ${plain.length} bytes ${codec} decompressed`);
+  return walkBoth(plain, 0, plain.length, header, ` of the ${plain.length} bytes ${codec} decompressed`);
+}
+
+/** The quick walk (quick-walk.ts), and the careful one where it cannot decide. */
+function walkBoth(
+  buf: Uint8Array,
+  start: number,
+  end: number,
+  header: RecordBatchHeader,
+  where: string,
+): number {
+  const max = quickWalk(buf, start, end, header.baseTimestamp, header.recordsCount);
+  return Number.isNaN(max) ? carefulWalk(buf, start, end, header, where) : max;
 }
 
 function invalid(index: number, at: number, reason: string, where: string): StorageError {
   return new StorageError('INVALID_RECORD', `record ${index} at byte ${at}${where}: ${reason}`);
 }
 
-function walk(buf: Uint8Array, start: number, end: number, header: RecordBatchHeader, where: string): number {
+/** The careful walk: every check, and the message naming the first record that fails one. */
+export function carefulWalk(
+  buf: Uint8Array,
+  start: number,
+  end: number,
+  header: RecordBatchHeader,
+  where: string,
+): number {
   const count = header.recordsCount;
   const cur: Cursor = { value: 0, pos: start };
   let max = -1;
