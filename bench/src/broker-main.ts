@@ -162,13 +162,13 @@ async function main(): Promise<void> {
   const out = process.stdout;
   const f = (x: number) => x.toFixed(2);
   out.write(
-    '\nworkload            produce/mock  fetch/mock  produce/loopback  read-back/loopback  klog CPU s/MB  mock CPU s/MB\n',
+    '\nworkload            produce/mock  fetch/mock  produce/loopback  read-back/loopback  klog CPU s/MB  mock CPU s/MB  socket→file CPU/MB\n',
   );
   for (const w of workloads) {
     const cpu = (runs: readonly { cpuSecondsPerMb?: number }[]) =>
       f((runs.reduce((s, r) => s + (r.cpuSecondsPerMb ?? 0), 0) / runs.length) * 1000) + ' ms';
     out.write(
-      `${w.label.padEnd(20)}${f(w.produce.ratio).padStart(12)}${f(w.fetch.ratio).padStart(12)}${f(w.produceVsLoopback.ratio).padStart(18)}${f(w.readBackVsLoopback.ratio).padStart(20)}${cpu(w.produce.klog).padStart(15)}${cpu(w.produce.baseline).padStart(15)}\n`,
+      `${w.label.padEnd(20)}${f(w.produce.ratio).padStart(12)}${f(w.fetch.ratio).padStart(12)}${f(w.produceVsLoopback.ratio).padStart(18)}${f(w.readBackVsLoopback.ratio).padStart(20)}${cpu(w.produce.klog).padStart(15)}${cpu(w.produce.baseline).padStart(15)}${(w.fileFloor === undefined ? '—' : cpu(w.fileFloor)).padStart(20)}\n`,
     );
   }
   if (groupConsume !== undefined) {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { breakdownOf, CPU_PARTS, type CpuProfile } from '../src/broker/cpu-profile.js';
 import { renderBrokerSection } from '../src/broker/page-section.js';
 import { cpuSeconds, rssBytes, run } from '../src/broker/processes.js';
-import type { BrokerBenchResults, Pair, Run } from '../src/broker/results.js';
+import type { BrokerBenchResults, Pair, Run, WorkloadResult } from '../src/broker/results.js';
 
 const runOf = (mbPerSec: number, cpu?: number): Run => ({
   ms: 1000 / mbPerSec,
@@ -68,6 +68,22 @@ describe('the broker section of the Performance page', () => {
     expect(text).toContain('| ต่อ connection | 10.2 KiB |');
     expect(text).toContain('kcat 1.7.1 (librdkafka 2.0.2)');
     expect(text).toContain('ไม่ถึงเป้า 0.5×: fetch 1 M × 100 B (0.30×)');
+    const compiled = String(await compile(text, { remarkPlugins: [remarkGfm] }));
+    expect(compiled).toContain('"table"');
+  });
+});
+
+describe('the socket → file floor of the CPU table', () => {
+  it('adds the floor and klog ÷ it where a run measured one; older results keep four columns', async () => {
+    expect(renderBrokerSection(sample).join('\n')).not.toContain('socket → file');
+    const [w100, w1k] = sample.workloads as [WorkloadResult, WorkloadResult];
+    const withFloor: BrokerBenchResults = {
+      ...sample,
+      workloads: [{ ...w100, fileFloor: [runOf(300, 0.004), runOf(280, 0.006)] }, w1k],
+    };
+    const text = renderBrokerSection(withFloor).join('\n');
+    expect(text).toContain('| 1 M × 100 B | 10.0 ms | 5.0 ms | 2.00× | 5.0 ms | 2.00× |');
+    expect(text).toContain('| 100 k × 1 KiB | 10.0 ms | 5.0 ms | 2.00× | — | — |');
     const compiled = String(await compile(text, { remarkPlugins: [remarkGfm] }));
     expect(compiled).toContain('"table"');
   });

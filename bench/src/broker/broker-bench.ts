@@ -135,14 +135,23 @@ export async function createTopic(
   ]);
 }
 
-/** Moves `bytes` through a loopback TCP connection into a process that discards them; wall ms. */
-async function loopback(bytes: number): Promise<number> {
+/**
+ * Moves `bytes` through a loopback TCP connection into a process that discards them, or, given `file`,
+ * writes each chunk it reads to that file with `writeSync` (a broker's least work: read the socket, write
+ * the log); wall ms and the receiver's CPU seconds.
+ */
+async function loopback(bytes: number, file?: string): Promise<{ ms: number; cpu: number }> {
   // The receiver runs in a child process, as a broker would: one process sending, another reading.
+  const open =
+    file === undefined
+      ? ''
+      : `const fs=require('node:fs');const fd=fs.openSync(${JSON.stringify(file)},'w');`;
+  const take = file === undefined ? '' : 'fs.writeSync(fd,d);';
   const child = await startService(
     process.execPath,
     [
       '-e',
-      `const s=require('node:net').createServer(c=>{let n=0;c.on('data',d=>{n+=d.length;if(n>=${bytes})c.end('done')})});s.listen(0,'127.0.0.1',()=>console.log('127.0.0.1:'+s.address().port))`,
+      `${open}const s=require('node:net').createServer(c=>{let n=0;c.on('data',d=>{${take}n+=d.length;if(n>=${bytes})c.end('done')})});s.listen(0,'127.0.0.1',()=>console.log('127.0.0.1:'+s.address().port))`,
     ],
     (line) => (/^127\.0\.0\.1:\d+$/.test(line) ? line : undefined),
     'sigterm',
@@ -152,6 +161,7 @@ async function loopback(bytes: number): Promise<number> {
     const socket = createConnection({ host, port: Number(p) });
     await once(socket, 'connect');
     const chunk = Buffer.alloc(1024 * 1024, 0x61);
+    const cpu = cpuSeconds(child.pid);
     const started = performance.now();
     const done = once(socket, 'end');
     socket.resume();
@@ -164,9 +174,10 @@ async function loopback(bytes: number): Promise<number> {
     await done;
     const ms = performance.now() - started;
     socket.destroy();
-    return ms;
+    return { ms, cpu: cpuSeconds(child.pid) - cpu };
   } finally {
     await child.stop();
+    if (file !== undefined) rmSync(file, { force: true });
   }
 }
 
@@ -195,6 +206,7 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
   const fetchMock: Run[] = [];
   const readBack: Run[] = [];
   const loop: Run[] = [];
+  const fileFloor: Run[] = [];
   let rssPeak = 0;
   for (let round = 0; round < ctx.rounds; round++) {
     ctx.progress(`    ${w.label}: round ${round + 1}/${ctx.rounds}`);
@@ -254,7 +266,10 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
         fetchMock.push(await fetch(mock));
         fetchKlog.push(await fetch(klog));
       }
-      loop.push(runOf(await loopback(messages * (w.messageBytes + 1)), payload));
+      const wire = messages * (w.messageBytes + 1);
+      loop.push(runOf((await loopback(wire)).ms, payload));
+      const floor = await loopback(wire, join(dataDir, 'floor.log'));
+      fileFloor.push(runOf(floor.ms, payload, floor.cpu));
     } finally {
       await klog.stop();
       await mock.stop();
@@ -276,6 +291,7 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
     fetch: { ...pair(fetchKlog, fetchMock), messages: windowMessages },
     produceVsLoopback: pair(produceKlog, loop),
     readBackVsLoopback: pair(readBack, loop),
+    fileFloor,
     rssUnderLoadBytes: rssPeak,
     profile,
   };

@@ -186,14 +186,29 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
     '',
     '### CPU ต่อ MB ที่ produce',
     '',
-    'เวลา CPU (user + system จาก `/proc/<pid>/stat`) ของ process ฝั่ง broker ระหว่างที่ kcat produce หารด้วย payload MB:',
+    'เวลา CPU (user + system จาก `/proc/<pid>/stat`) ของ process ฝั่ง broker ระหว่างที่ kcat produce หารด้วย payload MB' +
+      (w.some((x) => x.fileFloor !== undefined)
+        ? ' คอลัมน์ "socket → file" คือ process ของ Node ที่ทำแค่อ่าน byte ชุดเดียวกันจาก socket แล้ว `writeSync` ลง file' +
+          ' ไม่มี protocol ไม่ตรวจอะไร: broker ใน Node ที่เก็บ file แบบ Kafka ใช้ CPU น้อยกว่านี้ไม่ได้' +
+          ' ส่วน mock ไม่เขียนลง disk เลย:'
+        : ':'),
     '',
     table(
-      ['งาน', 'klog', 'mock (librdkafka, C)', 'klog ÷ mock'],
+      [
+        'งาน',
+        'klog',
+        'mock (librdkafka, C)',
+        'klog ÷ mock',
+        ...(w.some((x) => x.fileFloor !== undefined) ? ['socket → file (Node)', 'klog ÷ socket → file'] : []),
+      ],
       w.map((x) => {
         const k = mean(x.produce.klog, (r) => r.cpuSecondsPerMb ?? 0);
         const m = mean(x.produce.baseline, (r) => r.cpuSecondsPerMb ?? 0);
-        return [x.label, cpuMs(x.produce.klog), cpuMs(x.produce.baseline), m > 0 ? ratio(k / m) : '—'];
+        const row = [x.label, cpuMs(x.produce.klog), cpuMs(x.produce.baseline), m > 0 ? ratio(k / m) : '—'];
+        if (!w.some((y) => y.fileFloor !== undefined)) return row;
+        if (x.fileFloor === undefined) return [...row, '—', '—'];
+        const f = mean(x.fileFloor, (r) => r.cpuSecondsPerMb ?? 0);
+        return [...row, cpuMs(x.fileFloor), f > 0 ? ratio(k / f) : '—'];
       }),
     ),
     '',

@@ -38,6 +38,12 @@ export interface WorkloadResult {
   readonly produceVsLoopback: Pair;
   /** Reading every message back from klog against the loopback socket. */
   readonly readBackVsLoopback: Pair;
+  /**
+   * The same bytes into a Node process that only writes each chunk it reads to a file (no protocol, no
+   * checks): the CPU per MB below which no broker in Node that keeps Kafka's files can go; absent in older
+   * results.
+   */
+  readonly fileFloor?: readonly Run[];
   /** klog serve's peak resident memory while kcat produced (sampled every 50 ms); absent in older results. */
   readonly rssUnderLoadBytes?: number;
   /** Where klog's produce CPU goes, from a profiled run; absent in older results. */
