@@ -157,6 +157,30 @@ describe.skipIf(!goFound)('Sarama 1.22.1 (Go) against klog serve', { timeout: LO
     expect(partitionDirs()).toEqual([]);
   });
 
+  it('config.Version left unset (Sarama 1.22: 0.8.2): Produce v0 and Fetch v0 answered UNSUPPORTED_VERSION, which Sarama reports, not EOF', async () => {
+    const topic = 'sarama-unset-version';
+    const admin = kafkajs(b.port).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic }] });
+    await admin.disconnect();
+    const lines = await sarama('unset-version', `127.0.0.1:${b.port}`, topic);
+    expect(step(lines, 'version').version).toBe('0.8.2.0');
+    expect(step(lines, 'produce').error).toBe('kafka server: The version of API is not supported.');
+    // Fetch v0's error response has empty records, not null, which Sarama cannot decode.
+    expect(step(lines, 'consume').error).toBe('kafka server: The version of API is not supported.');
+    // The broker's WARN line says what it serves instead; nothing was written.
+    const warned = b.lines.filter((l) => l.startsWith('warn:') && l.includes('client "sarama-test"'));
+    expect(warned.some((l) => /Produce v0 .*serves v3–v8/.test(l))).toBe(true);
+    expect(warned.some((l) => /Fetch v0 .*serves v4–v12/.test(l))).toBe(true);
+    const offsets = kafkajs(b.port).admin();
+    await offsets.connect();
+    try {
+      expect(await offsets.fetchTopicOffsets(topic)).toMatchObject([{ partition: 0, high: '0' }]);
+    } finally {
+      await offsets.disconnect();
+    }
+  });
+
   describe('an idempotent SyncProducer, then a consumer group in two runs', () => {
     const topic = 'sarama-records';
     const group = 'sarama-group';

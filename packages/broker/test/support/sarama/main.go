@@ -7,6 +7,7 @@
 //	produce  <addr> <topic> <n> <pfx> SyncProducer, idempotent: n keyed messages, one send each
 //	consume  <addr> <topic> <group> <n>
 //	                                  a consumer group reading n messages, marking each, committed at close
+//	unset-version <addr> <topic>      Version left at Sarama's default: one send, one partition read
 package main
 
 import (
@@ -286,6 +287,42 @@ func consume(addr, topic, group string, n int) {
 	emit(map[string]interface{}{"step": "consume", "records": r.records, "claims": r.claims, "errors": errs})
 }
 
+// unsetVersion is what a user gets who leaves config.Version alone: Sarama 1.22's MinVersion (0.8.2),
+// so Produce v0 and Fetch v0, which Kafka 4 no longer serves: each answered with its error code.
+func unsetVersion(addr, topic string) {
+	c := sarama.NewConfig()
+	c.ClientID = "sarama-test"
+	c.Producer.Return.Successes = true
+	c.Consumer.Return.Errors = true
+	emit(map[string]interface{}{"step": "version", "version": c.Version.String()})
+	producer, err := sarama.NewSyncProducer([]string{addr}, c)
+	if err != nil {
+		fail("producer", err)
+	}
+	_, _, err = producer.SendMessage(&sarama.ProducerMessage{Topic: topic, Value: sarama.StringEncoder("v")})
+	emit(map[string]interface{}{"step": "produce", "error": fmt.Sprint(err)})
+	_ = producer.Close()
+	consumer, err := sarama.NewConsumer([]string{addr}, c)
+	if err != nil {
+		fail("consumer", err)
+	}
+	defer consumer.Close()
+	pc, err := consumer.ConsumePartition(topic, 0, sarama.OffsetOldest)
+	if err != nil {
+		emit(map[string]interface{}{"step": "consume", "error": err.Error()})
+		return
+	}
+	defer pc.Close()
+	select {
+	case e := <-pc.Errors():
+		emit(map[string]interface{}{"step": "consume", "error": e.Err.Error()})
+	case m := <-pc.Messages():
+		emit(map[string]interface{}{"step": "consume", "offset": m.Offset})
+	case <-time.After(30 * time.Second):
+		emit(map[string]interface{}{"step": "consume", "error": "nothing in 30 s"})
+	}
+}
+
 func main() {
 	if os.Getenv("SARAMA_LOG") != "" {
 		// Sarama's own log, for finding out why a step failed.
@@ -309,6 +346,8 @@ func main() {
 		adminLife(args[1], args[2])
 	case len(args) == 5 && args[0] == "produce":
 		produce(args[1], args[2], atoi(args[3]), args[4])
+	case len(args) == 3 && args[0] == "unset-version":
+		unsetVersion(args[1], args[2])
 	case len(args) == 5 && args[0] == "consume":
 		consume(args[1], args[2], args[3], atoi(args[4]))
 	default:
