@@ -83,7 +83,7 @@ if (!goFound && process.env.CI) {
     throw new Error(NO_GO);
   });
 }
-if (!goFound) console.warn(`sarama-clients.test.ts skipped: ${NO_GO}`);
+if (!goFound && !process.env.CI) console.warn(`sarama-clients.test.ts skipped: ${NO_GO}`);
 
 describe.skipIf(!goFound)('Sarama 1.22.1 (Go) against klog serve', { timeout: LONG }, () => {
   let b: TestBroker;
