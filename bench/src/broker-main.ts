@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseBenchArgs, runBenchMain, UsageError } from './args.js';
 import { benchFlushCost, benchStalledConsumers } from './broker/attack-bench.js';
 import { benchIdleConnections, benchWorkload, WORKLOADS } from './broker/broker-bench.js';
@@ -13,7 +13,7 @@ import { renderPerformancePage } from './page.js';
 import { BENCH_DIR, BROKER_RESULTS_PATH, PAGE_PATH, RESULTS_PATH } from './paths.js';
 import type { BenchResults } from './results.js';
 
-const USAGE = `usage: pnpm bench:broker [--quick] [--write | --no-write] [--profiles DIR]
+const USAGE = `usage: pnpm bench:broker [--quick] [--write | --no-write] [--profiles DIR] [--klog BIN]
 
   klog serve against librdkafka's own mock cluster (test.mock.num.brokers=1) and against raw
   loopback sockets, with the same kcat producing idempotently (acks=all) and reading back.
@@ -21,6 +21,8 @@ const USAGE = `usage: pnpm bench:broker [--quick] [--write | --no-write] [--prof
 
   --quick     a tenth of the messages, one round; writes nothing unless --write
   --no-write  write nothing
+  --klog BIN  measure another build's CLI (its packages/cli/dist/bin.js), for a before and after on
+              one machine; needs --no-write
   --profiles DIR  keep each workload's klog CPU profile (.cpuprofile) in DIR; a run that writes keeps
                   them in bench/profiles/`;
 
@@ -48,13 +50,19 @@ async function main(): Promise<void> {
     write: { type: 'boolean' },
     'no-write': { type: 'boolean' },
     profiles: { type: 'string' },
+    klog: { type: 'string' },
   });
   if (values.write && values['no-write'])
     throw new UsageError('--write and --no-write contradict each other');
   const quick = values.quick ?? false;
   const write = values.write ?? (!values['no-write'] && !quick);
-  const klogBin = join(BENCH_DIR, '..', 'packages', 'cli', 'dist', 'bin.js');
-  if (!existsSync(klogBin)) throw new Error(`${klogBin} is missing: build @klog/cli first`);
+  // Another checkout's klog measures a before against this one's after; its figures are not this code's.
+  if (values.klog !== undefined && write)
+    throw new UsageError(
+      '--klog measures another build: add --no-write (the results would not be this checkout’s)',
+    );
+  const klogBin = resolve(values.klog ?? join(BENCH_DIR, '..', 'packages', 'cli', 'dist', 'bin.js'));
+  if (!existsSync(klogBin)) throw new UsageError(`${klogBin} is missing: build @klog/cli first`);
   const python = '/usr/bin/python3';
   tool(python, ['-c', 'import confluent_kafka']);
   const kcatVersion = /Version (\S+) .*librdkafka (\S+)/.exec(tool('kcat', ['-V']));
@@ -129,7 +137,7 @@ async function main(): Promise<void> {
     ...workloads.map((w) =>
       goal(`fetch ${w.label} / mock`, w.fetch.ratio, FETCH_RATIO_TARGET, 'atLeast', 'ratio'),
     ),
-    // /proc counts CPU in 10 ms ticks: a short run may see none of the mock's, and then there is no ratio.
+    // A run that measured no CPU of the mock's at all has no ratio.
     ...workloads.flatMap((w) =>
       meanCpu(w.produce.baseline) === 0
         ? []

@@ -114,6 +114,17 @@ describe('the consumer-group row of the broker section', () => {
 });
 
 describe('process figures from /proc', () => {
+  it('CPU seconds are finer than the kernel’s 10 ms ticks: 15 ms of work reads as 15 ms', () => {
+    // getrusage (process.cpuUsage, microseconds, every thread) is the reference; ticks would read 10 or 20.
+    const usage = process.cpuUsage();
+    const before = cpuSeconds(process.pid);
+    let x = 0;
+    while (process.cpuUsage(usage).user + process.cpuUsage(usage).system < 15_000) x += Math.sqrt(x + 1);
+    const measured = cpuSeconds(process.pid) - before;
+    const reference = (process.cpuUsage(usage).user + process.cpuUsage(usage).system) / 1e6;
+    expect(Math.abs(measured - reference)).toBeLessThan(0.003);
+  });
+
   it('CPU seconds grow with work; RSS is the process’s own', async () => {
     const before = cpuSeconds(process.pid);
     let x = 0;

@@ -73,3 +73,21 @@ it('bench:storage --only names the unknown group', () => {
     'klog bench:storage: --only append,nope: unknown group nope; groups: recovery, fetch, open, append, codec',
   );
 });
+
+describe('pnpm bench:broker --klog: another build, measured without writing', () => {
+  const broker = (args: string[]) =>
+    spawnSync(process.execPath, [join(BENCH_DIR, 'dist', 'broker-main.js'), ...args], { encoding: 'utf8' });
+  it.each([
+    [
+      ['--klog', '/nonexistent/bin.js', '--no-write'],
+      '/nonexistent/bin.js is missing: build @klog/cli first',
+    ],
+    [['--klog', '/nonexistent/bin.js'], '--klog measures another build: add --no-write'],
+  ])('%j', (args, first) => {
+    const run = broker(args);
+    expect(run.status).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.split('\n')[0]).toContain(first);
+    expect(run.stderr).not.toMatch(/^\s+at /m);
+  });
+});

@@ -186,7 +186,7 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
     '',
     '### CPU ต่อ MB ที่ produce',
     '',
-    'เวลา CPU (user + system จาก `/proc/<pid>/stat`) ของ process ฝั่ง broker ระหว่างที่ kcat produce หารด้วย payload MB' +
+    'เวลา CPU ของทุก thread ใน process ฝั่ง broker (จาก `/proc/<pid>/task/*/schedstat` ละเอียดระดับ ns) ระหว่างที่ kcat produce หารด้วย payload MB' +
       (w.some((x) => x.fileFloor !== undefined)
         ? ' คอลัมน์ "socket → file" คือ process ของ Node ที่ทำแค่อ่าน byte ชุดเดียวกันจาก socket แล้ว `writeSync` ลง file' +
           ' ไม่มี protocol ไม่ตรวจอะไร: broker ใน Node ที่เก็บ file แบบ Kafka ใช้ CPU น้อยกว่านี้ไม่ได้' +
