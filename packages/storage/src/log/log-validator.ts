@@ -1,6 +1,11 @@
 import { isUtf8 } from 'node:buffer';
 import { DecodeError, StorageError } from '../errors.js';
-import { compressionOf, decompressRecords } from '../format/compression.js';
+import {
+  type BrokerCompressionType,
+  compressionOf,
+  decompressRecords,
+  targetCodec,
+} from '../format/compression.js';
 import { crc32c } from '../format/crc32c.js';
 import {
   BATCH_FIELD,
@@ -11,6 +16,7 @@ import {
   type RecordBatchHeader,
   TIMESTAMP_TYPE_MASK,
 } from '../format/record-batch.js';
+import { recompressBatch } from '../format/recompress-batch.js';
 import { type Cursor, readVarint, readVarlong, writeInt64BE } from '../format/varint.js';
 
 /**
@@ -34,9 +40,10 @@ import { type Cursor, readVarint, readVarlong, writeInt64BE } from '../format/va
  * payload that does not decompress is `CORRUPT_MESSAGE`.
  */
 
-/** The batch's max timestamp as Kafka's leader sets it for a CreateTime topic: the largest record timestamp. */
-export interface ValidatedRecords {
-  readonly maxTimestamp: number;
+/** A client's batch once validated: as it came (its header perhaps rewritten in place), or recompressed. */
+export interface ValidatedBatch {
+  readonly bytes: Buffer;
+  readonly header: RecordBatchHeader;
 }
 
 /**
@@ -49,7 +56,27 @@ export interface ValidatedRecords {
  * Returns the header the log should index the batch by.
  */
 export function validateRecords(bytes: Buffer, header: RecordBatchHeader): RecordBatchHeader {
-  const maxTimestamp = walkRecords(bytes, header);
+  return validateBatch(bytes, header, 'producer').header;
+}
+
+/**
+ * `validateRecords`, then the topic's `compression.type`: a batch whose codec is not the one the topic
+ * names is written again in it (`recompressBatch`), as Kafka's `validateMessagesAndAssignOffsetsCompressed`
+ * does when it cannot assign in place; the records walked are the ones recompressed, decompressed once.
+ */
+export function validateBatch(
+  bytes: Buffer,
+  header: RecordBatchHeader,
+  compression: BrokerCompressionType,
+): ValidatedBatch {
+  const { maxTimestamp, plain } = walkRecords(bytes, header);
+  const checked = setMaxTimestamp(bytes, header, maxTimestamp);
+  const source = compressionOf(header.attributes)!;
+  const target = targetCodec(compression, source);
+  return target === source ? { bytes, header: checked } : recompressBatch(bytes, checked, plain, target);
+}
+
+function setMaxTimestamp(bytes: Buffer, header: RecordBatchHeader, maxTimestamp: number): RecordBatchHeader {
   const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0;
   if (maxTimestamp === header.maxTimestamp && !logAppendTime) return header;
   const attributes = header.attributes & ~TIMESTAMP_TYPE_MASK;
@@ -60,11 +87,14 @@ export function validateRecords(bytes: Buffer, header: RecordBatchHeader): Recor
   return { ...header, attributes, maxTimestamp, crc };
 }
 
-/** The records' largest timestamp, or a StorageError naming the first record that does not read. */
-function walkRecords(bytes: Buffer, header: RecordBatchHeader): number {
+/** The records' largest timestamp and their bytes uncompressed, or a StorageError naming the first record that does not read. */
+function walkRecords(bytes: Buffer, header: RecordBatchHeader): { maxTimestamp: number; plain: Uint8Array } {
   const codec = compressionOf(header.attributes)!;
   const end = batchSize(header);
-  if (codec === 'none') return walk(bytes, RECORD_BATCH_OVERHEAD, end, header, '');
+  if (codec === 'none') {
+    const plain = bytes.subarray(RECORD_BATCH_OVERHEAD, end);
+    return { maxTimestamp: walk(bytes, RECORD_BATCH_OVERHEAD, end, header, ''), plain };
+  }
   let plain: Uint8Array;
   try {
     const compressed = new Uint8Array(
@@ -77,7 +107,8 @@ function walkRecords(bytes: Buffer, header: RecordBatchHeader): number {
     if (!(error instanceof DecodeError)) throw error;
     throw new StorageError('CORRUPT_MESSAGE', `the ${codec} records do not decompress: ${error.reason}`);
   }
-  return walk(plain, 0, plain.length, header, ` of the ${plain.length} bytes ${codec} decompressed`);
+  const where = ` of the ${plain.length} bytes ${codec} decompressed`;
+  return { maxTimestamp: walk(plain, 0, plain.length, header, where), plain };
 }
 
 function invalid(index: number, at: number, reason: string, where: string): StorageError {
