@@ -146,7 +146,36 @@ describe('compression.type: the broker stores batches in the topic codec', () =>
       expect(codecs('plain-0', 200)).toEqual(['none']);
       expect(codecs('zdefault-0', 200)).toEqual(['zstd']);
       expect(codecs('kept-0', 400)).toEqual(['gzip', 'snappy']);
+
+      // Without the flag, the file's compression.type is the broker default.
+      const again = await serve(['--data-dir', dataDir, '--config', props]);
+      const there = ['--bootstrap-server', `127.0.0.1:${again.port}`];
+      expect(klog(['topics', 'describe', 'zdefault', '--configs', '--all', ...there]).stdout).toContain(
+        '  compression.type=lz4 sensitive=false synonyms={STATIC_BROKER_CONFIG:compression.type=lz4, DEFAULT_CONFIG:compression.type=producer}\n',
+      );
+      expect(await again.stop()).toBe(0);
     },
     LONG_TIMEOUT_MS,
   );
+
+  it('a compression.type klog does not know, by flag or in the file: one line, exit 2', () => {
+    const bad = klog([
+      'serve',
+      '--data-dir',
+      join(scratch, 'bad'),
+      '--port',
+      '0',
+      '--compression-type',
+      'LZ4',
+    ]);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toBe(
+      'klog: compression.type: must be one of producer, uncompressed, gzip, snappy, lz4, zstd, got "LZ4"\n',
+    );
+    const props = join(scratch, 'bad.properties');
+    writeFileSync(props, 'compression.type=brotli\n');
+    const fromFile = klog(['serve', '--data-dir', join(scratch, 'bad'), '--port', '0', '--config', props]);
+    expect(fromFile.status).toBe(2);
+    expect(fromFile.stderr).toMatch(/^klog: compression\.type: must be one of .*, got "brotli"\n$/);
+  });
 });
