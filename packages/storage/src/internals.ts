@@ -11,6 +11,7 @@ export {
   type ProducerFields,
   rewriteBatch,
 } from './format/batch-builder.js';
+export { compressRecords } from './format/compress-records.js';
 export {
   COMPRESSION_MASK,
   COMPRESSION_TYPES,
@@ -18,9 +19,8 @@ export {
   decompressRecords,
   targetCodec,
 } from './format/compression.js';
-export { compressRecords } from './format/compress-records.js';
-export { recompressBatch } from './format/recompress-batch.js';
 export { crc32c } from './format/crc32c.js';
+export { recompressBatch } from './format/recompress-batch.js';
 export {
   BATCH_FIELD,
   type BatchFieldName,

@@ -33,7 +33,11 @@ const codecOf = (t: BrokerCompressionType): CompressionType => (t === 'uncompres
  * codec plays back recorded frames only, so an lz4 batch is KafkaJS's uncompressed one with its records
  * framed by lz4-napi (independent blocks, as librdkafka and Kafka's Java client write them).
  */
-async function producerBatch(codec: Codec | 'none', entries: readonly Entry[], sequence = 0): Promise<Buffer> {
+async function producerBatch(
+  codec: Codec | 'none',
+  entries: readonly Entry[],
+  sequence = 0,
+): Promise<Buffer> {
   const options = { producerId: 4242, baseSequence: sequence };
   if (codec !== 'lz4') return kafkaJsBatch(codec, entries, options);
   const plain = await kafkaJsBatch('none', entries, options);

@@ -35,7 +35,14 @@ export type CompressionType = (typeof COMPRESSION_TYPES)[number];
  * A topic's `compression.type` (Kafka's `BrokerCompressionType`): `producer` keeps each batch in the codec
  * its producer chose; any other rewrites a batch that is not in it (`uncompressed` is codec `none`).
  */
-export const BROKER_COMPRESSION_TYPES = ['producer', 'uncompressed', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
+export const BROKER_COMPRESSION_TYPES = [
+  'producer',
+  'uncompressed',
+  'gzip',
+  'snappy',
+  'lz4',
+  'zstd',
+] as const;
 export type BrokerCompressionType = (typeof BROKER_COMPRESSION_TYPES)[number];
 
 /** The codec a batch in `source` is stored in under `compression.type` = `target` (Kafka's `targetCompression`). */

@@ -1,5 +1,5 @@
-import { COMPRESSION_MASK, COMPRESSION_TYPES, type CompressionType } from './compression.js';
 import { compressRecords } from './compress-records.js';
+import { COMPRESSION_MASK, COMPRESSION_TYPES, type CompressionType } from './compression.js';
 import { crc32c } from './crc32c.js';
 import {
   BATCH_FIELD,

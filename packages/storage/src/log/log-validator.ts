@@ -7,6 +7,7 @@ import {
   targetCodec,
 } from '../format/compression.js';
 import { crc32c } from '../format/crc32c.js';
+import { recompressBatch } from '../format/recompress-batch.js';
 import {
   BATCH_FIELD,
   batchSize,
@@ -16,7 +17,6 @@ import {
   type RecordBatchHeader,
   TIMESTAMP_TYPE_MASK,
 } from '../format/record-batch.js';
-import { recompressBatch } from '../format/recompress-batch.js';
 import { type Cursor, readVarint, readVarlong, writeInt64BE } from '../format/varint.js';
 
 /**
@@ -56,7 +56,13 @@ export interface ValidatedBatch {
  * Returns the header the log should index the batch by.
  */
 export function validateRecords(bytes: Buffer, header: RecordBatchHeader): RecordBatchHeader {
-  return validateBatch(bytes, header, 'producer').header;
+  return setMaxTimestamp(bytes, header, walkRecords(bytes, header, undefined));
+}
+
+/** Whether a batch in `attributes`' codec is rewritten under `compression.type` = `compression`. */
+export function needsRecompression(attributes: number, compression: BrokerCompressionType): boolean {
+  const source = compressionOf(attributes)!;
+  return targetCodec(compression, source) !== source;
 }
 
 /**
@@ -69,11 +75,13 @@ export function validateBatch(
   header: RecordBatchHeader,
   compression: BrokerCompressionType,
 ): ValidatedBatch {
-  const { maxTimestamp, plain } = walkRecords(bytes, header);
-  const checked = setMaxTimestamp(bytes, header, maxTimestamp);
-  const source = compressionOf(header.attributes)!;
-  const target = targetCodec(compression, source);
-  return target === source ? { bytes, header: checked } : recompressBatch(bytes, checked, plain, target);
+  if (!needsRecompression(header.attributes, compression)) {
+    return { bytes, header: validateRecords(bytes, header) };
+  }
+  const records: { plain?: Uint8Array } = {};
+  const checked = setMaxTimestamp(bytes, header, walkRecords(bytes, header, records));
+  const target = targetCodec(compression, compressionOf(header.attributes)!);
+  return recompressBatch(bytes, checked, records.plain!, target);
 }
 
 function setMaxTimestamp(bytes: Buffer, header: RecordBatchHeader, maxTimestamp: number): RecordBatchHeader {
@@ -87,13 +95,20 @@ function setMaxTimestamp(bytes: Buffer, header: RecordBatchHeader, maxTimestamp:
   return { ...header, attributes, maxTimestamp, crc };
 }
 
-/** The records' largest timestamp and their bytes uncompressed, or a StorageError naming the first record that does not read. */
-function walkRecords(bytes: Buffer, header: RecordBatchHeader): { maxTimestamp: number; plain: Uint8Array } {
+/**
+ * The records' largest timestamp, or a StorageError naming the first record that does not read; `keep`,
+ * when given, gets the records uncompressed (for a recompression: nothing is kept on the usual path).
+ */
+function walkRecords(
+  bytes: Buffer,
+  header: RecordBatchHeader,
+  keep: { plain?: Uint8Array } | undefined,
+): number {
   const codec = compressionOf(header.attributes)!;
   const end = batchSize(header);
   if (codec === 'none') {
-    const plain = bytes.subarray(RECORD_BATCH_OVERHEAD, end);
-    return { maxTimestamp: walk(bytes, RECORD_BATCH_OVERHEAD, end, header, ''), plain };
+    if (keep !== undefined) keep.plain = bytes.subarray(RECORD_BATCH_OVERHEAD, end);
+    return walk(bytes, RECORD_BATCH_OVERHEAD, end, header, '');
   }
   let plain: Uint8Array;
   try {
@@ -107,8 +122,8 @@ function walkRecords(bytes: Buffer, header: RecordBatchHeader): { maxTimestamp: 
     if (!(error instanceof DecodeError)) throw error;
     throw new StorageError('CORRUPT_MESSAGE', `the ${codec} records do not decompress: ${error.reason}`);
   }
-  const where = ` of the ${plain.length} bytes ${codec} decompressed`;
-  return { maxTimestamp: walk(plain, 0, plain.length, header, where), plain };
+  if (keep !== undefined) keep.plain = plain;
+  return walk(plain, 0, plain.length, header, ` of the ${plain.length} bytes ${codec} decompressed`);
 }
 
 function invalid(index: number, at: number, reason: string, where: string): StorageError {
