@@ -14,7 +14,7 @@ const ADVERTISED = {
   1: [4, 12], // Fetch: not 13+ (topic ids)
   2: [0, 5], // ListOffsets
   3: [0, 9], // Metadata: not 10+ (platformatic would send topic ids in Fetch)
-  8: [2, 8], // OffsetCommit: librdkafka's balanced consumer needs 1 or 2, platformatic 8
+  8: [1, 8], // OffsetCommit: Sarama 1.22 sends 1 (Kafka 4 removed it), librdkafka 1 or 2, platformatic 8
   9: [1, 8], // OffsetFetch: librdkafka needs 1, platformatic 8
   10: [0, 4], // FindCoordinator: librdkafka needs 0, platformatic 4
   11: [0, 6], // JoinGroup: librdkafka needs 0 (Kafka 4 removed it), platformatic 6

@@ -152,7 +152,13 @@ describe('bad group input', { timeout: 120_000 }, () => {
         {
           name: 'exists',
           partitions: [
-            { partitionIndex: 0, committedOffset: 7, committedLeaderEpoch: -1, committedMetadata: null },
+            {
+              partitionIndex: 0,
+              committedOffset: 7,
+              committedLeaderEpoch: -1,
+              commitTimestamp: -1,
+              committedMetadata: null,
+            },
           ],
         },
       ],
@@ -220,6 +226,7 @@ describe('bad group input', { timeout: 120_000 }, () => {
       partitionIndex,
       committedOffset: 1,
       committedLeaderEpoch: -1,
+      commitTimestamp: -1,
       committedMetadata: 'm',
     });
     const r = await ask(c, OffsetCommit, 8, {

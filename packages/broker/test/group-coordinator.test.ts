@@ -1,4 +1,4 @@
-import { decodeGroupMetadataValue, decodeOffsetsRecordKey } from '@klog/protocol';
+import { decodeGroupMetadataValue, decodeOffsetCommitValue, decodeOffsetsRecordKey } from '@klog/protocol';
 import { describe, expect, it } from 'vitest';
 import type { JoinResult } from '../src/group/classic-group.js';
 import {
@@ -553,6 +553,35 @@ describe('offsets', () => {
     expect(c.fetchOffsets('nobody', null)).toEqual({ errorCode: 'NONE', topics: [] });
     expect(c.fetchOffsets('g', null).topics.map((t) => [t.name, t.partitions.map((p) => p.offset)])).toEqual([
       ['t', [42]],
+    ]);
+  });
+
+  it('OffsetCommit v1 (Sarama 1.22): its commit timestamp is kept, -1 is the coordinator’s clock', () => {
+    const { coordinator: c, log, timer } = setup();
+    const partition = (partitionIndex: number, commitTimestamp: number) => ({
+      partitionIndex,
+      committedOffset: 7,
+      committedLeaderEpoch: -1,
+      committedMetadata: null,
+      commitTimestamp,
+    });
+    c.commit({
+      groupId: 'g',
+      generationId: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1,
+      topics: [{ name: 't', partitions: [partition(0, 1_600_000_000_000), partition(1, -1)] }],
+    });
+    const stamps = c.fetchOffsets('g', [{ name: 't', partitionIndexes: [0, 1] }]).topics[0]!.partitions;
+    expect(stamps.map((p) => [p.offset, p.commitTimestamp])).toEqual([
+      [7, 1_600_000_000_000],
+      [7, timer.now()],
+    ]);
+    // And so in the OffsetCommitValue records of __consumer_offsets.
+    expect(log.records.map((r) => decodeOffsetCommitValue(r.value!).commitTimestamp)).toEqual([
+      1_600_000_000_000,
+      timer.now(),
     ]);
   });
 

@@ -44,6 +44,8 @@ function produceError(request: ProduceRequest, errorCode: number): ProduceRespon
   };
 }
 
+const EMPTY_RECORDS = new Uint8Array(0);
+
 /** Kafka's FetchRequest.getErrorResponse: each partition asked for, with the code and no records. */
 function fetchError(request: FetchRequest, errorCode: number): FetchResponse {
   return {
@@ -61,7 +63,9 @@ function fetchError(request: FetchRequest, errorCode: number): FetchResponse {
         logStartOffset: -1,
         abortedTransactions: null,
         preferredReadReplica: -1,
-        records: null,
+        // Empty rather than null (which the schema allows, and Kafka writes since 3.0): Sarama 1.22 cannot
+        // read a null records field, and Kafka 2.x, which it was made against, wrote MemoryRecords.EMPTY.
+        records: EMPTY_RECORDS,
       })),
     })),
   };

@@ -143,6 +143,8 @@ export interface CommitInput {
       readonly committedOffset: number;
       readonly committedLeaderEpoch: number;
       readonly committedMetadata: string | null;
+      /** OffsetCommit v1: the client's commit time, -1 (or absent) for the coordinator's clock. */
+      readonly commitTimestamp?: number;
     }[];
   }[];
 }
@@ -784,7 +786,9 @@ export class GroupCoordinator {
             offset: p.committedOffset,
             leaderEpoch: p.committedLeaderEpoch,
             metadata,
-            commitTimestamp: now,
+            // As Kafka's OffsetAndMetadata.fromRequest: v1's own commit time if it sent one.
+            commitTimestamp:
+              p.commitTimestamp === undefined || p.commitTimestamp === -1 ? now : p.commitTimestamp,
             expireTimestamp: input.retentionTimeMs > 0 ? now + input.retentionTimeMs : -1,
           };
           accepted.push({ topic: t.name, partition: p.partitionIndex, value });

@@ -40,7 +40,7 @@ function handleOffsetCommit(
 
 export const offsetCommitApi = defineApi({
   codec: OffsetCommit,
-  versions: { min: 2, max: 8 },
+  versions: { min: 1, max: 8 },
   handle: handleOffsetCommit,
   summary(request, response) {
     const parts = response.topics.flatMap((t, i) =>

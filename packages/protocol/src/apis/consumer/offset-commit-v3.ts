@@ -39,8 +39,9 @@ export function readOffsetCommitRequestV3(r: Reader): OffsetCommitRequest {
       const partitionIndex = r.int32('topics[].partitions[].partitionIndex');
       const committedOffset = r.int64('topics[].partitions[].committedOffset');
       const committedLeaderEpoch: number = -1;
+      const commitTimestamp: number = -1;
       const committedMetadata = r.nullableString('topics[].partitions[].committedMetadata');
-      return { partitionIndex, committedOffset, committedLeaderEpoch, committedMetadata };
+      return { partitionIndex, committedOffset, committedLeaderEpoch, commitTimestamp, committedMetadata };
     });
     return { name, partitions };
   });
@@ -75,6 +76,9 @@ export function writeOffsetCommitRequestV3(w: Writer, m: OffsetCommitRequest, ve
     for (const e2 of e1.partitions) {
       w.int32(e2.partitionIndex, 'topics[].partitions[].partitionIndex');
       w.int64(e2.committedOffset, 'topics[].partitions[].committedOffset');
+      if (e2.commitTimestamp !== -1) {
+        throw new ProtocolEncodeError('topics[].partitions[].commitTimestamp', `version ${version} has no such field, and its value is not the default`);
+      }
       w.nullableString(e2.committedMetadata, 'topics[].partitions[].committedMetadata');
     }
   }

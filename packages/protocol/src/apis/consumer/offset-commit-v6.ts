@@ -39,8 +39,9 @@ export function readOffsetCommitRequestV6(r: Reader): OffsetCommitRequest {
       const partitionIndex = r.int32('topics[].partitions[].partitionIndex');
       const committedOffset = r.int64('topics[].partitions[].committedOffset');
       const committedLeaderEpoch = r.int32('topics[].partitions[].committedLeaderEpoch');
+      const commitTimestamp: number = -1;
       const committedMetadata = r.nullableString('topics[].partitions[].committedMetadata');
-      return { partitionIndex, committedOffset, committedLeaderEpoch, committedMetadata };
+      return { partitionIndex, committedOffset, committedLeaderEpoch, commitTimestamp, committedMetadata };
     });
     return { name, partitions };
   });
@@ -75,6 +76,9 @@ export function writeOffsetCommitRequestV6(w: Writer, m: OffsetCommitRequest, ve
       w.int32(e2.partitionIndex, 'topics[].partitions[].partitionIndex');
       w.int64(e2.committedOffset, 'topics[].partitions[].committedOffset');
       w.int32(e2.committedLeaderEpoch, 'topics[].partitions[].committedLeaderEpoch');
+      if (e2.commitTimestamp !== -1) {
+        throw new ProtocolEncodeError('topics[].partitions[].commitTimestamp', `version ${version} has no such field, and its value is not the default`);
+      }
       w.nullableString(e2.committedMetadata, 'topics[].partitions[].committedMetadata');
     }
   }

@@ -23,6 +23,7 @@
         partition_index => INT32
         error_code => INT16
 */
+import { ProtocolEncodeError } from '../../errors.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
 import type { OffsetCommitRequest, OffsetCommitResponse } from './offset-commit.js';
@@ -39,8 +40,9 @@ export function readOffsetCommitRequestV7(r: Reader): OffsetCommitRequest {
       const partitionIndex = r.int32('topics[].partitions[].partitionIndex');
       const committedOffset = r.int64('topics[].partitions[].committedOffset');
       const committedLeaderEpoch = r.int32('topics[].partitions[].committedLeaderEpoch');
+      const commitTimestamp: number = -1;
       const committedMetadata = r.nullableString('topics[].partitions[].committedMetadata');
-      return { partitionIndex, committedOffset, committedLeaderEpoch, committedMetadata };
+      return { partitionIndex, committedOffset, committedLeaderEpoch, commitTimestamp, committedMetadata };
     });
     return { name, partitions };
   });
@@ -60,7 +62,7 @@ export function writeOffsetCommitResponseV7(w: Writer, m: OffsetCommitResponse):
   }
 }
 
-export function writeOffsetCommitRequestV7(w: Writer, m: OffsetCommitRequest): void {
+export function writeOffsetCommitRequestV7(w: Writer, m: OffsetCommitRequest, version: number): void {
   w.string(m.groupId, 'groupId');
   w.int32(m.generationIdOrMemberEpoch, 'generationIdOrMemberEpoch');
   w.string(m.memberId, 'memberId');
@@ -73,6 +75,9 @@ export function writeOffsetCommitRequestV7(w: Writer, m: OffsetCommitRequest): v
       w.int32(e2.partitionIndex, 'topics[].partitions[].partitionIndex');
       w.int64(e2.committedOffset, 'topics[].partitions[].committedOffset');
       w.int32(e2.committedLeaderEpoch, 'topics[].partitions[].committedLeaderEpoch');
+      if (e2.commitTimestamp !== -1) {
+        throw new ProtocolEncodeError('topics[].partitions[].commitTimestamp', `version ${version} has no such field, and its value is not the default`);
+      }
       w.nullableString(e2.committedMetadata, 'topics[].partitions[].committedMetadata');
     }
   }

@@ -23,6 +23,7 @@
         partition_index => INT32
         error_code => INT16
 */
+import { ProtocolEncodeError } from '../../errors.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
 import type { OffsetCommitRequest, OffsetCommitResponse } from './offset-commit.js';
@@ -39,9 +40,10 @@ export function readOffsetCommitRequestV8(r: Reader): OffsetCommitRequest {
       const partitionIndex = r.int32('topics[].partitions[].partitionIndex');
       const committedOffset = r.int64('topics[].partitions[].committedOffset');
       const committedLeaderEpoch = r.int32('topics[].partitions[].committedLeaderEpoch');
+      const commitTimestamp: number = -1;
       const committedMetadata = r.compactNullableString('topics[].partitions[].committedMetadata');
       r.skipTaggedFields('topics[].partitions[]._tagged_fields');
-      return { partitionIndex, committedOffset, committedLeaderEpoch, committedMetadata };
+      return { partitionIndex, committedOffset, committedLeaderEpoch, commitTimestamp, committedMetadata };
     });
     r.skipTaggedFields('topics[]._tagged_fields');
     return { name, partitions };
@@ -66,7 +68,7 @@ export function writeOffsetCommitResponseV8(w: Writer, m: OffsetCommitResponse):
   w.uvarint(0, '_tagged_fields');
 }
 
-export function writeOffsetCommitRequestV8(w: Writer, m: OffsetCommitRequest): void {
+export function writeOffsetCommitRequestV8(w: Writer, m: OffsetCommitRequest, version: number): void {
   w.compactString(m.groupId, 'groupId');
   w.int32(m.generationIdOrMemberEpoch, 'generationIdOrMemberEpoch');
   w.compactString(m.memberId, 'memberId');
@@ -79,6 +81,9 @@ export function writeOffsetCommitRequestV8(w: Writer, m: OffsetCommitRequest): v
       w.int32(e2.partitionIndex, 'topics[].partitions[].partitionIndex');
       w.int64(e2.committedOffset, 'topics[].partitions[].committedOffset');
       w.int32(e2.committedLeaderEpoch, 'topics[].partitions[].committedLeaderEpoch');
+      if (e2.commitTimestamp !== -1) {
+        throw new ProtocolEncodeError('topics[].partitions[].commitTimestamp', `version ${version} has no such field, and its value is not the default`);
+      }
       w.compactNullableString(e2.committedMetadata, 'topics[].partitions[].committedMetadata');
       w.uvarint(0, 'topics[].partitions[]._tagged_fields');
     }

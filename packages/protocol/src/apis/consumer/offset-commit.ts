@@ -3,6 +3,7 @@
 import type { ApiCodec } from '../api-codec.js';
 import type { Reader } from '../../wire/reader.js';
 import type { Writer } from '../../wire/writer.js';
+import { readOffsetCommitRequestV1, readOffsetCommitResponseV1, writeOffsetCommitResponseV1, writeOffsetCommitRequestV1 } from './offset-commit-v1.js';
 import { readOffsetCommitRequestV2, readOffsetCommitResponseV2, writeOffsetCommitResponseV2, writeOffsetCommitRequestV2 } from './offset-commit-v2.js';
 import { readOffsetCommitRequestV3, readOffsetCommitResponseV3, writeOffsetCommitResponseV3, writeOffsetCommitRequestV3 } from './offset-commit-v3.js';
 import { readOffsetCommitRequestV5, readOffsetCommitResponseV5, writeOffsetCommitResponseV5, writeOffsetCommitRequestV5 } from './offset-commit-v5.js';
@@ -10,7 +11,7 @@ import { readOffsetCommitRequestV6, readOffsetCommitResponseV6, writeOffsetCommi
 import { readOffsetCommitRequestV7, readOffsetCommitResponseV7, writeOffsetCommitResponseV7, writeOffsetCommitRequestV7 } from './offset-commit-v7.js';
 import { readOffsetCommitRequestV8, readOffsetCommitResponseV8, writeOffsetCommitResponseV8, writeOffsetCommitRequestV8 } from './offset-commit-v8.js';
 
-/** OffsetCommitRequest as klog reads it, versions 2-8; a field its version lacks holds its default. */
+/** OffsetCommitRequest as klog reads it, versions 1-8; a field its version lacks holds its default. */
 export interface OffsetCommitRequest {
   /** The unique group identifier. GroupId: versions 0+. */
   groupId: string;
@@ -47,12 +48,14 @@ export declare namespace OffsetCommitRequest {
     committedOffset: number;
     /** The leader epoch of this partition. CommittedLeaderEpoch: versions 6+, default -1, ignorable. */
     committedLeaderEpoch: number;
+    /** The timestamp of the commit. CommitTimestamp: versions 1, default -1. */
+    commitTimestamp: number;
     /** Any associated metadata the client wants to keep. CommittedMetadata: versions 0+, nullable 0+. */
     committedMetadata: string | null;
   }
 }
 
-/** OffsetCommitResponse as klog writes it, versions 2-8; a version writes only the fields it has. */
+/** OffsetCommitResponse as klog writes it, versions 1-8; a version writes only the fields it has. */
 export interface OffsetCommitResponse {
   /**
    * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
@@ -79,16 +82,18 @@ export declare namespace OffsetCommitResponse {
   }
 }
 
-/** OffsetCommit: Kafka 4.1.0 has versions 2-10, flexible from 8; klog reads and writes 2-8. */
+/** OffsetCommit: Kafka 4.1.0 has versions 2-10, flexible from 8; klog reads and writes 1-8. */
 export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 8> = {
   name: 'OffsetCommit',
   apiKey: 8,
-  minVersion: 2,
+  minVersion: 1,
   maxVersion: 8,
   firstFlexibleVersion: 8,
   kafkaVersions: { min: 2, max: 10 },
   readRequest(version: number, r: Reader): OffsetCommitRequest {
     switch (version) {
+      case 1:
+        return readOffsetCommitRequestV1(r);
       case 2:
         return readOffsetCommitRequestV2(r);
       case 3:
@@ -108,6 +113,9 @@ export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 8
   },
   writeResponse(version: number, w: Writer, m: OffsetCommitResponse): void {
     switch (version) {
+      case 1:
+        writeOffsetCommitResponseV1(w, m);
+        return;
       case 2:
         writeOffsetCommitResponseV2(w, m);
         return;
@@ -133,6 +141,9 @@ export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 8
   },
   writeRequest(version: number, w: Writer, m: OffsetCommitRequest): void {
     switch (version) {
+      case 1:
+        writeOffsetCommitRequestV1(w, m, version);
+        return;
       case 2:
         writeOffsetCommitRequestV2(w, m, version);
         return;
@@ -147,10 +158,10 @@ export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 8
         writeOffsetCommitRequestV6(w, m, version);
         return;
       case 7:
-        writeOffsetCommitRequestV7(w, m);
+        writeOffsetCommitRequestV7(w, m, version);
         return;
       case 8:
-        writeOffsetCommitRequestV8(w, m);
+        writeOffsetCommitRequestV8(w, m, version);
         return;
       default:
         throw new RangeError(`OffsetCommit version ${version} is not one klog writes`);
@@ -158,6 +169,8 @@ export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 8
   },
   readResponse(version: number, r: Reader): OffsetCommitResponse {
     switch (version) {
+      case 1:
+        return readOffsetCommitResponseV1(r);
       case 2:
         return readOffsetCommitResponseV2(r);
       case 3:
