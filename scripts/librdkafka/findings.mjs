@@ -8,6 +8,7 @@ export const FEATURES = [
   'transactions',
   'SASL/SSL',
   'needs a Kafka installation',
+  'needs several brokers',
   'other',
 ];
 
@@ -75,10 +76,13 @@ const REASON_FEATURE = [
     /KAFKA_PATH|ZK_ADDRESS|test_kafka_topics|test_kafka_cmd|BROKERS must be set/,
     'needs a Kafka installation',
   ],
+  // A replication factor of 3 (librdkafka's own CI runs a three-broker cluster): Kafka 4.1's one broker
+  // answers INVALID_REPLICATION_FACTOR with these words too.
+  [/replication factor of \d+ cannot be reached|only 1 broker\(s\) are registered/, 'needs several brokers'],
   [/\b(SSL|SASL)(\b|_)|ssl\.|sasl\.|OIDC|oauthbearer|security\.protocol/i, 'SASL/SSL'],
   [/transaction|\btxn\b|transactional/i, 'transactions'],
   [
-    /Topic Admin API|test_admin_|_result_|CreateTopics|CreatePartitions|DeleteTopics|DescribeConfigs|AlterConfigs|DeleteRecords|create_partitions|delete_topic/,
+    /Topic Admin API|ACLs Admin API|CreateAcls|DescribeAcls|DeleteAcls|test_admin_|_result_|CreateTopics|CreatePartitions|DeleteTopics|DescribeConfigs|AlterConfigs|DeleteRecords|create_partitions|delete_topic/,
     'admin APIs',
   ],
   [/group|coordinator|assign|rebalance|commit|subscri|consumer_poll|consumer_close/i, 'consumer groups'],

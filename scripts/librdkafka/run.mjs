@@ -1,7 +1,7 @@
 // librdkafka's own integration suite against `klog serve`: `pnpm test:librdkafka` (see README.md here).
 // Gets and builds the suite (suite.mjs), then, in a network namespace that has only loopback, runs each
-// applicable test number alone against a fresh `klog serve` (auto-create on, 4 partitions), with the
-// suite's own timeouts, and writes a report card. Exit 1 when a test of the allow-list did not pass.
+// applicable test number alone against a fresh `klog serve` (4 partitions; auto-create on, or off for the
+// suite's `noautocreate` scenario), with the suite's own timeouts, and writes a report card. Exit 1 when a test of the allow-list did not pass.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -21,6 +21,7 @@ import {
   notApplicable,
   parseRunnerOutput,
   parseTestList,
+  scenarioOf,
 } from './catalogue.mjs';
 import {
   classify,
@@ -47,7 +48,8 @@ Runs librdkafka ${LIBRDKAFKA_VERSION}'s own integration tests against \`klog ser
 
   (no option)           CI mode: the test numbers of scripts/librdkafka/allow-list.txt; fails when one of
                         them does not pass
-  --full                every test that applies to one broker (not the broker-less ones, not other scenarios)
+  --full                every test that applies to one broker (not the broker-less ones), in the scenarios
+                        default and noautocreate (the latter against klog serve --no-auto-create-topics)
   --tests 0001,0012     just these test numbers
   --include-local       also run the broker-less tests that share a number with those (what \`TESTS=<n>\`
                         without -L runs)
@@ -137,13 +139,24 @@ function onlyLoopback() {
 }
 
 /**
- * `klog serve`'s flags for what the suite expects: auto-create on (`--auto-create-topics`, or nothing where
- * the broker creates by default and has only `--no-auto-create-topics`), 4 partitions an auto-created topic.
+ * `klog serve`'s flags for what a scenario of the suite expects (tests/scenarios/<name>.json): 4
+ * partitions a topic created without a count; auto-create on in `default` (`--auto-create-topics`, or
+ * nothing where the broker creates by default and has only `--no-auto-create-topics`), off in
+ * `noautocreate` (its `auto.create.topics.enable=false`).
  */
-function serveFlags() {
+function serveFlags(scenario) {
   const help = spawnSync(process.execPath, [CLI, 'serve', '--help'], { encoding: 'utf8' }).stdout ?? '';
+  if (scenario === 'noautocreate') {
+    if (!/(^|\s)--no-auto-create-topics\b/m.test(help)) fail('klog serve has no --no-auto-create-topics', 1);
+    return ['--no-auto-create-topics', '--num-partitions', '4'];
+  }
   const autoCreate = /(^|\s)--auto-create-topics\b/m.test(help) ? ['--auto-create-topics'] : [];
   return [...autoCreate, '--num-partitions', '4'];
+}
+
+/** What one run is called in logs/: the test number, and its scenario when not the default. */
+function unitName({ number, scenario }) {
+  return scenario === 'default' ? number : `${number}.${scenario}`;
 }
 
 /** `klog serve` on a free loopback port with what the suite expects; resolves with its port. */
@@ -186,7 +199,7 @@ function stopBroker(broker) {
 }
 
 /** test-runner for one test number, alone (-p1), stdout line-buffered so its summary survives an abort. */
-function runTestNumber(testsDir, number, confFile, reportFile, includeLocal) {
+function runTestNumber(testsDir, number, scenario, confFile, reportFile, includeLocal) {
   return new Promise((done) => {
     // A clean environment: nothing of the caller's (KAFKA_PATH, BROKERS, SSL_*, …) reaches the suite.
     const env = {
@@ -199,6 +212,7 @@ function runTestNumber(testsDir, number, confFile, reportFile, includeLocal) {
       TESTS: number,
       TEST_REPORT: reportFile,
       TEST_MODE: 'bare',
+      TEST_SCENARIO: scenario,
       RDKAFKA_GITVER: `${LIBRDKAFKA_VERSION}@debian`,
     };
     // librdkafka's own CI allowance (its timeouts ×3) applies when this runs in CI, as in its own CI.
@@ -237,23 +251,27 @@ function formatDuration(seconds) {
   return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
 
-/** Each test number alone against its own fresh broker; the results in the suite's order. */
-async function runAll(opts, testsDir, numbers, byNumber, allow, foreign) {
+/** Each test number (in each of its scenarios) alone against its own fresh broker; results in the suite's order. */
+async function runAll(opts, testsDir, units, byUnit, allow, foreign) {
   mkdirSync(join(opts.out, 'logs'), { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'klog-librdkafka-'));
-  const flags = serveFlags();
+  const flagsOf = Object.fromEntries(['default', 'noautocreate'].map((s) => [s, serveFlags(s)]));
+  const others = [...new Set(units.map((u) => u.scenario))].filter((s) => s !== 'default');
   console.log(
-    `librdkafka: ${opts.mode} mode: ${numbers.length} test numbers, one at a time, against ` +
-      `klog serve ${flags.join(' ')} (TEST_KAFKA_VERSION=${KAFKA_VERSION})` +
+    `librdkafka: ${opts.mode} mode: ${units.length} test numbers, one at a time, against ` +
+      `klog serve ${flagsOf.default.join(' ')}` +
+      others.map((s) => ` (scenario ${s}: ${flagsOf[s].join(' ')})`).join('') +
+      ` (TEST_KAFKA_VERSION=${KAFKA_VERSION})` +
       (opts.insideNetns ? ', in a loopback-only network namespace' : ''),
   );
   const results = [];
-  for (const [i, number] of numbers.entries()) {
-    const tests = byNumber(number);
-    const dir = join(work, number);
+  for (const [i, unit] of units.entries()) {
+    const { number, scenario } = unit;
+    const tests = byUnit(unit);
+    const dir = join(work, unitName(unit));
     mkdirSync(dir);
-    const brokerLog = join(opts.out, 'logs', `${number}.broker.log`);
-    const broker = await startBroker(join(dir, 'data'), brokerLog, flags);
+    const brokerLog = join(opts.out, 'logs', `${unitName(unit)}.broker.log`);
+    const broker = await startBroker(join(dir, 'data'), brokerLog, flagsOf[scenario]);
     const conf = join(dir, 'test.conf');
     writeFileSync(
       conf,
@@ -263,13 +281,14 @@ async function runAll(opts, testsDir, numbers, byNumber, allow, foreign) {
     const { output, exit } = await runTestNumber(
       testsDir,
       number,
+      scenario,
       conf,
       join(dir, 'report.json'),
       opts.includeLocal,
     );
     const seconds = (Date.now() - t0) / 1000;
     const brokerExit = await stopBroker(broker);
-    writeFileSync(join(opts.out, 'logs', `${number}.log`), output);
+    writeFileSync(join(opts.out, 'logs', `${unitName(unit)}.log`), output);
     for (const host of foreignAddresses(output)) foreign.add(`${host} (test ${number})`);
     const { results: parsed, notes } = parseRunnerOutput(
       output,
@@ -283,6 +302,7 @@ async function runAll(opts, testsDir, numbers, byNumber, allow, foreign) {
       results.push({
         name: t.name,
         number,
+        scenario,
         local,
         ...r,
         feature: classify(r, broker.log(), features),
@@ -292,7 +312,8 @@ async function runAll(opts, testsDir, numbers, byNumber, allow, foreign) {
     }
     const states = tests.map((t) => `${t.name} ${parsed.get(t.name).state}`).join(', ');
     const brokerNote = brokerExit === 0 ? '' : `; klog serve exited ${brokerExit} (see ${brokerLog})`;
-    console.log(`[${i + 1}/${numbers.length}] ${states} (${formatDuration(seconds)})${brokerNote}`);
+    const where = scenario === 'default' ? '' : ` [scenario ${scenario}]`;
+    console.log(`[${i + 1}/${units.length}] ${states}${where} (${formatDuration(seconds)})${brokerNote}`);
     for (const note of notes) console.log(`        ${note}`);
     rmSync(dir, { recursive: true, force: true });
   }
@@ -311,14 +332,20 @@ function rejudge(out, testsDir, allow) {
   const judged = results.map((r) => {
     const read = (name) =>
       existsSync(join(out, 'logs', name)) ? readFileSync(join(out, 'logs', name), 'utf8') : '';
-    const output = read(`${r.number}.log`);
-    const names = results.filter((o) => o.number === r.number).map((o) => o.name);
+    // A report from before scenarios were run holds default-scenario results only.
+    const scenario = r.scenario ?? 'default';
+    const unit = unitName({ number: r.number, scenario });
+    const output = read(`${unit}.log`);
+    const names = results
+      .filter((o) => o.number === r.number && (o.scenario ?? 'default') === scenario)
+      .map((o) => o.name);
     const exit = r.exit ?? { code: 1, signal: null, timedOut: false };
     const again = output === '' ? r : { ...r, ...parseRunnerOutput(output, names, exit).results.get(r.name) };
     const features = sourceFeatures(testSource(testsDir, r.number));
     return {
       ...again,
-      feature: classify(again, read(`${r.number}.broker.log`), features),
+      scenario,
+      feature: classify(again, read(`${unit}.broker.log`), features),
       allowed: allow.names.has(r.name),
     };
   });
@@ -352,22 +379,39 @@ async function main() {
     if (!known.has(name)) fail(`allow-list.txt names ${name}, not in the suite`);
 
   const applicable = catalogue.filter((t) => !notApplicable(t));
-  let numbers;
-  if (opts.mode === 'full') numbers = [...new Set(applicable.map((t) => t.number))];
-  else if (opts.mode === 'tests') numbers = opts.tests;
-  else numbers = [...new Set(applicable.filter((t) => allow.names.has(t.name)).map((t) => t.number))];
-  const byNumber = (n) =>
+  // What is run: a test number in one scenario (0045 runs twice: its default test, its two noautocreate ones).
+  const unitsOf = (tests) => {
+    const seen = new Map();
+    for (const t of tests) {
+      const unit = { number: t.number, scenario: scenarioOf(t) };
+      seen.set(unitName(unit), unit);
+    }
+    return [...seen.values()];
+  };
+  let units;
+  if (opts.mode === 'full') units = unitsOf(applicable);
+  else if (opts.mode === 'tests') {
+    const local = (t) => opts.includeLocal && notApplicable(t) === 'local (no broker)';
+    units = unitsOf(
+      catalogue.filter((t) => opts.tests.includes(t.number) && (!notApplicable(t) || local(t))),
+    );
+    for (const n of opts.tests) {
+      if (!units.some((u) => u.number === n))
+        fail(`test ${n} does not apply to one broker (or is not in the suite)`);
+    }
+  } else units = unitsOf(applicable.filter((t) => allow.names.has(t.name)));
+  // Broker-less tests (--include-local) run with the default scenario's number, as `TESTS=<n>` runs them.
+  const byUnit = ({ number, scenario }) =>
     catalogue.filter(
       (t) =>
-        t.number === n &&
-        (!notApplicable(t) || (opts.includeLocal && notApplicable(t) === 'local (no broker)')),
+        t.number === number &&
+        ((!notApplicable(t) && scenarioOf(t) === scenario) ||
+          (opts.includeLocal && scenario === 'default' && notApplicable(t) === 'local (no broker)')),
     );
-  for (const n of numbers)
-    if (byNumber(n).length === 0) fail(`test ${n} does not apply to one broker (or is not in the suite)`);
 
   const foreign = new Set();
   const earlier = opts.fromReport ? rejudge(opts.out, testsDir, allow) : undefined;
-  const results = earlier?.results ?? (await runAll(opts, testsDir, numbers, byNumber, allow, foreign));
+  const results = earlier?.results ?? (await runAll(opts, testsDir, units, byUnit, allow, foreign));
 
   const elapsed = (Date.now() - started) / 1000;
   const run = earlier?.run ?? {

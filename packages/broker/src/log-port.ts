@@ -6,6 +6,8 @@
 import { type ErrorName, isErrorName } from '@klog/protocol';
 import {
   appendRecords,
+  BROKER_COMPRESSION_TYPES,
+  type BrokerCompressionType,
   CONTROL_FLAG,
   type CompactionReport,
   type CompressionType,
@@ -33,6 +35,8 @@ import {
  * read once: storage's own types.
  */
 export type { FetchResult, ProducedBatch, ProducerBatchAppend, ProducerWindow };
+/** Kafka's `compression.type` values (`BrokerCompressionType`): storage applies them on append. */
+export { BROKER_COMPRESSION_TYPES, type BrokerCompressionType };
 
 /** The log's settings a broker takes, with storage's defaults and bounds (the one place that has them). */
 export const LOG_SETTINGS = {
@@ -119,7 +123,7 @@ export interface BrokerLog {
   addPartitions(topic: string, count: number): void;
   /** Deletes a topic and its files. Throws LogError (UNKNOWN_TOPIC_OR_PARTITION). */
   deleteTopic(topic: string): void;
-  /** The topic's config changed: its open logs take the new segment.bytes and max.message.bytes. */
+  /** The topic's config changed: its open logs take the new segment.bytes, max.message.bytes, compression.type. */
   reconfigureTopic(topic: string): void;
   /** Why `topic` cannot name a topic (Kafka's `Topic.validate`), or undefined if it can. */
   invalidTopicName(topic: string): string | undefined;
@@ -228,10 +232,11 @@ export interface LogOptions {
   readonly messageMaxBytes: number;
   /** `log.flush.interval.messages`: fsync after this many records (1: every append); undefined: left to the OS. */
   readonly flushIntervalMessages?: number | undefined;
-  /** A topic's own segment.bytes and max.message.bytes, when it has them (topic configs). */
+  /** A topic's own segment.bytes, max.message.bytes and compression.type, when it has them (topic configs). */
   readonly topicLogConfig?: (topic: string) => {
     readonly segmentBytes?: number;
     readonly maxBatchBytes?: number;
+    readonly compression?: BrokerCompressionType;
   };
   /** Judges every producer batch in place of the partitions' producer state (`klog serve --window`). */
   readonly producerWindow?: ProducerWindow;

@@ -57,7 +57,7 @@ export class Broker {
     this.#logger = options.logger ?? SILENT;
     this.#graceMs = options.shutdownGraceMs ?? 5000;
     this.#server = server;
-    // A partition opened later reads its topic's segment.bytes and max.message.bytes from the configs.
+    // A partition opened later reads its topic's segment.bytes, max.message.bytes, compression.type from the configs.
     let configs: TopicConfigs | undefined;
     this.#log = openBrokerLog({
       dataDir: config.dataDir,
@@ -67,7 +67,13 @@ export class Broker {
       flushIntervalMessages: config.logFlushIntervalMessages,
       topicLogConfig: (topic) => {
         const c = configs?.effective(topic);
-        return c === undefined ? {} : { segmentBytes: c.segmentBytes, maxBatchBytes: c.maxMessageBytes };
+        return c === undefined
+          ? {}
+          : {
+              segmentBytes: c.segmentBytes,
+              maxBatchBytes: c.maxMessageBytes,
+              compression: c.compressionType,
+            };
       },
       ...(options.producerWindow === undefined ? {} : { producerWindow: options.producerWindow }),
     });

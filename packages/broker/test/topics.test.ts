@@ -64,7 +64,7 @@ describe('Metadata and CreateTopics through real clients', () => {
             {
               topic: 'compacted',
               numPartitions: 1,
-              configEntries: [{ name: 'compression.type', value: 'gzip' }],
+              configEntries: [{ name: 'compression.type', value: 'brotli' }],
             },
           ],
         }),

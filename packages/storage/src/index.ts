@@ -19,7 +19,12 @@ export {
   StorageError,
   type StorageErrorCode,
 } from './errors.js';
-export { type CompressionType, compressionOf } from './format/compression.js';
+export {
+  BROKER_COMPRESSION_TYPES,
+  type BrokerCompressionType,
+  type CompressionType,
+  compressionOf,
+} from './format/compression.js';
 export { type ProducedBatch, readProducedBatch } from './format/produced-batch.js';
 export type { Record, RecordHeader, RecordInput } from './format/record.js';
 export {

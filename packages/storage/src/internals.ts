@@ -11,13 +11,16 @@ export {
   type ProducerFields,
   rewriteBatch,
 } from './format/batch-builder.js';
+export { compressRecords } from './format/compress-records.js';
 export {
   COMPRESSION_MASK,
   COMPRESSION_TYPES,
   compressionName,
   decompressRecords,
+  targetCodec,
 } from './format/compression.js';
 export { crc32c } from './format/crc32c.js';
+export { recompressBatch } from './format/recompress-batch.js';
 export {
   BATCH_FIELD,
   type BatchFieldName,
@@ -47,7 +50,7 @@ export * from './index.js';
 export { DirectoryLock, LOCK_FILE_NAME } from './io/file-lock.js';
 export { type AppendOrigin, validateForAppend } from './log/batch-validator.js';
 export { type LogDirListing, listLogDir, type SegmentFileEntry } from './log/log-dir.js';
-export { validateRecords } from './log/log-validator.js';
+export { type ValidatedBatch, validateBatch, validateRecords } from './log/log-validator.js';
 export {
   decodeProducerSnapshot,
   encodeProducerSnapshot,

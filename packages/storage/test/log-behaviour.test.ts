@@ -34,11 +34,13 @@ describe('Log settings and arguments, refused by name', () => {
       segmentBytes: undefined,
       maxBatchBytes: undefined,
       flush: undefined,
+      compression: undefined,
     } as never);
     expect(defaults.config).toEqual({
       segmentBytes: 1024 * 1024 * 1024,
       flush: 'os',
       maxBatchBytes: 1_048_588,
+      compression: 'producer',
     });
     defaults.close();
     for (const [config, message] of [

@@ -8,6 +8,7 @@ import {
   notApplicable,
   parseRunnerOutput,
   parseTestList,
+  scenarioOf,
 } from '../catalogue.mjs';
 
 const TEST_C = `
@@ -27,6 +28,7 @@ struct test tests[] = {
           .scenario = "noautocreate"),
     _TEST(0101_fetch_from_follower, 0, TEST_BRKVER(2, 4, 0, 0)),
     _TEST(0103_transactions, 0, TEST_BRKVER(0, 11, 0, 0), .scenario = "default,ak23"),
+    _TEST(0200_ak23_only, 0, .scenario = "ak23"),
     _TEST(0999_old_only, 0, TEST_BRKVER(0, 9, 0, 0), TEST_BRKVER(0, 10, 0, 0)),
     _TEST(8000_idle, TEST_F_MANUAL),
     {NULL}};
@@ -43,6 +45,7 @@ test('parseTestList reads every _TEST of tests[] with flags, versions and scenar
       '0028_long_topicnames',
       '0101_fetch_from_follower',
       '0103_transactions',
+      '0200_ak23_only',
       '0999_old_only',
       '8000_idle',
     ],
@@ -55,18 +58,26 @@ test('parseTestList reads every _TEST of tests[] with flags, versions and scenar
   assert.equal(tests[0].number, '0000');
 });
 
-test('notApplicable keeps broker tests of the default scenario for a 4.1.0 broker', () => {
-  const why = Object.fromEntries(parseTestList(TEST_C).map((t) => [t.name, notApplicable(t) ?? 'runs']));
+test('notApplicable keeps broker tests of the scenarios the runner sets up (default, noautocreate) for a 4.1.0 broker', () => {
+  const tests = parseTestList(TEST_C);
+  const why = Object.fromEntries(tests.map((t) => [t.name, notApplicable(t) ?? 'runs']));
   assert.deepEqual(why, {
     '0000_unittests': 'local (no broker)',
     '0001_multiobj': 'runs',
     '0022_consume_batch_local': 'local (no broker)',
-    '0028_long_topicnames': 'scenario noautocreate',
+    '0028_long_topicnames': 'runs',
     '0101_fetch_from_follower': 'runs',
     '0103_transactions': 'runs',
+    '0200_ak23_only': 'scenario ak23',
     '0999_old_only': 'broker version',
     '8000_idle': 'manual',
   });
+  const scenario = Object.fromEntries(tests.map((t) => [t.name, scenarioOf(t) ?? 'none']));
+  assert.equal(scenario['0001_multiobj'], 'default');
+  assert.equal(scenario['0028_long_topicnames'], 'noautocreate');
+  // "default,ak23": run in the default scenario.
+  assert.equal(scenario['0103_transactions'], 'default');
+  assert.equal(scenario['0200_ak23_only'], 'none');
 });
 
 test('brokerVersion orders versions as TEST_BRKVER does', () => {

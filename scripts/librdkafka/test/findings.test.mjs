@@ -54,6 +54,24 @@ test("classify: what the failure line names, then the refused API, then a consum
     ]),
     'admin APIs',
   );
+  assert.equal(
+    classify(
+      failed(
+        'Test assertion failed: "!rd_kafka_topic_result_error(terr[0])": Topic t result error: Unable to replicate the partition 3 time(s): The target replication factor of 3 cannot be reached because only 1 broker(s) are registered. (test.c:4682:test_admin_create_topic())',
+      ),
+    ),
+    'needs several brokers',
+  );
+  assert.equal(
+    classify(
+      failed(
+        'Test assertion failed: "!err": Expected success, not _UNSUPPORTED_FEATURE: ACLs Admin API (KIP-140) not supported by broker (0081-admin.c:1180:do_test_CreateAcls())',
+      ),
+      '',
+      ['consumer groups'],
+    ),
+    'admin APIs',
+  );
   // A refused API is more telling than a poll that timed out…
   assert.equal(
     classify(failed('consume: consumer_poll() timeout (0/-1 eof, 0/999 msgs)'), BROKER_LOG),

@@ -1,3 +1,5 @@
+import { BROKER_COMPRESSION_TYPES, type BrokerCompressionType } from '../log-port.js';
+
 /**
  * The topic configs klog implements, as Kafka's `TopicConfig` / `LogConfig` name and bound them: each one's
  * topic-level name, the broker-level default it falls back to (its synonym, Kafka's `ServerLogConfigs`),
@@ -91,6 +93,14 @@ export const TOPIC_CONFIGS: readonly TopicConfigDef[] = [
     parse: cleanupPolicy,
   },
   {
+    // Kafka's broker setting has the topic's name (ServerTopicConfigSynonyms.sameName).
+    name: 'compression.type',
+    brokerName: 'compression.type',
+    type: 'STRING',
+    defaultValue: 'producer',
+    parse: oneOf(...BROKER_COMPRESSION_TYPES),
+  },
+  {
     name: 'delete.retention.ms',
     brokerName: 'log.cleaner.delete.retention.ms',
     type: 'LONG',
@@ -160,7 +170,6 @@ export const TOPIC_CONFIGS: readonly TopicConfigDef[] = [
  * so the user knows the setting is real and that klog would ignore it.
  */
 const KAFKA_ONLY = new Set([
-  'compression.type',
   'compression.gzip.level',
   'compression.lz4.level',
   'compression.zstd.level',
@@ -211,6 +220,8 @@ export function checkTopicConfig(name: string, value: string | null): Parsed {
 /** The values a log runs with, typed. */
 export interface TopicLogConfig {
   readonly compact: boolean;
+  /** `compression.type`: the codec batches are stored in (`producer`: the producer's). */
+  readonly compressionType: BrokerCompressionType;
   readonly delete: boolean;
   readonly deleteRetentionMs: number;
   readonly maxMessageBytes: number;
@@ -239,6 +250,7 @@ export function effectiveTopicConfig(
   return {
     compact: policy.includes('compact'),
     delete: policy.includes('delete'),
+    compressionType: get('compression.type') as BrokerCompressionType,
     deleteRetentionMs: Number(get('delete.retention.ms')),
     maxMessageBytes: Number(get('max.message.bytes')),
     logAppendTime: get('message.timestamp.type') === 'LogAppendTime',

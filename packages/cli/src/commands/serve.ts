@@ -35,10 +35,11 @@ DescribeTopicPartitions, DescribeLogDirs, DescribeProducers.
 
 Topics are created on first use (auto.create.topics.enable=true, Kafka's
 default; --no-auto-create-topics turns it off). Topic configs (cleanup.policy,
-retention.ms, retention.bytes, segment.bytes, segment.ms, max.message.bytes,
-message.timestamp.type, min.cleanable.dirty.ratio, delete.retention.ms,
-min.compaction.lag.ms) are set per topic by admin clients; their broker-level
-defaults by the --log-* flags or --config, with Kafka's names:
+compression.type, retention.ms, retention.bytes, segment.bytes, segment.ms,
+max.message.bytes, message.timestamp.type, min.cleanable.dirty.ratio,
+delete.retention.ms, min.compaction.lag.ms) are set per topic by admin clients;
+their broker-level defaults by the --log-* flags, --compression-type or --config,
+with Kafka's names:
 
   klog serve --config server.properties   (log.retention.hours=168, ...)
 
@@ -137,6 +138,7 @@ const LOG_FLAGS: readonly (readonly [string, string])[] = [
   ['logCleanerMinCleanableRatio', 'log.cleaner.min.cleanable.ratio'],
   ['logCleanerDeleteRetentionMs', 'log.cleaner.delete.retention.ms'],
   ['logCleanerMinCompactionLagMs', 'log.cleaner.min.compaction.lag.ms'],
+  ['compressionType', 'compression.type'],
 ];
 
 function readConfigFile(path: string): ReturnType<typeof readServerProperties> {
@@ -218,6 +220,12 @@ export function serveCommand(ctx: CommandContext): Command {
       new Option(
         '--log-message-timestamp-type <type>',
         'default message.timestamp.type: CreateTime or LogAppendTime',
+      ),
+    )
+    .addOption(
+      new Option(
+        '--compression-type <type>',
+        "default compression.type: producer (keep the producer's codec), uncompressed, gzip, snappy, lz4 or zstd",
       ),
     )
     .addOption(new Option('--log-cleaner-min-cleanable-ratio <r>', 'default min.cleanable.dirty.ratio (0.5)'))

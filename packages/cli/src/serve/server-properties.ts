@@ -25,6 +25,7 @@ export function parseProperties(
 
 /** The broker-level topic defaults klog applies, by Kafka's names (the broker checks their values). */
 export const LOG_SETTING_NAMES = [
+  'compression.type',
   'log.cleanup.policy',
   'log.cleaner.delete.retention.ms',
   'log.cleaner.min.cleanable.ratio',

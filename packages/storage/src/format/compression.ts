@@ -31,6 +31,25 @@ import { readInt32 } from './varint.js';
 /** Kafka's `CompressionType`, by the id in bits 0-2 of a batch's attributes. */
 export const COMPRESSION_TYPES = ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as const;
 export type CompressionType = (typeof COMPRESSION_TYPES)[number];
+/**
+ * A topic's `compression.type` (Kafka's `BrokerCompressionType`): `producer` keeps each batch in the codec
+ * its producer chose; any other rewrites a batch that is not in it (`uncompressed` is codec `none`).
+ */
+export const BROKER_COMPRESSION_TYPES = [
+  'producer',
+  'uncompressed',
+  'gzip',
+  'snappy',
+  'lz4',
+  'zstd',
+] as const;
+export type BrokerCompressionType = (typeof BROKER_COMPRESSION_TYPES)[number];
+
+/** The codec a batch in `source` is stored in under `compression.type` = `target` (Kafka's `targetCompression`). */
+export function targetCodec(target: BrokerCompressionType, source: CompressionType): CompressionType {
+  if (target === 'producer') return source;
+  return target === 'uncompressed' ? 'none' : target;
+}
 /** Bits 0-2 of the attributes: the compression id. */
 export const COMPRESSION_MASK = 0x07;
 

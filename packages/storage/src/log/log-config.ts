@@ -1,4 +1,5 @@
 import { StorageError } from '../errors.js';
+import { BROKER_COMPRESSION_TYPES, type BrokerCompressionType } from '../format/compression.js';
 import { MAX_READABLE_BATCH_BYTES, RECORD_BATCH_OVERHEAD } from '../format/record-batch.js';
 
 /**
@@ -27,13 +28,22 @@ export interface LogConfig {
    * a log reopened with a smaller value keeps and serves its larger batches.
    */
   readonly maxBatchBytes: number;
+  /**
+   * The codec a client's batch is stored in (Kafka's `compression.type`): `producer`, the default, keeps
+   * the producer's; any other rewrites a batch in another codec into it as it is appended (log-validator.ts).
+   */
+  readonly compression: BrokerCompressionType;
 }
 
-/** Kafka's defaults: `segment.bytes` = 1 GiB, `message.max.bytes` = 1048588, flush left to the OS. */
+/**
+ * Kafka's defaults: `segment.bytes` = 1 GiB, `message.max.bytes` = 1048588, flush left to the OS,
+ * `compression.type` = producer.
+ */
 export const DEFAULT_LOG_CONFIG: LogConfig = Object.freeze({
   segmentBytes: 1024 * 1024 * 1024,
   flush: 'os',
   maxBatchBytes: 1_048_588,
+  compression: 'producer',
 });
 
 /**
@@ -80,6 +90,11 @@ function validateConfig(config: LogConfig): LogConfig {
   ) {
     throw invalidConfig(
       `max batch bytes must be an integer in ${batch.min}..${batch.max} (what klog can read back), got ${config.maxBatchBytes}`,
+    );
+  }
+  if (!(BROKER_COMPRESSION_TYPES as readonly string[]).includes(config.compression)) {
+    throw invalidConfig(
+      `compression.type must be one of ${BROKER_COMPRESSION_TYPES.join(', ')}, got ${String(config.compression)}`,
     );
   }
   const flush: unknown = config.flush;

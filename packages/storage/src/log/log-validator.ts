@@ -1,7 +1,13 @@
 import { isUtf8 } from 'node:buffer';
 import { DecodeError, StorageError } from '../errors.js';
-import { compressionOf, decompressRecords } from '../format/compression.js';
+import {
+  type BrokerCompressionType,
+  compressionOf,
+  decompressRecords,
+  targetCodec,
+} from '../format/compression.js';
 import { crc32c } from '../format/crc32c.js';
+import { recompressBatch } from '../format/recompress-batch.js';
 import {
   BATCH_FIELD,
   batchSize,
@@ -35,9 +41,10 @@ import { quickWalk } from './quick-walk.js';
  * payload that does not decompress is `CORRUPT_MESSAGE`.
  */
 
-/** The batch's max timestamp as Kafka's leader sets it for a CreateTime topic: the largest record timestamp. */
-export interface ValidatedRecords {
-  readonly maxTimestamp: number;
+/** A client's batch once validated: as it came (its header perhaps rewritten in place), or recompressed. */
+export interface ValidatedBatch {
+  readonly bytes: Buffer;
+  readonly header: RecordBatchHeader;
 }
 
 /**
@@ -50,7 +57,35 @@ export interface ValidatedRecords {
  * Returns the header the log should index the batch by.
  */
 export function validateRecords(bytes: Buffer, header: RecordBatchHeader): RecordBatchHeader {
-  const maxTimestamp = walkRecords(bytes, header);
+  return setMaxTimestamp(bytes, header, walkRecords(bytes, header, undefined));
+}
+
+/** Whether a batch in `attributes`' codec is rewritten under `compression.type` = `compression`. */
+export function needsRecompression(attributes: number, compression: BrokerCompressionType): boolean {
+  const source = compressionOf(attributes)!;
+  return targetCodec(compression, source) !== source;
+}
+
+/**
+ * `validateRecords`, then the topic's `compression.type`: a batch whose codec is not the one the topic
+ * names is written again in it (`recompressBatch`), as Kafka's `validateMessagesAndAssignOffsetsCompressed`
+ * does when it cannot assign in place; the records walked are the ones recompressed, decompressed once.
+ */
+export function validateBatch(
+  bytes: Buffer,
+  header: RecordBatchHeader,
+  compression: BrokerCompressionType,
+): ValidatedBatch {
+  if (!needsRecompression(header.attributes, compression)) {
+    return { bytes, header: validateRecords(bytes, header) };
+  }
+  const records: { plain?: Uint8Array } = {};
+  const checked = setMaxTimestamp(bytes, header, walkRecords(bytes, header, records));
+  const target = targetCodec(compression, compressionOf(header.attributes)!);
+  return recompressBatch(bytes, checked, records.plain!, target);
+}
+
+function setMaxTimestamp(bytes: Buffer, header: RecordBatchHeader, maxTimestamp: number): RecordBatchHeader {
   const logAppendTime = (header.attributes & TIMESTAMP_TYPE_MASK) !== 0;
   if (maxTimestamp === header.maxTimestamp && !logAppendTime) return header;
   const attributes = header.attributes & ~TIMESTAMP_TYPE_MASK;
@@ -61,11 +96,21 @@ export function validateRecords(bytes: Buffer, header: RecordBatchHeader): Recor
   return { ...header, attributes, maxTimestamp, crc };
 }
 
-/** The records' largest timestamp, or a StorageError naming the first record that does not read. */
-function walkRecords(bytes: Buffer, header: RecordBatchHeader): number {
+/**
+ * The records' largest timestamp, or a StorageError naming the first record that does not read; `keep`,
+ * when given, gets the records uncompressed (for a recompression: nothing is kept on the usual path).
+ */
+function walkRecords(
+  bytes: Buffer,
+  header: RecordBatchHeader,
+  keep: { plain?: Uint8Array } | undefined,
+): number {
   const codec = compressionOf(header.attributes)!;
   const end = batchSize(header);
-  if (codec === 'none') return walkBoth(bytes, RECORD_BATCH_OVERHEAD, end, header, '');
+  if (codec === 'none') {
+    if (keep !== undefined) keep.plain = bytes.subarray(RECORD_BATCH_OVERHEAD, end);
+    return walkBoth(bytes, RECORD_BATCH_OVERHEAD, end, header, '');
+  }
   let plain: Uint8Array;
   try {
     const compressed = new Uint8Array(
@@ -78,6 +123,7 @@ function walkRecords(bytes: Buffer, header: RecordBatchHeader): number {
     if (!(error instanceof DecodeError)) throw error;
     throw new StorageError('CORRUPT_MESSAGE', `the ${codec} records do not decompress: ${error.reason}`);
   }
+  if (keep !== undefined) keep.plain = plain;
   return walkBoth(plain, 0, plain.length, header, ` of the ${plain.length} bytes ${codec} decompressed`);
 }
 

@@ -24,7 +24,7 @@ import { type AppendedHeader, validateForAppend } from './batch-validator.js';
 import { type LogConfig, logConfigOf } from './log-config.js';
 import { loadLog, type OffsetGap, removeIndexFiles } from './log-loader.js';
 import { LOG_START_OFFSET_FILE, readLogStartOffset, writeLogStartOffset } from './log-start-offset.js';
-import { validateRecords } from './log-validator.js';
+import { needsRecompression, validateBatch, validateRecords } from './log-validator.js';
 
 export { DEFAULT_LOG_CONFIG, type FlushPolicy, type LogConfig } from './log-config.js';
 
@@ -322,6 +322,13 @@ export class Log {
         const computed = computeBatchCrc(bytes, 0, header);
         if (computed !== header.crc) throw crcMismatch(header.crc, computed, BATCH_FIELD.crc);
         validateForAppend(header, bytes.length, baseOffset, maxBatchBytes, 'client');
+        if (needsRecompression(header.attributes, this.config.compression)) {
+          // In the topic's codec (compression.type): a new buffer, measured again as Kafka's UnifiedLog.append does.
+          const rewritten = validateBatch(bytes, header, this.config.compression);
+          if (rewritten.bytes.length > maxBatchBytes)
+            throw messageTooLarge(rewritten.bytes.length, maxBatchBytes);
+          return { ...rewritten, baseOffset, stamp: 'in-place', leaderEpoch: PARTITION_LEADER_EPOCH };
+        }
         // The Produce's buffer is the broker's to give: offsets and leader epoch stamped into it, as Kafka's leader does.
         return {
           bytes,
