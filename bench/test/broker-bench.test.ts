@@ -58,6 +58,15 @@ const sample: BrokerBenchResults = {
 };
 
 describe('the broker section of the Performance page', () => {
+  it('says how many reads of the fetch window each round added up, and nothing for older results', () => {
+    const older = renderBrokerSection(sample).join('\n');
+    expect(older).not.toContain('ครั้งต่อ broker');
+    const eight: BrokerBenchResults = {
+      ...sample,
+      workloads: sample.workloads.map((w) => ({ ...w, fetch: { ...w.fetch, reads: 8 } })),
+    };
+    expect(renderBrokerSection(eight).join('\n')).toContain('แต่ละรอบ kcat อ่านชุดนี้ 8 ครั้งต่อ broker');
+  });
   it('shows every workload, each ratio against the goal, CPU per MB and the idle connections', async () => {
     const text = renderBrokerSection(sample).join('\n');
     for (const w of sample.workloads) expect(text).toContain(w.label);

@@ -163,7 +163,8 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
     'MB/s คือ payload (ค่าของ message) ล้าน byte ต่อวินาที วัดจากเวลาทั้ง process ของ kcat' +
       ' ฝั่ง fetch อ่าน topic 4 partition ที่มีข้อมูลเท่ากันทั้งสองฝั่ง' +
       ` (${w.map((x) => `${x.fetch.messages.toLocaleString('en')} message ใน ${x.label}`).join(', ')})` +
-      ' เพราะ mock เก็บไว้เพียงราว 5 MB ต่อ partition แล้วทิ้งของเก่า จึงอ่านกลับทั้งล้าน message จาก mock ไม่ได้',
+      ' เพราะ mock เก็บไว้เพียงราว 5 MB ต่อ partition แล้วทิ้งของเก่า จึงอ่านกลับทั้งล้าน message จาก mock ไม่ได้' +
+      fetchReads(w),
     '',
     ...groupSection(b.groupConsume),
     '### เทียบกับขีดจำกัด: socket loopback',
@@ -237,4 +238,14 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
     'แต่ละ connection ถาม ApiVersions หนึ่งครั้งแล้วเงียบ วัด RSS ของ process `klog serve` ก่อนเปิดและหลังเปิดครบ',
     '',
   ];
+}
+
+/** How many reads of the window each round timed (older results: one, and nothing is said). */
+function fetchReads(w: readonly WorkloadResult[]): string {
+  const reads = w[0]?.fetch.reads;
+  if (reads === undefined || reads <= 1) return '';
+  return (
+    ` แต่ละรอบ kcat อ่านชุดนี้ ${reads} ครั้งต่อ broker ผลัดกันอ่านก่อนทีละครั้ง แล้วรวมเวลาทั้งหมดของแต่ละฝั่ง` +
+    ' เพราะการอ่านครั้งเดียวจบใน 20–50 ms ซึ่งสั้นจนการเริ่ม process ของ kcat ที่ช้าไปครั้งเดียวกลบ ratio ได้'
+  );
 }

@@ -33,7 +33,11 @@ export interface WorkloadResult {
   /** Producing every message with kcat, idempotent, acks=all: klog / the mock. */
   readonly produce: Pair;
   /** Reading back a window both brokers keep (the mock keeps ~5 MB per partition): klog / the mock. */
-  readonly fetch: Pair & { readonly messages: number };
+  readonly fetch: Pair & {
+    readonly messages: number;
+    /** Reads of the window per broker in each round, their times added (absent in older results: one). */
+    readonly reads?: number;
+  };
   /** klog's produce against moving the same bytes through a loopback socket (the limit). */
   readonly produceVsLoopback: Pair;
   /** Reading every message back from klog against the loopback socket. */
