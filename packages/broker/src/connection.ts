@@ -9,6 +9,7 @@ import {
 } from '@klog/protocol';
 import { type BrokerContext, CloseConnection } from './context.js';
 import { dispatch, type Handled, SERVED_CODECS } from './dispatch.js';
+import { readSocket, type SocketReader } from './socket-reader.js';
 import { answerUnsupported, type UnsupportedVerdict } from './unsupported.js';
 
 /** A connection keeps its frame buffer up to this size (a producer's 1 MB requests) between requests. */
@@ -57,9 +58,14 @@ export class Connection {
   /** Waiting for the pool to grant the pending frame's bytes: gives up the place. */
   #cancelWait: (() => void) | undefined;
 
+  readonly socket: Socket;
+  /** Mutes and unmutes the connection (Kafka's Selector.mute): its pause and resume, in place of the socket's. */
+  readonly #reader: SocketReader;
+
   constructor(
     readonly id: number,
-    readonly socket: Socket,
+    /** As the server accepted it (made with `pauseOnConnect`): reading starts here. */
+    accepted: Socket,
     private readonly ctx: BrokerContext,
     private readonly onClosed: (connection: Connection) => void,
   ) {
@@ -69,14 +75,16 @@ export class Connection {
     this.#frames = new ReusingFrameDecoder(ctx.config.socketRequestMaxBytes, RETAINED_FRAME_BYTES, (n) =>
       Buffer.allocUnsafeSlow(n),
     );
-    socket.setNoDelay(true);
-    socket.setTimeout(ctx.config.connectionsMaxIdleMs);
-    socket.on('data', (chunk: Buffer) => {
+    this.#reader = readSocket(accepted, (chunk) => {
       // Once closing, bytes are read and dropped: only reading finds the client's FIN, which ends the socket.
       if (this.#closed) return;
       this.#frames.push(chunk);
       this.#pump(true);
     });
+    const socket = this.#reader.socket;
+    this.socket = socket;
+    socket.setNoDelay(true);
+    socket.setTimeout(ctx.config.connectionsMaxIdleMs);
     socket.on('drain', () => this.#pump(false));
     socket.on('timeout', () =>
       this.close(`idle for connections.max.idle.ms (${ctx.config.connectionsMaxIdleMs} ms)`, 'info'),
@@ -123,7 +131,7 @@ export class Connection {
       const limit = Math.max(this.ctx.config.maxBufferedResponseBytes, this.socket.writableHighWaterMark);
       if (this.socket.writableLength > limit) {
         // The client is not reading: stop reading its requests until the kernel takes what waits ('drain').
-        this.socket.pause();
+        this.#reader.pause();
         return;
       }
       let frame: Uint8Array | undefined;
@@ -140,14 +148,14 @@ export class Connection {
       }
       if (frame === undefined) {
         this.#frames.release();
-        this.socket.resume();
+        this.#reader.resume();
         return;
       }
       this.#handle(frame, pipelined);
       if (!this.#busy) this.#releaseFrame();
       pipelined = true;
     }
-    if (this.#busy) this.socket.pause();
+    if (this.#busy) this.#reader.pause();
   }
 
   #handle(frame: Uint8Array, pipelined: boolean): void {
@@ -283,7 +291,7 @@ export class Connection {
    */
   end(graceMs: number): Promise<void> {
     this.#ending = true;
-    this.socket.pause();
+    this.#reader.pause();
     return new Promise((resolve) => {
       if (this.socket.destroyed) {
         resolve();
@@ -302,7 +310,7 @@ export class Connection {
         this.socket.end();
         // Read again (and drop what comes): a paused socket would never see the client's FIN, and a socket
         // with unread bytes never emits 'end', so it would not close before the grace ran out.
-        this.socket.resume();
+        this.#reader.resume();
       };
       if (!this.#busy) this.#idle();
     });
@@ -321,7 +329,7 @@ export class Connection {
       this.#frameBytes = 4 + size;
       return true;
     }
-    this.socket.pause();
+    this.#reader.pause();
     this.#cancelWait = pool.waitFor(4 + size, () => {
       this.#cancelWait = undefined;
       this.#frameBytes = 4 + size;
@@ -329,7 +337,7 @@ export class Connection {
         this.#releaseFrame();
         return;
       }
-      this.socket.resume();
+      this.#reader.resume();
       this.#pump(false);
     });
     return false;

@@ -180,7 +180,8 @@ export class Broker {
    */
   static async start(options: StartOptions): Promise<Broker> {
     const config = resolveConfig(options);
-    const server = createServer({ pauseOnConnect: false });
+    // Paused: a connection's reads start once it reads into the shared buffer (socket-reader.ts).
+    const server = createServer({ pauseOnConnect: true });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen({ host: config.host, port: config.port }, () => {
