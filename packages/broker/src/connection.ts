@@ -272,6 +272,8 @@ export class Connection {
       this.socket.write(chunk, () => {
         this.#responseBytes -= chunk.byteLength;
         pool.release(chunk.byteLength);
+        // Written (or dropped with the connection): a Fetch's records buffer can be read into again.
+        this.ctx.readBuffers.give(chunk);
       });
     }
     this.socket.uncork();

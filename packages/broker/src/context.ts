@@ -9,6 +9,7 @@ import type { BrokerLog } from './log-port.js';
 import type { Logger } from './logger.js';
 import type { MemoryPool } from './memory-pool.js';
 import type { ProducerIdManager } from './producer-id-manager.js';
+import type { ReadBuffers } from './read-buffers.js';
 import type { TopicConfigs } from './topic-configs.js';
 import type { UnsupportedRequests } from './unsupported.js';
 
@@ -35,6 +36,8 @@ export interface BrokerContext {
   readonly requestMemory: MemoryPool;
   /** The same budget for responses not yet taken by the kernel: a Fetch is cut to what is left of it. */
   readonly responseMemory: MemoryPool;
+  /** The memory Fetch reads records into, taken back once the socket has written them. */
+  readonly readBuffers: ReadBuffers;
   /** The teaching faults asked for (none unless `dropAcks` / `closeAfterAppend`). */
   readonly faults: FaultInjector;
   /** Wall-clock milliseconds (the append's time for producer state and LogAppendTime). */

@@ -24,6 +24,7 @@ import {
   type ProducedBatch,
   type ProducerBatchAppend,
   type ProducerWindow,
+  type ReadAllocator,
   readProducedBatch,
   StorageError,
   TRANSACTIONAL_FLAG,
@@ -61,8 +62,11 @@ export interface BrokerPartition {
    * LogError.
    */
   appendProducerBatch(batch: ProducedBatch, nowMs: number, logAppendTime?: boolean): ProducerBatchAppend;
-  /** Whole batches from the one holding `offset`, at most `maxBytes` but at least one. Throws LogError. */
-  fetch(offset: number, maxBytes: number): FetchResult;
+  /**
+   * Whole batches from the one holding `offset`, at most `maxBytes` but at least one, read into memory
+   * `allocate` gives (the broker's `ReadBuffers`; fresh memory without it). Throws LogError.
+   */
+  fetch(offset: number, maxBytes: number, allocate?: ReadAllocator): FetchResult;
   /** The first offset whose timestamp is at least `timestampMs`, through the time index. */
   offsetForTimestamp(timestampMs: number): { offset: number; timestamp: number } | undefined;
   /** Appends records the broker writes itself (no producer: the group coordinator's), as one batch. Throws LogError. */
@@ -302,7 +306,7 @@ function brokerPartition(p: Partition, window: ProducerWindow | undefined): Brok
           ? p.appendProducerBatch(batch, options)
           : p.appendWithWindow(batch, window, { nowMs });
       }),
-    fetch: (offset, maxBytes) => call(() => p.fetch(offset, maxBytes)),
+    fetch: (offset, maxBytes, allocate) => call(() => p.fetch(offset, maxBytes, allocate)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
     appendRecords: (records, nowMs) => {
       call(() => appendRecords(p, records, nowMs));

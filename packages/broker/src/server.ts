@@ -16,6 +16,7 @@ import { type Logger, SILENT } from './logger.js';
 import { MemoryPool } from './memory-pool.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
 import { ProducerIdManager } from './producer-id-manager.js';
+import { ReadBuffers } from './read-buffers.js';
 import { TopicConfigStore } from './topic-config-store.js';
 import { TopicConfigs } from './topic-configs.js';
 import { UnsupportedRequests } from './unsupported.js';
@@ -134,6 +135,7 @@ export class Broker {
         limited: new LogLimiter(this.#logger, LOG_LINE_INTERVAL_MS),
         requestMemory: new MemoryPool(config.queuedMaxRequestBytes),
         responseMemory: new MemoryPool(config.queuedMaxRequestBytes),
+        readBuffers: new ReadBuffers(),
         faults: new FaultInjector(
           { dropAcks: config.dropAcks, closeAfterAppend: config.closeAfterAppend },
           this.#logger,
@@ -279,6 +281,12 @@ export class Broker {
   > {
     const figures = (m: MemoryPool) => ({ used: m.used, peak: m.peak, capacity: m.capacity });
     return { requests: figures(this.#ctx.requestMemory), responses: figures(this.#ctx.responseMemory) };
+  }
+
+  /** The memory Fetch reads records into (`ReadBuffers`): bytes waiting to be lent, reads served, reads into reused memory. */
+  get fetchReadBuffers(): { readonly freeBytes: number; readonly taken: number; readonly reused: number } {
+    const pool = this.#ctx.readBuffers;
+    return { freeBytes: pool.freeBytes, ...pool.counts };
   }
 
   get connections(): ConnectionStats[] {

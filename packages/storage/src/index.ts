@@ -79,4 +79,5 @@ export {
 } from './producer/idempotent-append.js';
 export type { SkippedBatch } from './producer/producer-state-rebuild.js';
 export type { ProducerWindow, WindowDecision, WindowedBatch } from './producer/producer-window.js';
+export type { ReadAllocator } from './segment/file-records.js';
 export { describeRecovery, type RecoveryReport } from './segment/recovery.js';

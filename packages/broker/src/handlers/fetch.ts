@@ -85,7 +85,7 @@ function readOnce(ctx: BrokerContext, request: FetchRequest): Read {
         return { ...base, ...offsets, errorCode: ErrorCode.NONE, records: NO_RECORDS };
       }
       try {
-        const read = partition.fetch(p.fetchOffset, Math.max(1, limit));
+        const read = partition.fetch(p.fetchOffset, Math.max(1, limit), ctx.readBuffers.take);
         // Past the first batch returned, a batch that does not fit the budget waits for the next fetch.
         if (returnedData && read.records.length > budget) {
           return { ...base, ...offsets, errorCode: ErrorCode.NONE, records: NO_RECORDS };

@@ -16,6 +16,7 @@ import { writeInt64BE } from '../format/varint.js';
 import { DirectoryLock } from '../io/file-lock.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { io } from '../io/io.js';
+import type { ReadAllocator } from '../segment/file-records.js';
 import { LogSegment } from '../segment/log-segment.js';
 import type { RecoveryReport } from '../segment/recovery.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
@@ -600,12 +601,12 @@ export class Log {
    * segment's index. Empty at the log end offset; StorageError `OFFSET_OUT_OF_RANGE`
    * outside [log start, log end].
    */
-  readRaw(offset: number, maxBytes: number): Buffer {
+  readRaw(offset: number, maxBytes: number, allocate?: ReadAllocator): Buffer {
     const first = this.#firstSegmentToRead(offset, maxBytes);
     if (first === undefined) return Buffer.alloc(0);
     for (let i = this.#segments.indexOf(first); i < this.#segments.length; i++) {
       const segment = this.#segments[i]!;
-      const bytes = segment.readRaw(segment === first ? offset : segment.baseOffset, maxBytes);
+      const bytes = segment.readRaw(segment === first ? offset : segment.baseOffset, maxBytes, allocate);
       if (bytes.length > 0) return bytes;
     }
     return Buffer.alloc(0);

@@ -35,6 +35,7 @@ import {
   type SkippedBatch,
 } from '../producer/producer-state-rebuild.js';
 import type { ProducerWindow } from '../producer/producer-window.js';
+import type { ReadAllocator } from '../segment/file-records.js';
 import type { LogSegment } from '../segment/log-segment.js';
 import type { RecoveryReport } from '../segment/recovery.js';
 import type { SegmentFileCache } from '../segment/segment-file-cache.js';
@@ -473,9 +474,9 @@ export class Partition {
    * (Kafka's `Partition.fetchRecords`). StorageError `OFFSET_OUT_OF_RANGE` outside
    * [log start, log end].
    */
-  fetch(offset: number, maxBytes: number): FetchResult {
+  fetch(offset: number, maxBytes: number, allocate?: ReadAllocator): FetchResult {
     return {
-      records: this.#log.readRaw(offset, maxBytes),
+      records: this.#log.readRaw(offset, maxBytes, allocate),
       highWatermark: this.highWatermark,
       lastStableOffset: this.lastStableOffset,
       logStartOffset: this.logStartOffset,

@@ -17,7 +17,7 @@ import {
   type RecordBatchHeader,
 } from '../format/record-batch.js';
 import { io } from '../io/io.js';
-import { FileRecords } from './file-records.js';
+import { FileRecords, type ReadAllocator } from './file-records.js';
 import type { SegmentFileCache } from './segment-file-cache.js';
 import { ActiveIndexFiles, readIndexFiles, SegmentIndex, writeIndexFiles } from './segment-index.js';
 import { type InspectionEntry, inspectSegment } from './segment-inspection.js';
@@ -381,10 +381,10 @@ export class LogSegment {
    * Raw bytes, as a Fetch serves them: framing checked, no CRC. Empty when no batch of
    * this segment holds `startOffset` or any later offset.
    */
-  readRaw(startOffset: number, maxBytes: number): Buffer {
+  readRaw(startOffset: number, maxBytes: number, allocate?: ReadAllocator): Buffer {
     const start = this.translateOffset(startOffset);
     if (start === undefined) return Buffer.alloc(0);
-    const bytes = this.read(start, Math.max(maxBytes, LOG_OVERHEAD));
+    const bytes = this.#file.read(start, Math.max(maxBytes, LOG_OVERHEAD), allocate);
     let end = 0;
     while (end + LOG_OVERHEAD <= bytes.length) {
       const size = LOG_OVERHEAD + bytes.readInt32BE(end + BATCH_FIELD.batchLength);
@@ -394,7 +394,7 @@ export class LogSegment {
     if (end > 0) return bytes.subarray(0, end);
     // The first batch alone is larger than maxBytes: served whole, as Kafka does.
     const size = this.wholeBatchSize(this.read(start, RECORD_BATCH_OVERHEAD), 0, storedBatchOptions(start));
-    return this.read(start, size);
+    return this.#file.read(start, size, allocate);
   }
 
   /** The largest timestamp the segment's batches hold (-1 for none), from its time index. */
