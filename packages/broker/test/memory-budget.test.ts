@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { startBroker, type TestBroker } from './support/broker.js';
-import { kafkajs, RawClient } from './support/raw-client.js';
+import { startBroker } from './support/broker.js';
+import { createTopicRaw, kafkajs, produceOneRaw, RawClient } from './support/raw-client.js';
 
 /**
  * Case 7 of issue 22: one budget, `queuedMaxRequestBytes` (Kafka's `queued.max.request.bytes`), bounds the
@@ -19,44 +19,16 @@ async function until(ready: () => boolean, what: string): Promise<void> {
   throw new Error(`never happened: ${what}`);
 }
 
-async function createTopic(b: TestBroker, topic: string): Promise<void> {
-  const c = await RawClient.connect(b.port);
-  const create = await kafkajs('createTopics', 0, {
-    topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
-    timeout: 1000,
-  });
-  c.send(create.frame);
-  await c.next();
-  c.close();
-}
-
-/** A Produce of one record with a value of `valueBytes`, framed. */
-async function bigProduce(topic: string, valueBytes: number, correlationId: number) {
-  return kafkajs(
-    'produce',
-    7,
-    {
-      acks: -1,
-      timeout: 30000,
-      compression: 0,
-      topicData: [
-        {
-          topic,
-          partitions: [
-            { partition: 0, messages: [{ key: 'k', value: Buffer.alloc(valueBytes, correlationId) }] },
-          ],
-        },
-      ],
-    },
-    correlationId,
-  );
+/** A Produce of one record with a value of `valueBytes` (each byte the correlation id), framed. */
+function bigProduce(topic: string, valueBytes: number, correlationId: number) {
+  return produceOneRaw(topic, Buffer.alloc(valueBytes, correlationId), correlationId);
 }
 
 describe('queued.max.request.bytes: requests', () => {
   it('six clients each part-way through a 900 KiB request under a 1 MiB budget: one is read, the others wait unread; all are answered', async () => {
     const b = await startBroker({ queuedMaxRequestBytes: MIB, socketRequestMaxBytes: 2 * MIB });
     try {
-      await createTopic(b, 'big');
+      await createTopicRaw(b.port, 'big');
       const clients = await Promise.all(Array.from({ length: 6 }, () => RawClient.connect(b.port)));
       const requests = await Promise.all(clients.map((_, i) => bigProduce('big', 900 * 1024, i + 1)));
       // Each sends all but the last 100 KiB of its frame, and stops there.
@@ -88,7 +60,7 @@ describe('queued.max.request.bytes: requests', () => {
   it('a frame larger than the whole budget is still read, alone', async () => {
     const b = await startBroker({ queuedMaxRequestBytes: 64 * 1024, socketRequestMaxBytes: 2 * MIB });
     try {
-      await createTopic(b, 'huge');
+      await createTopicRaw(b.port, 'huge');
       const c = await RawClient.connect(b.port);
       const request = await bigProduce('huge', 500 * 1024, 9);
       c.send(request.frame);
@@ -105,7 +77,7 @@ describe('queued.max.request.bytes: responses', () => {
     const budget = 4 * MIB;
     const b = await startBroker({ queuedMaxRequestBytes: budget });
     try {
-      await createTopic(b, 'wide');
+      await createTopicRaw(b.port, 'wide');
       const producer = await RawClient.connect(b.port);
       for (let i = 1; i <= 40; i++) {
         const request = await bigProduce('wide', 200 * 1024, i);

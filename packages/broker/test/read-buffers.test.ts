@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ReadBuffers } from '../src/read-buffers.js';
-import { startBroker, type TestBroker } from './support/broker.js';
-import { kafkajs, RawClient } from './support/raw-client.js';
+import { startBroker } from './support/broker.js';
+import { createTopicRaw, kafkajs, produceOneRaw, RawClient } from './support/raw-client.js';
 
 /**
  * Issue 25: Fetch reads records into memory the broker uses again once the socket has written a
@@ -54,26 +54,6 @@ describe('ReadBuffers', () => {
   });
 });
 
-/** A Produce (KafkaJS's encoding) of one record whose 200 KiB value is `fill` repeated. */
-function produce(topic: string, fill: number, correlationId: number) {
-  return kafkajs(
-    'produce',
-    7,
-    {
-      acks: -1,
-      timeout: 30000,
-      compression: 0,
-      topicData: [
-        {
-          topic,
-          partitions: [{ partition: 0, messages: [{ key: 'k', value: Buffer.alloc(200 * KIB, fill) }] }],
-        },
-      ],
-    },
-    correlationId,
-  );
-}
-
 /** A Fetch v11 of one batch (at most 250 KiB) at `offset`. */
 function fetchOne(topic: string, offset: number, correlationId: number) {
   return kafkajs(
@@ -102,25 +82,14 @@ async function valuesOf(request: Awaited<ReturnType<typeof fetchOne>>, frame: Ui
   return partition.messages.map((m) => m.value);
 }
 
-async function createTopic(b: TestBroker, topic: string): Promise<void> {
-  const c = await RawClient.connect(b.port);
-  const create = await kafkajs('createTopics', 0, {
-    topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
-    timeout: 1000,
-  });
-  c.send(create.frame);
-  await c.next();
-  c.close();
-}
-
 describe('Fetch into reused memory', () => {
   it('a consumer reading each response reuses memory; one that stops reading keeps 30 responses intact meanwhile', async () => {
     const b = await startBroker();
     try {
-      await createTopic(b, 'reads');
+      await createTopicRaw(b.port, 'reads');
       const producer = await RawClient.connect(b.port);
       for (const fill of [1, 2, 3]) {
-        const request = await produce('reads', fill, fill);
+        const request = await produceOneRaw('reads', Buffer.alloc(200 * KIB, fill), fill);
         producer.send(request.frame);
         await producer.next();
       }

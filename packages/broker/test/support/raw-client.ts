@@ -110,3 +110,30 @@ export function rawFrame(
   out.set(body, 14 + clientId.length + tags);
   return out;
 }
+
+/** Creates a one-partition topic through a raw CreateTopics v0 (as KafkaJS encodes it). */
+export async function createTopicRaw(port: number, topic: string): Promise<void> {
+  const c = await RawClient.connect(port);
+  const create = await kafkajs('createTopics', 0, {
+    topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
+    timeout: 1000,
+  });
+  c.send(create.frame);
+  await c.next();
+  c.close();
+}
+
+/** A Produce v7 (acks=all, as KafkaJS encodes it) of one record with key `k` and `value` to partition 0 of `topic`. */
+export function produceOneRaw(topic: string, value: Buffer, correlationId: number) {
+  return kafkajs(
+    'produce',
+    7,
+    {
+      acks: -1,
+      timeout: 30000,
+      compression: 0,
+      topicData: [{ topic, partitions: [{ partition: 0, messages: [{ key: 'k', value }] }] }],
+    },
+    correlationId,
+  );
+}
