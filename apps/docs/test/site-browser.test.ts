@@ -173,9 +173,12 @@ describe.skipIf(!haveChromium)('the rest of the site in Chromium', () => {
 
         it('search: "กันซ้ำ" puts the chapter first; "หน้าต่าง" finds no code-frame label (15)', async () => {
           const page = await open('/getting-started/', viewport, theme);
+          const input = page.locator('#starlight__search input');
+          // Starlight builds Pagefind's input only when the page first goes idle (requestIdleCallback), which on
+          // a busy 2-core machine can come well after 'load': wait for the input itself, not Playwright's 30 s.
+          await input.waitFor({ state: 'attached', timeout: 120_000 });
           const search = async (term: string) => {
             await page.locator('site-search button[data-open-modal]').first().click();
-            const input = page.locator('#starlight__search input');
             await input.fill(term);
             const results = page.locator('#starlight__search .pagefind-ui__result');
             await results.first().waitFor({ state: 'visible', timeout: 20_000 });
