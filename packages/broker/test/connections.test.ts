@@ -1,23 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from './support/broker.js';
-import { kafkajs, RawClient, rawFrame } from './support/raw-client.js';
+import { createTopicsRaw, kafkajs, RawClient, rawFrame } from './support/raw-client.js';
 
 let b: TestBroker;
 beforeAll(async () => {
   b = await startBroker({ socketRequestMaxBytes: 65536, maxBufferedResponseBytes: 16 * 1024 });
-  const c = await RawClient.connect(b.port);
-  const create = await kafkajs('createTopics', 0, {
-    topics: Array.from({ length: 300 }, (_, i) => ({
-      topic: `topic-with-a-long-name-${String(i).padStart(4, '0')}`,
-      numPartitions: 1,
-      replicationFactor: 1,
-    })),
-    timeout: 1000,
-  });
-  c.send(create.frame);
-  await c.next();
-  c.close();
+  await createTopicsRaw(
+    b.port,
+    Array.from({ length: 300 }, (_, i) => ({ name: `topic-with-a-long-name-${String(i).padStart(4, '0')}` })),
+  );
 });
 afterAll(() => b.stop());
 

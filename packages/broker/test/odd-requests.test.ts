@@ -12,7 +12,7 @@ import {
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from './support/broker.js';
-import { kafkajs, RawClient } from './support/raw-client.js';
+import { createTopicsRaw, kafkajs, RawClient } from './support/raw-client.js';
 
 /**
  * Requests that parse but hold odd values — partitions that do not exist or are negative, offsets far past
@@ -23,14 +23,7 @@ import { kafkajs, RawClient } from './support/raw-client.js';
 let b: TestBroker;
 beforeAll(async () => {
   b = await startBroker({ autoCreateTopics: true, numPartitions: 2 });
-  const c = await RawClient.connect(b.port);
-  const create = await kafkajs('createTopics', 0, {
-    topics: [{ topic: 'odd', numPartitions: 3, replicationFactor: 1 }],
-    timeout: 1000,
-  });
-  c.send(create.frame);
-  await c.next();
-  c.close();
+  await createTopicsRaw(b.port, [{ name: 'odd', partitions: 3 }]);
 });
 afterAll(() => b.stop());
 

@@ -111,16 +111,38 @@ export function rawFrame(
   return out;
 }
 
-/** Creates a one-partition topic through a raw CreateTopics v0 (as KafkaJS encodes it). */
-export async function createTopicRaw(port: number, topic: string): Promise<void> {
+/**
+ * Creates topics through a raw CreateTopics v0 (as KafkaJS encodes it), failing when the broker refuses
+ * any of them: a test set up on a topic that was never made would fail later, and far from the cause.
+ */
+export async function createTopicsRaw(
+  port: number,
+  topics: readonly { name: string; partitions?: number }[],
+): Promise<void> {
   const c = await RawClient.connect(port);
-  const create = await kafkajs('createTopics', 0, {
-    topics: [{ topic, numPartitions: 1, replicationFactor: 1 }],
-    timeout: 1000,
-  });
-  c.send(create.frame);
-  await c.next();
-  c.close();
+  try {
+    const create = await kafkajs('createTopics', 0, {
+      topics: topics.map((t) => ({ topic: t.name, numPartitions: t.partitions ?? 1, replicationFactor: 1 })),
+      timeout: 1000,
+    });
+    c.send(create.frame);
+    const { data } = await create.decode(await c.next());
+    const refused = (data.topicErrors as { topic: string; errorCode: number }[]).filter(
+      (t) => t.errorCode !== 0,
+    );
+    if (refused.length > 0) {
+      throw new Error(
+        `CreateTopics refused ${refused.map((t) => `${t.topic} (code ${t.errorCode})`).join(', ')}`,
+      );
+    }
+  } finally {
+    c.close();
+  }
+}
+
+/** Creates a one-partition topic through a raw CreateTopics v0. */
+export function createTopicRaw(port: number, topic: string): Promise<void> {
+  return createTopicsRaw(port, [{ name: topic }]);
 }
 
 /** A Produce v7 (acks=all, as KafkaJS encodes it) of one record with key `k` and `value` to partition 0 of `topic`. */
