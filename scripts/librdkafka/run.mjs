@@ -25,9 +25,11 @@ import {
 } from './catalogue.mjs';
 import {
   classify,
+  MAX_RETRIED_UNITS,
   parseAllowList,
   renderFindings,
   renderReport,
+  shouldRetry,
   sourceFeatures,
   testSummary,
   updateAllowList,
@@ -251,6 +253,42 @@ function formatDuration(seconds) {
   return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
 
+/** One test number in one scenario against a fresh broker: the runner's output, parsed, and the broker's log. */
+async function runUnit(opts, testsDir, work, unit, tests, flags, foreign) {
+  const { number } = unit;
+  const dir = join(work, unitName(unit));
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir);
+  const brokerLog = join(opts.out, 'logs', `${unitName(unit)}.broker.log`);
+  const broker = await startBroker(join(dir, 'data'), brokerLog, flags);
+  const conf = join(dir, 'test.conf');
+  writeFileSync(
+    conf,
+    `# written by scripts/librdkafka/run.mjs\nmetadata.broker.list=127.0.0.1:${broker.port}\n`,
+  );
+  const t0 = Date.now();
+  const { output, exit } = await runTestNumber(
+    testsDir,
+    number,
+    unit.scenario,
+    conf,
+    join(dir, 'report.json'),
+    opts.includeLocal,
+  );
+  const seconds = (Date.now() - t0) / 1000;
+  const brokerExit = await stopBroker(broker);
+  writeFileSync(join(opts.out, 'logs', `${unitName(unit)}.log`), output);
+  for (const host of foreignAddresses(output)) foreign.add(`${host} (test ${number})`);
+  const { results: parsed, notes } = parseRunnerOutput(
+    output,
+    tests.map((t) => t.name),
+    exit,
+  );
+  rmSync(dir, { recursive: true, force: true });
+  const states = tests.map((t) => `${t.name} ${parsed.get(t.name).state}`).join(', ');
+  return { output, exit, seconds, brokerExit, brokerLog: broker.log(), parsed, notes, states };
+}
+
 /** Each test number (in each of its scenarios) alone against its own fresh broker; results in the suite's order. */
 async function runAll(opts, testsDir, units, byUnit, allow, foreign) {
   mkdirSync(join(opts.out, 'logs'), { recursive: true });
@@ -265,39 +303,36 @@ async function runAll(opts, testsDir, units, byUnit, allow, foreign) {
       (opts.insideNetns ? ', in a loopback-only network namespace' : ''),
   );
   const results = [];
+  let retriesUsed = 0;
   for (const [i, unit] of units.entries()) {
     const { number, scenario } = unit;
     const tests = byUnit(unit);
-    const dir = join(work, unitName(unit));
-    mkdirSync(dir);
-    const brokerLog = join(opts.out, 'logs', `${unitName(unit)}.broker.log`);
-    const broker = await startBroker(join(dir, 'data'), brokerLog, flagsOf[scenario]);
-    const conf = join(dir, 'test.conf');
-    writeFileSync(
-      conf,
-      `# written by scripts/librdkafka/run.mjs\nmetadata.broker.list=127.0.0.1:${broker.port}\n`,
-    );
-    const t0 = Date.now();
-    const { output, exit } = await runTestNumber(
-      testsDir,
-      number,
-      scenario,
-      conf,
-      join(dir, 'report.json'),
-      opts.includeLocal,
-    );
-    const seconds = (Date.now() - t0) / 1000;
-    const brokerExit = await stopBroker(broker);
-    writeFileSync(join(opts.out, 'logs', `${unitName(unit)}.log`), output);
-    for (const host of foreignAddresses(output)) foreign.add(`${host} (test ${number})`);
-    const { results: parsed, notes } = parseRunnerOutput(
-      output,
-      tests.map((t) => t.name),
-      exit,
-    );
+    const where = scenario === 'default' ? '' : ` [scenario ${scenario}]`;
+    let run = await runUnit(opts, testsDir, work, unit, tests, flagsOf[scenario], foreign);
+    let firstRun;
+    if (
+      shouldRetry(
+        tests.map((t) => t.name),
+        run.parsed,
+        allow.names,
+        retriesUsed,
+      )
+    ) {
+      retriesUsed++;
+      firstRun = run;
+      console.log(
+        `[${i + 1}/${units.length}] ${run.states}${where} (${formatDuration(run.seconds)}): an allow-listed ` +
+          `test did not pass; running ${unitName(unit)} once more (${retriesUsed} of at most ` +
+          `${MAX_RETRIED_UNITS} reruns), its first run kept in logs/${unitName(unit)}.first.log and .first.broker.log`,
+      );
+      writeFileSync(join(opts.out, 'logs', `${unitName(unit)}.first.log`), run.output);
+      writeFileSync(join(opts.out, 'logs', `${unitName(unit)}.first.broker.log`), run.brokerLog);
+      run = await runUnit(opts, testsDir, work, unit, tests, flagsOf[scenario], foreign);
+    }
     const features = sourceFeatures(testSource(testsDir, number));
     for (const t of tests) {
-      const r = parsed.get(t.name);
+      const r = run.parsed.get(t.name);
+      const first = firstRun?.parsed.get(t.name);
       const local = notApplicable(t) === 'local (no broker)';
       results.push({
         name: t.name,
@@ -305,17 +340,23 @@ async function runAll(opts, testsDir, units, byUnit, allow, foreign) {
         scenario,
         local,
         ...r,
-        feature: classify(r, broker.log(), features),
+        ...(first !== undefined && first.state !== 'passed'
+          ? { retriedAfter: `${first.state}${first.reason ? `: ${first.reason}` : ''}` }
+          : {}),
+        feature: classify(r, run.brokerLog, features),
         allowed: allow.names.has(t.name),
-        exit,
+        exit: run.exit,
       });
     }
-    const states = tests.map((t) => `${t.name} ${parsed.get(t.name).state}`).join(', ');
-    const brokerNote = brokerExit === 0 ? '' : `; klog serve exited ${brokerExit} (see ${brokerLog})`;
-    const where = scenario === 'default' ? '' : ` [scenario ${scenario}]`;
-    console.log(`[${i + 1}/${units.length}] ${states}${where} (${formatDuration(seconds)})${brokerNote}`);
-    for (const note of notes) console.log(`        ${note}`);
-    rmSync(dir, { recursive: true, force: true });
+    const brokerNote =
+      run.brokerExit === 0
+        ? ''
+        : `; klog serve exited ${run.brokerExit} (see logs/${unitName(unit)}.broker.log)`;
+    const again = firstRun === undefined ? '' : ' (run again)';
+    console.log(
+      `[${i + 1}/${units.length}] ${run.states}${where}${again} (${formatDuration(run.seconds)})${brokerNote}`,
+    );
+    for (const note of run.notes) console.log(`        ${note}`);
   }
   rmSync(work, { recursive: true, force: true });
   return results;

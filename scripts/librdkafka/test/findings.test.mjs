@@ -3,10 +3,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
   classify,
+  MAX_RETRIED_UNITS,
   parseAllowList,
   refusedApis,
   renderFindings,
   renderReport,
+  shouldRetry,
   sourceFeatures,
   testSummary,
   updateAllowList,
@@ -214,6 +216,50 @@ test('renderReport counts and groups by feature; the table ends with the totals'
   assert.match(markdown, /- \*\*SASL\/SSL\*\* \(1\): 0097/);
   assert.match(markdown, /\| 0018_cgrp_term \| failed \|.*\| no assignment \\\| x \|/);
   assert.equal(table.split('\n').at(-1), '4 tests ran: 1 passed, 2 failed, 1 skipped (2 min 5 s)');
+});
+
+test('shouldRetry: an allow-listed test that did not pass, while reruns are left; nothing else', () => {
+  const allowed = new Set(['0086_purge_remote', '0045_subscribe_update']);
+  const parsed = (state) => new Map([['0086_purge_remote', { state, reason: 'x' }]]);
+  assert.equal(shouldRetry(['0086_purge_remote'], parsed('failed'), allowed, 0), true);
+  assert.equal(shouldRetry(['0086_purge_remote'], parsed('skipped'), allowed, 0), true);
+  assert.equal(shouldRetry(['0086_purge_remote'], parsed('passed'), allowed, 0), false);
+  // Not on the allow-list: its failure is expected, not retried.
+  assert.equal(shouldRetry(['0086_purge_remote'], parsed('failed'), new Set(), 0), false);
+  // A failure past the last rerun stands.
+  assert.equal(shouldRetry(['0086_purge_remote'], parsed('failed'), allowed, MAX_RETRIED_UNITS), false);
+  // One failing test of a number with several reruns the number.
+  const two = new Map([
+    ['0045_subscribe_update', { state: 'passed' }],
+    ['0045_subscribe_update_topic_remove', { state: 'failed' }],
+  ]);
+  const both = new Set([...allowed, '0045_subscribe_update_topic_remove']);
+  assert.equal(shouldRetry([...two.keys()], two, both, 1), true);
+});
+
+test('renderReport says what passed only when run again, and what its first run failed with', () => {
+  const results = [
+    { name: '0001_multiobj', number: '0001', state: 'passed', seconds: 3, allowed: true },
+    {
+      name: '0086_purge_remote',
+      number: '0086',
+      state: 'passed',
+      seconds: 9,
+      allowed: true,
+      retriedAfter: 'failed: Expected message #1 to fail with Local: Purged in flight',
+    },
+  ];
+  const { markdown, table } = renderReport(results, { mode: 'ci', kafkaVersion: '4.1.0', seconds: 20 });
+  assert.match(
+    markdown,
+    /2 tests ran: 2 passed, 0 failed, 0 skipped \(1 passed only when run again\), in 20 s/,
+  );
+  assert.match(
+    markdown,
+    /\| 0086_purge_remote \| passed \|.*\| passed when run again; the first run failed: Expected message #1/,
+  );
+  assert.match(table, /^0086_purge_remote +passed +passed when run again; the first run failed/m);
+  assert.match(table, /^0001_multiobj +passed +$/m);
 });
 
 test('renderFindings lists each feature with its failing tests and their first lines', () => {
