@@ -149,6 +149,18 @@ async function main(): Promise<void> {
             'ratio',
           ),
     ),
+    // Issue 25: the fetch goal with consumers in a group reading, once they have joined.
+    ...(groupConsume?.afterJoin === undefined
+      ? []
+      : [
+          goal(
+            `group consume ${groupConsume.window.messages.toLocaleString('en')} × ${groupConsume.messageBytes} B after the join / mock`,
+            groupConsume.afterJoin.ratio,
+            FETCH_RATIO_TARGET,
+            'atLeast',
+            'ratio',
+          ),
+        ]),
     goal('idle connection', idle.bytesPerConnection / 1024, IDLE_KIB_BOUND, 'atMost', 'KiB'),
   ];
   const results: BrokerBenchResults = {
@@ -185,11 +197,14 @@ async function main(): Promise<void> {
     out.write(
       `${`group ${g.label}`.padEnd(20)}  klog ${mb(g.all)} MB/s (first message ${g.allFirstMessageMs.toFixed(0)} ms); ` +
         `${g.window.messages.toLocaleString('en')} on ${g.partitions} partitions: klog ${mb(g.window.klog)} / mock ${mb(g.window.baseline)} MB/s = ${f(g.window.ratio)}, ` +
-        `join → first message klog ${g.firstMessageMs.klog.toFixed(0)} ms / mock ${g.firstMessageMs.mock.toFixed(0)} ms\n`,
+        `join → first message klog ${g.firstMessageMs.klog.toFixed(0)} ms / mock ${g.firstMessageMs.mock.toFixed(0)} ms` +
+        (g.afterJoin === undefined
+          ? '\n'
+          : `; after the join klog ${mb(g.afterJoin.klog)} / mock ${mb(g.afterJoin.baseline)} MB/s = ${f(g.afterJoin.ratio)}\n`),
     );
   }
   out.write(
-    `\n${idle.connections} idle connections: ${(idle.bytesPerConnection / 1024).toFixed(1)} KiB each (RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB)\n`,
+    `\n${idle.connections} idle connections: ${(idle.bytesPerConnection / 1024).toFixed(1)} KiB each, the median of ${(idle.roundBytesPerConnection ?? []).map((x) => (x / 1024).toFixed(1)).join(' / ')} (RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB)\n`,
   );
   for (const s of stalledConsumers ?? []) {
     out.write(

@@ -117,21 +117,59 @@ describe('the consumer-group row of the broker section', () => {
     const text = renderBrokerSection(withGroup).join('\n');
     expect(text).toContain('| 140,000 × 100 B | 20.0 MB/s | 40.0 MB/s | 0.50× | 3150 ms | 3021 ms |');
     expect(text).toContain('| 1,000,000 × 100 B | 25.0 MB/s | — | — | 3210 ms | — |');
+    expect(text).not.toContain('หลังเข้า group');
     const compiled = String(await compile(text, { remarkPlugins: [remarkGfm] }));
     expect(compiled).toContain('"table"');
+    // The reading alone, the join left out: its own row, between the window and the whole count.
+    const afterJoin = renderBrokerSection({
+      ...withGroup,
+      groupConsume: { ...withGroup.groupConsume!, afterJoin: pair(120, 100) },
+    }).join('\n');
+    const lines = afterJoin.split('\n');
+    const at = lines.indexOf('| 140,000 × 100 B | 20.0 MB/s | 40.0 MB/s | 0.50× | 3150 ms | 3021 ms |');
+    expect(lines.slice(at, at + 3)).toEqual([
+      '| 140,000 × 100 B | 20.0 MB/s | 40.0 MB/s | 0.50× | 3150 ms | 3021 ms |',
+      '| 140,000 × 100 B หลังเข้า group | 120.0 MB/s | 100.0 MB/s | 1.20× | — | — |',
+      '| 1,000,000 × 100 B | 25.0 MB/s | — | — | 3210 ms | — |',
+    ]);
+    expect(String(await compile(afterJoin, { remarkPlugins: [remarkGfm] }))).toContain('"table"');
+  });
+});
+
+describe('the idle connections of the broker section', () => {
+  it('shows each round and says why the median, where a run kept its rounds', () => {
+    expect(renderBrokerSection(sample).join('\n')).not.toContain('แต่ละรอบ |');
+    const text = renderBrokerSection({
+      ...sample,
+      idle: { ...sample.idle, roundBytesPerConnection: [9216, 10486, 12800] },
+    }).join('\n');
+    expect(text).toContain('| ต่อ connection | 10.2 KiB |');
+    expect(text).toContain('| แต่ละรอบ | 9.0 KiB, 10.2 KiB, 12.5 KiB |');
+    expect(text).toContain('รายงานค่ากลาง');
   });
 });
 
 describe('process figures from /proc', () => {
-  it('CPU seconds are finer than the kernel’s 10 ms ticks: 15 ms of work reads as 15 ms', () => {
+  it('CPU seconds are finer than the kernel’s 10 ms ticks: 15 ms of work reads as about 15 ms', () => {
     // getrusage (process.cpuUsage, microseconds, every thread) is the reference; ticks would read 10 or 20.
-    const usage = process.cpuUsage();
-    const before = cpuSeconds(process.pid);
-    let x = 0;
-    while (process.cpuUsage(usage).user + process.cpuUsage(usage).system < 15_000) x += Math.sqrt(x + 1);
-    const measured = cpuSeconds(process.pid) - before;
-    const reference = (process.cpuUsage(usage).user + process.cpuUsage(usage).system) / 1e6;
-    expect(Math.abs(measured - reference)).toBeLessThan(0.003);
+    // Five tries, the median error: the worker's other threads (and a thread that exits between two
+    // readings, which schedstat loses) move a single try by a few ms on a busy machine.
+    const errors: number[] = [];
+    const readings: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const usage = process.cpuUsage();
+      const before = cpuSeconds(process.pid);
+      let x = 0;
+      while (process.cpuUsage(usage).user + process.cpuUsage(usage).system < 15_000) x += Math.sqrt(x + 1);
+      const measured = cpuSeconds(process.pid) - before;
+      const reference = (process.cpuUsage(usage).user + process.cpuUsage(usage).system) / 1e6;
+      readings.push(measured);
+      errors.push(Math.abs(measured - reference));
+    }
+    errors.sort((a, b) => a - b);
+    expect(errors[2]).toBeLessThan(0.003);
+    // Not tick counts: some reading is off a 10 ms step.
+    expect(readings.some((r) => Math.abs(r * 100 - Math.round(r * 100)) > 0.05)).toBe(true);
   });
 
   it('CPU seconds grow with work; RSS is the process’s own', async () => {

@@ -90,6 +90,7 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
   const allFirst: number[] = [];
   const klogRuns: Run[] = [];
   const mockRuns: Run[] = [];
+  const afterJoin: Record<'klog' | 'mock', Run[]> = { klog: [], mock: [] };
   const first: Record<'klog' | 'mock', number[]> = { klog: [], mock: [] };
   try {
     for (let round = 0; round < ctx.rounds; round++) {
@@ -116,6 +117,7 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
           );
           (side === 'klog' ? klogRuns : mockRuns).push(runOf(g.ms, windowMessages * w.messageBytes));
           first[side].push(g.firstMessageMs);
+          afterJoin[side].push(runOf(g.ms - g.firstMessageMs, windowMessages * w.messageBytes));
         };
         // Who goes first changes every round.
         if (round % 2 === 0) {
@@ -136,6 +138,7 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
     rmSync(windowFile, { force: true });
   }
   const roundRatios = klogRuns.map((k, i) => k.mbPerSec / mockRuns[i]!.mbPerSec);
+  const afterJoinRatios = afterJoin.klog.map((k, i) => k.mbPerSec / afterJoin.mock[i]!.mbPerSec);
   return {
     label: `${messages.toLocaleString('en')} × ${w.messageBytes} B`,
     messages,
@@ -151,6 +154,12 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
       messages: windowMessages,
     },
     firstMessageMs: { klog: median(first.klog), mock: median(first.mock) },
+    afterJoin: {
+      klog: afterJoin.klog,
+      baseline: afterJoin.mock,
+      roundRatios: afterJoinRatios,
+      ratio: median(afterJoinRatios),
+    },
   };
 }
 

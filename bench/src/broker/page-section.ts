@@ -115,10 +115,25 @@ function groupSection(g: GroupConsumeResult | undefined): string[] {
           ms(g.firstMessageMs.klog),
           ms(g.firstMessageMs.mock),
         ],
+        ...(g.afterJoin === undefined
+          ? []
+          : [
+              [
+                `${g.window.messages.toLocaleString('en')} × ${g.messageBytes} B หลังเข้า group`,
+                mbps(g.afterJoin.klog),
+                mbps(g.afterJoin.baseline),
+                ratio(g.afterJoin.ratio),
+                '—',
+                '—',
+              ],
+            ]),
         [g.label, mbps(g.all), '—', '—', ms(g.allFirstMessageMs), '—'],
       ],
     ),
     '',
+    ...(g.afterJoin === undefined
+      ? []
+      : ['แถว "หลังเข้า group" นับเวลาจาก message แรกถึงตัวสุดท้าย ตัดช่วงรอ rebalance ออก เหลือแต่การอ่านล้วน ๆ', '']),
     'แถวล่างอ่านทุก message จาก klog เท่านั้น เพราะ mock เก็บไว้ราว 5 MB ต่อ partition',
     '',
   ];
@@ -232,10 +247,23 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
         ['RSS ก่อน', `${(b.idle.rssBeforeBytes / 2 ** 20).toFixed(1)} MiB`],
         ['RSS หลัง', `${(b.idle.rssAfterBytes / 2 ** 20).toFixed(1)} MiB`],
         ['ต่อ connection', `${(b.idle.bytesPerConnection / 1024).toFixed(1)} KiB`],
+        ...(b.idle.roundBytesPerConnection !== undefined
+          ? [
+              [
+                'แต่ละรอบ',
+                b.idle.roundBytesPerConnection.map((x) => `${(x / 1024).toFixed(1)} KiB`).join(', '),
+              ],
+            ]
+          : []),
       ],
     ),
     '',
     'แต่ละ connection ถาม ApiVersions หนึ่งครั้งแล้วเงียบ วัด RSS ของ process `klog serve` ก่อนเปิดและหลังเปิดครบ',
+    ...(b.idle.roundBytesPerConnection !== undefined
+      ? [
+          'เริ่ม `klog serve` ใหม่ทุกรอบแล้วรายงานค่ากลาง เพราะ RSS รวมขนาด heap ที่ V8 เลือกขยายเองด้วย (young generation โตเป็นขั้น) ตัวเลขรอบเดียวจึงแกว่ง',
+        ]
+      : []),
     '',
   ];
 }

@@ -70,9 +70,13 @@ export interface ProduceProfile {
 
 export interface IdleConnectionsResult {
   readonly connections: number;
+  /** The median round's (a fresh klog serve each round). */
   readonly rssBeforeBytes: number;
   readonly rssAfterBytes: number;
+  /** The median of the rounds: RSS is V8's heap sizing as much as what a connection holds, so one run swings. */
   readonly bytesPerConnection: number;
+  /** Each round's figure; absent in results written before rounds. */
+  readonly roundBytesPerConnection?: readonly number[];
 }
 
 /** klog serve's RSS with consumers that stopped reading their Fetch responses (issue 22). */
@@ -107,6 +111,11 @@ export interface GroupConsumeResult {
   readonly window: Pair & { readonly messages: number };
   /** Median ms from kcat's start (its join) to its first message, on the window. */
   readonly firstMessageMs: { readonly klog: number; readonly mock: number };
+  /**
+   * The same window from the first message to the last: the reading alone, without the join and its
+   * rebalance delay (3 s of the whole on both sides). Absent in older results.
+   */
+  readonly afterJoin?: Pair;
 }
 
 export interface BrokerBenchResults {

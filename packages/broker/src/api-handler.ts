@@ -1,9 +1,14 @@
 import type { ApiCodec, ApiKey, ApiRequest, ApiResponse, RequestHeader } from '@klog/protocol';
 import type { BrokerContext } from './context.js';
 
-/** Who sent a request: the client's address, which DescribeGroups shows for each member (Kafka's clientHost). */
+/**
+ * Who sent a request, as its connection knows it: the client's address, which DescribeGroups shows for each
+ * member (Kafka's clientHost), and a signal aborted when the connection closes, so a handler still waiting
+ * gives up (the connection makes it on first use: most never wait).
+ */
 export interface ClientInfo {
   readonly host: string;
+  readonly gone: AbortSignal;
 }
 
 /** A range of API versions, both ends included. */
@@ -44,7 +49,6 @@ export interface ApiHandler<K extends ApiKey> {
     ctx: BrokerContext,
     header: RequestHeader,
     request: ApiRequest<K>,
-    signal: AbortSignal,
     client: ClientInfo,
   ): ApiResponse<K> | Unanswered | Promise<ApiResponse<K>>;
   /** The debug log's line for a request answered with `response`. */

@@ -7,13 +7,23 @@ import {
   type ResponseFrame,
   ReusingFrameDecoder,
 } from '@klog/protocol';
+import type { ClientInfo } from './api-handler.js';
 import { type BrokerContext, CloseConnection } from './context.js';
 import { dispatch, type Handled, SERVED_CODECS } from './dispatch.js';
-import { readSocket, type SocketReader } from './socket-reader.js';
+import { type ChunkSink, readSocket, type SocketReader } from './socket-reader.js';
 import { answerUnsupported, type UnsupportedVerdict } from './unsupported.js';
 
 /** A connection keeps its frame buffer up to this size (a producer's 1 MB requests) between requests. */
 const RETAINED_FRAME_BYTES = 2 * 1024 * 1024;
+/**
+ * A connection quiet this long lets its frame buffer go: an idle client then costs its socket and little
+ * more. Past a consumer's heartbeat (3 s) and fetch waits, so one in use keeps its buffer.
+ */
+export const QUIET_MS = 5000;
+
+/** The socket's own connection: its listeners are shared by every connection and find it here. */
+const kConnection = Symbol('klog.connection');
+type ConnectionSocket = Socket & { [kConnection]: Connection };
 
 /** What a connection holds now, for the tests of its limits and for the shutdown log. */
 export interface ConnectionStats {
@@ -21,6 +31,8 @@ export interface ConnectionStats {
   readonly remote: string;
   /** Request bytes received and not yet handled. */
   readonly bufferedRequestBytes: number;
+  /** The frame buffer the connection keeps between requests (let go once it has been quiet for QUIET_MS). */
+  readonly frameBufferBytes: number;
   /** Response bytes written and not yet taken by the kernel. */
   readonly bufferedResponseBytes: number;
   readonly requests: number;
@@ -41,15 +53,19 @@ export interface ConnectionStats {
  * way — and an API or version klog does not serve only where no response can be written in that version
  * (klog answers UNSUPPORTED_VERSION where it can: unsupported.ts).
  */
-export class Connection {
+export class Connection implements ChunkSink, ClientInfo {
   readonly #frames: ReusingFrameDecoder;
   #busy = false;
   #closed = false;
   /** Shutting down: the request in hand is finished and answered, no other is read. */
   #ending = false;
   #idle: (() => void) | undefined;
-  /** Aborted when the connection closes: a handler still waiting gives up. */
-  readonly #gone = new AbortController();
+  /** Aborted when the connection closes: a handler still waiting gives up. Made when one first asks. */
+  #gone: AbortController | undefined;
+  /** When bytes last moved either way (performance.now()): connections.max.idle.ms counts from here. */
+  #lastActive = performance.now();
+  /** The frame buffer was let go while quiet (QUIET_MS). */
+  #trimmed = false;
   #requests = 0;
   /** Reserved from the memory pool for the frame being read or handled (4 + its size); 0 for none. */
   #frameBytes = 0;
@@ -66,7 +82,11 @@ export class Connection {
     readonly id: number,
     /** As the server accepted it (made with `pauseOnConnect`): reading starts here. */
     accepted: Socket,
+    /** The client's address and port as accepted: the socket forgets them once closed. */
+    readonly host: string,
+    readonly port: number,
     private readonly ctx: BrokerContext,
+    /** One function for every connection (a closure each would be an idle connection's largest part). */
     private readonly onClosed: (connection: Connection) => void,
   ) {
     // One kept buffer per connection, frames views into it (no garbage per request): a frame is valid only
@@ -75,28 +95,81 @@ export class Connection {
     this.#frames = new ReusingFrameDecoder(ctx.config.socketRequestMaxBytes, RETAINED_FRAME_BYTES, (n) =>
       Buffer.allocUnsafeSlow(n),
     );
-    this.#reader = readSocket(accepted, (chunk) => {
-      // Once closing, bytes are read and dropped: only reading finds the client's FIN, which ends the socket.
-      if (this.#closed) return;
-      this.#frames.push(chunk);
-      this.#pump(true);
-    });
+    this.#reader = readSocket(accepted, this);
     const socket = this.#reader.socket;
     this.socket = socket;
+    (socket as ConnectionSocket)[kConnection] = this;
     socket.setNoDelay(true);
-    socket.setTimeout(ctx.config.connectionsMaxIdleMs);
-    socket.on('drain', () => this.#pump(false));
-    socket.on('timeout', () =>
-      this.close(`idle for connections.max.idle.ms (${ctx.config.connectionsMaxIdleMs} ms)`, 'info'),
-    );
-    socket.on('end', () => this.close('the client closed the connection', 'debug'));
-    socket.on('error', (error) => this.close(`socket error: ${error.message}`, 'debug'));
-    socket.on('close', () => this.#closedNow());
-    ctx.logger.debug(`conn ${this.remote} #${id}: accepted`);
+    // connections.max.idle.ms is the broker's sweep (expireIfIdle), not a timer a socket (Kafka's Selector).
+    socket.on('drain', Connection.#onDrain);
+    socket.on('end', Connection.#onEnd);
+    socket.on('error', Connection.#onError);
+    socket.on('close', Connection.#onClose);
+    // Built only when kept (a line per connection accepted).
+    if (ctx.logger.debugEnabled) ctx.logger.debug(`conn ${this.remote} #${id}: accepted`);
+  }
+
+  static #of(socket: Socket): Connection {
+    return (socket as ConnectionSocket)[kConnection];
+  }
+
+  // The socket's listeners, one set for every connection: Node calls each on the socket (`this`).
+  static readonly #onDrain = function (this: Socket): void {
+    const c = Connection.#of(this);
+    c.#lastActive = performance.now();
+    c.#pump(false);
+  };
+
+  static readonly #onEnd = function (this: Socket): void {
+    Connection.#of(this).close('the client closed the connection', 'debug');
+  };
+
+  static readonly #onError = function (this: Socket, error: Error): void {
+    Connection.#of(this).close(`socket error: ${error.message}`, 'debug');
+  };
+
+  static readonly #onClose = function (this: Socket): void {
+    Connection.#of(this).#closedNow();
+  };
+
+  /** Bytes read (a view valid during the call): copied into the frame buffer, then what is whole handled. */
+  received(chunk: Buffer): void {
+    // Once closing, bytes are read and dropped: only reading finds the client's FIN, which ends the socket.
+    if (this.#closed) return;
+    this.#lastActive = performance.now();
+    this.#trimmed = false;
+    this.#frames.push(chunk);
+    this.#pump(true);
+  }
+
+  get gone(): AbortSignal {
+    if (this.#gone === undefined) {
+      this.#gone = new AbortController();
+      if (this.socket.destroyed) this.#gone.abort();
+    }
+    return this.#gone.signal;
+  }
+
+  /**
+   * The broker's sweep: closes the connection after connections.max.idle.ms without a byte either way, as
+   * Kafka's Selector expires idle channels, and lets a quiet one's frame buffer go. A connection with a
+   * request in hand (a Fetch or JoinGroup waiting) is not idle: its answer is owed.
+   */
+  expireIfIdle(now: number): void {
+    if (this.#closed || this.#busy) return;
+    const quiet = now - this.#lastActive;
+    const idleMs = this.ctx.config.connectionsMaxIdleMs;
+    if (quiet >= idleMs) {
+      this.close(`idle for connections.max.idle.ms (${idleMs} ms)`, 'info');
+      return;
+    }
+    if (quiet >= QUIET_MS && !this.#trimmed && this.#frameBytes === 0 && this.#cancelWait === undefined) {
+      this.#trimmed = this.#frames.trim();
+    }
   }
 
   get remote(): string {
-    return `${this.socket.remoteAddress}:${this.socket.remotePort}`;
+    return `${this.host}:${this.port}`;
   }
 
   get busy(): boolean {
@@ -108,6 +181,7 @@ export class Connection {
       id: this.id,
       remote: this.remote,
       bufferedRequestBytes: this.#frames.bufferedBytes,
+      frameBufferBytes: this.#frames.capacity,
       bufferedResponseBytes: this.socket.writableLength,
       requests: this.#requests,
       busy: this.#busy,
@@ -208,7 +282,7 @@ export class Connection {
     };
     let result: Handled | Promise<Handled>;
     try {
-      result = dispatch(this.ctx, parsed, this.#gone.signal, { host: this.socket.remoteAddress ?? '' });
+      result = dispatch(this.ctx, parsed, this);
     } catch (error) {
       failed(error);
       return;
@@ -267,6 +341,7 @@ export class Connection {
     const pool = this.ctx.responseMemory;
     pool.reserve(frame.byteLength);
     this.#responseBytes += frame.byteLength;
+    this.#lastActive = performance.now();
     this.socket.cork();
     for (const chunk of frame.chunks) {
       this.socket.write(chunk, () => {
@@ -356,7 +431,7 @@ export class Connection {
     this.#cancelWait = undefined;
     if (!this.#busy) this.#releaseFrame();
     this.#closed = true;
-    this.#gone.abort();
+    this.#gone?.abort();
     this.onClosed(this);
   }
 }

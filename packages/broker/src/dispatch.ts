@@ -60,7 +60,6 @@ const API_VERSIONS = HANDLERS.get(ApiVersions.apiKey);
 function run<K extends ApiKey>(
   ctx: BrokerContext,
   request: KafkaRequest<K>,
-  signal: AbortSignal,
   client: ClientInfo,
 ): Handled | Promise<Handled> {
   // The one cast: HANDLERS holds, under each key, the handler declared with that key's codec.
@@ -75,7 +74,7 @@ function run<K extends ApiKey>(
     const frame = encodeResponse(request.codec, header.apiVersion, header.correlationId, response);
     return { frame, summary: handler.summary(body, response) };
   };
-  const response = handler.handle(ctx, header, body, signal, client);
+  const response = handler.handle(ctx, header, body, client);
   return response instanceof Promise ? response.then(answered) : answered(response);
 }
 
@@ -86,10 +85,9 @@ function run<K extends ApiKey>(
 export function dispatch(
   ctx: BrokerContext,
   request: Extract<ParsedRequest, { kind: 'request' | 'apiVersionsTooNew' }>,
-  signal: AbortSignal,
-  client: ClientInfo = { host: '' },
+  client: ClientInfo,
 ): Handled | Promise<Handled> {
-  if (request.kind === 'request') return run(ctx, request, signal, client);
+  if (request.kind === 'request') return run(ctx, request, client);
   // Version 0 body and header: what a client that knows nothing yet can read.
   const frame = encodeResponse(
     ApiVersions,

@@ -30,6 +30,14 @@ export interface StartOptions extends BrokerOptions {
 }
 
 /**
+ * How often the broker looks for idle connections: a quarter of connections.max.idle.ms, at most a second
+ * (Kafka's Selector checks at each poll), so one is closed within that much past its limit.
+ */
+export function idleSweepMs(maxIdleMs: number): number {
+  return Math.max(10, Math.min(1000, Math.floor(maxIdleMs / 4)));
+}
+
+/**
  * `klog serve`: a broker on one node. It opens the data directory's log (taking its lock), the producer id
  * block and the node's identity, then listens. `close()` is the clean shutdown of SIGINT / SIGTERM: stop
  * accepting, wake waiting fetches, let each connection finish and answer the request in hand, flush and
@@ -149,6 +157,10 @@ export class Broker {
       this.#log.close();
       throw error;
     }
+    this.#every(idleSweepMs(config.connectionsMaxIdleMs), () => {
+      const now = performance.now();
+      for (const c of this.#connections) c.expireIfIdle(now);
+    });
     this.#every(config.offsetsRetentionCheckIntervalMs, () => this.#groups.expireOffsets());
     this.#every(config.logCleanerBackoffMs, () => this.#offsetsTopic.clean());
   }
@@ -310,14 +322,17 @@ export class Broker {
     }
     const ip = socket.remoteAddress ?? '';
     this.#perIp.set(ip, (this.#perIp.get(ip) ?? 0) + 1);
-    const connection = new Connection(this.#nextId++, socket, this.#ctx, (c) => {
-      this.#connections.delete(c);
-      const left = (this.#perIp.get(ip) ?? 1) - 1;
-      if (left === 0) this.#perIp.delete(ip);
-      else this.#perIp.set(ip, left);
-    });
-    this.#connections.add(connection);
+    const port = socket.remotePort ?? 0;
+    this.#connections.add(new Connection(this.#nextId++, socket, ip, port, this.#ctx, this.#forget));
   }
+
+  /** A connection has closed: one function for all of them. */
+  readonly #forget = (c: Connection): void => {
+    this.#connections.delete(c);
+    const left = (this.#perIp.get(c.host) ?? 1) - 1;
+    if (left === 0) this.#perIp.delete(c.host);
+    else this.#perIp.set(c.host, left);
+  };
 
   /**
    * Kafka's `max.connections` and `max.connections.per.ip`, checked as a connection is accepted. Kafka's

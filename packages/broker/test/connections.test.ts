@@ -1,7 +1,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { QUIET_MS } from '../src/connection.js';
 import { startBroker, type TestBroker } from './support/broker.js';
-import { createTopicsRaw, kafkajs, RawClient, rawFrame } from './support/raw-client.js';
+import {
+  createTopicsRaw,
+  kafkajs,
+  produceOneRaw,
+  RawClient,
+  rawFrame,
+  waitingFetchRaw,
+} from './support/raw-client.js';
 
 let b: TestBroker;
 beforeAll(async () => {
@@ -192,23 +200,7 @@ describe('one connection’s bad input closes that connection only', () => {
 describe('requests on one connection are answered strictly in order, one at a time', () => {
   it('a Metadata sent behind a Fetch that waits is answered after it', async () => {
     const c = await RawClient.connect(b.port);
-    const fetch = await kafkajs(
-      'fetch',
-      11,
-      {
-        replicaId: -1,
-        maxWaitTime: 300,
-        minBytes: 1,
-        maxBytes: 1024,
-        topics: [
-          {
-            topic: 'topic-with-a-long-name-0000',
-            partitions: [{ partition: 0, fetchOffset: '0', maxBytes: 1024 }],
-          },
-        ],
-      },
-      1,
-    );
+    const fetch = await waitingFetchRaw('topic-with-a-long-name-0000', 300, 1);
     const metadata = await kafkajs('metadata', 6, { topics: ['topic-with-a-long-name-0001'] }, 2);
     const started = Date.now();
     c.send(Buffer.concat([fetch.frame, metadata.frame]));
@@ -223,18 +215,7 @@ describe('requests on one connection are answered strictly in order, one at a ti
 
   it('a fetch waiting for data gives up when its client goes away', async () => {
     const c = await RawClient.connect(b.port);
-    const fetch = await kafkajs('fetch', 11, {
-      replicaId: -1,
-      maxWaitTime: 600_000,
-      minBytes: 1,
-      maxBytes: 1024,
-      topics: [
-        {
-          topic: 'topic-with-a-long-name-0005',
-          partitions: [{ partition: 0, fetchOffset: '0', maxBytes: 1024 }],
-        },
-      ],
-    });
+    const fetch = await waitingFetchRaw('topic-with-a-long-name-0005', 600_000);
     c.send(fetch.frame);
     while (b.broker.waitingFetches === 0) await sleep(10);
     c.close();
@@ -321,10 +302,68 @@ describe('limits', () => {
     await Promise.all(clients.map((c) => c.closed));
   });
 
+  it('a connection quiet for QUIET_MS lets its frame buffer go; one still sending keeps it', async () => {
+    const quiet = await RawClient.connect(b.port);
+    const busy = await RawClient.connect(b.port);
+    // A 40 KB value: the frame buffer grows past it and is kept between requests (under 2 MB).
+    const value = Buffer.alloc(40_000, 7);
+    let correlation = 100;
+    for (const c of [quiet, busy]) {
+      const req = await produceOneRaw('topic-with-a-long-name-0001', value, correlation++);
+      c.send(req.frame);
+      await req.decode(await c.next());
+    }
+    const frameBuffer = (c: 'quiet' | 'busy') => {
+      const ids = b.broker.connections.map((s) => s.id).sort((x, y) => x - y);
+      // The two newest connections are these, in the order they connected.
+      const id = c === 'quiet' ? ids.at(-2) : ids.at(-1);
+      return b.broker.connections.find((s) => s.id === id)?.frameBufferBytes ?? -1;
+    };
+    expect(frameBuffer('quiet')).toBeGreaterThan(40_000);
+    const started = performance.now();
+    // The busy one sends a small request every 500 ms; the quiet one sends nothing.
+    while (frameBuffer('quiet') !== 0) {
+      expect(performance.now() - started, 'the quiet connection kept its buffer').toBeLessThan(QUIET_MS * 4);
+      const req = await kafkajs('apiVersions', 2, {}, correlation++);
+      busy.send(req.frame);
+      await req.decode(await busy.next());
+      await sleep(500);
+    }
+    expect(performance.now() - started).toBeGreaterThanOrEqual(QUIET_MS - 1000);
+    expect(frameBuffer('busy')).toBeGreaterThan(40_000);
+    // The quiet one still works: the next request allocates again.
+    const again = await produceOneRaw('topic-with-a-long-name-0001', value, correlation++);
+    quiet.send(again.frame);
+    expect((await again.decode(await quiet.next())).correlation).toBe(correlation - 1);
+    quiet.close();
+    busy.close();
+  }, 60_000);
+
   it('an idle connection is closed after connections.max.idle.ms', async () => {
     const idle = await startBroker({ connectionsMaxIdleMs: 200 });
     try {
       const c = await RawClient.connect(idle.port);
+      await c.closed;
+      expect(idle.lines.some((l) => /closed: idle for connections.max.idle.ms \(200 ms\)$/.test(l))).toBe(
+        true,
+      );
+    } finally {
+      await idle.stop();
+    }
+  });
+
+  it('a connection owed a response is not idle: a Fetch waiting past connections.max.idle.ms is answered', async () => {
+    const idle = await startBroker({ connectionsMaxIdleMs: 200 });
+    try {
+      await createTopicsRaw(idle.port, [{ name: 'quiet-topic' }]);
+      const c = await RawClient.connect(idle.port);
+      const fetch = await waitingFetchRaw('quiet-topic', 1000, 41);
+      const sent = performance.now();
+      c.send(fetch.frame);
+      expect((await fetch.decode(await c.next())).correlation).toBe(41);
+      // Answered at its max wait, five idle limits later, not dropped at the first.
+      expect(performance.now() - sent).toBeGreaterThanOrEqual(900);
+      // Then, with nothing owed, the idle limit applies again.
       await c.closed;
       expect(idle.lines.some((l) => /closed: idle for connections.max.idle.ms \(200 ms\)$/.test(l))).toBe(
         true,

@@ -24,9 +24,11 @@ async function pair(): Promise<{ client: Socket; accepted: Promise<Accepted> }> 
   server = createServer({ pauseOnConnect: true }, (socket) => {
     const chunks: Buffer[] = [];
     const backing = new Set<ArrayBufferLike>();
-    const reader = readSocket(socket, (chunk) => {
-      backing.add(chunk.buffer);
-      chunks.push(Buffer.from(chunk));
+    const reader = readSocket(socket, {
+      received(chunk) {
+        backing.add(chunk.buffer);
+        chunks.push(Buffer.from(chunk));
+      },
     });
     resolveAccepted({ reader, chunks, backing });
   });

@@ -130,6 +130,11 @@ export class ReusingFrameDecoder {
     return this.end - this.start;
   }
 
+  /** The size of the buffer kept, held bytes or not (0 once let go). */
+  get capacity(): number {
+    return this.buf.length;
+  }
+
   /** The size the pending frame declares, once its four bytes are here. Throws FrameSizeError. */
   peekSize(): number | undefined {
     if (this.end - this.start < 4) return undefined;
@@ -185,6 +190,17 @@ export class ReusingFrameDecoder {
     if (this.start !== this.end) return;
     this.start = this.end = 0;
     if (this.buf.length > this.retainBytes) this.buf = NO_BYTES;
+  }
+
+  /**
+   * Lets the buffer go whatever its size, when nothing is held and the last frame is done with (a quiet
+   * connection keeps none; the next `push` allocates again). True when it did.
+   */
+  trim(): boolean {
+    if (this.start !== this.end) return false;
+    this.start = this.end = 0;
+    this.buf = NO_BYTES;
+    return true;
   }
 }
 

@@ -190,6 +190,28 @@ describe('ReusingFrameDecoder: one kept buffer, frames valid until the next call
     expect(allocations.at(-1)).toBeLessThan(1024);
   });
 
+  it('trim lets a kept buffer go only when nothing is held, and the next push allocates again', () => {
+    const d = new ReusingFrameDecoder(1 << 20, 1 << 20);
+    const body = new Uint8Array(50_000).fill(3);
+    d.push(frame(body));
+    expect(d.next()?.length).toBe(50_000);
+    // Kept after release (under retainBytes): a busy connection reuses it.
+    d.release();
+    expect(d.capacity).toBeGreaterThanOrEqual(50_004);
+    // Half a frame held: trim must not drop it.
+    const half = frame(new Uint8Array([9, 8, 7, 6]));
+    d.push(half.subarray(0, 5));
+    expect(d.trim()).toBe(false);
+    expect(d.capacity).toBeGreaterThan(0);
+    d.push(half.subarray(5));
+    expect([...d.next()!]).toEqual([9, 8, 7, 6]);
+    expect(d.trim()).toBe(true);
+    expect(d.capacity).toBe(0);
+    d.push(frame(new Uint8Array([1])));
+    expect([...d.next()!]).toEqual([1]);
+    expect(d.capacity).toBeLessThan(50_000);
+  });
+
   it('refuses a size over the limit as the plain decoder does', () => {
     const d = new ReusingFrameDecoder(100);
     d.push(new Uint8Array([0, 0, 0, 101]));

@@ -6,7 +6,7 @@ import {
   type FetchResponse,
   type RequestHeader,
 } from '@klog/protocol';
-import { defineApi } from '../api-handler.js';
+import { type ClientInfo, defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { FetchPurgatory } from '../fetch-purgatory.js';
 import { LogError, partitionOrError } from '../log-port.js';
@@ -125,7 +125,7 @@ async function handleFetch(
   ctx: BrokerContext,
   _header: RequestHeader,
   request: FetchRequest,
-  signal: AbortSignal,
+  client: ClientInfo,
 ): Promise<FetchResponse> {
   if (request.sessionId !== 0) {
     return {
@@ -144,9 +144,9 @@ async function handleFetch(
   for (;;) {
     const left = deadline - performance.now();
     if (left <= 0) return read.response;
-    await ctx.fetchWaits.wait(keys, left, signal);
+    await ctx.fetchWaits.wait(keys, left, client.gone);
     // The connection has gone: no one to answer, and the log may be closing.
-    if (signal.aborted) return read.response;
+    if (client.gone.aborted) return read.response;
     read = readOnce(ctx, request);
     if (read.bytes >= request.minBytes || read.anyError || ctx.fetchWaits.closed) return read.response;
   }

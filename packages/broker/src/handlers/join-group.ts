@@ -18,7 +18,6 @@ async function handleJoinGroup(
   ctx: BrokerContext,
   header: RequestHeader,
   request: JoinGroupRequest,
-  _signal: AbortSignal,
   client: ClientInfo,
 ): Promise<JoinGroupResponse> {
   const r = await ctx.groups.join({

@@ -159,3 +159,19 @@ export function produceOneRaw(topic: string, value: Buffer, correlationId: numbe
     correlationId,
   );
 }
+
+/** A Fetch v11 of partition 0 of `topic` from offset 0 that waits up to `maxWaitTime` for one byte. */
+export function waitingFetchRaw(topic: string, maxWaitTime: number, correlationId = 1) {
+  return kafkajs(
+    'fetch',
+    11,
+    {
+      replicaId: -1,
+      maxWaitTime,
+      minBytes: 1,
+      maxBytes: 1024,
+      topics: [{ topic, partitions: [{ partition: 0, fetchOffset: '0', maxBytes: 1024 }] }],
+    },
+    correlationId,
+  );
+}
