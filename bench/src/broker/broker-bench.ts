@@ -187,7 +187,8 @@ async function loopback(bytes: number, file?: string): Promise<{ ms: number; cpu
   }
 }
 
-function pair(klog: Run[], baseline: Run[]): Pair {
+/** klog's runs against the baseline's of the same rounds: each round's ratio and their median. */
+export function pair(klog: Run[], baseline: Run[]): Pair {
   const roundRatios = klog.map((k, i) => k.mbPerSec / baseline[i]!.mbPerSec);
   return { klog, baseline, roundRatios, ratio: median(roundRatios) };
 }

@@ -6,6 +6,7 @@ import {
   type BrokerBenchContext,
   createTopic,
   messageFile,
+  pair,
   produceArgs,
   runOf,
   startKlog,
@@ -137,8 +138,6 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
     rmSync(file, { force: true });
     rmSync(windowFile, { force: true });
   }
-  const roundRatios = klogRuns.map((k, i) => k.mbPerSec / mockRuns[i]!.mbPerSec);
-  const afterJoinRatios = afterJoin.klog.map((k, i) => k.mbPerSec / afterJoin.mock[i]!.mbPerSec);
   return {
     label: `${messages.toLocaleString('en')} × ${w.messageBytes} B`,
     messages,
@@ -146,20 +145,9 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
     partitions: PARTITIONS,
     all,
     allFirstMessageMs: median(allFirst),
-    window: {
-      klog: klogRuns,
-      baseline: mockRuns,
-      roundRatios,
-      ratio: median(roundRatios),
-      messages: windowMessages,
-    },
+    window: { ...pair(klogRuns, mockRuns), messages: windowMessages },
     firstMessageMs: { klog: median(first.klog), mock: median(first.mock) },
-    afterJoin: {
-      klog: afterJoin.klog,
-      baseline: afterJoin.mock,
-      roundRatios: afterJoinRatios,
-      ratio: median(afterJoinRatios),
-    },
+    afterJoin: pair(afterJoin.klog, afterJoin.mock),
   };
 }
 

@@ -64,8 +64,6 @@ export class Connection implements ChunkSink, ClientInfo {
   #gone: AbortController | undefined;
   /** When bytes last moved either way (performance.now()): connections.max.idle.ms counts from here. */
   #lastActive = performance.now();
-  /** The frame buffer was let go while quiet (QUIET_MS). */
-  #trimmed = false;
   #requests = 0;
   /** Reserved from the memory pool for the frame being read or handled (4 + its size); 0 for none. */
   #frameBytes = 0;
@@ -137,7 +135,6 @@ export class Connection implements ChunkSink, ClientInfo {
     // Once closing, bytes are read and dropped: only reading finds the client's FIN, which ends the socket.
     if (this.#closed) return;
     this.#lastActive = performance.now();
-    this.#trimmed = false;
     this.#frames.push(chunk);
     this.#pump(true);
   }
@@ -163,8 +160,14 @@ export class Connection implements ChunkSink, ClientInfo {
       this.close(`idle for connections.max.idle.ms (${idleMs} ms)`, 'info');
       return;
     }
-    if (quiet >= QUIET_MS && !this.#trimmed && this.#frameBytes === 0 && this.#cancelWait === undefined) {
-      this.#trimmed = this.#frames.trim();
+    // A buffer already let go has capacity 0: nothing to do for it again.
+    if (
+      quiet >= QUIET_MS &&
+      this.#frames.capacity > 0 &&
+      this.#frameBytes === 0 &&
+      this.#cancelWait === undefined
+    ) {
+      this.#frames.trim();
     }
   }
 

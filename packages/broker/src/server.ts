@@ -33,7 +33,7 @@ export interface StartOptions extends BrokerOptions {
  * How often the broker looks for idle connections: a quarter of connections.max.idle.ms, at most a second
  * (Kafka's Selector checks at each poll), so one is closed within that much past its limit.
  */
-export function idleSweepMs(maxIdleMs: number): number {
+function idleSweepMs(maxIdleMs: number): number {
   return Math.max(10, Math.min(1000, Math.floor(maxIdleMs / 4)));
 }
 
