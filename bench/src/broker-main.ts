@@ -6,7 +6,7 @@ import { parseBenchArgs, runBenchMain, UsageError } from './args.js';
 import { benchFlushCost, benchStalledConsumers } from './broker/attack-bench.js';
 import { benchIdleConnections, benchWorkload, WORKLOADS } from './broker/broker-bench.js';
 import { benchGroupConsume } from './broker/group-bench.js';
-import type { BrokerBenchResults, Goal, WorkloadResult } from './broker/results.js';
+import type { BrokerBenchResults, Goal, Run, WorkloadResult } from './broker/results.js';
 import { median } from './harness.js';
 import { machineInfo } from './machine.js';
 import { renderPerformancePage } from './page.js';
@@ -84,6 +84,7 @@ async function main(): Promise<void> {
     klog: [process.execPath, klogBin],
     python,
     mockHost: join(BENCH_DIR, 'python', 'mock_host.py'),
+    fileFloor: join(BENCH_DIR, 'python', 'file_floor.py'),
     profilesDir: values.profiles ?? (write ? join(BENCH_DIR, 'profiles') : undefined),
     progress: (line: string) => process.stderr.write(`${line}\n`),
   };
@@ -182,13 +183,14 @@ async function main(): Promise<void> {
   const out = process.stdout;
   const f = (x: number) => x.toFixed(2);
   out.write(
-    '\nworkload            produce/mock  fetch/mock  produce/loopback  read-back/loopback  klog CPU s/MB  mock CPU s/MB  socket→file CPU/MB\n',
+    '\nworkload            produce/mock  fetch/mock  produce/loopback  read-back/loopback  klog CPU/MB (kernel)  mock CPU/MB  kernel floor CPU/MB\n',
   );
   for (const w of workloads) {
-    const cpu = (runs: readonly { cpuSecondsPerMb?: number }[]) =>
-      f((runs.reduce((s, r) => s + (r.cpuSecondsPerMb ?? 0), 0) / runs.length) * 1000) + ' ms';
+    const cpu = (runs: readonly Run[], of: (r: Run) => number | undefined = (r) => r.cpuSecondsPerMb) =>
+      f((runs.reduce((s, r) => s + (of(r) ?? 0), 0) / runs.length) * 1000) + ' ms';
+    const klogCpu = `${cpu(w.produce.klog)} (${cpu(w.produce.klog, (r) => r.kernelCpuSecondsPerMb)})`;
     out.write(
-      `${w.label.padEnd(20)}${f(w.produce.ratio).padStart(12)}${f(w.fetch.ratio).padStart(12)}${f(w.produceVsLoopback.ratio).padStart(18)}${f(w.readBackVsLoopback.ratio).padStart(20)}${cpu(w.produce.klog).padStart(15)}${cpu(w.produce.baseline).padStart(15)}${(w.fileFloor === undefined ? '—' : cpu(w.fileFloor)).padStart(20)}\n`,
+      `${w.label.padEnd(20)}${f(w.produce.ratio).padStart(12)}${f(w.fetch.ratio).padStart(12)}${f(w.produceVsLoopback.ratio).padStart(18)}${f(w.readBackVsLoopback.ratio).padStart(20)}${klogCpu.padStart(22)}${cpu(w.produce.baseline).padStart(13)}${(w.kernelFloor === undefined ? '—' : cpu(w.kernelFloor)).padStart(21)}\n`,
     );
   }
   if (groupConsume !== undefined) {
@@ -227,17 +229,19 @@ async function main(): Promise<void> {
     if (p === undefined) continue;
     out.write(
       `\nwhere klog's produce CPU goes, ${w.label} (${p.file}${p.windowed ? '' : ', whole profile'}; ` +
-        `${f(p.profiledCpuMsPerMb)} ms/MB profiled, main thread sampled ${f(p.sampledMsPerMb)} ms/MB):\n`,
+        `${f(p.profiledCpuMsPerMb)} ms/MB profiled, its main thread ${f(p.profiledMainThreadMsPerMb ?? 0)} ms/MB, sampled ${f(p.sampledMsPerMb)} ms/MB):\n`,
     );
     for (const part of p.parts) {
       out.write(
-        `  ${part.part.padEnd(36)}${`${f(part.msPerMb)} ms/MB`.padStart(12)}${`${(part.fraction * 100).toFixed(0)} %`.padStart(7)}\n`,
+        `  ${part.part.padEnd(46)}${`${f(part.msPerMb)} ms/MB`.padStart(12)}${`${(part.fraction * 100).toFixed(0)} %`.padStart(7)}\n`,
       );
     }
   }
   out.write('\n');
   for (const g of goals) {
-    const v = g.unit === 'KiB' ? `${f(g.value)} KiB` : f(g.value);
+    // A figure that rounds onto its bound shows the digit that decides it.
+    const digits = f(g.value) === f(g.bound) && g.value !== g.bound ? 3 : 2;
+    const v = g.unit === 'KiB' ? `${g.value.toFixed(digits)} KiB` : g.value.toFixed(digits);
     const b = g.unit === 'KiB' ? `${g.bound} KiB` : String(g.bound);
     out.write(
       `goal ${g.label.padEnd(34)} ${v.padStart(10)} ${g.direction === 'atLeast' ? '≥' : '≤'} ${b.padEnd(7)} ${g.met ? 'met' : 'MISSED'}\n`,

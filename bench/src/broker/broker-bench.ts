@@ -3,8 +3,16 @@ import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { median } from '../harness.js';
-import { breakdownOf, readCpuProfile } from './cpu-profile.js';
-import { cpuSeconds, rssBytes, run, type Service, startService } from './processes.js';
+import { breakdownOf, cpuParts, readCpuProfile } from './cpu-profile.js';
+import {
+  cpuSeconds,
+  kernelCpuSeconds,
+  mainThreadCpuSeconds,
+  rssBytes,
+  run,
+  type Service,
+  startService,
+} from './processes.js';
 import type { IdleConnectionsResult, Pair, ProduceProfile, Run, WorkloadResult } from './results.js';
 
 export interface BrokerBenchContext {
@@ -15,6 +23,8 @@ export interface BrokerBenchContext {
   readonly klog: readonly string[];
   readonly python: string;
   readonly mockHost: string;
+  /** bench/python/file_floor.py: the kernel floor's receiver. */
+  readonly fileFloor: string;
   /** Where each workload's CPU profile is kept (a run that writes its results); undefined: not kept. */
   readonly profilesDir?: string | undefined;
   progress(line: string): void;
@@ -35,6 +45,12 @@ export const WORKLOADS: readonly Workload[] = [
 ];
 
 const WINDOW_PARTITIONS = 4;
+/**
+ * Before each timed produce, both brokers take this share of the workload's messages on a topic of their
+ * own: the timed produce is then of a broker in service, not of one compiling its produce path (V8 compiles
+ * klog's hot functions during its first megabytes, on the main thread and beside it).
+ */
+const WARM_UP_SHARE = 0.1;
 /**
  * Reads of the fetch window per broker per round, klog's and the mock's taking turns: one read of the
  * window is 20–50 ms, where one slow start of kcat decides the ratio; eight reads a round add up to a
@@ -142,49 +158,86 @@ export async function createTopic(
 }
 
 /**
- * Moves `bytes` through a loopback TCP connection into a process that discards them, or, given `file`,
- * writes each chunk it reads to that file with `writeSync` (a broker's least work: read the socket, write
- * the log); wall ms and the receiver's CPU seconds.
+ * Moves `bytes` through a loopback TCP connection into a Node process that discards them; wall ms and the
+ * receiver's CPU seconds.
  */
-async function loopback(bytes: number, file?: string): Promise<{ ms: number; cpu: number }> {
+async function loopback(bytes: number): Promise<{ ms: number; cpu: number }> {
   // The receiver runs in a child process, as a broker would: one process sending, another reading.
-  const open =
-    file === undefined
-      ? ''
-      : `const fs=require('node:fs');const fd=fs.openSync(${JSON.stringify(file)},'w');`;
-  const take = file === undefined ? '' : 'fs.writeSync(fd,d);';
   const child = await startService(
     process.execPath,
     [
       '-e',
-      `${open}const s=require('node:net').createServer(c=>{let n=0;c.on('data',d=>{${take}n+=d.length;if(n>=${bytes})c.end('done')})});s.listen(0,'127.0.0.1',()=>console.log('127.0.0.1:'+s.address().port))`,
+      `const s=require('node:net').createServer(c=>{let n=0;c.on('data',d=>{n+=d.length;if(n>=${bytes})c.end('done')})});s.listen(0,'127.0.0.1',()=>console.log('127.0.0.1:'+s.address().port))`,
     ],
     (line) => (/^127\.0\.0\.1:\d+$/.test(line) ? line : undefined),
     'sigterm',
   );
   try {
-    const [host, p] = child.address.split(':') as [string, string];
-    const socket = createConnection({ host, port: Number(p) });
-    await once(socket, 'connect');
-    const chunk = Buffer.alloc(1024 * 1024, 0x61);
-    const cpu = cpuSeconds(child.pid);
-    const started = performance.now();
-    const done = once(socket, 'end');
-    socket.resume();
-    let sent = 0;
+    return await sendThrough(child, bytes);
+  } finally {
+    await child.stop();
+  }
+}
+
+/**
+ * Moves `bytes` through a loopback TCP connection into file_floor.py, which reads them into one reused
+ * 1 MiB buffer and writes each read to `file` (the least a broker that keeps its log in files can do, with
+ * no interpreter work per byte); wall ms and the receiver's CPU seconds: the kernel's, nearly all. The
+ * file is left for the caller.
+ */
+export async function kernelFloor(
+  ctx: Pick<BrokerBenchContext, 'python' | 'fileFloor'>,
+  bytes: number,
+  file: string,
+): Promise<{ ms: number; cpu: number }> {
+  const child = await startService(
+    ctx.python,
+    [ctx.fileFloor, String(bytes), file],
+    (line) => (/^127\.0\.0\.1:\d+$/.test(line.trim()) ? line.trim() : undefined),
+    'sigterm',
+  );
+  try {
+    return await sendThrough(child, bytes);
+  } finally {
+    await child.stop();
+  }
+}
+
+/**
+ * Writes `bytes` in 1 MiB writes to a receiver that answers "done" once it has them all; ms and its CPU
+ * seconds. A receiver that stops early (its "done" missing) fails the run rather than time a part of it.
+ */
+async function sendThrough(child: Service, bytes: number): Promise<{ ms: number; cpu: number }> {
+  const [host, p] = child.address.split(':') as [string, string];
+  const socket = createConnection({ host, port: Number(p) });
+  await once(socket, 'connect');
+  const chunk = Buffer.alloc(1024 * 1024, 0x61);
+  const cpu = cpuSeconds(child.pid);
+  const started = performance.now();
+  let answer = '';
+  socket.on('data', (d: Buffer) => {
+    answer += d.toString();
+  });
+  const done = once(socket, 'end');
+  // Awaited below; a receiver gone early fails a write first, and that is the error thrown.
+  done.catch(() => undefined);
+  let sent = 0;
+  let ms: number;
+  let used: number;
+  try {
     while (sent < bytes) {
       const n = Math.min(chunk.length, bytes - sent);
       sent += n;
       if (!socket.write(n === chunk.length ? chunk : chunk.subarray(0, n))) await once(socket, 'drain');
     }
     await done;
-    const ms = performance.now() - started;
-    socket.destroy();
-    return { ms, cpu: cpuSeconds(child.pid) - cpu };
+    ms = performance.now() - started;
+    used = cpuSeconds(child.pid) - cpu;
   } finally {
-    await child.stop();
-    if (file !== undefined) rmSync(file, { force: true });
+    socket.destroy();
   }
+  if (answer !== 'done') throw new Error(`the receiver closed without taking all ${bytes} bytes`);
+  return { ms, cpu: used };
 }
 
 /** klog's runs against the baseline's of the same rounds: each round's ratio and their median. */
@@ -193,9 +246,37 @@ export function pair(klog: Run[], baseline: Run[]): Pair {
   return { klog, baseline, roundRatios, ratio: median(roundRatios) };
 }
 
-export function runOf(ms: number, payloadBytes: number, cpu?: number): Run {
+/** CPU seconds a broker used over a run: all threads, and where measured its main thread and the kernel's part. */
+export interface CpuUse {
+  readonly all: number;
+  readonly mainThread?: number;
+  readonly kernel?: number;
+}
+
+export function runOf(ms: number, payloadBytes: number, cpu?: number | CpuUse): Run {
   const mb = payloadBytes / MB;
-  return { ms, mbPerSec: mb / (ms / 1000), ...(cpu === undefined ? {} : { cpuSecondsPerMb: cpu / mb }) };
+  const use = typeof cpu === 'number' ? { all: cpu } : cpu;
+  return {
+    ms,
+    mbPerSec: mb / (ms / 1000),
+    ...(use === undefined ? {} : { cpuSecondsPerMb: use.all / mb }),
+    ...(use?.mainThread === undefined ? {} : { mainThreadCpuSecondsPerMb: use.mainThread / mb }),
+    ...(use?.kernel === undefined ? {} : { kernelCpuSecondsPerMb: use.kernel / mb }),
+  };
+}
+
+/** A broker's CPU counters now: all threads, the main thread, the kernel's part. */
+function cpuNow(pid: number): Required<CpuUse> {
+  return { all: cpuSeconds(pid), mainThread: mainThreadCpuSeconds(pid), kernel: kernelCpuSeconds(pid) };
+}
+
+function cpuSince(pid: number, before: Required<CpuUse>): Required<CpuUse> {
+  const now = cpuNow(pid);
+  return {
+    all: now.all - before.all,
+    mainThread: now.mainThread - before.mainThread,
+    kernel: now.kernel - before.kernel,
+  };
 }
 
 export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promise<WorkloadResult> {
@@ -203,6 +284,9 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
   const perPartition = ctx.quick ? w.windowPerPartition / 5 : w.windowPerPartition;
   const file = join(ctx.scratch, `${w.id}.txt`);
   const windowFile = join(ctx.scratch, `${w.id}-window.txt`);
+  const warmUpFile = join(ctx.scratch, `${w.id}-warm-up.txt`);
+  const warmUpMessages = Math.round(messages * WARM_UP_SHARE);
+  await messageFile(warmUpFile, warmUpMessages, w.messageBytes);
   await messageFile(file, messages, w.messageBytes);
   await messageFile(windowFile, perPartition, w.messageBytes);
   const payload = messages * w.messageBytes;
@@ -213,7 +297,7 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
   const fetchMock: Run[] = [];
   const readBack: Run[] = [];
   const loop: Run[] = [];
-  const fileFloor: Run[] = [];
+  const floor: Run[] = [];
   let rssPeak = 0;
   for (let round = 0; round < ctx.rounds; round++) {
     ctx.progress(`    ${w.label}: round ${round + 1}/${ctx.rounds}`);
@@ -223,8 +307,10 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
     try {
       await createTopic(ctx, klog.address, 'bench', 1);
       await createTopic(ctx, klog.address, 'window', WINDOW_PARTITIONS);
+      await createTopic(ctx, klog.address, 'warm-up', 1);
       const produce = async (broker: Service) => {
-        const cpu = cpuSeconds(broker.pid);
+        await run('kcat', produceArgs(broker.address, 'warm-up', 0, warmUpFile));
+        const cpu = cpuNow(broker.pid);
         // klog's resident memory while it takes the load (the mock's is not klog's to answer for).
         const sampler =
           broker === klog
@@ -234,7 +320,7 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
             : undefined;
         try {
           const { ms } = await run('kcat', produceArgs(broker.address, 'bench', 0, file));
-          return runOf(ms, payload, cpuSeconds(broker.pid) - cpu);
+          return runOf(ms, payload, cpuSince(broker.pid, cpu));
         } finally {
           clearInterval(sampler);
           if (broker === klog) rssPeak = Math.max(rssPeak, rssBytes(broker.pid));
@@ -278,8 +364,10 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
       fetchMock.push(runOf(fetchMs.mock, windowBytes));
       const wire = messages * (w.messageBytes + 1);
       loop.push(runOf((await loopback(wire)).ms, payload));
-      const floor = await loopback(wire, join(dataDir, 'floor.log'));
-      fileFloor.push(runOf(floor.ms, payload, floor.cpu));
+      const floorFile = join(dataDir, 'floor.log');
+      const f = await kernelFloor(ctx, wire, floorFile);
+      rmSync(floorFile, { force: true });
+      floor.push(runOf(f.ms, payload, f.cpu));
     } finally {
       await klog.stop();
       await mock.stop();
@@ -287,37 +375,44 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
     }
   }
   ctx.progress(`    ${w.label}: one more produce, klog under node --cpu-prof`);
-  const klogCpuMsPerMb =
-    (produceKlog.reduce((s, r) => s + (r.cpuSecondsPerMb ?? 0), 0) / produceKlog.length) * 1000;
-  const profile = await profiledProduce(ctx, w, file, payload, klogCpuMsPerMb);
+  const meanMs = (of: (r: Run) => number | undefined) =>
+    (produceKlog.reduce((s, r) => s + (of(r) ?? 0), 0) / produceKlog.length) * 1000;
+  const profile = await profiledProduce(ctx, w, file, warmUpFile, payload, {
+    allMsPerMb: meanMs((r) => r.cpuSecondsPerMb),
+    mainThreadMsPerMb: meanMs((r) => r.mainThreadCpuSecondsPerMb),
+  });
   rmSync(file, { force: true });
   rmSync(windowFile, { force: true });
+  rmSync(warmUpFile, { force: true });
   return {
     id: w.id,
     label: ctx.quick ? `${messages.toLocaleString('en')} × ${w.messageBytes} B` : w.label,
     messages,
     messageBytes: w.messageBytes,
+    warmUpMessages,
     produce: pair(produceKlog, produceMock),
     fetch: { ...pair(fetchKlog, fetchMock), messages: windowMessages, reads: ctx.quick ? 2 : FETCH_READS },
     produceVsLoopback: pair(produceKlog, loop),
     readBackVsLoopback: pair(readBack, loop),
-    fileFloor,
+    kernelFloor: floor,
     rssUnderLoadBytes: rssPeak,
     profile,
   };
 }
 
 /**
- * The workload's produce once more, klog serve under `node --cpu-prof`: the profile (kept in
- * `ctx.profilesDir` when the run writes its results) and where its CPU went while kcat produced, the
- * fractions scaled to the CPU per MB the unprofiled rounds measured (the profiler costs some of its own).
+ * The workload's produce once more (after the same warm-up), klog serve under `node --cpu-prof`: the profile
+ * (kept in `ctx.profilesDir` when the run writes its results) and where its CPU went while kcat produced, in
+ * parts of the CPU per MB the unprofiled rounds measured (the profiler costs some of its own).
  */
 async function profiledProduce(
   ctx: BrokerBenchContext,
   w: Workload,
   file: string,
+  warmUpFile: string,
   payload: number,
-  klogCpuMsPerMb: number,
+  /** The unprofiled rounds' CPU per MB: all threads, the main thread. */
+  unprofiled: { allMsPerMb: number; mainThreadMsPerMb: number },
 ): Promise<ProduceProfile> {
   const dir = mkdtempSync(join(ctx.scratch, 'klog-prof-'));
   const dataDir = join(dir, 'data');
@@ -331,14 +426,16 @@ async function profiledProduce(
   );
   let fromUs: number;
   let toUs: number;
-  let cpu: number;
+  let cpu: Required<CpuUse>;
   try {
     await createTopic(ctx, klog.address, 'bench', 1);
-    cpu = cpuSeconds(klog.pid);
+    await createTopic(ctx, klog.address, 'warm-up', 1);
+    await run('kcat', produceArgs(klog.address, 'warm-up', 0, warmUpFile));
+    cpu = cpuNow(klog.pid);
     fromUs = Number(process.hrtime.bigint() / 1000n);
     await run('kcat', produceArgs(klog.address, 'bench', 0, file));
     toUs = Number(process.hrtime.bigint() / 1000n);
-    cpu = cpuSeconds(klog.pid) - cpu;
+    cpu = cpuSince(klog.pid, cpu);
   } finally {
     // The profile is written as the process exits.
     await klog.stop();
@@ -355,16 +452,14 @@ async function profiledProduce(
   }
   rmSync(dir, { recursive: true, force: true });
   const mb = payload / MB;
+  const profiledMainThreadMsPerMb = (cpu.mainThread * 1000) / mb;
   return {
     file: name,
     windowed,
-    profiledCpuMsPerMb: (cpu * 1000) / mb,
+    profiledCpuMsPerMb: (cpu.all * 1000) / mb,
+    profiledMainThreadMsPerMb,
     sampledMsPerMb: breakdown.sampledMs / mb,
-    parts: Object.entries(breakdown.fractions).map(([part, fraction]) => ({
-      part,
-      fraction,
-      msPerMb: fraction * klogCpuMsPerMb,
-    })),
+    parts: cpuParts(breakdown, mb, { ...unprofiled, profiledMainThreadMsPerMb }),
   };
 }
 

@@ -8,9 +8,18 @@ import { readFileSync } from 'node:fs';
  * segment is the segment write, a CRC under the validator the CRC.
  */
 
+/**
+ * The main thread outside JavaScript: libuv's poll and the read(2) of each socket it makes there. The
+ * profiler counts the poll phase as idle, reads and all, so most of this part is what the main thread's
+ * CPU has beyond the samples (`cpuParts`).
+ */
+export const OUTSIDE_JS = 'socket reads, event loop';
+/** CPU of the broker's threads other than the main one (V8's GC helpers and compiler, libuv's pool). */
+export const OTHER_THREADS = 'other threads (GC, compiler)';
+
 /** The parts, in the order the page and the bench print them. */
 export const CPU_PARTS = [
-  'socket read, event loop (native)',
+  OUTSIDE_JS,
   'frames (connection)',
   'protocol decode/encode',
   'produce handler',
@@ -21,6 +30,7 @@ export const CPU_PARTS = [
   'response write',
   'garbage collection',
   'other',
+  OTHER_THREADS,
 ] as const;
 export type CpuPart = (typeof CPU_PARTS)[number];
 
@@ -59,9 +69,12 @@ function ownPart(frame: CallFrame): CpuPart | 'idle' | undefined {
   if (name === '(idle)') return 'idle';
   if (name === '(garbage collector)') return 'garbage collection';
   // Outside any JavaScript: libuv's poll, the read(2) of a socket, the kernel's copy.
-  if (name === '(program)') return 'socket read, event loop (native)';
+  if (name === '(program)') return OUTSIDE_JS;
   if (/crc32/i.test(url) || /crc32c?$/i.test(name)) return 'CRC-32C';
-  if (url.includes('/storage/') && url.includes('/log-validator')) return 'record validation';
+  // The record walk (quick-walk.js, and the careful one in log-validator.js) is the validation's.
+  if (url.includes('/storage/') && /\/(log-validator|batch-validator|quick-walk)\.js$/.test(url)) {
+    return 'record validation';
+  }
   if (url.includes('/storage/') && (url.includes('/file-records') || url.includes('/io/'))) {
     return 'segment write (page cache)';
   }
@@ -70,7 +83,7 @@ function ownPart(frame: CallFrame): CpuPart | 'idle' | undefined {
   if (url.includes('/broker/') && url.endsWith('/connection.js')) return 'frames (connection)';
   if (url.includes('/broker/')) return 'produce handler';
   if (url === 'node:internal/stream_base_commons' && name === 'onStreamRead') {
-    return 'socket read, event loop (native)';
+    return OUTSIDE_JS;
   }
   if (url.startsWith('node:internal/stream_base_commons') || url === 'node:net') return 'response write';
   if (url.startsWith('node:internal/streams/writable')) return 'response write';
@@ -109,6 +122,42 @@ export function breakdownOf(profile: CpuProfile, window?: ProfileWindow): CpuBre
   }
   const fractions = Object.fromEntries(CPU_PARTS.map((p) => [p, total > 0 ? sums.get(p)! / total : 0]));
   return { sampledMs: total / 1000, fractions: fractions as CpuBreakdown['fractions'] };
+}
+
+/** CPU per MB measured outside the profiler, in ms. */
+export interface MeasuredCpu {
+  /** The unprofiled rounds: every thread of the broker. */
+  readonly allMsPerMb: number;
+  /** The unprofiled rounds: the main thread alone. */
+  readonly mainThreadMsPerMb: number;
+  /** The profiled run: the main thread alone (the profile's samples are of this time). */
+  readonly profiledMainThreadMsPerMb: number;
+}
+
+/**
+ * The unprofiled rounds' CPU per MB by part. The samples see only part of the main thread's CPU: V8 counts
+ * libuv's poll phase as idle, and the socket reads made in it with it. So the sampled parts get the share
+ * of the main thread's CPU that the samples cover (in the profiled run), the rest of it goes to the
+ * event loop outside JavaScript, and what the other threads used is a part of its own: the parts add up
+ * to the whole, and nothing is spread over parts that did not spend it.
+ */
+export function cpuParts(
+  b: CpuBreakdown,
+  profiledMb: number,
+  measured: MeasuredCpu,
+): { part: CpuPart; fraction: number; msPerMb: number }[] {
+  const main = Math.min(measured.mainThreadMsPerMb, measured.allMsPerMb);
+  // Sampled wall time can pass the CPU it stands for (a thread preempted inside a syscall): at most all.
+  const seen =
+    measured.profiledMainThreadMsPerMb > 0
+      ? Math.min(1, b.sampledMs / profiledMb / measured.profiledMainThreadMsPerMb)
+      : 1;
+  return CPU_PARTS.map((part) => {
+    let ms = b.fractions[part] * seen * main;
+    if (part === OUTSIDE_JS) ms += (1 - seen) * main;
+    if (part === OTHER_THREADS) ms = measured.allMsPerMb - main;
+    return { part, fraction: measured.allMsPerMb > 0 ? ms / measured.allMsPerMb : 0, msPerMb: ms };
+  });
 }
 
 export function readCpuProfile(path: string): CpuProfile {

@@ -1,4 +1,5 @@
 import { renderCpuChart } from './cpu-chart.js';
+import { OTHER_THREADS, OUTSIDE_JS } from './cpu-profile.js';
 import type { BrokerBenchResults, Goal, GroupConsumeResult, Run, WorkloadResult } from './results.js';
 
 /**
@@ -43,6 +44,13 @@ function missed(b: BrokerBenchResults): string[] {
 function goalsSection(goals: readonly Goal[] | undefined): string[] {
   if (goals === undefined) return [];
   const value = (g: Goal, x: number) => (g.unit === 'KiB' ? `${x.toFixed(1)} KiB` : ratio(x));
+  // A figure that rounds onto its bound shows the digit that decides it (0.998× against ≥ 1.00×).
+  const figure = (g: Goal) =>
+    value(g, g.value) !== value(g, g.bound) || g.value === g.bound
+      ? value(g, g.value)
+      : g.unit === 'KiB'
+        ? `${g.value.toFixed(2)} KiB`
+        : `${g.value.toFixed(3)}×`;
   return [
     '### เป้า',
     '',
@@ -50,7 +58,7 @@ function goalsSection(goals: readonly Goal[] | undefined): string[] {
       ['เป้า', 'วัดได้', 'ขอบ', ''],
       goals.map((g) => [
         g.label,
-        value(g, g.value),
+        figure(g),
         `${g.direction === 'atLeast' ? '≥' : '≤'} ${value(g, g.bound)}`,
         g.met ? 'ถึงเป้า' : 'ไม่ถึงเป้า',
       ]),
@@ -69,7 +77,15 @@ function breakdownSection(b: BrokerBenchResults): string[] {
     '',
     'produce อีกรอบหนึ่งของแต่ละงาน โดย `klog serve` รันใต้ `node --cpu-prof` (file `.cpuprofile` อยู่ใน `bench/profiles/`' +
       ' เปิดด้วย DevTools ของ Chrome ได้) นับ sample ของ main thread เฉพาะช่วงที่ kcat กำลังส่ง แยกตามส่วนของทาง produce' +
-      ' (code native เช่น syscall นับเข้าส่วนของ JavaScript ที่เรียกมัน) แล้วคูณสัดส่วนเข้ากับ CPU ต่อ MB ของรอบที่ไม่ได้ profile',
+      ' (code native เช่น syscall นับเข้าส่วนของ JavaScript ที่เรียกมัน)' +
+      (profiled.some((x) => x.profile!.profiledMainThreadMsPerMb !== undefined)
+        ? ' V8 นับช่วง poll ของ libuv เป็น idle รวมทั้ง read(2) ของ socket ที่ทำในช่วงนั้น sample จึงเห็น CPU ของ main thread ไม่หมด:' +
+          ` ส่วนที่ sample เห็นได้ CPU ของ main thread ตามสัดส่วน ส่วนที่ไม่เห็นนับเข้า "${OUTSIDE_JS}"` +
+          ` และ CPU ของ thread อื่น (GC helper, compiler) เป็นส่วน "${OTHER_THREADS}" ทุกส่วนรวมกันเท่ากับ CPU ต่อ MB ของรอบที่ไม่ได้ profile` +
+          ' sample ของ V8 นับตามเวลาจริง ไม่ใช่เวลา CPU: main thread ที่ถูกสลับออกกลาง syscall' +
+          ' (เช่น เขียน response แล้ว kcat ตื่นขึ้นมาใช้ core นั้น) ก็ถูกนับเข้าส่วนของ syscall นั้น' +
+          ' ส่วนที่เป็น syscall อย่าง "response write" และ "segment write (page cache)" จึงอาจดูใหญ่กว่าที่ใช้ CPU จริง'
+        : ' แล้วคูณสัดส่วนเข้ากับ CPU ต่อ MB ของรอบที่ไม่ได้ profile'),
     '',
   ];
   for (const x of profiled) {
@@ -141,6 +157,7 @@ function groupSection(g: GroupConsumeResult | undefined): string[] {
 
 export function renderBrokerSection(b: BrokerBenchResults): string[] {
   const w: readonly WorkloadResult[] = b.workloads;
+  const kernelFloor = w.some((x) => x.kernelFloor !== undefined);
   return [
     '## broker: `klog serve` กับ mock cluster ของ librdkafka',
     '',
@@ -179,7 +196,8 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
       ' ฝั่ง fetch อ่าน topic 4 partition ที่มีข้อมูลเท่ากันทั้งสองฝั่ง' +
       ` (${w.map((x) => `${x.fetch.messages.toLocaleString('en')} message ใน ${x.label}`).join(', ')})` +
       ' เพราะ mock เก็บไว้เพียงราว 5 MB ต่อ partition แล้วทิ้งของเก่า จึงอ่านกลับทั้งล้าน message จาก mock ไม่ได้' +
-      fetchReads(w),
+      fetchReads(w) +
+      warmUp(w),
     '',
     ...groupSection(b.groupConsume),
     '### เทียบกับขีดจำกัด: socket loopback',
@@ -203,7 +221,13 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
     '### CPU ต่อ MB ที่ produce',
     '',
     'เวลา CPU ของทุก thread ใน process ฝั่ง broker (จาก `/proc/<pid>/task/*/schedstat` ละเอียดระดับ ns) ระหว่างที่ kcat produce หารด้วย payload MB' +
-      (w.some((x) => x.fileFloor !== undefined)
+      (w.some((x) => x.kernelFloor !== undefined)
+        ? ' คอลัมน์ "kernel floor" คือ process ที่อ่าน byte ชุดเดียวกันจาก socket เข้า buffer 1 MiB ที่ใช้ซ้ำ แล้วเขียนทุกครั้งที่อ่านลง file' +
+          ' บน file system เดียวกับ data ของ klog (Python, `bench/python/file_floor.py`) ไม่มี protocol ไม่ตรวจอะไร' +
+          ' CPU ของมันแทบทั้งหมดเป็นของ kernel (รับ TCP แล้วเขียนลง page cache) ซึ่ง broker ใดก็ตามที่เก็บ log เป็น file ต้องจ่าย' +
+          ' ส่วน mock เก็บไว้ใน memory ไม่เขียนลง disk เลย คอลัมน์ "ใน kernel" คือส่วนของ CPU ของ klog ที่อยู่ใน kernel' +
+          ' (stime จาก `/proc/<pid>/stat` นับทีละ 10 ms จึงหยาบ):'
+        : w.some((x) => x.fileFloor !== undefined)
         ? ' คอลัมน์ "socket → file" คือ process ของ Node ที่ทำแค่อ่าน byte ชุดเดียวกันจาก socket แล้ว `writeSync` ลง file' +
           ' ไม่มี protocol ไม่ตรวจอะไร: broker ใน Node ที่เก็บ file แบบ Kafka ใช้ CPU น้อยกว่านี้ไม่ได้' +
           ' ส่วน mock ไม่เขียนลง disk เลย:'
@@ -213,13 +237,31 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
       [
         'งาน',
         'klog',
+        ...(kernelFloor ? ['ใน kernel'] : []),
         'mock (librdkafka, C)',
         'klog ÷ mock',
-        ...(w.some((x) => x.fileFloor !== undefined) ? ['socket → file (Node)', 'klog ÷ socket → file'] : []),
+        ...(kernelFloor
+          ? ['kernel floor', 'kernel floor ÷ mock']
+          : w.some((x) => x.fileFloor !== undefined)
+            ? ['socket → file (Node)', 'klog ÷ socket → file']
+            : []),
       ],
       w.map((x) => {
         const k = mean(x.produce.klog, (r) => r.cpuSecondsPerMb ?? 0);
         const m = mean(x.produce.baseline, (r) => r.cpuSecondsPerMb ?? 0);
+        if (kernelFloor) {
+          const kernel = `${(mean(x.produce.klog, (r) => r.kernelCpuSecondsPerMb ?? 0) * 1000).toFixed(1)} ms`;
+          const floor = x.kernelFloor === undefined ? undefined : mean(x.kernelFloor, (r) => r.cpuSecondsPerMb ?? 0);
+          return [
+            x.label,
+            cpuMs(x.produce.klog),
+            kernel,
+            cpuMs(x.produce.baseline),
+            m > 0 ? ratio(k / m) : '—',
+            floor === undefined ? '—' : cpuMs(x.kernelFloor!),
+            floor === undefined || m <= 0 ? '—' : ratio(floor / m),
+          ];
+        }
         const row = [x.label, cpuMs(x.produce.klog), cpuMs(x.produce.baseline), m > 0 ? ratio(k / m) : '—'];
         if (!w.some((y) => y.fileFloor !== undefined)) return row;
         if (x.fileFloor === undefined) return [...row, '—', '—'];
@@ -269,6 +311,16 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
 }
 
 /** How many reads of the window each round timed (older results: one, and nothing is said). */
+/** How each timed produce was preceded; nothing for older results, which timed a broker's first produce. */
+function warmUp(w: readonly WorkloadResult[]): string {
+  if (!w.some((x) => x.warmUpMessages !== undefined)) return '';
+  return (
+    ' ก่อน produce ที่จับเวลาทุกครั้ง ทั้งสองฝั่งรับ message ชุดแรกของงานเดียวกันลง topic อีกอันหนึ่งก่อน' +
+    ` (${w.map((x) => `${(x.warmUpMessages ?? 0).toLocaleString('en')} message ใน ${x.label}`).join(', ')})` +
+    ' ที่วัดจึงเป็น broker ที่ทำงานอยู่แล้ว ไม่ใช่ช่วงที่ V8 ยัง compile ทาง produce ของ klog'
+  );
+}
+
 function fetchReads(w: readonly WorkloadResult[]): string {
   const reads = w[0]?.fetch.reads;
   if (reads === undefined || reads <= 1) return '';

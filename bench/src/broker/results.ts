@@ -14,6 +14,10 @@ export interface Run {
   readonly mbPerSec: number;
   /** CPU seconds (user + system) of the broker's process per payload megabyte, where measured. */
   readonly cpuSecondsPerMb?: number;
+  /** Of that, the main thread's (the event loop, where JavaScript runs); absent in older results. */
+  readonly mainThreadCpuSecondsPerMb?: number;
+  /** Of that, the kernel's (all threads; /proc's stime in 10 ms ticks); absent in older results. */
+  readonly kernelCpuSecondsPerMb?: number;
 }
 
 export interface Pair {
@@ -30,6 +34,11 @@ export interface WorkloadResult {
   readonly label: string;
   readonly messages: number;
   readonly messageBytes: number;
+  /**
+   * Messages each broker took on another topic before each timed produce (a broker in service, its produce
+   * path compiled); absent in older results, which timed a broker's first produce.
+   */
+  readonly warmUpMessages?: number;
   /** Producing every message with kcat, idempotent, acks=all: klog / the mock. */
   readonly produce: Pair;
   /** Reading back a window both brokers keep (the mock keeps ~5 MB per partition): klog / the mock. */
@@ -48,6 +57,13 @@ export interface WorkloadResult {
    * results.
    */
   readonly fileFloor?: readonly Run[];
+  /**
+   * The same bytes into a process that reads them into one reused 1 MiB buffer and writes each read to a
+   * file in the data directory's file system (Python, `bench/python/file_floor.py`): what the kernel alone
+   * spends per MB here on TCP receive and the page-cache write, which any broker keeping its log in files
+   * pays; absent in older results.
+   */
+  readonly kernelFloor?: readonly Run[];
   /** klog serve's peak resident memory while kcat produced (sampled every 50 ms); absent in older results. */
   readonly rssUnderLoadBytes?: number;
   /** Where klog's produce CPU goes, from a profiled run; absent in older results. */
@@ -62,9 +78,15 @@ export interface ProduceProfile {
   readonly windowed: boolean;
   /** klog's CPU per MB in this profiled run (/proc: every thread, the profiler's cost too). */
   readonly profiledCpuMsPerMb: number;
+  /** The main thread's CPU per MB in this profiled run; absent in older results. */
+  readonly profiledMainThreadMsPerMb?: number;
   /** The main thread's sampled non-idle time per MB. */
   readonly sampledMsPerMb: number;
-  /** Each part's share of the sampled time, and that share of the unprofiled rounds' CPU per MB. */
+  /**
+   * Each part's ms of the unprofiled rounds' CPU per MB and its share of that: the sampled parts scaled to
+   * the main thread's CPU, what the sampler never sees of it (socket reads in the event loop's poll), and the
+   * other threads' (cpu-profile.ts, `cpuParts`). Older results: the sampled shares of the whole.
+   */
   readonly parts: readonly { readonly part: string; readonly fraction: number; readonly msPerMb: number }[];
 }
 
