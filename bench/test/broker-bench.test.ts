@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { compile } from '@mdx-js/mdx';
 import remarkGfm from 'remark-gfm';
 import { describe, expect, it } from 'vitest';
+import { kernelFloor } from '../src/broker/broker-bench.js';
 import {
   breakdownOf,
   CPU_PARTS,
@@ -12,11 +13,10 @@ import {
   OTHER_THREADS,
   OUTSIDE_JS,
 } from '../src/broker/cpu-profile.js';
-import { kernelFloor } from '../src/broker/broker-bench.js';
 import { renderBrokerSection } from '../src/broker/page-section.js';
-import { BENCH_DIR } from '../src/paths.js';
-import { cpuSeconds, kernelCpuSeconds, mainThreadCpuSeconds, rssBytes, run } from '../src/broker/processes.js';
+import { cpuSeconds, kernelCpuSeconds, rssBytes, run, threadCpuSeconds } from '../src/broker/processes.js';
 import type { BrokerBenchResults, Pair, Run, WorkloadResult } from '../src/broker/results.js';
+import { BENCH_DIR } from '../src/paths.js';
 
 const PYTHON = '/usr/bin/python3';
 const FILE_FLOOR = join(BENCH_DIR, 'python', 'file_floor.py');
@@ -122,7 +122,9 @@ describe('the kernel floor of the CPU table', () => {
       ],
     };
     const text = renderBrokerSection(withFloor).join('\n');
-    expect(text).toContain('| งาน | klog | ใน kernel | mock (librdkafka, C) | klog ÷ mock | kernel floor | kernel floor ÷ mock |');
+    expect(text).toContain(
+      '| งาน | klog | ใน kernel | mock (librdkafka, C) | klog ÷ mock | kernel floor | kernel floor ÷ mock |',
+    );
     expect(text).toContain('| 1 M × 100 B | 10.0 ms | 4.0 ms | 5.0 ms | 2.00× | 2.5 ms | 0.50× |');
     expect(text).toContain('| 100 k × 1 KiB | 10.0 ms | 3.0 ms | 5.0 ms | 2.00× | — | — |');
     expect(text).toContain('bench/python/file_floor.py');
@@ -230,10 +232,10 @@ describe('the kernel floor’s receiver (bench/python/file_floor.py)', () => {
 describe('process figures from /proc', () => {
   it('the main thread’s CPU grows with work on it and is part of the whole; the kernel’s part grows with syscalls', () => {
     const all = cpuSeconds(process.pid);
-    const main = mainThreadCpuSeconds(process.pid);
+    const main = threadCpuSeconds(process.pid).mainThread;
     let x = 0;
     for (let i = 0; i < 2e7; i++) x += Math.sqrt(x + 1);
-    const mainUsed = mainThreadCpuSeconds(process.pid) - main;
+    const mainUsed = threadCpuSeconds(process.pid).mainThread - main;
     expect(mainUsed).toBeGreaterThan(0);
     expect(mainUsed).toBeLessThanOrEqual(cpuSeconds(process.pid) - all + 1e-6);
     // Kernel time counts in 10 ms ticks: write until one more is counted (a hang bound only).

@@ -7,11 +7,11 @@ import { breakdownOf, cpuParts, readCpuProfile } from './cpu-profile.js';
 import {
   cpuSeconds,
   kernelCpuSeconds,
-  mainThreadCpuSeconds,
   rssBytes,
   run,
   type Service,
   startService,
+  threadCpuSeconds,
 } from './processes.js';
 import type { IdleConnectionsResult, Pair, ProduceProfile, Run, WorkloadResult } from './results.js';
 
@@ -172,11 +172,7 @@ async function loopback(bytes: number): Promise<{ ms: number; cpu: number }> {
     (line) => (/^127\.0\.0\.1:\d+$/.test(line) ? line : undefined),
     'sigterm',
   );
-  try {
-    return await sendThrough(child, bytes);
-  } finally {
-    await child.stop();
-  }
+  return sendThrough(child, bytes);
 }
 
 /**
@@ -196,18 +192,23 @@ export async function kernelFloor(
     (line) => (/^127\.0\.0\.1:\d+$/.test(line.trim()) ? line.trim() : undefined),
     'sigterm',
   );
+  return sendThrough(child, bytes);
+}
+
+/**
+ * Writes `bytes` in 1 MiB writes to a receiver that answers "done" once it has them all, then stops it; ms
+ * and its CPU seconds. A receiver that stops early (its "done" missing) fails the run rather than time a
+ * part of it.
+ */
+async function sendThrough(child: Service, bytes: number): Promise<{ ms: number; cpu: number }> {
   try {
-    return await sendThrough(child, bytes);
+    return await timedSend(child, bytes);
   } finally {
     await child.stop();
   }
 }
 
-/**
- * Writes `bytes` in 1 MiB writes to a receiver that answers "done" once it has them all; ms and its CPU
- * seconds. A receiver that stops early (its "done" missing) fails the run rather than time a part of it.
- */
-async function sendThrough(child: Service, bytes: number): Promise<{ ms: number; cpu: number }> {
+async function timedSend(child: Service, bytes: number): Promise<{ ms: number; cpu: number }> {
   const [host, p] = child.address.split(':') as [string, string];
   const socket = createConnection({ host, port: Number(p) });
   await once(socket, 'connect');
@@ -267,7 +268,7 @@ export function runOf(ms: number, payloadBytes: number, cpu?: number | CpuUse): 
 
 /** A broker's CPU counters now: all threads, the main thread, the kernel's part. */
 function cpuNow(pid: number): Required<CpuUse> {
-  return { all: cpuSeconds(pid), mainThread: mainThreadCpuSeconds(pid), kernel: kernelCpuSeconds(pid) };
+  return { ...threadCpuSeconds(pid), kernel: kernelCpuSeconds(pid) };
 }
 
 function cpuSince(pid: number, before: Required<CpuUse>): Required<CpuUse> {

@@ -228,10 +228,10 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
           ' ส่วน mock เก็บไว้ใน memory ไม่เขียนลง disk เลย คอลัมน์ "ใน kernel" คือส่วนของ CPU ของ klog ที่อยู่ใน kernel' +
           ' (stime จาก `/proc/<pid>/stat` นับทีละ 10 ms จึงหยาบ):'
         : w.some((x) => x.fileFloor !== undefined)
-        ? ' คอลัมน์ "socket → file" คือ process ของ Node ที่ทำแค่อ่าน byte ชุดเดียวกันจาก socket แล้ว `writeSync` ลง file' +
-          ' ไม่มี protocol ไม่ตรวจอะไร: broker ใน Node ที่เก็บ file แบบ Kafka ใช้ CPU น้อยกว่านี้ไม่ได้' +
-          ' ส่วน mock ไม่เขียนลง disk เลย:'
-        : ':'),
+          ? ' คอลัมน์ "socket → file" คือ process ของ Node ที่ทำแค่อ่าน byte ชุดเดียวกันจาก socket แล้ว `writeSync` ลง file' +
+            ' ไม่มี protocol ไม่ตรวจอะไร: broker ใน Node ที่เก็บ file แบบ Kafka ใช้ CPU น้อยกว่านี้ไม่ได้' +
+            ' ส่วน mock ไม่เขียนลง disk เลย:'
+          : ':'),
     '',
     table(
       [
@@ -251,7 +251,8 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
         const m = mean(x.produce.baseline, (r) => r.cpuSecondsPerMb ?? 0);
         if (kernelFloor) {
           const kernel = `${(mean(x.produce.klog, (r) => r.kernelCpuSecondsPerMb ?? 0) * 1000).toFixed(1)} ms`;
-          const floor = x.kernelFloor === undefined ? undefined : mean(x.kernelFloor, (r) => r.cpuSecondsPerMb ?? 0);
+          const floor =
+            x.kernelFloor === undefined ? undefined : mean(x.kernelFloor, (r) => r.cpuSecondsPerMb ?? 0);
           return [
             x.label,
             cpuMs(x.produce.klog),

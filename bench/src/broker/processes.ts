@@ -6,31 +6,44 @@ import { createInterface } from 'node:readline';
 const CLOCK_TICKS = 100;
 
 /**
- * CPU seconds a process has used so far, all its threads: the sum of each thread's run time in
- * nanoseconds from /proc/<pid>/task/<tid>/schedstat. /proc/<pid>/stat counts in 10 ms ticks, too coarse
- * for the mock, which takes a tick or two to swallow 100 MB (its klog ÷ mock ratio swung 11× to 21× on
- * one tick); that count is the fallback where schedstat is missing. A thread that exits between two
- * readings takes its time with it, so this is for processes whose threads live as long as they do.
+ * CPU seconds a process has used so far, all its threads and its main thread alone (its thread id is the
+ * process id): each thread's run time in nanoseconds from /proc/<pid>/task/<tid>/schedstat, read once. A
+ * thread that exits between two readings takes its time with it, so this is for processes whose threads
+ * live as long as they do.
+ */
+export function threadCpuSeconds(pid: number): { all: number; mainThread: number } {
+  let all = 0;
+  let main = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    all += ns;
+    if (tid === String(pid)) main = ns;
+  }
+  return { all: all / 1e9, mainThread: main / 1e9 };
+}
+
+/**
+ * CPU seconds a process has used so far, all its threads (`threadCpuSeconds`). /proc/<pid>/stat counts in
+ * 10 ms ticks, too coarse for the mock, which takes a tick or two to swallow 100 MB (its klog ÷ mock ratio
+ * swung 11× to 21× on one tick); that count is the fallback where schedstat is missing.
  */
 export function cpuSeconds(pid: number): number {
-  let ns = 0;
   try {
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    }
-    if (Number.isFinite(ns)) return ns / 1e9;
+    const { all } = threadCpuSeconds(pid);
+    if (Number.isFinite(all)) return all;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
+  const { user, kernel } = statSeconds(pid);
+  return user + kernel;
+}
+
+/** A process's user and kernel CPU seconds from /proc/<pid>/stat (utime, stime): 10 ms ticks. */
+function statSeconds(pid: number): { user: number; kernel: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may hold spaces, inside parentheses): utime is the 14th, stime the 15th.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
-/** CPU seconds so far of a process's main thread alone (its thread id is the process id): schedstat, ns. */
-export function mainThreadCpuSeconds(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+  return { user: Number(fields[11]) / CLOCK_TICKS, kernel: Number(fields[12]) / CLOCK_TICKS };
 }
 
 /**
@@ -39,9 +52,7 @@ export function mainThreadCpuSeconds(pid: number): number {
  * them).
  */
 export function kernelCpuSeconds(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[12]) / CLOCK_TICKS;
+  return statSeconds(pid).kernel;
 }
 
 /** Resident memory of a process in bytes, from /proc/<pid>/status. */

@@ -1,9 +1,9 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from './support/broker.js';
-import { PYTHON } from './support/clients.js';
+import { exec, PYTHON } from './support/clients.js';
 
 const SCRIPT = join(dirname(fileURLToPath(import.meta.url)), 'support', 'kafka_python_idle.py');
 const found = spawnSync(PYTHON, ['-c', 'import kafka'], { stdio: 'ignore' }).status === 0;
@@ -28,30 +28,11 @@ describe.skipIf(!found)('kafka-python 2.0.2 against klog serve', { timeout: 180_
   afterAll(() => b?.stop());
 
   it('produces, idles past connections.max.idle.ms and produces again, then reads all through a group whose fetches wait longer than that', async () => {
-    const r = await new Promise<{ code: number | null; stdout: string; stderr: string }>(
-      (resolve, reject) => {
-        const child = spawn(PYTHON, [
-          SCRIPT,
-          `127.0.0.1:${b.port}`,
-          String((IDLE_MS * 2) / 1000),
-          String(FETCH_WAIT_MS),
-        ]);
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => {
-          stdout += d.toString();
-        });
-        child.stderr.on('data', (d: Buffer) => {
-          stderr += d.toString();
-        });
-        // A hang bound only: a client stuck in a retry loop fails the test with what it printed.
-        const timer = setTimeout(() => child.kill('SIGKILL'), 120_000);
-        child.once('error', reject);
-        child.once('close', (code) => {
-          clearTimeout(timer);
-          resolve({ code, stdout, stderr });
-        });
-      },
+    // A hang bound only: a client stuck in a retry loop fails the test with what it printed.
+    const r = await exec(
+      PYTHON,
+      [SCRIPT, `127.0.0.1:${b.port}`, String((IDLE_MS * 2) / 1000), String(FETCH_WAIT_MS)],
+      { hangMs: 120_000 },
     );
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as {

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { DescribeProducers, decodeResponse, encodeRequest } from '@klog/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from './support/broker.js';
-import { kafkajs, kcatConsume } from './support/clients.js';
+import { exec, kafkajs, kcatConsume } from './support/clients.js';
 import { RawClient } from './support/raw-client.js';
 
 /**
@@ -45,19 +45,7 @@ const goEnv = {
 };
 
 function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => {
-      stdout += d.toString();
-    });
-    child.stderr.on('data', (d: Buffer) => {
-      stderr += d.toString();
-    });
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  return exec(binary, args);
 }
 
 /** Runs one command; every JSON line it printed, the command's failure (with its last step) thrown. */

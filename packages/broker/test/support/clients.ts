@@ -26,10 +26,14 @@ export interface ReadRecord {
 /** Where a producer's client said each key landed. */
 export type Reports = Map<string, { partition: number; offset: number }>;
 
-function exec(
+/**
+ * Runs a client program to its end: its output, and its exit code. `hangMs` is a hang bound only: a client
+ * stuck in a retry loop is killed, and fails its test with what it printed.
+ */
+export function exec(
   command: string,
   args: readonly string[],
-  input?: string,
+  options: { input?: string; hangMs?: number } = {},
 ): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -41,9 +45,14 @@ function exec(
     child.stderr.on('data', (d: Buffer) => {
       stderr += d.toString();
     });
+    const timer =
+      options.hangMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.hangMs);
     child.once('error', reject);
-    child.once('close', (code) => resolve({ stdout, stderr, code }));
-    child.stdin.end(input ?? '');
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ stdout, stderr, code });
+    });
+    child.stdin.end(options.input ?? '');
   });
 }
 
