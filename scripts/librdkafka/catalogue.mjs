@@ -182,6 +182,21 @@ export function parseRunnerOutput(rawOutput, expected, exit) {
   return { results, notes };
 }
 
+/** The consumer group protocols a run can tell the suite to use (TEST_CONSUMER_GROUP_PROTOCOL). */
+export const PROTOCOLS = ['classic', 'consumer'];
+
+/**
+ * Whether a test's source (tests/<number>-*.c, .cpp) makes a consumer: only those behave differently under
+ * TEST_CONSUMER_GROUP_PROTOCOL, which test.c applies to consumer handles (`test_create_handle` with
+ * RD_KAFKA_CONSUMER, the C++ tests' consumer configurations) and to the consumer settings the consumer
+ * protocol forbids. A test that makes none runs the same bytes in both, so the consumer run leaves it out.
+ */
+export function makesConsumer(source) {
+  return /RD_KAFKA_CONSUMER|test_create_consumer\(|KafkaConsumer::create|Consumer::create|test_consumer_group_protocol/.test(
+    source,
+  );
+}
+
 /** Addresses librdkafka says it connected to or tried, other than this host's: the sanitiser's evidence. */
 export function foreignAddresses(rawOutput) {
   const found = new Set();

@@ -4,6 +4,7 @@
 /** Features a test can be missing, in the order the findings list them. */
 export const FEATURES = [
   'consumer groups',
+  'consumer group protocol (KIP-848)',
   'admin APIs',
   'transactions',
   'SASL/SSL',
@@ -114,9 +115,18 @@ export function sourceFeatures(source) {
  * The feature a test that did not pass is missing: what its first failure line names (a Kafka installation,
  * SASL/SSL, a transaction, an admin call), else the first API klog's broker refused while it ran, else a
  * consumer's words in the line (a poll that timed out, an assignment), else what its source uses
- * (`features`, from sourceFeatures).
+ * (`features`, from sourceFeatures). Under the consumer group protocol (`protocol` 'consumer') a consumer
+ * group's failure is that protocol's: its consumers wait for ConsumerGroupHeartbeat, which librdkafka does
+ * not send to a broker that does not list it, so the broker's log says nothing.
  */
-export function classify(result, brokerLog = '', features = []) {
+export function classify(result, brokerLog = '', features = [], protocol = 'classic') {
+  const feature = classifyFeature(result, brokerLog, features);
+  return protocol === 'consumer' && feature === 'consumer groups'
+    ? 'consumer group protocol (KIP-848)'
+    : feature;
+}
+
+function classifyFeature(result, brokerLog, features) {
   if (result.state === 'passed') return undefined;
   const reason = result.cause ?? result.reason ?? '';
   const named = REASON_FEATURE.filter(([re]) => re.test(reason)).map(([, feature]) => feature);
@@ -130,7 +140,7 @@ export function classify(result, brokerLog = '', features = []) {
   return named[0] ?? features[0] ?? 'other';
 }
 
-/** allow-list.txt: one test name a line, `#` starts a comment. */
+/** An allow-list (allow-list.<protocol>.txt): one test name a line, `#` starts a comment. */
 export function parseAllowList(text) {
   const names = new Set();
   for (const line of text.split('\n')) {
@@ -209,67 +219,119 @@ function groups(results) {
   return byFeature;
 }
 
-/** The report card: a Markdown file and the table printed at the end of a run. */
-export function renderReport(results, run) {
-  const t = totals(results);
-  const retried = results.filter((r) => r.retriedAfter !== undefined && r.state === 'passed').length;
-  const line =
-    `${t.ran} tests ran: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped` +
-    (retried > 0 ? ` (${retried} passed only when run again)` : '');
-  const md = [
-    `# librdkafka ${'2.0.2'} suite against klog serve (${run.mode} mode)`,
-    '',
-    `${line}, in ${minutes(run.seconds)} (TEST_KAFKA_VERSION=${run.kafkaVersion}, one test number at a time` +
-      `${run.includeLocal ? ', broker-less tests of the same numbers included' : ''}).`,
-    '',
-    '| test | result | s | allow-list | missing feature | first line of its failure / skip |',
-    '| --- | --- | --- | --- | --- | --- |',
-    ...results.map(
-      (r) =>
-        `| ${r.name}${r.local ? ' (local)' : ''} | ${r.state} | ${r.seconds?.toFixed(1) ?? ''} | ` +
-        `${r.allowed ? 'yes' : ''} | ${r.feature ?? ''} | ${cell(retriedNote(r) ?? r.reason)} |`,
-    ),
-    '',
-    '## Not passing, by missing feature',
-    '',
-  ];
-  for (const [feature, rs] of groups(results)) {
-    if (rs.length === 0) continue;
-    const numbers = [...new Set(rs.map((r) => r.number))];
-    md.push(`- **${feature}** (${rs.length}): ${numbers.join(', ')}`);
-  }
-  const width = Math.max(...results.map((r) => r.name.length), 4);
-  const table = [
-    `${'test'.padEnd(width)}  result   first line`,
-    ...results.map(
-      (r) =>
-        `${r.name.padEnd(width)}  ${r.state.padEnd(7)}  ${cell(r.state === 'passed' ? retriedNote(r) : r.reason).slice(0, 110)}`,
-    ),
-    '',
-    `${line} (${minutes(run.seconds)})`,
-  ].join('\n');
-  return { markdown: `${md.join('\n')}\n`, table };
+/** A result's consumer group protocol: reports written before there were two are all classic. */
+const protocolOf = (r) => r.protocol ?? 'classic';
+
+/** The protocols a run's results hold, classic first, each with its results and its seconds. */
+function byProtocol(results, run) {
+  const names = [...new Set(results.map(protocolOf))].sort((a, b) =>
+    a === b ? 0 : a === 'classic' ? -1 : b === 'classic' ? 1 : a.localeCompare(b),
+  );
+  return names.map((name) => ({
+    name,
+    results: results.filter((r) => protocolOf(r) === name),
+    seconds: run.protocolSeconds?.[name] ?? (names.length === 1 ? run.seconds : undefined),
+  }));
 }
 
-/** FINDINGS.md: the failures of a full run grouped by the feature they need, with their first lines. */
-export function renderFindings(results, run, date = new Date().toISOString().slice(0, 10)) {
+/** One protocol's count line: "N tests ran: …" and, when known, its minutes. */
+function countLine(results, seconds) {
   const t = totals(results);
+  const retried = results.filter((r) => r.retriedAfter !== undefined && r.state === 'passed').length;
+  return (
+    `${t.ran} tests ran: ${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped` +
+    (retried > 0 ? ` (${retried} passed only when run again)` : '') +
+    (seconds === undefined ? '' : `, in ${minutes(seconds)}`)
+  );
+}
+
+/** The heading of one protocol's section, as the suite is told it. */
+export const protocolTitle = (name) =>
+  `group.protocol=${name}${name === 'consumer' ? ' (TEST_CONSUMER_GROUP_PROTOCOL=consumer, Kafka 4’s consumer group protocol)' : ''}`;
+
+/** The report card: a Markdown file and the table printed at the end of a run, a section per protocol. */
+export function renderReport(results, run) {
+  const sections = byProtocol(results, run);
   const md = [
-    '# librdkafka’s suite against klog: findings',
+    `# librdkafka ${run.librdkafka ?? '2.0.2'} suite against klog serve (${run.mode} mode)`,
     '',
-    `Written by \`pnpm test:librdkafka --full --update-allow-list\` on ${date}: ${t.ran} tests ran, ` +
-      `${t.passed} passed, ${t.failed} failed, ${t.skipped} skipped (${minutes(run.seconds)}). ` +
+    `${run.origin ? `From ${run.origin}; ` : ''}in ${minutes(run.seconds)} in all ` +
+      `(TEST_KAFKA_VERSION=${run.kafkaVersion}, one test number at a time` +
+      `${run.includeLocal ? ', broker-less tests of the same numbers included' : ''}).`,
+    '',
+  ];
+  const printed = [];
+  const width = Math.max(...results.map((r) => r.name.length), 4);
+  for (const { name, results: rs, seconds } of sections) {
+    const line = countLine(rs, seconds);
+    md.push(
+      `## ${protocolTitle(name)}`,
+      '',
+      `${line}.`,
+      '',
+      '| test | result | s | allow-list | missing feature | first line of its failure / skip |',
+      '| --- | --- | --- | --- | --- | --- |',
+      ...rs.map(
+        (r) =>
+          `| ${r.name}${r.local ? ' (local)' : ''} | ${r.state} | ${r.seconds?.toFixed(1) ?? ''} | ` +
+          `${r.allowed ? 'yes' : ''} | ${r.feature ?? ''} | ${cell(retriedNote(r) ?? r.reason)} |`,
+      ),
+      '',
+      '### Not passing, by missing feature',
+      '',
+    );
+    for (const [feature, failing] of groups(rs)) {
+      if (failing.length === 0) continue;
+      const numbers = [...new Set(failing.map((r) => r.number))];
+      md.push(`- **${feature}** (${failing.length}): ${numbers.join(', ')}`);
+    }
+    md.push('');
+    printed.push(
+      `group.protocol=${name}`,
+      `${'test'.padEnd(width)}  result   first line`,
+      ...rs.map(
+        (r) =>
+          `${r.name.padEnd(width)}  ${r.state.padEnd(7)}  ${cell(r.state === 'passed' ? retriedNote(r) : r.reason).slice(0, 110)}`,
+      ),
+      '',
+    );
+  }
+  const summary = sections.map(({ name, results: rs, seconds }) => `${name}: ${countLine(rs, seconds)}`);
+  printed.push(...summary, `in all: ${minutes(run.seconds)}`);
+  return { markdown: `${md.join('\n').trimEnd()}\n`, table: printed.join('\n'), summary };
+}
+
+/**
+ * FINDINGS.md: the failures of a full run, a section per consumer group protocol, grouped by the feature
+ * they need, with their first lines.
+ */
+export function renderFindings(results, run, date = new Date().toISOString().slice(0, 10)) {
+  const md = [
+    `# librdkafka ${run.librdkafka ?? '2.0.2'}’s suite against klog: findings`,
+    '',
+    `Written by \`pnpm test:librdkafka${run.suite && run.suite !== 'npm' ? ` --suite ${run.suite}` : ''} ` +
+      `--full --update-allow-list\` on ${date}${run.origin ? ` (librdkafka from ${run.origin})` : ''}, ` +
+      `in ${minutes(run.seconds)}. ` +
       'Each test that did not pass is filed under the feature it is missing: what its first failure line ' +
       'names, else the first API klog refused while it ran, else what the test’s source uses (a consumer ' +
-      'that waits for a coordinator in silence until the test times out is a consumer group’s). ' +
+      'that waits for a coordinator in silence until the test times out is a consumer group’s; under ' +
+      '`group.protocol=consumer`, Kafka 4’s consumer group protocol’s). ' +
       'Rerun to refresh; edit nothing here by hand.',
     '',
   ];
-  for (const [feature, rs] of groups(results)) {
-    if (rs.length === 0) continue;
-    md.push(`## ${feature} (${rs.length})`, '', '| test | result | first line |', '| --- | --- | --- |');
-    for (const r of rs) md.push(`| ${r.name} | ${r.state} | ${cell(r.reason)} |`);
-    md.push('');
+  for (const { name, results: rs, seconds } of byProtocol(results, run)) {
+    md.push(`## ${protocolTitle(name)}`, '', `${countLine(rs, seconds)}.`, '');
+    for (const [feature, failing] of groups(rs)) {
+      if (failing.length === 0) continue;
+      md.push(
+        `### ${feature} (${failing.length})`,
+        '',
+        '| test | result | first line |',
+        '| --- | --- | --- |',
+      );
+      for (const r of failing) md.push(`| ${r.name} | ${r.state} | ${cell(r.reason)} |`);
+      md.push('');
+    }
   }
-  return `${md.join('\n')}`;
+  return `${md.join('\n').trimEnd()}\n`;
 }

@@ -1,7 +1,9 @@
 // librdkafka's own integration suite against `klog serve`: `pnpm test:librdkafka` (see README.md here).
-// Gets and builds the suite (suite.mjs), then, in a network namespace that has only loopback, runs each
-// applicable test number alone against a fresh `klog serve` (4 partitions; auto-create on, or off for the
-// suite's `noautocreate` scenario), with the suite's own timeouts, and writes a report card. Exit 1 when a test of the allow-list did not pass.
+// Gets and builds the suite (suite.mjs: librdkafka 2.15.1 from npm, or 2.0.2 from Debian), then, in a
+// network namespace that has only loopback, runs each applicable test number alone against a fresh
+// `klog serve` (4 partitions; auto-create on, or off for the suite's `noautocreate` scenario), with the
+// suite's own timeouts, once under each consumer group protocol (classic, and Kafka 4's `consumer` for the
+// tests that make a consumer), and writes a report card. Exit 1 when a test of an allow-list did not pass.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
@@ -18,7 +20,9 @@ import { fileURLToPath } from 'node:url';
 import {
   foreignAddresses,
   KAFKA_VERSION,
+  makesConsumer,
   notApplicable,
+  PROTOCOLS,
   parseRunnerOutput,
   parseTestList,
   scenarioOf,
@@ -34,28 +38,35 @@ import {
   testSummary,
   updateAllowList,
 } from './findings.mjs';
-import { cacheDir, LIBRDKAFKA_VERSION, prepareSuite, SuiteError } from './suite.mjs';
+import { DEFAULT_SUITE, prepareSuite, SUITES, SuiteError, treeDir } from './suite.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = resolve(here, '../..');
-const ALLOW_LIST = join(here, 'allow-list.txt');
-const FINDINGS = join(here, 'FINDINGS.md');
+/** Each suite's allow-lists (one per consumer group protocol) and findings live in a folder of its name. */
+const allowListFile = (suite, protocol) => join(here, suite.name, `allow-list.${protocol}.txt`);
+const findingsFile = (suite) => join(here, suite.name, 'FINDINGS.md');
 const CLI = join(root, 'packages/cli/dist/bin.js');
 /** Past the suite's own per-test timeouts (30 s × its multiplier, tests raise theirs): only for a hang. */
 const OUTER_TIMEOUT_S = Number(process.env.KLOG_LIBRDKAFKA_OUTER_TIMEOUT_S ?? 900);
 
 const USAGE = `Usage: pnpm test:librdkafka [options]
 
-Runs librdkafka ${LIBRDKAFKA_VERSION}'s own integration tests against \`klog serve\` (the built CLI).
+Runs librdkafka's own integration tests against \`klog serve\` (the built CLI): librdkafka
+${SUITES.npm.version} from ${SUITES.npm.npmPackage}'s npm tarball (the default), or
+${SUITES.debian.version} from Debian's source package (--suite debian); under each consumer group protocol
+the suite has (classic; consumer, Kafka 4's, for the tests that make a consumer).
 
-  (no option)           CI mode: the test numbers of scripts/librdkafka/allow-list.txt; fails when one of
-                        them does not pass
+  (no option)           CI mode: the test numbers of scripts/librdkafka/<suite>/allow-list.<protocol>.txt;
+                        fails when one of them does not pass
+  --suite npm|debian    which librdkafka (default npm: ${SUITES.npm.version}; debian: ${SUITES.debian.version})
+  --protocol classic|consumer
+                        only this consumer group protocol (default: every one the suite has)
   --full                every test that applies to one broker (not the broker-less ones), in the scenarios
                         default and noautocreate (the latter against klog serve --no-auto-create-topics)
   --tests 0001,0012     just these test numbers
   --include-local       also run the broker-less tests that share a number with those (what \`TESTS=<n>\`
                         without -L runs)
-  --update-allow-list   add the tests that passed to allow-list.txt and rewrite FINDINGS.md (with --full)
+  --update-allow-list   add the tests that passed to the allow-lists and rewrite FINDINGS.md (with --full)
   --out <dir>           where the report card goes (default: artifacts/librdkafka)
   --prepare-only        get and build the suite, run nothing
   --from-report         run nothing: judge <out>/report.json again (allow-list, features, --update-allow-list)
@@ -71,6 +82,7 @@ function fail(message, code = 2) {
 
 function parseArgs(argv) {
   const opts = { mode: 'ci', tests: undefined, includeLocal: false, update: false, prepareOnly: false };
+  opts.suite = SUITES[DEFAULT_SUITE];
   opts.out = join(root, 'artifacts/librdkafka');
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -78,7 +90,15 @@ function parseArgs(argv) {
       console.log(USAGE);
       process.exit(0);
     } else if (a === '--full') opts.mode = 'full';
-    else if (a === '--tests') {
+    else if (a === '--suite') {
+      const name = argv[++i] ?? '';
+      if (!SUITES[name]) fail(`--suite wants ${Object.keys(SUITES).join(' or ')}, not '${name}'`);
+      opts.suite = SUITES[name];
+    } else if (a === '--protocol') {
+      const name = argv[++i] ?? '';
+      if (!PROTOCOLS.includes(name)) fail(`--protocol wants ${PROTOCOLS.join(' or ')}, not '${name}'`);
+      opts.protocol = name;
+    } else if (a === '--tests') {
       const list = argv[++i] ?? '';
       if (!/^\d{4}(,\d{4})*$/.test(list)) fail(`--tests wants test numbers like 0001,0012, not '${list}'`);
       opts.mode = 'tests';
@@ -94,6 +114,13 @@ function parseArgs(argv) {
   if (opts.update && opts.mode !== 'full' && !opts.fromReport) {
     fail('--update-allow-list wants --full (it reads a whole run)');
   }
+  if (opts.protocol && !opts.suite.protocols.includes(opts.protocol)) {
+    fail(
+      `librdkafka ${opts.suite.version} (--suite ${opts.suite.name}) has no ${opts.protocol} group protocol ` +
+        `(it has ${opts.suite.protocols.join(', ')})`,
+    );
+  }
+  opts.protocols = opts.protocol ? [opts.protocol] : opts.suite.protocols;
   return opts;
 }
 
@@ -156,9 +183,16 @@ function serveFlags(scenario) {
   return [...autoCreate, '--num-partitions', '4'];
 }
 
-/** What one run is called in logs/: the test number, and its scenario when not the default. */
-function unitName({ number, scenario }) {
-  return scenario === 'default' ? number : `${number}.${scenario}`;
+/**
+ * What one run is called in logs/: the test number, its scenario when not the default, its consumer
+ * group protocol when not classic (0045.noautocreate.log, 0030.consumer.log).
+ */
+function unitName({ number, scenario, protocol = 'classic' }) {
+  return [
+    number,
+    ...(scenario === 'default' ? [] : [scenario]),
+    ...(protocol === 'classic' ? [] : [protocol]),
+  ].join('.');
 }
 
 /** `klog serve` on a free loopback port with what the suite expects; resolves with its port. */
@@ -201,7 +235,8 @@ function stopBroker(broker) {
 }
 
 /** test-runner for one test number, alone (-p1), stdout line-buffered so its summary survives an abort. */
-function runTestNumber(testsDir, number, scenario, confFile, reportFile, includeLocal) {
+function runTestNumber(suite, testsDir, unit, confFile, reportFile, includeLocal) {
+  const { number, scenario, protocol } = unit;
   return new Promise((done) => {
     // A clean environment: nothing of the caller's (KAFKA_PATH, BROKERS, SSL_*, …) reaches the suite.
     const env = {
@@ -215,7 +250,9 @@ function runTestNumber(testsDir, number, scenario, confFile, reportFile, include
       TEST_REPORT: reportFile,
       TEST_MODE: 'bare',
       TEST_SCENARIO: scenario,
-      RDKAFKA_GITVER: `${LIBRDKAFKA_VERSION}@debian`,
+      RDKAFKA_GITVER: `${suite.version}@${suite.name}`,
+      // Unset means classic, as in librdkafka's own CI; test.c sets group.protocol on consumers from it.
+      ...(protocol === 'classic' ? {} : { TEST_CONSUMER_GROUP_PROTOCOL: protocol }),
     };
     // librdkafka's own CI allowance (its timeouts ×3) applies when this runs in CI, as in its own CI.
     if (process.env.CI) env.CI = process.env.CI;
@@ -268,9 +305,9 @@ async function runUnit(opts, testsDir, work, unit, tests, flags, foreign) {
   );
   const t0 = Date.now();
   const { output, exit } = await runTestNumber(
+    opts.suite,
     testsDir,
-    number,
-    unit.scenario,
+    unit,
     conf,
     join(dir, 'report.json'),
     opts.includeLocal,
@@ -289,14 +326,21 @@ async function runUnit(opts, testsDir, work, unit, tests, flags, foreign) {
   return { output, exit, seconds, brokerExit, brokerLog: broker.log(), parsed, notes, states };
 }
 
-/** Each test number (in each of its scenarios) alone against its own fresh broker; results in the suite's order. */
-async function runAll(opts, testsDir, units, byUnit, allow, foreign) {
+/**
+ * Each test number (in each of its scenarios, under each protocol) alone against its own fresh broker;
+ * results in the suite's order, classic first. `allows` holds each protocol's allow-list; the seconds each
+ * protocol took go into `protocolSeconds`.
+ */
+async function runAll(opts, testsDir, units, byUnit, allows, foreign, protocolSeconds) {
   mkdirSync(join(opts.out, 'logs'), { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'klog-librdkafka-'));
   const flagsOf = Object.fromEntries(['default', 'noautocreate'].map((s) => [s, serveFlags(s)]));
   const others = [...new Set(units.map((u) => u.scenario))].filter((s) => s !== 'default');
+  const per = opts.protocols
+    .map((p) => `${units.filter((u) => u.protocol === p).length} under group.protocol=${p}`)
+    .join(', ');
   console.log(
-    `librdkafka: ${opts.mode} mode: ${units.length} test numbers, one at a time, against ` +
+    `librdkafka ${opts.suite.version}: ${opts.mode} mode: ${per}, one test number at a time, against ` +
       `klog serve ${flagsOf.default.join(' ')}` +
       others.map((s) => ` (scenario ${s}: ${flagsOf[s].join(' ')})`).join('') +
       ` (TEST_KAFKA_VERSION=${KAFKA_VERSION})` +
@@ -304,10 +348,21 @@ async function runAll(opts, testsDir, units, byUnit, allow, foreign) {
   );
   const results = [];
   let retriesUsed = 0;
+  let phase;
+  let phaseStarted = Date.now();
   for (const [i, unit] of units.entries()) {
-    const { number, scenario } = unit;
+    const { number, scenario, protocol } = unit;
+    if (protocol !== phase) {
+      if (phase !== undefined) protocolSeconds[phase] = (Date.now() - phaseStarted) / 1000;
+      phase = protocol;
+      phaseStarted = Date.now();
+      console.log(`librdkafka: group.protocol=${protocol}`);
+    }
+    const allow = allows[protocol];
     const tests = byUnit(unit);
-    const where = scenario === 'default' ? '' : ` [scenario ${scenario}]`;
+    const where =
+      (scenario === 'default' ? '' : ` [scenario ${scenario}]`) +
+      (protocol === 'classic' ? '' : ` [group.protocol=${protocol}]`);
     let run = await runUnit(opts, testsDir, work, unit, tests, flagsOf[scenario], foreign);
     let firstRun;
     if (
@@ -338,12 +393,13 @@ async function runAll(opts, testsDir, units, byUnit, allow, foreign) {
         name: t.name,
         number,
         scenario,
+        protocol,
         local,
         ...r,
         ...(first !== undefined && first.state !== 'passed'
           ? { retriedAfter: `${first.state}${first.reason ? `: ${first.reason}` : ''}` }
           : {}),
-        feature: classify(r, run.brokerLog, features),
+        feature: classify(r, run.brokerLog, features, protocol),
         allowed: allow.names.has(t.name),
         exit: run.exit,
       });
@@ -358,6 +414,7 @@ async function runAll(opts, testsDir, units, byUnit, allow, foreign) {
     );
     for (const note of run.notes) console.log(`        ${note}`);
   }
+  if (phase !== undefined) protocolSeconds[phase] = (Date.now() - phaseStarted) / 1000;
   rmSync(work, { recursive: true, force: true });
   return results;
 }
@@ -366,19 +423,25 @@ async function runAll(opts, testsDir, units, byUnit, allow, foreign) {
  * A report.json read back and judged again: each number's output parsed anew from logs/ (as this version
  * of the parser reads it), features from its broker log and source, the allow-list as it is now.
  */
-function rejudge(out, testsDir, allow) {
+function rejudge(out, testsDir, allows) {
   const file = join(out, 'report.json');
   if (!existsSync(file)) fail(`--from-report: no ${file} (run the suite first)`);
   const { results, ...run } = JSON.parse(readFileSync(file, 'utf8'));
   const judged = results.map((r) => {
     const read = (name) =>
       existsSync(join(out, 'logs', name)) ? readFileSync(join(out, 'logs', name), 'utf8') : '';
-    // A report from before scenarios were run holds default-scenario results only.
+    // A report from before scenarios (or protocols) were run holds default-scenario classic results only.
     const scenario = r.scenario ?? 'default';
-    const unit = unitName({ number: r.number, scenario });
+    const protocol = r.protocol ?? 'classic';
+    const unit = unitName({ number: r.number, scenario, protocol });
     const output = read(`${unit}.log`);
     const names = results
-      .filter((o) => o.number === r.number && (o.scenario ?? 'default') === scenario)
+      .filter(
+        (o) =>
+          o.number === r.number &&
+          (o.scenario ?? 'default') === scenario &&
+          (o.protocol ?? 'classic') === protocol,
+      )
       .map((o) => o.name);
     const exit = r.exit ?? { code: 1, signal: null, timedOut: false };
     const again = output === '' ? r : { ...r, ...parseRunnerOutput(output, names, exit).results.get(r.name) };
@@ -386,8 +449,9 @@ function rejudge(out, testsDir, allow) {
     return {
       ...again,
       scenario,
-      feature: classify(again, read(`${unit}.broker.log`), features),
-      allowed: allow.names.has(r.name),
+      protocol,
+      feature: classify(again, read(`${unit}.broker.log`), features, protocol),
+      allowed: (allows[protocol]?.names ?? new Set()).has(r.name),
     };
   });
   return { results: judged, run };
@@ -395,13 +459,14 @@ function rejudge(out, testsDir, allow) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
+  const { suite } = opts;
   const started = Date.now();
   if (!existsSync(CLI)) fail(`no built CLI at ${CLI}: run \`pnpm build --filter=@klog/cli\` first`);
 
   let testsDir;
   if (!opts.insideNetns) {
     try {
-      testsDir = prepareSuite();
+      testsDir = prepareSuite(suite);
     } catch (e) {
       if (e instanceof SuiteError) fail(`could not get or build the suite: ${e.message}`, 1);
       throw e;
@@ -410,58 +475,90 @@ async function main() {
     if (!opts.fromReport) reexecInNetns(); // exits when it could; otherwise carries on here
   } else {
     if (!onlyLoopback()) fail('inside the namespace but interfaces other than lo are present', 1);
-    testsDir = join(cacheDir(), `librdkafka-${LIBRDKAFKA_VERSION}`, 'tests');
+    testsDir = join(treeDir(suite), 'tests');
   }
 
   const catalogue = parseTestList(readFileSync(join(testsDir, 'test.c'), 'utf8'));
-  const allow = parseAllowList(existsSync(ALLOW_LIST) ? readFileSync(ALLOW_LIST, 'utf8') : '');
   const known = new Set(catalogue.map((t) => t.name));
-  for (const name of allow.names)
-    if (!known.has(name)) fail(`allow-list.txt names ${name}, not in the suite`);
+  const allows = {};
+  for (const protocol of suite.protocols) {
+    const file = allowListFile(suite, protocol);
+    allows[protocol] = parseAllowList(existsSync(file) ? readFileSync(file, 'utf8') : '');
+    for (const name of allows[protocol].names)
+      if (!known.has(name)) fail(`${file} names ${name}, not in librdkafka ${suite.version}'s suite`);
+  }
 
   const applicable = catalogue.filter((t) => !notApplicable(t));
-  // What is run: a test number in one scenario (0045 runs twice: its default test, its two noautocreate ones).
-  const unitsOf = (tests) => {
+  // Under the consumer protocol only the tests that make a consumer run: the rest run the same bytes.
+  const consumerNumbers = new Set(
+    applicable.filter((t) => makesConsumer(testSource(testsDir, t.number))).map((t) => t.number),
+  );
+  const underProtocol = (protocol) => (t) => protocol === 'classic' || consumerNumbers.has(t.number);
+  // What is run: a test number in one scenario under one protocol (0045 runs twice under classic: its
+  // default test, its two noautocreate ones).
+  const unitsOf = (tests, protocol) => {
     const seen = new Map();
     for (const t of tests) {
-      const unit = { number: t.number, scenario: scenarioOf(t) };
+      const unit = { number: t.number, scenario: scenarioOf(t), protocol };
       seen.set(unitName(unit), unit);
     }
     return [...seen.values()];
   };
-  let units;
-  if (opts.mode === 'full') units = unitsOf(applicable);
-  else if (opts.mode === 'tests') {
-    const local = (t) => opts.includeLocal && notApplicable(t) === 'local (no broker)';
-    units = unitsOf(
-      catalogue.filter((t) => opts.tests.includes(t.number) && (!notApplicable(t) || local(t))),
-    );
-    for (const n of opts.tests) {
-      if (!units.some((u) => u.number === n))
-        fail(`test ${n} does not apply to one broker (or is not in the suite)`);
+  const units = [];
+  for (const protocol of opts.protocols) {
+    const fits = underProtocol(protocol);
+    if (opts.mode === 'full') units.push(...unitsOf(applicable.filter(fits), protocol));
+    else if (opts.mode === 'tests') {
+      const local = (t) => opts.includeLocal && notApplicable(t) === 'local (no broker)';
+      const chosen = unitsOf(
+        catalogue.filter((t) => opts.tests.includes(t.number) && fits(t) && (!notApplicable(t) || local(t))),
+        protocol,
+      );
+      for (const n of opts.tests) {
+        if (!catalogue.some((t) => t.number === n && (!notApplicable(t) || local(t))))
+          fail(`test ${n} does not apply to one broker (or is not in librdkafka ${suite.version}'s suite)`);
+      }
+      units.push(...chosen);
+    } else {
+      units.push(
+        ...unitsOf(
+          applicable.filter((t) => fits(t) && allows[protocol].names.has(t.name)),
+          protocol,
+        ),
+      );
     }
-  } else units = unitsOf(applicable.filter((t) => allow.names.has(t.name)));
+  }
   // Broker-less tests (--include-local) run with the default scenario's number, as `TESTS=<n>` runs them.
-  const byUnit = ({ number, scenario }) =>
+  const byUnit = ({ number, scenario, protocol }) =>
     catalogue.filter(
       (t) =>
         t.number === number &&
         ((!notApplicable(t) && scenarioOf(t) === scenario) ||
-          (opts.includeLocal && scenario === 'default' && notApplicable(t) === 'local (no broker)')),
+          (opts.includeLocal &&
+            protocol === 'classic' &&
+            scenario === 'default' &&
+            notApplicable(t) === 'local (no broker)')),
     );
 
   const foreign = new Set();
-  const earlier = opts.fromReport ? rejudge(opts.out, testsDir, allow) : undefined;
-  const results = earlier?.results ?? (await runAll(opts, testsDir, units, byUnit, allow, foreign));
+  const protocolSeconds = {};
+  const earlier = opts.fromReport ? rejudge(opts.out, testsDir, allows) : undefined;
+  const results =
+    earlier?.results ?? (await runAll(opts, testsDir, units, byUnit, allows, foreign, protocolSeconds));
 
   const elapsed = (Date.now() - started) / 1000;
   const run = earlier?.run ?? {
+    suite: suite.name,
+    librdkafka: suite.version,
+    origin: suite.origin,
     mode: opts.mode,
     includeLocal: opts.includeLocal,
     kafkaVersion: KAFKA_VERSION,
     seconds: elapsed,
+    protocolSeconds,
   };
   const report = renderReport(results, run);
+  mkdirSync(opts.out, { recursive: true });
   writeFileSync(join(opts.out, 'report.md'), report.markdown);
   writeFileSync(join(opts.out, 'report.json'), `${JSON.stringify({ ...run, results }, null, 2)}\n`);
   console.log(`\n${report.table}`);
@@ -470,36 +567,58 @@ async function main() {
   if (foreign.size > 0) {
     fail(`the suite reached for addresses other than loopback: ${[...foreign].join(', ')}`, 1);
   }
+  const protocolsRun = [...new Set(results.map((r) => r.protocol ?? 'classic'))];
   const newlyPassing = results.filter((r) => r.state === 'passed' && !r.allowed && !r.local);
   const broken = results.filter((r) => r.allowed && r.state !== 'passed');
   if (opts.update) {
-    const described = newlyPassing.map((r) => ({
-      ...r,
-      summary: testSummary(testSource(testsDir, r.number)),
-    }));
-    writeFileSync(ALLOW_LIST, updateAllowList(readFileSync(ALLOW_LIST, 'utf8'), described));
+    for (const protocol of protocolsRun) {
+      const file = allowListFile(suite, protocol);
+      const passing = newlyPassing
+        .filter((r) => (r.protocol ?? 'classic') === protocol)
+        .map((r) => ({ ...r, summary: testSummary(testSource(testsDir, r.number)) }));
+      mkdirSync(dirname(file), { recursive: true });
+      const text = existsSync(file) ? readFileSync(file, 'utf8') : allowListHeader(suite, protocol);
+      writeFileSync(file, updateAllowList(text, passing));
+      console.log(`librdkafka: ${file}: +${passing.length}`);
+    }
     // The findings are klog's: the broker-less tests (--include-local) say nothing about it.
     writeFileSync(
-      FINDINGS,
+      findingsFile(suite),
       renderFindings(
         results.filter((r) => !r.local),
         run,
       ),
     );
-    console.log(`librdkafka: allow-list.txt +${newlyPassing.length}; FINDINGS.md rewritten`);
+    console.log(`librdkafka: ${findingsFile(suite)} rewritten`);
   } else if (newlyPassing.length > 0) {
     console.log(
-      `librdkafka: newly passing, add to the allow-list: ${newlyPassing.map((r) => r.name).join(', ')}\n` +
+      `librdkafka: newly passing, add to the allow-list: ${newlyPassing
+        .map((r) => `${r.name}${(r.protocol ?? 'classic') === 'classic' ? '' : ` (${r.protocol})`}`)
+        .join(', ')}\n` +
         '            (pnpm test:librdkafka --full --update-allow-list adds every test that passes)',
     );
   }
   if (broken.length > 0) {
-    console.error(`librdkafka: FAILED: ${broken.length} test(s) of the allow-list did not pass:`);
-    for (const r of broken) console.error(`  ${r.name}: ${r.state}${r.reason ? `: ${r.reason}` : ''}`);
-    console.error(`  logs: ${join(opts.out, 'logs')}/<number>.log`);
+    console.error(`librdkafka: FAILED: ${broken.length} allow-listed test(s) did not pass:`);
+    for (const r of broken)
+      console.error(
+        `  ${r.name} (group.protocol=${r.protocol ?? 'classic'}): ${r.state}${r.reason ? `: ${r.reason}` : ''}`,
+      );
+    console.error(`  logs: ${join(opts.out, 'logs')}/<number>[.consumer].log`);
     process.exit(1);
   }
-  console.log(`librdkafka: ok in ${formatDuration(elapsed)}`);
+  console.log(`librdkafka: ok in ${formatDuration(elapsed)} (${report.summary.join('; ')})`);
+}
+
+/** The head of a new allow-list, for a suite and protocol that have none yet. */
+function allowListHeader(suite, protocol) {
+  return [
+    `# librdkafka ${suite.version}'s tests that pass against \`klog serve\` under group.protocol=${protocol}`,
+    '# (scripts/librdkafka/README.md). CI (`pnpm test:librdkafka`) runs these test numbers and fails when one',
+    '# of these tests does not pass. `--full --update-allow-list` adds every test that passed in a full run.',
+    '# One test name a line (as test.c names it), a comment after `#`.',
+    '',
+  ].join('\n');
 }
 
 main().catch((e) => {

@@ -1,29 +1,61 @@
-// Gets and builds librdkafka's test suite from Debian's source package (the librdkafka under Debian's
-// kcat and python3-confluent-kafka), cached outside the repository by version: nothing of it is committed.
+// Gets and builds librdkafka's test suite, cached outside the repository by version: nothing of it is
+// committed. Two sources, each a librdkafka that people run today:
+// - `npm` (the default, what CI gates on): librdkafka 2.15.1, the whole source with tests/ under
+//   deps/librdkafka of @confluentinc/kafka-javascript@1.10.1's npm tarball (`npm pack` runs no install
+//   script): the librdkafka of the Node, Go, Python and .NET clients installed today, which speaks Kafka 4's
+//   consumer group protocol (`group.protocol=consumer`);
+// - `debian`: librdkafka 2.0.2 from Debian's source package, the one under Debian's kcat and
+//   python3-confluent-kafka (on demand: `--suite debian`).
 // Each step checks first and skips what is present, so a second run only verifies.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export const LIBRDKAFKA_VERSION = '2.0.2';
-/** Debian's revision of it (bookworm); `apt-get source` is pinned to it. */
-export const DEBIAN_VERSION = `${LIBRDKAFKA_VERSION}-1`;
-/** What building librdkafka and its tests needs from Debian (its Build-Depends without debhelper, which
- * only the .deb packaging uses; dpkg-dev unpacks the source; iproute2 brings loopback up in the
- * network namespace the suite runs in). */
-export const BUILD_PACKAGES = [
-  'build-essential',
-  'dpkg-dev',
-  'python3',
-  'liblz4-dev',
-  'libsasl2-dev',
-  'libssl-dev',
-  'libzstd-dev',
-  'rapidjson-dev',
-  'zlib1g-dev',
-  'iproute2',
-];
+/**
+ * The suites this runner can get: librdkafka's version, where its source comes from, and the consumer
+ * group protocols its test-runner can be told to use (TEST_CONSUMER_GROUP_PROTOCOL, read by tests/test.c
+ * from 2.4 on; 2.0.2 has only the classic protocol).
+ */
+export const SUITES = {
+  npm: {
+    name: 'npm',
+    version: '2.15.1',
+    /** The npm package whose tarball carries this librdkafka's whole source, tests/ included. */
+    npmPackage: '@confluentinc/kafka-javascript@1.10.1',
+    /** RD_KAFKA_VERSION in src/rdkafka.h for this version: the tarball is checked against it. */
+    versionHex: '0x020f01ff',
+    protocols: ['classic', 'consumer'],
+    origin: '@confluentinc/kafka-javascript@1.10.1 from npm',
+  },
+  debian: {
+    name: 'debian',
+    version: '2.0.2',
+    /** Debian's revision of it (bookworm); `apt-get source` is pinned to it. */
+    debianVersion: '2.0.2-1',
+    protocols: ['classic'],
+    origin: "Debian's source package librdkafka 2.0.2-1",
+  },
+};
+export const DEFAULT_SUITE = 'npm';
+
+/** What building librdkafka and its tests needs from Debian (librdkafka's Build-Depends without debhelper,
+ * which only the .deb packaging uses; dpkg-dev unpacks a Debian source package; iproute2 brings loopback up
+ * in the network namespace the suite runs in). */
+export function buildPackages(suite) {
+  return [
+    'build-essential',
+    ...(suite.name === 'debian' ? ['dpkg-dev'] : []),
+    'python3',
+    'liblz4-dev',
+    'libsasl2-dev',
+    'libssl-dev',
+    'libzstd-dev',
+    'rapidjson-dev',
+    'zlib1g-dev',
+    'iproute2',
+  ];
+}
 const SOURCES_FILE = '/etc/apt/sources.list.d/klog-debian-src.sources';
 
 function say(message) {
@@ -56,10 +88,15 @@ function aptGet(args) {
   run(cmd, full, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
 }
 
-export function cacheDir() {
+export function cacheDir(suite) {
   const base =
     process.env.KLOG_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'klog');
-  return join(base, `librdkafka-${LIBRDKAFKA_VERSION}`);
+  return join(base, `librdkafka-${suite.version}`);
+}
+
+/** The unpacked source tree of a suite (its tests/ under it). */
+export function treeDir(suite) {
+  return join(cacheDir(suite), `librdkafka-${suite.version}`);
 }
 
 /** This machine's Debian release and mirror, from /etc/os-release and its apt sources. */
@@ -89,13 +126,13 @@ function debianRelease() {
   return { codename, mirror };
 }
 
-function sourceAvailable() {
-  return (capture('apt-cache', ['showsrc', 'librdkafka']) ?? '').includes(`Version: ${DEBIAN_VERSION}`);
+function sourceAvailable(debianVersion) {
+  return (capture('apt-cache', ['showsrc', 'librdkafka']) ?? '').includes(`Version: ${debianVersion}`);
 }
 
 /** A deb-src entry for Debian's own repository, matching the machine's release and mirror. */
-export function ensureDebSrc() {
-  if (sourceAvailable()) return say(`deb-src present (librdkafka ${DEBIAN_VERSION})`);
+export function ensureDebSrc(debianVersion) {
+  if (sourceAvailable(debianVersion)) return say(`deb-src present (librdkafka ${debianVersion})`);
   const { codename, mirror } = debianRelease();
   if (!existsSync(SOURCES_FILE)) {
     say(`adding ${SOURCES_FILE} (deb-src ${mirror} ${codename})`);
@@ -112,15 +149,15 @@ export function ensureDebSrc() {
     else run('sudo', ['tee', SOURCES_FILE], { input: entry, stdio: ['pipe', 'ignore', 'inherit'] });
   }
   aptGet(['update', '-qq']);
-  if (!sourceAvailable()) {
+  if (!sourceAvailable(debianVersion)) {
     throw new SuiteError(
-      `apt has no source of librdkafka ${DEBIAN_VERSION} (Debian ${codename}): the suite is pinned to it`,
+      `apt has no source of librdkafka ${debianVersion} (Debian ${codename}): the suite is pinned to it`,
     );
   }
 }
 
-export function ensureBuildPackages() {
-  const missing = BUILD_PACKAGES.filter(
+export function ensureBuildPackages(suite) {
+  const missing = buildPackages(suite).filter(
     // biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format, not a template
     (p) => capture('dpkg-query', ['-W', '-f=${Status}', p]) !== 'install ok installed',
   );
@@ -130,36 +167,74 @@ export function ensureBuildPackages() {
   aptGet(['install', '-y', '-qq', ...missing]);
 }
 
-/** The unpacked source tree, fetched with `apt-get source` into the cache when missing. */
-export function ensureSource(dir = cacheDir()) {
-  const tree = join(dir, `librdkafka-${LIBRDKAFKA_VERSION}`);
-  if (existsSync(join(tree, 'tests', 'test.c'))) return tree;
-  ensureDebSrc();
-  mkdirSync(dir, { recursive: true });
-  say(`apt-get source librdkafka=${DEBIAN_VERSION} (into ${dir})`);
-  run('apt-get', ['source', '-qq', `librdkafka=${DEBIAN_VERSION}`], { cwd: dir, quiet: true });
+/** Debian's source package, fetched with `apt-get source` into the cache. */
+function fetchDebianSource(suite, dir, tree) {
+  ensureDebSrc(suite.debianVersion);
+  say(`apt-get source librdkafka=${suite.debianVersion} (into ${dir})`);
+  run('apt-get', ['source', '-qq', `librdkafka=${suite.debianVersion}`], { cwd: dir, quiet: true });
   if (!existsSync(join(tree, 'tests', 'test.c')))
     throw new SuiteError(`apt-get source left no ${tree}/tests`);
+}
+
+/**
+ * librdkafka's source from an npm tarball (`npm pack`: the registry's tarball, no install script run),
+ * its deps/librdkafka moved to `tree` once it is checked to be the version the suite names.
+ */
+function fetchNpmSource(suite, dir, tree) {
+  const work = join(dir, 'npm-pack');
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  say(`npm pack ${suite.npmPackage} (into ${work})`);
+  const packed = run('npm', ['pack', '--silent', '--pack-destination', work, suite.npmPackage], {
+    quiet: true,
+  })
+    .trim()
+    .split('\n')
+    .pop();
+  run('tar', ['-xzf', join(work, packed), '-C', work], { quiet: true });
+  const source = join(work, 'package', 'deps', 'librdkafka');
+  const header = join(source, 'src', 'rdkafka.h');
+  if (!existsSync(join(source, 'tests', 'test.c')) || !existsSync(header)) {
+    throw new SuiteError(`${suite.npmPackage} carries no deps/librdkafka with tests/ (looked in ${source})`);
+  }
+  const hex = /#define RD_KAFKA_VERSION\s+(0x[0-9a-fA-F]+)/.exec(readFileSync(header, 'utf8'))?.[1];
+  if (hex?.toLowerCase() !== suite.versionHex) {
+    throw new SuiteError(
+      `${suite.npmPackage} carries librdkafka ${hex ?? '(no RD_KAFKA_VERSION)'}, not ${suite.version} (${suite.versionHex})`,
+    );
+  }
+  rmSync(tree, { recursive: true, force: true });
+  renameSync(source, tree);
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** The unpacked source tree, fetched into the cache when missing. */
+export function ensureSource(suite) {
+  const dir = cacheDir(suite);
+  const tree = treeDir(suite);
+  if (existsSync(join(tree, 'tests', 'test.c'))) return tree;
+  mkdirSync(dir, { recursive: true });
+  if (suite.name === 'debian') fetchDebianSource(suite, dir, tree);
+  else fetchNpmSource(suite, dir, tree);
   return tree;
 }
 
 /** librdkafka and tests/test-runner, built once per cache (rebuilt when the binary is missing). */
-export function ensureBuilt(tree) {
+export function ensureBuilt(suite, tree) {
   const runner = join(tree, 'tests', 'test-runner');
   const stamp = join(tree, '.klog-built');
   if (existsSync(runner) && existsSync(stamp)) {
     say(`test-runner cached (${runner})`);
     return runner;
   }
-  ensureBuildPackages();
+  ensureBuildPackages(suite);
   const started = Date.now();
-  say(
-    `building librdkafka ${LIBRDKAFKA_VERSION} and its test-runner (a few minutes; log in ${tree}/build.log)`,
-  );
+  say(`building librdkafka ${suite.version} and its test-runner (a few minutes; log in ${tree}/build.log)`);
   rmSync(stamp, { force: true });
   const log = join(tree, 'build.log');
   const steps = [
-    ['./configure', ['--disable-valgrind']],
+    // libcurl (OIDC token fetching) is left out: no test here reaches an HTTP server.
+    ['./configure', ['--disable-valgrind', ...(suite.name === 'npm' ? ['--disable-curl'] : [])]],
     ['make', ['-j2', 'libs']],
     ['make', ['-j2', '-C', 'tests', 'test-runner']],
   ];
@@ -183,9 +258,9 @@ export function ensureBuilt(tree) {
   return runner;
 }
 
-/** Everything: deb-src, build packages, source, build. Returns the tests directory. */
-export function prepareSuite() {
-  const tree = ensureSource();
-  ensureBuilt(tree);
+/** Everything: the source, the build packages, the build. Returns the tests directory. */
+export function prepareSuite(suite) {
+  const tree = ensureSource(suite);
+  ensureBuilt(suite, tree);
   return join(tree, 'tests');
 }

@@ -70,6 +70,7 @@ describe.skipIf(!haveChromium)('chapter 7 as a learner meets it', () => {
   }
 
   const main = (page: Page) => page.locator('main .sl-markdown-content');
+  // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, with CSS applied: what a reader sees
   const bodyText = async (page: Page) => (await main(page).innerText()).replace(/\s+/g, ' ');
 
   for (const viewport of VIEWPORTS) {
@@ -98,6 +99,7 @@ describe.skipIf(!haveChromium)('chapter 7 as a learner meets it', () => {
             return { beforeHeading: before(o, h2), beforeBlock: before(o, block) };
           });
           expect(order).toEqual({ beforeHeading: true, beforeBlock: true });
+          // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, with CSS applied: what a reader sees
           const said = (await overview.innerText()).replace(/\s+/g, ' ');
           for (const part of ['คำถามที่บทนี้ตอบ', 'อ่านจบแล้วคุณจะ', 'ใช้เวลา', 'นาที', 'ควรผ่านมาก่อน']) {
             expect(said).toContain(part);
@@ -132,6 +134,7 @@ describe.skipIf(!haveChromium)('chapter 7 as a learner meets it', () => {
           ]) {
             const dt = page.locator(`[data-klog-glossary] dt#term-${term}`);
             await expect(dt.count(), term).resolves.toBe(1);
+            // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, with CSS applied: what a reader sees
             await expect(dt.locator('xpath=following-sibling::dd[1]').innerText()).resolves.not.toBe('');
           }
           await expect(
@@ -167,6 +170,7 @@ describe.skipIf(!haveChromium)('chapter 7 as a learner meets it', () => {
 
         it('the LEO/HW/LSO diagram and the text agree: HW 9 is Kafka with a lagging follower, HW = LEO on klog (9)', async () => {
           const figure = page.locator('[data-klog-diagram="leo-hw-lso"]');
+          // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, with CSS applied: what a reader sees
           const caption = (await figure.locator('figcaption').innerText()).replace(/\s+/g, ' ');
           expect(caption).toContain('follower');
           expect(caption).toContain('HW = LEO = 12');

@@ -142,6 +142,7 @@ describe.skipIf(!haveChromium)('the rest of the site in Chromium', () => {
           for (const path of PAGES) {
             const page = await open(path, viewport, theme);
             await expect(lowContrast(page), path).resolves.toEqual([]);
+            // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, with CSS applied: what a reader sees
             const text = await page.locator('main').innerText();
             expect(text, path).not.toMatch(/ไฟล์|ไบต์/);
             const name = path === '/' ? 'home' : path.replaceAll('/', ' ').trim().replaceAll(' ', '-');
@@ -212,6 +213,7 @@ describe.skipIf(!haveChromium)('the rest of the site in Chromium', () => {
 
         it('Performance: Thai, no table scrolls sideways at 1280, chart text 12 px or more (16)', async () => {
           const page = await open('/performance/', viewport, theme);
+          // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, with CSS applied: what a reader sees
           const text = await page.locator('main').innerText();
           for (const english of [
             'both check the CRC',
@@ -268,6 +270,7 @@ describe.skipIf(!haveChromium)('the rest of the site in Chromium', () => {
 
         it('getting started: says what Chromium is for; the copy button leaves the command readable (17)', async () => {
           const page = await open('/getting-started/', viewport, theme);
+          // biome-ignore lint/performance/useDomNodeTextContent: the text as rendered, with CSS applied: what a reader sees
           const text = await page.locator('main').innerText();
           expect(text).not.toContain('SVG');
           expect(text).toContain('HTML กับ CSS');

@@ -143,6 +143,8 @@ export class LogError extends Error {
   constructor(
     readonly code: ErrorName,
     message: string,
+    /** The records refused one by one, for a Produce answer's RecordErrors (a compacted topic's keyless records). */
+    readonly recordErrors: readonly { readonly batchIndex: number; readonly message: string }[] = [],
   ) {
     super(message);
   }
@@ -236,11 +238,15 @@ export interface LogOptions {
   readonly messageMaxBytes: number;
   /** `log.flush.interval.messages`: fsync after this many records (1: every append); undefined: left to the OS. */
   readonly flushIntervalMessages?: number | undefined;
-  /** A topic's own segment.bytes, max.message.bytes and compression.type, when it has them (topic configs). */
+  /**
+   * A topic's own segment.bytes, max.message.bytes, compression.type and whether cleanup.policy compacts it,
+   * when it has them (topic configs).
+   */
   readonly topicLogConfig?: (topic: string) => {
     readonly segmentBytes?: number;
     readonly maxBatchBytes?: number;
     readonly compression?: BrokerCompressionType;
+    readonly compact?: boolean;
   };
   /** Judges every producer batch in place of the partitions' producer state (`klog serve --window`). */
   readonly producerWindow?: ProducerWindow;
@@ -249,7 +255,11 @@ export interface LogOptions {
 /** A storage error as the Kafka error a broker answers with (klog-only codes become KAFKA_STORAGE_ERROR). */
 function asLogError(error: unknown): unknown {
   if (error instanceof StorageError) {
-    return new LogError(isErrorName(error.code) ? error.code : 'KAFKA_STORAGE_ERROR', error.message);
+    return new LogError(
+      isErrorName(error.code) ? error.code : 'KAFKA_STORAGE_ERROR',
+      error.message,
+      error.recordErrors,
+    );
   }
   // Bytes that do not frame as a batch: Kafka's CorruptRecordException.
   if (error instanceof DecodeError) return new LogError('CORRUPT_MESSAGE', error.message);

@@ -66,7 +66,8 @@ export class Broker {
     this.#logger = options.logger ?? SILENT;
     this.#graceMs = options.shutdownGraceMs ?? 5000;
     this.#server = server;
-    // A partition opened later reads its topic's segment.bytes, max.message.bytes, compression.type from the configs.
+    // A partition opened later reads its topic's segment.bytes, max.message.bytes, compression.type and
+    // cleanup.policy (compacted or not) from the configs.
     let configs: TopicConfigs | undefined;
     this.#log = openBrokerLog({
       dataDir: config.dataDir,
@@ -82,6 +83,7 @@ export class Broker {
               segmentBytes: c.segmentBytes,
               maxBatchBytes: c.maxMessageBytes,
               compression: c.compressionType,
+              compact: c.compact,
             };
       },
       ...(options.producerWindow === undefined ? {} : { producerWindow: options.producerWindow }),

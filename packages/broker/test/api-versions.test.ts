@@ -30,7 +30,7 @@ const ADVERTISED = {
   22: [0, 4], // InitProducerId
   32: [0, 4], // DescribeConfigs: librdkafka 2.0.2 sends 0–1
   33: [0, 2], // AlterConfigs
-  35: [0, 4], // DescribeLogDirs
+  35: [1, 4], // DescribeLogDirs: from 1, as Kafka 4.1.0
   37: [0, 3], // CreatePartitions
   44: [0, 1], // IncrementalAlterConfigs
   60: [0, 1], // DescribeCluster

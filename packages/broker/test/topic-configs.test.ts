@@ -2,7 +2,9 @@ import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
+import { decodeResponse, encodeRequest, Produce } from '@klog/protocol';
+import { encodeRecordBatch } from '@klog/storage/internals';
+import { ConfigResourceTypes, Kafka, KafkaJSProtocolError, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from './support/broker.js';
 import { kafkajs, RawClient } from './support/raw-client.js';
@@ -187,5 +189,91 @@ describe('topic configs that do something', () => {
     };
     expect(ok.responses[0]!.partitions[0]!.errorCode).toBe(0);
     c.close();
+  });
+});
+
+describe('a compacted topic refuses records without a key, as Kafka 4.1 does', () => {
+  /** Produce v8 (RecordErrors) of one batch to partition 0: records at `keyless` have a null key. */
+  async function produceV8(topic: string, n: number, keyless: readonly number[]) {
+    const now = Date.now();
+    const records = encodeRecordBatch({
+      baseOffset: 0,
+      partitionLeaderEpoch: -1,
+      attributes: 0,
+      lastOffsetDelta: n - 1,
+      baseTimestamp: now,
+      maxTimestamp: now,
+      producerId: -1,
+      producerEpoch: -1,
+      baseSequence: -1,
+      records: Array.from({ length: n }, (_, i) => ({
+        attributes: 0,
+        timestampDelta: 0,
+        offsetDelta: i,
+        key: keyless.includes(i) ? null : Buffer.from(`k${i}`),
+        value: Buffer.from(`v${i}`),
+        headers: [],
+      })),
+    });
+    const c = await RawClient.connect(b.port);
+    try {
+      c.send(
+        encodeRequest(Produce, 8, 5, 'test', {
+          transactionalId: null,
+          acks: -1,
+          timeoutMs: 5000,
+          topicData: [{ name: topic, partitionData: [{ index: 0, records }] }],
+        }),
+      );
+      return decodeResponse(Produce, 8, await c.next()).body.responses[0]!.partitionResponses[0]!;
+    } finally {
+      c.close();
+    }
+  }
+
+  it('INVALID_RECORD with one RecordError per keyless record (librdkafka 0011); keyed batches are written', async () => {
+    await create('compacted-keys', { 'cleanup.policy': 'compact' });
+    const refused = await produceV8('compacted-keys', 10, [0, 3, 9]);
+    const message = 'Compacted topic cannot accept message without key in topic partition compacted-keys-0';
+    expect(refused).toMatchObject({ errorCode: 87, baseOffset: -1 });
+    expect(refused.recordErrors).toEqual(
+      [0, 3, 9].map((batchIndex) => ({ batchIndex, batchIndexErrorMessage: message })),
+    );
+    expect(refused.errorMessage).toMatch(
+      /^One or more records have been rejected due to 3 record errors in total/,
+    );
+    expect(await produceV8('compacted-keys', 4, [])).toMatchObject({ errorCode: 0, baseOffset: 0 });
+  });
+
+  it('follows cleanup.policy as it is altered: KafkaJS’s keyless send fails only while the topic compacts', async () => {
+    await create('becomes-compacted', { 'cleanup.policy': 'delete' });
+    const producer = kafka().producer({ allowAutoTopicCreation: false, retry: { retries: 0 } });
+    await producer.connect();
+    try {
+      const send = (key: string | null) =>
+        producer.send({ topic: 'becomes-compacted', messages: [{ key, value: 'v', partition: 0 }] });
+      await send(null);
+      await withAdmin((admin) =>
+        admin.alterConfigs({
+          validateOnly: false,
+          resources: [
+            {
+              type: ConfigResourceTypes.TOPIC,
+              name: 'becomes-compacted',
+              configEntries: [{ name: 'cleanup.policy', value: 'compact' }],
+            },
+          ],
+        }),
+      );
+      const error = await send(null).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(KafkaJSProtocolError);
+      expect((error as KafkaJSProtocolError).type).toBe('INVALID_RECORD');
+      await send('k');
+    } finally {
+      await producer.disconnect();
+    }
   });
 });

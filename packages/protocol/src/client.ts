@@ -18,8 +18,7 @@ export function encodeRequest<Req>(
   w.int32(0, 'size');
   w.int16(codec.apiKey, 'header.requestApiKey').int16(apiVersion, 'header.requestApiVersion');
   w.int32(correlationId, 'header.correlationId').nullableString(clientId, 'header.clientId');
-  if (requestHeaderVersion(codec as ApiCodec<unknown, never>, apiVersion) === 2)
-    w.uvarint(0, 'header._tagged_fields');
+  if (requestHeaderVersion(codec, apiVersion) === 2) w.uvarint(0, 'header._tagged_fields');
   codec.writeRequest(apiVersion, w, body);
   const frame = concatBytes(w.finish());
   new DataView(frame.buffer, frame.byteOffset, 4).setInt32(0, frame.length - 4);
@@ -34,7 +33,6 @@ export function decodeResponse<Res>(
 ): { correlationId: number; body: Res } {
   const r = new Reader(frame);
   const correlationId = r.int32('header.correlationId');
-  if (responseHeaderVersion(codec as ApiCodec<unknown, never>, apiVersion) === 1)
-    r.skipTaggedFields('header._tagged_fields');
+  if (responseHeaderVersion(codec, apiVersion) === 1) r.skipTaggedFields('header._tagged_fields');
   return { correlationId, body: codec.readResponse(apiVersion, r) };
 }

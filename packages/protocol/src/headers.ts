@@ -24,8 +24,11 @@ export function peekApiKeyAndVersion(frame: Uint8Array): { apiKey: number; apiVe
   return { apiKey: view.getInt16(0), apiVersion: view.getInt16(2) };
 }
 
+/** What the header versions depend on: any API's codec, whatever its request and response types. */
+type CodecVersions = Pick<ApiCodec<unknown, never>, 'apiKey' | 'firstFlexibleVersion'>;
+
 /** Flexible versions take request header v2, the others v1 (Kafka's `ApiMessageType.requestHeaderVersion`). */
-export function requestHeaderVersion(codec: ApiCodec<unknown, never>, apiVersion: number): 1 | 2 {
+export function requestHeaderVersion(codec: CodecVersions, apiVersion: number): 1 | 2 {
   return codec.firstFlexibleVersion >= 0 && apiVersion >= codec.firstFlexibleVersion ? 2 : 1;
 }
 
@@ -34,7 +37,7 @@ export function requestHeaderVersion(codec: ApiCodec<unknown, never>, apiVersion
  * ApiVersions, always v0: a client that does not yet know which versions the broker speaks must be able to
  * read the answer (Kafka's `ApiMessageType.responseHeaderVersion`).
  */
-export function responseHeaderVersion(codec: ApiCodec<unknown, never>, apiVersion: number): 0 | 1 {
+export function responseHeaderVersion(codec: CodecVersions, apiVersion: number): 0 | 1 {
   if (codec.apiKey === ApiVersions.apiKey) return 0;
   return codec.firstFlexibleVersion >= 0 && apiVersion >= codec.firstFlexibleVersion ? 1 : 0;
 }

@@ -50,6 +50,14 @@ export interface StorageErrorDetails {
   /** The operating system's error code (`ENOSPC`, `EMFILE`, …) when one caused it. */
   readonly errno?: string;
   readonly cause?: unknown;
+  /** The records of a batch refused one by one (Kafka's `RecordError`s), for a Produce answer's RecordErrors. */
+  readonly recordErrors?: readonly RecordError[];
+}
+
+/** One record of a batch refused, by its index in the batch (Kafka's `ProduceResponse.RecordError`). */
+export interface RecordError {
+  readonly batchIndex: number;
+  readonly message: string;
 }
 
 /** A request the storage layer refuses, or a step on disk that failed: its `code` says which. */
@@ -58,6 +66,7 @@ export class StorageError extends Error {
   readonly path: string | undefined;
   readonly step: string | undefined;
   readonly errno: string | undefined;
+  readonly recordErrors: readonly RecordError[];
 
   constructor(
     readonly code: StorageErrorCode,
@@ -68,6 +77,7 @@ export class StorageError extends Error {
     this.path = details.path;
     this.step = details.step;
     this.errno = details.errno;
+    this.recordErrors = details.recordErrors ?? [];
   }
 }
 

@@ -16,6 +16,7 @@ export {
   DecodeError,
   type KafkaErrorCode,
   type KlogErrorCode,
+  type RecordError,
   StorageError,
   type StorageErrorCode,
 } from './errors.js';

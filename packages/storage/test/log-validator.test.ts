@@ -164,3 +164,70 @@ describe('Partition.appendProducerBatch walks the records before anything is wri
     }
   });
 });
+
+describe('a compacted topic refuses records without a key (Kafka LogValidator.validateKey)', () => {
+  /** A client's batch whose records at `keyless` have a null key. */
+  function mixed(n: number, keyless: readonly number[]): Buffer {
+    return encodeRecordBatch({
+      baseOffset: 0,
+      partitionLeaderEpoch: -1,
+      attributes: 0,
+      lastOffsetDelta: n - 1,
+      baseTimestamp: NOW,
+      maxTimestamp: NOW + n - 1,
+      producerId: -1,
+      producerEpoch: -1,
+      baseSequence: -1,
+      records: Array.from({ length: n }, (_, i) => ({
+        ...record(i),
+        key: keyless.includes(i) ? null : record(i).key,
+      })),
+    });
+  }
+
+  it('the whole batch, INVALID_RECORD, one RecordError per keyless record and Kafka’s message', () => {
+    const partition = Partition.open(tempDir(), 'compacted', 0, { compact: true });
+    try {
+      const error = thrown(StorageError, () => partition.appendProducerBatch(mixed(12, [0, 4, 5, 11])));
+      expect(error.code).toBe('INVALID_RECORD');
+      const message = 'Compacted topic cannot accept message without key in topic partition compacted-0';
+      expect(error.recordErrors).toEqual([0, 4, 5, 11].map((batchIndex) => ({ batchIndex, message })));
+      expect(error.message).toBe(
+        'One or more records have been rejected due to 4 record errors in total, and only showing the first ' +
+          `three errors at most: [RecordError(batchIndex=0, message='${message}'), RecordError(batchIndex=4, ` +
+          `message='${message}'), RecordError(batchIndex=5, message='${message}')]`,
+      );
+      expect(partition.logEndOffset).toBe(0);
+      // Every record keyed: written.
+      expect(partition.appendProducerBatch(mixed(3, []))).toMatchObject({ kind: 'Append', firstOffset: 0 });
+    } finally {
+      partition.close();
+    }
+  });
+
+  it('inside a compressed batch too', () => {
+    const partition = Partition.open(tempDir(), 'compacted', 1, { compact: true });
+    try {
+      const error = thrown(StorageError, () => partition.appendProducerBatch(gzipped(mixed(5, [2]))));
+      expect(error.recordErrors.map((e) => e.batchIndex)).toEqual([2]);
+      expect(partition.logEndOffset).toBe(0);
+    } finally {
+      partition.close();
+    }
+  });
+
+  it('a topic that is not compacted keeps keyless records; one made compacted later refuses them', () => {
+    const dir = tempDir();
+    const partition = Partition.open(dir, 'plain', 0);
+    try {
+      expect(partition.appendProducerBatch(mixed(3, [0, 1, 2]))).toMatchObject({ kind: 'Append' });
+      partition.reconfigure({ compact: true });
+      expect(thrown(StorageError, () => partition.appendProducerBatch(mixed(2, [1]))).code).toBe(
+        'INVALID_RECORD',
+      );
+      expect(partition.logEndOffset).toBe(3);
+    } finally {
+      partition.close();
+    }
+  });
+});

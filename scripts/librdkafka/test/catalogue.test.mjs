@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import {
   brokerVersion,
   foreignAddresses,
+  makesConsumer,
   notApplicable,
   parseRunnerOutput,
   parseTestList,
@@ -216,4 +217,22 @@ test('foreignAddresses reports what librdkafka reached for other than loopback',
   assert.deepEqual(foreignAddresses(log), ['10.0.0.7']);
   assert.deepEqual(foreignAddresses('Connect to ipv4#127.0.0.1:39247 ok'), []);
   assert.deepEqual(foreignAddresses('0039_event_log: Connect to ipv4#0.0.0.0:65534 failed'), []);
+});
+
+test('makesConsumer: the tests TEST_CONSUMER_GROUP_PROTOCOL changes are the ones that make a consumer', () => {
+  // C tests: a consumer handle, directly or through test.c's helpers.
+  assert.equal(makesConsumer('rk = test_create_consumer(topic, NULL, conf, NULL);'), true);
+  assert.equal(makesConsumer('c = test_create_handle(RD_KAFKA_CONSUMER, conf);'), true);
+  assert.equal(makesConsumer('if (!test_consumer_group_protocol_classic()) { TEST_SKIP("…"); }'), true);
+  // C++ tests.
+  assert.equal(
+    makesConsumer('RdKafka::KafkaConsumer *c = RdKafka::KafkaConsumer::create(conf, errstr);'),
+    true,
+  );
+  assert.equal(makesConsumer('RdKafka::Consumer *c = RdKafka::Consumer::create(conf, errstr);'), true);
+  // A producer-only test runs the same bytes under both protocols.
+  assert.equal(
+    makesConsumer('rk = test_create_producer(); test_produce_msgs(rk, rkt, 0, 0, 0, 10, NULL, 0);'),
+    false,
+  );
 });

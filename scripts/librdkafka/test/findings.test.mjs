@@ -211,11 +211,60 @@ test('testSummary takes the first line of the first doc comment, past the licenc
 
 test('renderReport counts and groups by feature; the table ends with the totals', () => {
   const { markdown, table } = renderReport(RESULTS, { mode: 'full', kafkaVersion: '4.1.0', seconds: 125 });
-  assert.match(markdown, /4 tests ran: 1 passed, 2 failed, 1 skipped, in 2 min 5 s/);
+  assert.match(
+    markdown,
+    /## group\.protocol=classic\n\n4 tests ran: 1 passed, 2 failed, 1 skipped, in 2 min 5 s/,
+  );
   assert.match(markdown, /- \*\*consumer groups\*\* \(2\): 0018, 0030/);
   assert.match(markdown, /- \*\*SASL\/SSL\*\* \(1\): 0097/);
   assert.match(markdown, /\| 0018_cgrp_term \| failed \|.*\| no assignment \\\| x \|/);
-  assert.equal(table.split('\n').at(-1), '4 tests ran: 1 passed, 2 failed, 1 skipped (2 min 5 s)');
+  assert.deepEqual(table.split('\n').slice(-2), [
+    'classic: 4 tests ran: 1 passed, 2 failed, 1 skipped, in 2 min 5 s',
+    'in all: 2 min 5 s',
+  ]);
+});
+
+test('renderReport gives each group protocol its section, count and minutes, classic first', () => {
+  const consumer = [
+    {
+      name: '0030_offset_commit',
+      number: '0030',
+      protocol: 'consumer',
+      state: 'failed',
+      reason: 'timed out',
+      feature: 'consumer group protocol (KIP-848)',
+    },
+    {
+      name: '0012_produce_consume',
+      number: '0012',
+      protocol: 'consumer',
+      state: 'passed',
+      seconds: 2,
+      allowed: true,
+    },
+  ];
+  const results = [...consumer, ...RESULTS.map((r) => ({ ...r, protocol: 'classic' }))];
+  const run = {
+    mode: 'ci',
+    librdkafka: '2.15.1',
+    origin: '@confluentinc/kafka-javascript@1.10.1 from npm',
+    kafkaVersion: '4.1.0',
+    seconds: 400,
+    protocolSeconds: { classic: 300, consumer: 95 },
+  };
+  const { markdown, table, summary } = renderReport(results, run);
+  assert.match(markdown, /^# librdkafka 2\.15\.1 suite against klog serve \(ci mode\)/);
+  assert.match(markdown, /From @confluentinc\/kafka-javascript@1\.10\.1 from npm; in 6 min 40 s in all/);
+  const classicAt = markdown.indexOf('## group.protocol=classic');
+  const consumerAt = markdown.indexOf('## group.protocol=consumer (TEST_CONSUMER_GROUP_PROTOCOL=consumer');
+  assert.ok(classicAt > 0 && consumerAt > classicAt, 'classic first, then consumer');
+  assert.match(markdown.slice(consumerAt), /2 tests ran: 1 passed, 1 failed, 0 skipped, in 1 min 35 s/);
+  assert.match(markdown.slice(consumerAt), /- \*\*consumer group protocol \(KIP-848\)\*\* \(1\): 0030/);
+  assert.deepEqual(summary, [
+    'classic: 4 tests ran: 1 passed, 2 failed, 1 skipped, in 5 min 0 s',
+    'consumer: 2 tests ran: 1 passed, 1 failed, 0 skipped, in 1 min 35 s',
+  ]);
+  assert.match(table, /^group\.protocol=consumer$/m);
 });
 
 test('shouldRetry: an allow-listed test that did not pass, while reruns are left; nothing else', () => {
@@ -264,11 +313,53 @@ test('renderReport says what passed only when run again, and what its first run 
 
 test('renderFindings lists each feature with its failing tests and their first lines', () => {
   const md = renderFindings(RESULTS, { seconds: 59 }, '2026-12-03');
-  assert.match(md, /on 2026-12-03: 4 tests ran, 1 passed, 2 failed, 1 skipped \(59 s\)/);
+  assert.match(md, /on 2026-12-03, in 59 s/);
+  assert.match(md, /## group\.protocol=classic\n\n4 tests ran: 1 passed, 2 failed, 1 skipped, in 59 s\./);
   assert.match(
     md,
-    /## consumer groups \(2\)\n\n\| test \| result \| first line \|\n\| --- \| --- \| --- \|\n\| 0018_cgrp_term \| failed \|/,
+    /### consumer groups \(2\)\n\n\| test \| result \| first line \|\n\| --- \| --- \| --- \|\n\| 0018_cgrp_term \| failed \|/,
   );
   assert.doesNotMatch(md, /admin APIs/);
   assert.doesNotMatch(md, /0001_multiobj/);
+});
+
+test('renderFindings: a section per group protocol, each with its own failures', () => {
+  const results = [
+    ...RESULTS.map((r) => ({ ...r, protocol: 'classic' })),
+    {
+      name: '0018_cgrp_term',
+      number: '0018',
+      protocol: 'consumer',
+      state: 'failed',
+      reason: 'timed out',
+      feature: 'consumer group protocol (KIP-848)',
+    },
+  ];
+  const md = renderFindings(
+    results,
+    { seconds: 70, suite: 'npm', librdkafka: '2.15.1', protocolSeconds: { classic: 50, consumer: 20 } },
+    '2026-12-06',
+  );
+  assert.match(md, /^# librdkafka 2\.15\.1’s suite against klog: findings/);
+  assert.match(md, /`pnpm test:librdkafka --full --update-allow-list`/);
+  const consumer = md.slice(md.indexOf('## group.protocol=consumer'));
+  assert.match(consumer, /1 tests ran: 0 passed, 1 failed, 0 skipped, in 20 s\./);
+  assert.match(
+    consumer,
+    /### consumer group protocol \(KIP-848\) \(1\)\n\n[^#]*\| 0018_cgrp_term \| failed \| timed out \|/,
+  );
+  assert.doesNotMatch(consumer, /0030_offset_commit/);
+  assert.match(
+    renderFindings(RESULTS, { seconds: 5, suite: 'debian' }),
+    /--suite debian --full --update-allow-list/,
+  );
+});
+
+test('classify: under the consumer protocol a consumer group failure is that protocol’s; nothing else moves', () => {
+  const timedOut = { state: 'failed', reason: 'Timed out waiting for assignment' };
+  assert.equal(classify(timedOut, '', [], 'classic'), 'consumer groups');
+  assert.equal(classify(timedOut, '', [], 'consumer'), 'consumer group protocol (KIP-848)');
+  const admin = { state: 'failed', reason: 'DeleteRecords failed' };
+  assert.equal(classify(admin, '', [], 'consumer'), 'admin APIs');
+  assert.equal(classify({ state: 'passed' }, '', [], 'consumer'), undefined);
 });

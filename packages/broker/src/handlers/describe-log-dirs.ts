@@ -7,11 +7,12 @@ type Topic = DescribeLogDirsResponse.DescribeLogDirsTopic;
 /**
  * DescribeLogDirs: klog's one log directory (the data directory), each partition's size on disk, an offset
  * lag of 0 (no replica is behind: there is one), no future replicas; v4 adds the file system's total and
- * usable bytes. A null topic list asks for every partition.
+ * usable bytes. A null topic list asks for every partition. From v1, as Kafka 4.1.0 (KIP-896 removed v0, and no
+ * client of the course's sends it; the codec still reads it, so a v0 request is answered UNSUPPORTED_VERSION).
  */
 export const describeLogDirsApi = defineApi({
   codec: DescribeLogDirs,
-  versions: { min: 0, max: 4 },
+  versions: { min: 1, max: 4 },
   handle(ctx, _header, request) {
     const known = ctx.log.topics();
     const wanted: [string, number[]][] =

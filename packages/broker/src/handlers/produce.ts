@@ -23,14 +23,20 @@ export interface ProduceOutcome {
   readonly written: readonly WrittenBatch[];
 }
 
-function failed(index: number, code: ErrorName, message: string | null): PartitionResponse {
+function failed(
+  index: number,
+  code: ErrorName,
+  message: string | null,
+  recordErrors: readonly { readonly batchIndex: number; readonly message: string }[] = [],
+): PartitionResponse {
   return {
     index,
     errorCode: ErrorCode[code],
     baseOffset: -1,
     logAppendTimeMs: -1,
     logStartOffset: -1,
-    recordErrors: [],
+    // Kafka's RecordErrors (v8+): the records refused one by one, by their index in the batch.
+    recordErrors: recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })),
     errorMessage: message,
   };
 }
@@ -146,7 +152,7 @@ function producePartition(
           `${topic}-${data.index}: append failed, answered KAFKA_STORAGE_ERROR: ${error.message}`,
         );
       }
-      return failed(data.index, error.code, error.message);
+      return failed(data.index, error.code, error.message, error.recordErrors);
     }
     throw error;
   }

@@ -33,17 +33,23 @@ export interface LogConfig {
    * the producer's; any other rewrites a batch in another codec into it as it is appended (log-validator.ts).
    */
   readonly compression: BrokerCompressionType;
+  /**
+   * Whether the topic is compacted (Kafka's `LogConfig.compact`, from `cleanup.policy`): a client's record
+   * without a key is then refused, as `LogValidator.validateKey` refuses it (log.ts, `check`).
+   */
+  readonly compact: boolean;
 }
 
 /**
  * Kafka's defaults: `segment.bytes` = 1 GiB, `message.max.bytes` = 1048588, flush left to the OS,
- * `compression.type` = producer.
+ * `compression.type` = producer, `cleanup.policy` = delete (not compacted).
  */
 export const DEFAULT_LOG_CONFIG: LogConfig = Object.freeze({
   segmentBytes: 1024 * 1024 * 1024,
   flush: 'os',
   maxBatchBytes: 1_048_588,
   compression: 'producer',
+  compact: false,
 });
 
 /**
@@ -96,6 +102,9 @@ function validateConfig(config: LogConfig): LogConfig {
     throw invalidConfig(
       `compression.type must be one of ${BROKER_COMPRESSION_TYPES.join(', ')}, got ${String(config.compression)}`,
     );
+  }
+  if (typeof config.compact !== 'boolean') {
+    throw invalidConfig(`compact must be true or false, got ${String(config.compact)}`);
   }
   const flush: unknown = config.flush;
   if (typeof flush === 'object' && flush !== null) {

@@ -1,5 +1,5 @@
 import { mkdirSync, renameSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { crcMismatch, DecodeError, namingFile, StorageError } from '../errors.js';
 import type { ProducedBatch } from '../format/produced-batch.js';
 import {
@@ -25,7 +25,7 @@ import { type AppendedHeader, validateForAppend } from './batch-validator.js';
 import { type LogConfig, logConfigOf } from './log-config.js';
 import { loadLog, type OffsetGap, removeIndexFiles } from './log-loader.js';
 import { LOG_START_OFFSET_FILE, readLogStartOffset, writeLogStartOffset } from './log-start-offset.js';
-import { needsRecompression, validateBatch, validateRecords } from './log-validator.js';
+import { keylessRecords, needsRecompression, validateBatch, validateRecords } from './log-validator.js';
 
 export { DEFAULT_LOG_CONFIG, type FlushPolicy, type LogConfig } from './log-config.js';
 
@@ -306,6 +306,27 @@ export class Log {
   }
 
   /**
+   * A compacted topic's rule for clients' records (Kafka's `LogValidator.validateKey`): every record without
+   * a key is a RecordError, and the batch is refused whole with INVALID_RECORD and Kafka's message
+   * (`processRecordErrors`: the count, then at most the first three).
+   */
+  #refuseKeyless(bytes: Buffer, header: RecordBatchHeader): void {
+    const keyless = keylessRecords(bytes, header);
+    if (keyless.length === 0) return;
+    const message = `Compacted topic cannot accept message without key in topic partition ${basename(this.dir)}`;
+    const recordErrors = keyless.map((batchIndex) => ({ batchIndex, message }));
+    const shown = recordErrors
+      .slice(0, 3)
+      .map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`)
+      .join(', ');
+    throw new StorageError(
+      'INVALID_RECORD',
+      `One or more records have been rejected due to ${recordErrors.length} record errors in total, and only showing the first three errors at most: [${shown}]`,
+      { recordErrors },
+    );
+  }
+
+  /**
    * The checks a batch from `request.origin` must pass before it is written (Kafka's
    * `LogValidator`, by `AppendOrigin`), against the log end offset: the offset the batch
    * will get. Nothing is written: `append` writes the batch, and must be called before
@@ -326,15 +347,18 @@ export class Log {
         if (needsRecompression(header.attributes, this.config.compression)) {
           // In the topic's codec (compression.type): a new buffer, measured again as Kafka's UnifiedLog.append does.
           const rewritten = validateBatch(bytes, header, this.config.compression);
+          if (this.config.compact) this.#refuseKeyless(bytes, header);
           if (rewritten.bytes.length > maxBatchBytes)
             throw messageTooLarge(rewritten.bytes.length, maxBatchBytes);
           return { ...rewritten, baseOffset, stamp: 'in-place', leaderEpoch: PARTITION_LEADER_EPOCH };
         }
+        // Every record walked, the max timestamp set from them (log-validator.ts).
+        const validated = validateRecords(bytes, header);
+        if (this.config.compact) this.#refuseKeyless(bytes, validated);
         // The Produce's buffer is the broker's to give: offsets and leader epoch stamped into it, as Kafka's leader does.
         return {
           bytes,
-          // Every record walked, the max timestamp set from them (log-validator.ts).
-          header: validateRecords(bytes, header),
+          header: validated,
           baseOffset,
           stamp: 'in-place',
           leaderEpoch: PARTITION_LEADER_EPOCH,
