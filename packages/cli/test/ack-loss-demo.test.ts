@@ -148,11 +148,9 @@ describe('klog ack-loss-demo leaves nothing behind', () => {
   ] as const)(
     '%s while a broker and kcat run: exit %i, the temporary directory and every child process gone',
     { timeout: SLOW_TEST_MS },
-    async ([signal, code], ctx) => {
-      if (!kcatHere) {
-        if (process.env['CI']) throw new Error('kcat is not installed, and CI needs it');
-        ctx.skip();
-      }
+    async ([signal, code]) => {
+      // kcat is installed by `pnpm test` (scripts/test-machine.mjs) and cannot be opted out of.
+      if (!kcatHere) throw new Error('kcat is not installed: sudo apt-get install -y kcat');
       const tmp = mkdtempSync(join(scratch, `${signal}-`));
       const child = spawn(process.execPath, [bin, 'ack-loss-demo', '--clients', 'kcat', '--messages', '50'], {
         env: { ...process.env, TMPDIR: tmp, CI: '' },

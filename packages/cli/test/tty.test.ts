@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { requireTool } from '../../../scripts/test-machine.mjs';
 import { bin } from './run-klog.js';
 
 /**
@@ -8,13 +9,8 @@ import { bin } from './run-klog.js';
  * `KLOG_SCRIPT` points the test at another path (to see what it does without one, for instance).
  */
 const SCRIPT = process.env['KLOG_SCRIPT'] ?? '/usr/bin/script';
-const hasScript = existsSync(SCRIPT);
-if (!hasScript) {
-  // As the site's browser test does without Chromium: CI (CI set) fails, a developer is told loudly.
-  const message = `${SCRIPT} is missing, so the colour test on a terminal cannot run. Install it with: sudo apt-get install -y bsdutils`;
-  if (process.env['CI']) throw new Error(`CI: ${message}`);
-  console.warn(`\n${'!'.repeat(78)}\n!! CANNOT RUN: ${message}\n${'!'.repeat(78)}\n`);
-}
+// Missing, the file fails, unless the user opted out (KLOG_SKIP=script): scripts/test-machine.mjs.
+const skipTty = requireTool('script', existsSync(SCRIPT), `${SCRIPT} not found`);
 
 function onTty(env: NodeJS.ProcessEnv): string {
   const command = `${process.execPath} ${bin} idem-demo --now-ms 0`;
@@ -26,7 +22,7 @@ function onTty(env: NodeJS.ProcessEnv): string {
   return run.stdout;
 }
 
-describe.skipIf(!hasScript)('colour on a terminal', () => {
+describe.skipIf(skipTty)('colour on a terminal', () => {
   it('is used on a TTY', () => {
     const out = onTty({ NO_COLOR: '' });
     expect(out).toContain('\u001b[32mAPPEND');
