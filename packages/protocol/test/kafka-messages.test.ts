@@ -23,11 +23,8 @@ const KAFKA_4_CHANGES: Record<string, string[]> = {
   ],
   'definitions/find-coordinator.def': [],
   'definitions/heartbeat.def': [],
-  // KIP-896 (4.0): JoinGroup v0–v1 removed.
-  'definitions/join-group.def': [
-    'JoinGroupRequest: kafka=2-9, Kafka validVersions 0-9',
-    'JoinGroupResponse: kafka=2-9, Kafka validVersions 0-9',
-  ],
+  // KIP-896 (4.0.0) removed JoinGroup v0–v1; KAFKA-19444 (4.0.1, 4.1) put them back: the same as here.
+  'definitions/join-group.def': [],
   'definitions/leave-group.def': [],
   'definitions/list-groups.def': [],
   // KIP-896 (4.0): OffsetCommit v0–v1 removed; KIP-848 (4.1): v10 names topics by id.
@@ -50,14 +47,14 @@ const KAFKA_4_CHANGES: Record<string, string[]> = {
     'OffsetFetchResponse.Groups.Topics.TopicId: here, not in Kafka',
   ],
   'definitions/sync-group.def': [],
-  // KIP-896 (4.0): CreateTopics v0–v1, Fetch v0–v3, ListOffsets v0 removed.
+  // KIP-896 (4.0): CreateTopics v0–v1, Fetch v0–v3, ListOffsets v0 removed; KIP-1166 (4.1): Fetch v18.
   'definitions/create-topics.def': [
     'CreateTopicsRequest: kafka=2-7, Kafka validVersions 0-7',
     'CreateTopicsResponse: kafka=2-7, Kafka validVersions 0-7',
   ],
   'definitions/fetch.def': [
-    'FetchRequest: kafka=4-17, Kafka validVersions 0-17',
-    'FetchResponse: kafka=4-17, Kafka validVersions 0-17',
+    'FetchRequest: kafka=4-18, Kafka validVersions 0-17',
+    'FetchResponse: kafka=4-18, Kafka validVersions 0-17',
   ],
   // KIP-939 (4.1): InitProducerId v6, two-phase commit.
   'definitions/init-producer-id.def': [

@@ -189,14 +189,14 @@ export declare namespace FetchResponse {
   }
 }
 
-/** Fetch: Kafka 4.1.0 has versions 4-17, flexible from 12; klog reads and writes 0-12. */
+/** Fetch: Kafka 4.1.0 has versions 4-18, flexible from 12; klog reads and writes 0-12. */
 export const Fetch: ApiCodec<FetchRequest, FetchResponse, 1> = {
   name: 'Fetch',
   apiKey: 1,
   minVersion: 0,
   maxVersion: 12,
   firstFlexibleVersion: 12,
-  kafkaVersions: { min: 4, max: 17 },
+  kafkaVersions: { min: 4, max: 18 },
   readRequest(version: number, r: Reader): FetchRequest {
     switch (version) {
       case 0:

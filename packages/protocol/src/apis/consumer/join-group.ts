@@ -83,14 +83,14 @@ export declare namespace JoinGroupResponse {
   }
 }
 
-/** JoinGroup: Kafka 4.1.0 has versions 2-9, flexible from 6; klog reads and writes 0-6. */
+/** JoinGroup: Kafka 4.1.0 has versions 0-9, flexible from 6; klog reads and writes 0-6. */
 export const JoinGroup: ApiCodec<JoinGroupRequest, JoinGroupResponse, 11> = {
   name: 'JoinGroup',
   apiKey: 11,
   minVersion: 0,
   maxVersion: 6,
   firstFlexibleVersion: 6,
-  kafkaVersions: { min: 2, max: 9 },
+  kafkaVersions: { min: 0, max: 9 },
   readRequest(version: number, r: Reader): JoinGroupRequest {
     switch (version) {
       case 0:
