@@ -35,12 +35,14 @@ describe('Log settings and arguments, refused by name', () => {
       maxBatchBytes: undefined,
       flush: undefined,
       compression: undefined,
+      compact: undefined,
     } as never);
     expect(defaults.config).toEqual({
       segmentBytes: 1024 * 1024 * 1024,
       flush: 'os',
       maxBatchBytes: 1_048_588,
       compression: 'producer',
+      compact: false,
     });
     defaults.close();
     for (const [config, message] of [
@@ -49,6 +51,7 @@ describe('Log settings and arguments, refused by name', () => {
       [{ maxBatchBytes: 60 }, /max batch bytes must be an integer in 61\.\.67108864 .*, got 60/],
       [{ maxBatchBytes: Number.NaN }, /max batch bytes must be an integer in 61\.\.67108864 .*, got NaN/],
       [{ flush: { everyMessages: 0 } }, 'flush every N messages needs N >= 1, got 0'],
+      [{ compact: 'yes' }, 'compact must be true or false, got yes'],
     ] as const) {
       const error = thrown(StorageError, () => Log.open(dir(), config as never));
       expect(error.code).toBe('INVALID_CONFIG');
