@@ -412,7 +412,9 @@ function header(api: ApiDef, version: number): string[] {
 
 export function emitVersionFile(api: ApiDef, version: number, definitionPath: string): string {
   const codeVersion = codeVersions(api).get(version) ?? version;
-  if (codeVersion !== version) return emitAliasFile(api, version, codeVersion, definitionPath);
+  if (codeVersion !== version) {
+    throw new Error(`${api.name} v${version} is v${codeVersion} on the wire: it has no file of its own`);
+  }
   const request = `${api.name}Request`;
   const response = `${api.name}Response`;
   const { readRequest, writeResponse, writeRequest, readResponse } = versionCode(api, version);
@@ -446,17 +448,3 @@ export function emitVersionFile(api: ApiDef, version: number, definitionPath: st
   ].join('\n');
 }
 
-/** A version the same on the wire as an earlier one: its schema text, and that version's code by its names. */
-function emitAliasFile(api: ApiDef, version: number, codeVersion: number, definitionPath: string): string {
-  const names = [readName, writeName, writeRequestName, readResponseName];
-  return [
-    generatedLine(definitionPath),
-    `// ${api.name} (key ${api.key}), version ${version}: the same on the wire as version ${codeVersion};`,
-    `// ${fileBase(api)}-v${codeVersion}.ts reads and writes it.`,
-    ...header(api, version),
-    'export {',
-    ...names.map((n) => `  ${n(api, codeVersion)} as ${n(api, version)},`),
-    `} from './${fileBase(api)}-v${codeVersion}.js';`,
-    '',
-  ].join('\n');
-}

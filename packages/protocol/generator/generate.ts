@@ -4,7 +4,7 @@
  */
 import { type ApiDef, parseDefinition } from './definition.js';
 import { apiFilePath, emitApiFile, emitIndexFile } from './emit-api.js';
-import { emitVersionFile, versionFilePath } from './emit-version.js';
+import { codeVersions, emitVersionFile, versionFilePath } from './emit-version.js';
 import { versionsOf } from './version-range.js';
 
 export interface DefinitionSource {
@@ -25,8 +25,12 @@ export function generate(sources: readonly DefinitionSource[]): Map<string, stri
   const files = new Map<string, string>();
   for (const api of apis) {
     files.set(apiFilePath(api), emitApiFile(api, api.file));
-    for (const v of versionsOf(api.serve))
-      files.set(versionFilePath(api, v), emitVersionFile(api, v, api.file));
+    // A version the same on the wire as an earlier one has no file: the earlier one's reads and writes it,
+    // and its header names it (a file of re-exports nothing imports would only be noise).
+    const code = codeVersions(api);
+    for (const v of versionsOf(api.serve)) {
+      if ((code.get(v) ?? v) === v) files.set(versionFilePath(api, v), emitVersionFile(api, v, api.file));
+    }
   }
   files.set('src/apis/index.ts', emitIndexFile(apis));
   return files;
