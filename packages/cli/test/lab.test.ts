@@ -12,8 +12,8 @@ import { root, klog as runKlog } from './run-klog.js';
  * klog, with Node's own warning about NO_COLOR and FORCE_COLOR both set (as run-klog sets them, empty,
  * and jiti asks whether stderr has colours) taken out of stderr: the rest is klog's.
  */
-function klog(args: string[]) {
-  const run = runKlog(args);
+function klog(args: string[], env: NodeJS.ProcessEnv = {}, hangMs?: number, cwd?: string) {
+  const run = runKlog(args, env, hangMs, cwd);
   const stderr = run.stderr
     .split(/(?<=\n)/)
     .filter(
@@ -227,6 +227,21 @@ describe('klog lab check', () => {
       const section = /^ {4}อ่านทวน {2}docs\/07-idem\.mdx § (.+)$/m.exec(run.stdout)?.[1];
       expect(headings.has(section ?? '')).toBe(true);
     }
+  });
+});
+
+describe('`pnpm klog …` from a lab folder', () => {
+  it('reads paths from the folder it was typed in (INIT_CWD), not the workspace root pnpm runs it in', () => {
+    const typedIn = mkdtempSync(join(scratch, 'typed-in-'));
+    // As pnpm runs the root script `klog`: the workspace root as cwd, the user's folder in INIT_CWD.
+    const asPnpm = { npm_lifecycle_event: 'klog', INIT_CWD: typedIn };
+    const init = klog(['lab', 'init', 'my-lab'], asPnpm, undefined, root);
+    expect(init.status).toBe(0);
+    expect(existsSync(join(typedIn, 'my-lab', 'lab.ts'))).toBe(true);
+    expect(existsSync(join(root, 'my-lab'))).toBe(false);
+    const status = klog(['lab', 'status'], { ...asPnpm, INIT_CWD: join(typedIn, 'my-lab') }, undefined, root);
+    expect(status.status).toBe(0);
+    expect(status.stdout).toMatch(/^lab\.ts: ยังไม่เคยตรวจ/);
   });
 });
 

@@ -447,4 +447,3 @@ export function emitVersionFile(api: ApiDef, version: number, definitionPath: st
     '',
   ].join('\n');
 }
-
