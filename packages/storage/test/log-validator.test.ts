@@ -22,8 +22,11 @@ const record = (i: number, timestampDelta = i): Record => ({
   headers: [{ key: 'h', value: Buffer.from('x') }],
 });
 
-/** A client's batch of `n` records (no producer), CRC right. */
-function batch(n = 3, fields: { maxTimestamp?: number; attributes?: number } = {}): Buffer {
+/** A client's batch of `n` records (no producer), CRC right; the records at `keyless` have a null key. */
+function batch(
+  n = 3,
+  fields: { maxTimestamp?: number; attributes?: number; keyless?: readonly number[] } = {},
+): Buffer {
   return encodeRecordBatch({
     baseOffset: 0,
     partitionLeaderEpoch: -1,
@@ -34,7 +37,10 @@ function batch(n = 3, fields: { maxTimestamp?: number; attributes?: number } = {
     producerId: -1,
     producerEpoch: -1,
     baseSequence: -1,
-    records: Array.from({ length: n }, (_, i) => record(i)),
+    records: Array.from({ length: n }, (_, i) => ({
+      ...record(i),
+      ...(fields.keyless?.includes(i) ? { key: null } : {}),
+    })),
   });
 }
 
@@ -166,24 +172,7 @@ describe('Partition.appendProducerBatch walks the records before anything is wri
 });
 
 describe('a compacted topic refuses records without a key (Kafka LogValidator.validateKey)', () => {
-  /** A client's batch whose records at `keyless` have a null key. */
-  function mixed(n: number, keyless: readonly number[]): Buffer {
-    return encodeRecordBatch({
-      baseOffset: 0,
-      partitionLeaderEpoch: -1,
-      attributes: 0,
-      lastOffsetDelta: n - 1,
-      baseTimestamp: NOW,
-      maxTimestamp: NOW + n - 1,
-      producerId: -1,
-      producerEpoch: -1,
-      baseSequence: -1,
-      records: Array.from({ length: n }, (_, i) => ({
-        ...record(i),
-        key: keyless.includes(i) ? null : record(i).key,
-      })),
-    });
-  }
+  const mixed = (n: number, keyless: readonly number[]) => batch(n, { keyless });
 
   it('the whole batch, INVALID_RECORD, one RecordError per keyless record and Kafka’s message', () => {
     const partition = Partition.open(tempDir(), 'compacted', 0, { compact: true });
