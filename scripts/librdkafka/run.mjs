@@ -278,7 +278,15 @@ function runTestNumber(suite, testsDir, unit, confFile, reportFile, includeLocal
 }
 
 /** The source files of one test number (tests/0012-produce_consume.c, …), for what they use. */
+/** Each test number's source, read once a run (the consumer selection, the findings and the allow-list read it). */
+const sources = new Map();
 function testSource(testsDir, number) {
+  const key = `${testsDir}/${number}`;
+  if (!sources.has(key)) sources.set(key, readSource(testsDir, number));
+  return sources.get(key);
+}
+
+function readSource(testsDir, number) {
   return readdirSync(testsDir)
     .filter((f) => f.startsWith(`${number}-`) && /\.(c|cpp)$/.test(f))
     .map((f) => readFileSync(join(testsDir, f), 'utf8'))

@@ -27,7 +27,7 @@ function failed(
   index: number,
   code: ErrorName,
   message: string | null,
-  recordErrors: readonly { readonly batchIndex: number; readonly message: string }[] = [],
+  recordErrors: LogError['recordErrors'] = [],
 ): PartitionResponse {
   return {
     index,
