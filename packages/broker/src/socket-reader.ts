@@ -7,6 +7,12 @@ import type { Socket } from 'node:net';
  */
 export interface SocketReader {
   readonly socket: Socket;
+  /**
+   * `shared-buffer`: the fast path below, reading into the one buffer every connection shares; `stream`:
+   * Node's ordinary reads, where this Node lacks the private handle and keys the fast path needs (a test
+   * fails on such a Node, so an upgrade that turns it off is seen by more than the bench).
+   */
+  readonly path: 'shared-buffer' | 'stream';
   pause(): void;
   resume(): void;
 }
@@ -71,7 +77,12 @@ export function readSocket(accepted: Socket, sink: ChunkSink): SocketReader {
   ) {
     accepted.on('data', (chunk: Buffer) => sink.received(chunk));
     accepted.resume();
-    return { socket: accepted, pause: () => accepted.pause(), resume: () => accepted.resume() };
+    return {
+      socket: accepted,
+      path: 'stream',
+      pause: () => accepted.pause(),
+      resume: () => accepted.resume(),
+    };
   }
   shared ??= Buffer.allocUnsafeSlow(SHARED_READ_BUFFER_BYTES);
   const socket = accepted as Socket & Record<symbol, unknown>;
@@ -83,6 +94,7 @@ export function readSocket(accepted: Socket, sink: ChunkSink): SocketReader {
 }
 
 class SharedBufferReader implements SocketReader {
+  readonly path = 'shared-buffer';
   #muted = false;
   /** Read while muted, copied out of the shared buffer; handed on at `resume` (none kept for most). */
   #held: Buffer[] | undefined;

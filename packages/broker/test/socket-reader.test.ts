@@ -52,6 +52,15 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 describe('readSocket', () => {
+  it(`takes the shared-buffer path on this Node (${process.version}), not the ordinary reads`, async () => {
+    // The path reaches into Node's private socket handle and onread keys: a Node that drops them would
+    // quietly fall back to a buffer per read, which only the bench's garbage figures would show.
+    const { client, accepted } = await pair();
+    const a = await accepted;
+    expect(a.reader.path).toBe('shared-buffer');
+    client.destroy();
+  });
+
   it('hands on 4 MB in order, every read in one shared buffer', async () => {
     const { client, accepted } = await pair();
     const a = await accepted;
