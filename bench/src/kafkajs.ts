@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 /**
  * KafkaJS 2.2.4's own RecordBatch v2 codec, reached by deep require (it is not a
  * public export of KafkaJS): the peer klog's codec is measured against. The same
- * modules as packages/storage/test/kafkajs-interop.test.ts.
+ * modules as packages/storage/test/format/kafkajs-interop.test.ts.
  */
 const require = createRequire(import.meta.url);
 
