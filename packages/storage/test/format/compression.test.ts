@@ -25,7 +25,7 @@ import {
   KAFKA_JAVA_LZ4,
   kafkaJsBatch,
   sampleEntries,
-} from './kafkajs-compressed.js';
+} from '../kafkajs-compressed.js';
 
 const hex = (b: Uint8Array | null) => (b === null ? null : Buffer.from(b).toString('hex'));
 

@@ -11,7 +11,7 @@ import {
   StorageError,
 } from '../../src/internals.js';
 import { NOW, records, thrown } from '../helpers.js';
-import { kafkaJsBatch } from './kafkajs-compressed.js';
+import { kafkaJsBatch } from '../kafkajs-compressed.js';
 
 /**
  * Every refusal of the decoder names the field and the byte, counted from where the

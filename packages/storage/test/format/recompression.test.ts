@@ -16,7 +16,7 @@ import {
   TRANSACTIONAL_FLAG,
 } from '../../src/internals.js';
 import { tempDir, thrown } from '../helpers.js';
-import { type Codec, type Entry, kafkaJsBatch, sampleEntries } from './kafkajs-compressed.js';
+import { type Codec, type Entry, kafkaJsBatch, sampleEntries } from '../kafkajs-compressed.js';
 
 /** KafkaJS 2.2.4's batch decoder (deep require): an outside reader of what klog stored. */
 const require = createRequire(import.meta.url);

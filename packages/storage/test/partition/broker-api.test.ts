@@ -12,7 +12,7 @@ import {
   snapshotFileName,
 } from '../../src/internals.js';
 import { NOW, records, tempDir, thrown } from '../helpers.js';
-import { kafkaJsBatch } from '../format/kafkajs-compressed.js';
+import { kafkaJsBatch } from '../kafkajs-compressed.js';
 
 /** A batch as a Kafka client would send it: base offset 0, the producer's fields. */
 function clientBatch(pid: number, epoch: number, seq: number, count = 1, timestamp = NOW): Buffer {

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { kafkajsLz4, type Lz4FrameOptions } from '../fixtures/kafkajs-lz4/codec.mjs';
+import { kafkajsLz4, type Lz4FrameOptions } from './fixtures/kafkajs-lz4/codec.mjs';
 
 export type { Lz4FrameOptions };
 
