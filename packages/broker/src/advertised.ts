@@ -1,10 +1,7 @@
+import type { AdvertisedApi } from './context.js';
 import { API_HANDLERS } from './handlers/index.js';
 
-export interface AdvertisedApi {
-  readonly apiKey: number;
-  readonly minVersion: number;
-  readonly maxVersion: number;
-}
+export type { AdvertisedApi };
 
 /**
  * What ApiVersions answers (Kafka's ApiVersionManager): every API the broker has a handler for

@@ -1,4 +1,3 @@
-import type { AdvertisedApi } from './advertised.js';
 import type { BrokerConfig } from './config.js';
 import type { FaultInjector } from './faults.js';
 import type { FetchPurgatory } from './fetch-purgatory.js';
@@ -12,6 +11,16 @@ import type { ProducerIdManager } from './producer-id-manager.js';
 import type { ReadBuffers } from './read-buffers.js';
 import type { TopicConfigs } from './topic-configs.js';
 import type { UnsupportedRequests } from './unsupported.js';
+
+/**
+ * One line of ApiVersions' answer. Declared here, not in advertised.ts: that file imports
+ * every handler, and every handler imports this one (an import circle).
+ */
+export interface AdvertisedApi {
+  readonly apiKey: number;
+  readonly minVersion: number;
+  readonly maxVersion: number;
+}
 
 /** What a request handler may use: the broker's configuration, its log, and its shared state. */
 export interface BrokerContext {

@@ -1,6 +1,6 @@
 import { readFileSync, writeSync } from 'node:fs';
-import { isatty } from 'node:tty';
 import { Command, CommanderError } from 'commander';
+import { type CommandContext, onTerminal } from './command-context.js';
 import { ackLossDemoCommand } from './commands/ack-loss-demo.js';
 import { dumpLogCommand } from './commands/dump-log.js';
 import { groupsCommand } from './commands/groups.js';
@@ -17,19 +17,7 @@ import {
   OutputClosed,
   UsageError,
 } from './errors.js';
-import { colorEnabled, createStyle, type Style } from './style.js';
-
-/** What a command needs from the outside world: where to print, and how. */
-export interface CommandContext {
-  readonly out: (line: string) => void;
-  readonly err: (line: string) => void;
-  /**
-   * A line of a long-running command's log (`klog serve`), written at once rather than in chunks; when
-   * the reader of stdout has gone, the line is dropped and the command goes on.
-   */
-  readonly log: (line: string) => void;
-  readonly style: Style;
-}
+import { colorEnabled, createStyle } from './style.js';
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
@@ -89,11 +77,6 @@ function writeAll(fd: number, text: string): void {
       Atomics.wait(waitCell, 0, 0, 2);
     }
   }
-}
-
-/** Whether stdout or stderr is a terminal, asked of the descriptor (not of `process.stdout`: see createOutput). */
-export function onTerminal(fd: number): boolean {
-  return isatty(fd);
 }
 
 export function buildProgram(ctx: CommandContext, output = createOutput()): Command {

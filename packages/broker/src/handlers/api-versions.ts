@@ -6,8 +6,8 @@ import {
   errorName,
   type RequestHeader,
 } from '@klog/protocol';
-import type { AdvertisedApi } from '../advertised.js';
 import { defineApi } from '../api-handler.js';
+import type { AdvertisedApi } from '../context.js';
 
 /** KIP-511: client software name and version, as Kafka's `ApiVersionsRequest.isValid` checks them. */
 const SOFTWARE_NAME_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;

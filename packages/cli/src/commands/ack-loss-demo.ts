@@ -10,7 +10,7 @@ import {
 } from '../ack-loss/options.js';
 import { Children } from '../ack-loss/processes.js';
 import { runAckLossDemo } from '../ack-loss/run.js';
-import { type CommandContext, onTerminal } from '../program.js';
+import { type CommandContext, onTerminal } from '../command-context.js';
 
 const HELP_AFTER = `
 The chapter's lost ack, through the Kafka clients people use, on a real socket.

@@ -2,11 +2,11 @@ import { statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { MAX_READABLE_BATCH_BYTES } from '@klog/storage/internals';
 import { Command } from 'commander';
+import type { CommandContext } from '../command-context.js';
 import { dumpLog, type RecordsShown } from '../dump-log/dump.js';
 import { dumpIndexFile, type IndexMode, indexFilesIn, isIndexFile } from '../dump-log/index-files.js';
 import { planDump } from '../dump-log/segment-files.js';
 import { CorruptData, UsageError } from '../errors.js';
-import type { CommandContext } from '../program.js';
 
 const HELP_AFTER = `
 Prints each batch as Kafka's kafka-dump-log.sh --print-data-log does: base and

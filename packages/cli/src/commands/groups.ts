@@ -9,8 +9,8 @@ import {
   type OffsetFetchRequest,
 } from '@klog/protocol';
 import { Command, Option } from 'commander';
+import type { CommandContext } from '../command-context.js';
 import { hostPort } from '../flags.js';
-import type { CommandContext } from '../program.js';
 import { AdminClient } from '../topics/admin-client.js';
 
 const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';

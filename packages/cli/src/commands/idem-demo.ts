@@ -1,4 +1,5 @@
 import { Command, Option } from 'commander';
+import type { CommandContext } from '../command-context.js';
 import {
   type IdemDemoOptions,
   parseNowMs,
@@ -7,7 +8,6 @@ import {
   prepareDataDir,
 } from '../idem-demo/options.js';
 import { runIdemDemo } from '../idem-demo/run.js';
-import type { CommandContext } from '../program.js';
 
 const HELP_AFTER = `
 The run, section by section: the three delivery meanings; filling the 5-batch

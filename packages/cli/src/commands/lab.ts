@@ -1,5 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { Command, Option } from 'commander';
+import type { CommandContext } from '../command-context.js';
 import { UsageError } from '../errors.js';
 import { wholeNumber } from '../flags.js';
 import { initLab } from '../lab/init.js';
@@ -9,7 +10,6 @@ import { MAX_SEED } from '../lab/random.js';
 import { failureLines, LESSON_PAGE, stageLine } from '../lab/report.js';
 import { DEFAULT_CALL_TIMEOUT_MS, runCheck } from '../lab/run-check.js';
 import { STAGES } from '../lab/stages.js';
-import type { CommandContext } from '../program.js';
 
 /** A stage failed: the report is on stdout, exit code 1. */
 export class LabCheckFailed extends Error {

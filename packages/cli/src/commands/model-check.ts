@@ -1,5 +1,6 @@
 import { checkModel, clientReactions, type Progress, StateLimitExceeded } from '@klog/model';
 import { Command, Option } from 'commander';
+import { type CommandContext, onTerminal } from '../command-context.js';
 import { Inconclusive, InvariantBroken } from '../errors.js';
 import {
   BOUND_FLAGS,
@@ -14,7 +15,6 @@ import {
   printHolds,
   printModel,
 } from '../model-check/report.js';
-import { type CommandContext, onTerminal } from '../program.js';
 
 const HELP_AFTER = `
 Checks every schedule within the bounds: a producer (pid 1000, epoch 0) sends

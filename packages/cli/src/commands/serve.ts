@@ -3,13 +3,13 @@ import { resolve } from 'node:path';
 import { Broker, ConfigError, createLogger, DEFAULT_CONFIG, type LogLevel } from '@klog/broker';
 import { LOG_CONFIG_BOUNDS } from '@klog/storage';
 import { Command, Option } from 'commander';
+import type { CommandContext } from '../command-context.js';
 import { UsageError } from '../errors.js';
 import { wholeNumber } from '../flags.js';
 import { bytesText } from '../format.js';
 import { LabFileError } from '../lab/lab-file-error.js';
 import { servedWindow } from '../lab/served-window.js';
 import { WindowHost } from '../lab/window-host.js';
-import type { CommandContext } from '../program.js';
 import { flushPolicy, hostFlag, logLevel, optionalNumber } from '../serve/options.js';
 import { readServerProperties } from '../serve/server-properties.js';
 

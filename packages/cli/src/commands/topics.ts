@@ -9,9 +9,9 @@ import {
   Metadata,
 } from '@klog/protocol';
 import { Command, Option } from 'commander';
+import type { CommandContext } from '../command-context.js';
 import { UsageError } from '../errors.js';
 import { hostPort, wholeNumber } from '../flags.js';
-import type { CommandContext } from '../program.js';
 import { AdminClient, BrokerUnreachable } from '../topics/admin-client.js';
 import { configsDescription, topicDescription } from '../topics/describe-output.js';
 

@@ -7,7 +7,6 @@ import { lastOffsetOf, type RecordBatch } from '../format/record-batch.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { CREATE_NEW, io, ioError, openRegular } from '../io/io.js';
 import type { Log } from '../log/log.js';
-import type { Partition } from '../partition/partition.js';
 import { addBatchFromHeader } from '../producer/producer-state-rebuild.js';
 import type { LogSegment } from '../segment/log-segment.js';
 import { cleanedPathOf, swapPathOf } from '../segment/segment-name.js';
@@ -68,7 +67,10 @@ export const DEFAULT_DEDUPE_BUFFER_BYTES = 128 * 1024 * 1024;
  * finishes `.swap` renames, so a crash leaves each segment either as it was or cleaned,
  * and the cleaned ones are always the first ones, never a mix that loses a value.
  */
-export function compact(partition: Partition, options: CompactionOptions = {}): CompactionReport {
+export function compact(
+  partition: { compact(options?: CompactionOptions): CompactionReport },
+  options: CompactionOptions = {},
+): CompactionReport {
   return partition.compact(options);
 }
 

@@ -11,7 +11,6 @@ import {
   decodeRecordBatch,
   LOG_OVERHEAD,
   lastOffsetOf,
-  MAX_READABLE_BATCH_BYTES,
   RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
@@ -22,6 +21,7 @@ import type { SegmentFileCache } from './segment-file-cache.js';
 import { ActiveIndexFiles, readIndexFiles, SegmentIndex, writeIndexFiles } from './segment-index.js';
 import { type InspectionEntry, inspectSegment } from './segment-inspection.js';
 import { indexPathsOf, segmentFileName } from './segment-name.js';
+import { storedBatchOptions } from './stored-batch.js';
 
 /**
  * One segment file, `<20-digit base offset>.log`, holding whole batches back to
@@ -75,15 +75,6 @@ const SEEK_CHUNK = 8 * 1024;
 const SEEK_SCRATCH = Buffer.allocUnsafeSlow(SEEK_CHUNK);
 const CRC_FIELD = BATCH_FIELD.crc;
 const NO_PARTITION_LEADER_EPOCH = -1;
-
-/**
- * Decode options for bytes read from a segment: the readers' limit (the most any
- * `message.max.bytes` can be set to), never the setting itself, which applies when
- * data is accepted. The batch must also lie inside the file.
- */
-export function storedBatchOptions(base: number): DecodeOptions & { readonly base: number } {
-  return { maxBatchBytes: MAX_READABLE_BATCH_BYTES, base };
-}
 
 export interface SegmentOpenOptions {
   /** Open for reading only (`klog dump-log`, inactive segments): appends and truncation are refused. */

@@ -2,6 +2,7 @@ import { crcMismatch, DecodeError } from '../errors.js';
 import {
   BATCH_FIELD,
   computeBatchCrc,
+  type DecodeOptions,
   decodeBatchHeader,
   lastOffsetOf,
   RECORD_BATCH_OVERHEAD,
@@ -9,7 +10,7 @@ import {
   readStoredBatchHeader,
   type StoredBatchHeader,
 } from '../format/record-batch.js';
-import { type LogSegment, storedBatchOptions } from './log-segment.js';
+import { storedBatchOptions } from './stored-batch.js';
 
 /**
  * Diagnostics of a segment, for recovery and `klog dump-log`: every batch checked as
@@ -63,6 +64,22 @@ export interface InspectionStop {
 export type InspectionEntry = InspectedBatch | InspectionStop;
 
 /**
+ * What inspecting needs of a `LogSegment` (log-segment.ts calls `inspectSegment` on itself): named here so the
+ * two files do not import each other.
+ */
+export interface InspectedSegment {
+  readonly size: number;
+  readonly path: string;
+  read(position: number, length: number): Buffer;
+  wholeBatchSize(bytes: Uint8Array, at: number, options: DecodeOptions & { readonly base: number }): number;
+  misplacement(
+    header: RecordBatchHeader,
+    position: number,
+    nextOffset: number,
+  ): { readonly error: DecodeError; readonly neighbour: boolean } | undefined;
+}
+
+/**
  * Every batch in `segment` from `from`: whole batches come with their bytes, their CRC
  * and what is wrong with them, if anything, and the scan goes on past a bad one as
  * long as its length leads to the next; it ends with a `stop` entry where no whole
@@ -70,7 +87,7 @@ export type InspectionEntry = InspectedBatch | InspectionStop;
  * be a batch position; `expectFrom` is the offset the first batch must not start below.
  */
 export function* inspectSegment(
-  segment: LogSegment,
+  segment: InspectedSegment,
   from: number,
   expectFrom: number,
 ): Generator<InspectionEntry> {
