@@ -33,7 +33,7 @@ function sources(dir) {
 }
 
 /** The files a source imports or re-exports by a relative path (static imports, `import type` included). */
-export function importsOf(file, text) {
+function importsOf(file, text) {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
   const out = [];
   for (const statement of source.statements) {
@@ -41,7 +41,13 @@ export function importsOf(file, text) {
     const spec = statement.moduleSpecifier;
     if (spec === undefined || !ts.isStringLiteral(spec) || !spec.text.startsWith('.')) continue;
     const base = resolve(dirname(file), spec.text);
-    const candidates = [base.replace(/\.js$/, '.ts'), base.replace(/\.mjs$/, '.mts'), `${base}.ts`, join(base, 'index.ts'), base];
+    const candidates = [
+      base.replace(/\.js$/, '.ts'),
+      base.replace(/\.mjs$/, '.mts'),
+      `${base}.ts`,
+      join(base, 'index.ts'),
+      base,
+    ];
     const hit = candidates.find((c) => existsSync(c) && statSync(c).isFile());
     if (hit !== undefined) out.push(hit);
   }
@@ -49,7 +55,7 @@ export function importsOf(file, text) {
 }
 
 /** Strongly connected components of more than one file (Tarjan's algorithm), or of one importing itself. */
-export function circles(graph) {
+function circles(graph) {
   let index = 0;
   const stack = [];
   const onStack = new Set();
@@ -109,10 +115,14 @@ test('the circle finder finds a type-only circle and passes a tree', () => {
     [],
   );
   // `import type` counts, a dynamic import() does not.
-  assert.deepEqual(importsOf(join(ROOT, 'scripts/test/x.ts'), "import type { A } from './import-cycles.test.mjs';"), [
-    join(ROOT, 'scripts/test/import-cycles.test.mjs'),
-  ]);
-  assert.deepEqual(importsOf(join(ROOT, 'scripts/test/x.ts'), "const m = await import('./import-cycles.test.mjs');"), []);
+  assert.deepEqual(
+    importsOf(join(ROOT, 'scripts/test/x.ts'), "import type { A } from './import-cycles.test.mjs';"),
+    [join(ROOT, 'scripts/test/import-cycles.test.mjs')],
+  );
+  assert.deepEqual(
+    importsOf(join(ROOT, 'scripts/test/x.ts'), "const m = await import('./import-cycles.test.mjs');"),
+    [],
+  );
 });
 
 for (const tree of TREES) {
