@@ -69,6 +69,8 @@ export interface BrokerPartition {
   fetch(offset: number, maxBytes: number, allocate?: ReadAllocator): FetchResult;
   /** The first offset whose timestamp is at least `timestampMs`, through the time index. */
   offsetForTimestamp(timestampMs: number): { offset: number; timestamp: number } | undefined;
+  /** The record with the largest timestamp (ListOffsets' MAX_TIMESTAMP); undefined when the log is empty. */
+  offsetOfMaxTimestamp(): { offset: number; timestamp: number } | undefined;
   /** Appends records the broker writes itself (no producer: the group coordinator's), as one batch. Throws LogError. */
   appendRecords(records: readonly { key: Uint8Array; value: Uint8Array | null }[], nowMs: number): void;
   /** Every record from the log start to its end, in offset order (null value: a tombstone). Throws LogError. */
@@ -318,6 +320,7 @@ function brokerPartition(p: Partition, window: ProducerWindow | undefined): Brok
       }),
     fetch: (offset, maxBytes, allocate) => call(() => p.fetch(offset, maxBytes, allocate)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),
+    offsetOfMaxTimestamp: () => call(() => p.offsetOfMaxTimestamp()),
     appendRecords: (records, nowMs) => {
       call(() => appendRecords(p, records, nowMs));
     },

@@ -47,8 +47,6 @@ const REASONS: Record<string, string> = {
   'Fetch max': 'v13–v18 not served yet: v13 names topics by id (KIP-516), and klog has no topic ids yet',
   'ListOffsets min':
     "v0: Sarama 1.22's GetOffset sends v0 with its Version left unset (the broker's Sarama test); Kafka 4 removed it (KIP-896)",
-  'ListOffsets max':
-    'v6–v10 not served yet: v7 asks for MAX_TIMESTAMP (−3), v8 for the local log start (−4), v9 for the remote tiered offset (−5), v10 adds TimeoutMs',
   'Metadata max': 'v10–v13 not served yet: v10 carries topic ids (KIP-516), and klog has no topic ids yet',
   'OffsetCommit min':
     "v1: Sarama 1.22's consumer group commits with v1 (the broker's Sarama test); Kafka 4 removed it (KIP-896)",

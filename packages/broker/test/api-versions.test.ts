@@ -12,7 +12,7 @@ afterAll(() => b.stop());
 const ADVERTISED = {
   0: [0, 8], // Produce: v0 advertised as Kafka 4 does (KAFKA-18659); v0–v2 refused
   1: [4, 12], // Fetch: not 13+ (topic ids)
-  2: [0, 5], // ListOffsets
+  2: [0, 10], // ListOffsets
   3: [0, 9], // Metadata: not 10+ (platformatic would send topic ids in Fetch)
   8: [1, 8], // OffsetCommit: Sarama 1.22 sends 1 (Kafka 4 removed it), librdkafka 1 or 2, platformatic 8
   9: [1, 8], // OffsetFetch: librdkafka needs 1, platformatic 8

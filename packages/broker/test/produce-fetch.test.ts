@@ -1,3 +1,4 @@
+import { decodeResponse, encodeRequest, ListOffsets, type ListOffsetsResponse } from '@klog/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from './support/broker.js';
 import { kafkajs as client, kcatConsume } from './support/clients.js';
@@ -16,6 +17,7 @@ beforeAll(async () => {
     topics: [
       { topic: 'orders', numPartitions: 2 },
       { topic: 'timed', numPartitions: 1 },
+      { topic: 'max-time', numPartitions: 2 },
     ],
   });
   await admin.disconnect();
@@ -406,6 +408,86 @@ describe('ListOffsets', () => {
       { partition: 0, errorCode: 0, offsets: ['6'] },
       { partition: 5, errorCode: 3, offsets: [] },
     ]);
+    c.close();
+  });
+
+  it('v7–v10: max timestamp, earliest local and latest tiered, as a Kafka 4.1 broker without tiered storage', async () => {
+    const c = await RawClient.connect(b.port);
+    // The largest timestamp is in the middle of the second batch, and again in the third: the first holder wins.
+    const stamps = [
+      [5_000, 9_000, 6_000],
+      [7_000, 9_500, 8_000],
+      [9_500, 1_000],
+    ];
+    for (const [i, batch] of stamps.entries()) {
+      await produce(
+        c,
+        {
+          topicData: [
+            {
+              topic: 'max-time',
+              partitions: [
+                {
+                  partition: 0,
+                  messages: batch.map((t, j) => ({
+                    key: `k${i}${j}`,
+                    value: 'v',
+                    timestamp: 1_700_000_000_000 + t,
+                  })),
+                },
+              ],
+            },
+          ],
+        },
+        40 + i,
+      );
+    }
+    const lookups = [-3, -4, -5, -1];
+    for (const version of [7, 8, 9, 10]) {
+      c.send(
+        encodeRequest(ListOffsets, version, 50 + version, 'max-time-test', {
+          replicaId: -1,
+          isolationLevel: 0,
+          timeoutMs: 1000,
+          topics: [
+            {
+              name: 'max-time',
+              partitions: [0, 1].flatMap((partitionIndex) =>
+                lookups
+                  .filter((t) => (t === -4 ? version >= 8 : t === -5 ? version >= 9 : true))
+                  .map((timestamp) => ({
+                    partitionIndex,
+                    currentLeaderEpoch: -1,
+                    timestamp,
+                    maxNumOffsets: 1,
+                  })),
+              ),
+            },
+          ],
+        }),
+      );
+      const answer = decodeResponse<ListOffsetsResponse>(ListOffsets, version, await c.next()).body;
+      const got = answer.topics[0]!.partitions.map((p) => [
+        p.partitionIndex,
+        p.errorCode,
+        p.offset,
+        p.timestamp,
+      ]);
+      const expected = [
+        [0, 0, 4, 1_700_000_009_500], // −3: offset 4, the second batch's second record
+        [0, 0, 0, -1], // −4: the log start offset
+        [0, 0, -1, -1], // −5: nothing tiered
+        [0, 0, 8, -1], // −1: the log end offset
+        [1, 0, -1, -1], // −3 on an empty partition: none
+        [1, 0, 0, -1],
+        [1, 0, -1, -1],
+        [1, 0, 0, -1],
+      ].filter((_, i) => {
+        const t = lookups[i % 4]!;
+        return t === -4 ? version >= 8 : t === -5 ? version >= 9 : true;
+      });
+      expect(got, `v${version}`).toEqual(expected);
+    }
     c.close();
   });
 });

@@ -177,6 +177,8 @@ describe('@platformatic/kafka 1.35 → klog: requests', () => {
     expect(d.body).toEqual({
       replicaId: -1,
       isolationLevel: 0,
+      // v10's field, absent before it: its default.
+      timeoutMs: 0,
       topics: [
         {
           name: 'orders',

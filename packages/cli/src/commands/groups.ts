@@ -73,6 +73,7 @@ async function logEndOffsets(
   const res = await client.request(ListOffsets, {
     replicaId: -1,
     isolationLevel: 0,
+    timeoutMs: 30_000,
     topics: [...byTopic].map(([name, ps]) => ({
       name,
       partitions: ps.map((partitionIndex) => ({

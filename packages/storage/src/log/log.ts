@@ -102,6 +102,7 @@ export type LogReader = Pick<
   | 'batches'
   | 'headersFrom'
   | 'offsetForTimestamp'
+  | 'offsetOfMaxTimestamp'
 >;
 
 /** How a log is opened, apart from its config. */
@@ -666,6 +667,33 @@ export class Log {
           const timestamp = logAppendTime ? batch.maxTimestamp : batch.baseTimestamp + record.timestampDelta;
           if (timestamp >= timestampMs) return { offset: batch.baseOffset + record.offsetDelta, timestamp };
         }
+      }
+    }
+    return undefined;
+  }
+
+  /**
+   * The record with the largest timestamp and that timestamp (ListOffsets' MAX_TIMESTAMP, −3, KIP-734), as
+   * Kafka's `UnifiedLog.fetchOffsetByTimestamp` finds it: the first segment holding the largest timestamp,
+   * the first batch in it whose max timestamp is that, and the first record in that batch carrying it (every
+   * record of a LogAppendTime batch carries the batch's time: its first). Undefined for an empty log.
+   */
+  offsetOfMaxTimestamp(): { offset: number; timestamp: number } | undefined {
+    this.#checkOpen();
+    let latest: LogSegment | undefined;
+    for (const segment of this.#segments) {
+      if (segment.size > 0 && (latest === undefined || segment.maxTimestamp() > latest.maxTimestamp()))
+        latest = segment;
+    }
+    if (latest === undefined) return undefined;
+    const max = latest.maxTimestamp();
+    for (const { position, header } of latest.headersFromTimestamp(max)) {
+      if (header.maxTimestamp !== max) continue;
+      const batch = decodeRecordBatch(latest.readCheckedBatchAt(position).bytes, 0, { base: position });
+      const logAppendTime = (batch.attributes & TIMESTAMP_TYPE_MASK) !== 0;
+      for (const record of batch.records) {
+        const timestamp = logAppendTime ? batch.maxTimestamp : batch.baseTimestamp + record.timestampDelta;
+        if (timestamp === max) return { offset: batch.baseOffset + record.offsetDelta, timestamp };
       }
     }
     return undefined;

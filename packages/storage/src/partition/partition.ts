@@ -488,6 +488,11 @@ export class Partition {
     return this.#log.offsetForTimestamp(timestampMs);
   }
 
+  /** ListOffsets' MAX_TIMESTAMP: the record with the largest timestamp, and that timestamp (`Log.offsetOfMaxTimestamp`). */
+  offsetOfMaxTimestamp(): { offset: number; timestamp: number } | undefined {
+    return this.#log.offsetOfMaxTimestamp();
+  }
+
   /** Close and open the log again from disk, and rebuild the producer state. */
   reopen(): void {
     const config = this.#log.config;

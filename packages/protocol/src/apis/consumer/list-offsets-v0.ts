@@ -38,7 +38,8 @@ export function readListOffsetsRequestV0(r: Reader): ListOffsetsRequest {
     });
     return { name, partitions };
   });
-  return { replicaId, isolationLevel, topics };
+  const timeoutMs: number = 0;
+  return { replicaId, isolationLevel, topics, timeoutMs };
 }
 
 export function writeListOffsetsResponseV0(w: Writer, m: ListOffsetsResponse, version: number): void {

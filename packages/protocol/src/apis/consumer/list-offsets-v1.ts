@@ -38,7 +38,8 @@ export function readListOffsetsRequestV1(r: Reader): ListOffsetsRequest {
     });
     return { name, partitions };
   });
-  return { replicaId, isolationLevel, topics };
+  const timeoutMs: number = 0;
+  return { replicaId, isolationLevel, topics, timeoutMs };
 }
 
 export function writeListOffsetsResponseV1(w: Writer, m: ListOffsetsResponse, version: number): void {

@@ -40,7 +40,8 @@ export function readListOffsetsRequestV2(r: Reader): ListOffsetsRequest {
     });
     return { name, partitions };
   });
-  return { replicaId, isolationLevel, topics };
+  const timeoutMs: number = 0;
+  return { replicaId, isolationLevel, topics, timeoutMs };
 }
 
 export function writeListOffsetsResponseV2(w: Writer, m: ListOffsetsResponse, version: number): void {

@@ -42,7 +42,8 @@ export function readListOffsetsRequestV4(r: Reader): ListOffsetsRequest {
     });
     return { name, partitions };
   });
-  return { replicaId, isolationLevel, topics };
+  const timeoutMs: number = 0;
+  return { replicaId, isolationLevel, topics, timeoutMs };
 }
 
 export function writeListOffsetsResponseV4(w: Writer, m: ListOffsetsResponse, version: number): void {

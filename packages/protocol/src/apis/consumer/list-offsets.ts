@@ -7,8 +7,10 @@ import { readListOffsetsRequestV0, readListOffsetsResponseV0, writeListOffsetsRe
 import { readListOffsetsRequestV1, readListOffsetsResponseV1, writeListOffsetsResponseV1, writeListOffsetsRequestV1 } from './list-offsets-v1.js';
 import { readListOffsetsRequestV2, readListOffsetsResponseV2, writeListOffsetsResponseV2, writeListOffsetsRequestV2 } from './list-offsets-v2.js';
 import { readListOffsetsRequestV4, readListOffsetsResponseV4, writeListOffsetsResponseV4, writeListOffsetsRequestV4 } from './list-offsets-v4.js';
+import { readListOffsetsRequestV6, readListOffsetsResponseV6, writeListOffsetsResponseV6, writeListOffsetsRequestV6 } from './list-offsets-v6.js';
+import { readListOffsetsRequestV10, readListOffsetsResponseV10, writeListOffsetsResponseV10, writeListOffsetsRequestV10 } from './list-offsets-v10.js';
 
-/** ListOffsetsRequest as klog reads it, versions 0-5; a field its version lacks holds its default. */
+/** ListOffsetsRequest as klog reads it, versions 0-10; a field its version lacks holds its default. */
 export interface ListOffsetsRequest {
   /**
    * The broker ID of the requester, or -1 if this request is being made by a normal consumer. ReplicaId:
@@ -26,6 +28,11 @@ export interface ListOffsetsRequest {
   isolationLevel: number;
   /** Each topic in the request. Topics: versions 0+. */
   topics: ListOffsetsRequest.ListOffsetsTopic[];
+  /**
+   * The timeout to await a response in milliseconds for requests that require reading from remote storage for
+   * topics enabled with tiered storage. TimeoutMs: versions 10+, ignorable.
+   */
+  timeoutMs: number;
 }
 
 export declare namespace ListOffsetsRequest {
@@ -48,7 +55,7 @@ export declare namespace ListOffsetsRequest {
   }
 }
 
-/** ListOffsetsResponse as klog writes it, versions 0-5; a version writes only the fields it has. */
+/** ListOffsetsResponse as klog writes it, versions 0-10; a version writes only the fields it has. */
 export interface ListOffsetsResponse {
   /**
    * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
@@ -83,12 +90,12 @@ export declare namespace ListOffsetsResponse {
   }
 }
 
-/** ListOffsets: Kafka 4.1.0 has versions 1-10, flexible from 6; klog reads and writes 0-5. */
+/** ListOffsets: Kafka 4.1.0 has versions 1-10, flexible from 6; klog reads and writes 0-10. */
 export const ListOffsets: ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 2> = {
   name: 'ListOffsets',
   apiKey: 2,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 10,
   firstFlexibleVersion: 6,
   kafkaVersions: { min: 1, max: 10 },
   readRequest(version: number, r: Reader): ListOffsetsRequest {
@@ -103,6 +110,13 @@ export const ListOffsets: ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 2> =
       case 4:
       case 5:
         return readListOffsetsRequestV4(r);
+      case 6:
+      case 7:
+      case 8:
+      case 9:
+        return readListOffsetsRequestV6(r);
+      case 10:
+        return readListOffsetsRequestV10(r);
       default:
         throw new RangeError(`ListOffsets version ${version} is not one klog reads`);
     }
@@ -122,6 +136,15 @@ export const ListOffsets: ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 2> =
       case 4:
       case 5:
         writeListOffsetsResponseV4(w, m, version);
+        return;
+      case 6:
+      case 7:
+      case 8:
+      case 9:
+        writeListOffsetsResponseV6(w, m, version);
+        return;
+      case 10:
+        writeListOffsetsResponseV10(w, m, version);
         return;
       default:
         throw new RangeError(`ListOffsets version ${version} is not one klog writes`);
@@ -143,6 +166,15 @@ export const ListOffsets: ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 2> =
       case 5:
         writeListOffsetsRequestV4(w, m, version);
         return;
+      case 6:
+      case 7:
+      case 8:
+      case 9:
+        writeListOffsetsRequestV6(w, m, version);
+        return;
+      case 10:
+        writeListOffsetsRequestV10(w, m, version);
+        return;
       default:
         throw new RangeError(`ListOffsets version ${version} is not one klog writes`);
     }
@@ -159,6 +191,13 @@ export const ListOffsets: ApiCodec<ListOffsetsRequest, ListOffsetsResponse, 2> =
       case 4:
       case 5:
         return readListOffsetsResponseV4(r);
+      case 6:
+      case 7:
+      case 8:
+      case 9:
+        return readListOffsetsResponseV6(r);
+      case 10:
+        return readListOffsetsResponseV10(r);
       default:
         throw new RangeError(`ListOffsets version ${version} is not one klog reads`);
     }
