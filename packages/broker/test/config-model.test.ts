@@ -174,4 +174,23 @@ describe('DescribeTopicPartitions and DescribeCluster', () => {
     });
     expect(body.clusterId).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
+
+  it("DescribeCluster's authorized operations: the cluster's seven, as Kafka without an authorizer lists them", async () => {
+    const c = await RawClient.connect(b.port);
+    c.send(
+      encodeRequest(DescribeCluster, 1, 4, 'test', {
+        includeClusterAuthorizedOperations: true,
+        endpointType: 1,
+      }),
+    );
+    const body = decodeResponse(DescribeCluster, 1, await c.next()).body;
+    c.close();
+    const operations = [...Array(32).keys()].filter(
+      (bit) => (body.clusterAuthorizedOperations & (1 << bit)) !== 0,
+    );
+    // Kafka's AclEntry.supportedOperations(CLUSTER): CREATE 5, ALTER 7, DESCRIBE 8, CLUSTER_ACTION 9,
+    // DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11, IDEMPOTENT_WRITE 12 — WRITE (4) is not a cluster operation
+    // (librdkafka's 0081 checks the list).
+    expect(operations).toEqual([5, 7, 8, 9, 10, 11, 12]);
+  });
 });

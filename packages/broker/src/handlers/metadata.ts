@@ -16,12 +16,13 @@ type TopicMetadata = MetadataResponse.MetadataResponseTopic;
 /** "No authorized operations were asked for" (Kafka's `Int.MinValue` default). */
 export const NO_OPERATIONS = -2147483648;
 /**
- * Without an authorizer every operation is allowed: the bits of Kafka's AclOperation codes a topic has
- * (READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7, DESCRIBE 8, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11) and a
- * cluster has (those and CLUSTER_ACTION 9, IDEMPOTENT_WRITE 12, ALTER/DESCRIBE 13/14 for 2.x clients).
+ * Without an authorizer every operation a resource supports is allowed: the bits of Kafka's AclOperation
+ * codes in its `AclEntry.supportedOperations` — a topic's (READ 3, WRITE 4, CREATE 5, DELETE 6, ALTER 7,
+ * DESCRIBE 8, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11) and the cluster's (CREATE 5, ALTER 7, DESCRIBE 8,
+ * CLUSTER_ACTION 9, DESCRIBE_CONFIGS 10, ALTER_CONFIGS 11, IDEMPOTENT_WRITE 12; no WRITE).
  */
 export const TOPIC_OPERATIONS = [3, 4, 5, 6, 7, 8, 10, 11].reduce((bits, op) => bits | (1 << op), 0);
-export const CLUSTER_OPERATIONS = [4, 5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bits | (1 << op), 0);
+export const CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bits | (1 << op), 0);
 
 /**
  * Metadata: this one broker (at the address clients can reach), the controller (also this broker: KafkaJS
