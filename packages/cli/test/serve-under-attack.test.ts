@@ -13,6 +13,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import {
+  decodeResponse,
+  ErrorCode,
+  encodeRequest,
+  InitProducerId,
+  type InitProducerIdResponse,
+} from '@klog/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
 import { bin, klog } from './run-klog.js';
 
@@ -276,6 +283,66 @@ describe('case 11: a full disk is in the log; a port in use leaves nothing behin
       const read = await kcat(['-C', '-b', bootstrap, '-t', 'disk', '-o', 'beginning', '-e', '-q']);
       expect(read.stdout.split('\n').filter((l) => l.startsWith('ok-')).length).toBe(10);
       expect(read.stdout.split('\n').filter((l) => l.startsWith('again-')).length).toBe(10);
+      expect(await s.stop()).toBe(0);
+    },
+    LONG_TIMEOUT_MS,
+  );
+});
+
+/** Sends one frame on `socket` and resolves with the response's bytes after its size (null if it closes first). */
+function exchange(socket: Socket, frame: Uint8Array): Promise<Buffer | null> {
+  return new Promise((resolve) => {
+    let got = Buffer.alloc(0);
+    const onData = (d: Buffer) => {
+      got = Buffer.concat([got, d]);
+      if (got.length >= 4 && got.length >= 4 + got.readInt32BE(0)) {
+        socket.off('data', onData);
+        socket.off('close', onClose);
+        resolve(got.subarray(4, 4 + got.readInt32BE(0)));
+      }
+    };
+    const onClose = () => resolve(null);
+    socket.on('data', onData);
+    socket.once('close', onClose);
+    socket.write(frame);
+  });
+}
+
+describe('case 10: a full disk when a producer id block is reserved', () => {
+  it(
+    'InitProducerId answers COORDINATOR_LOAD_IN_PROGRESS (retriable) and logs an ERROR, the connection stays open; once space is back, an id',
+    async () => {
+      const marker = join(scratch, 'ids-disk-is-full');
+      const s = await serve(['--data-dir', join(scratch, 'ids-full')], {
+        KLOG_TEST_DISK_FULL: marker,
+        KLOG_TEST_DISK_FULL_ALL: '1',
+      });
+      const socket = await open(s.port);
+      const ask = async (correlationId: number) => {
+        const frame = encodeRequest(InitProducerId, 4, correlationId, 'full-disk', {
+          transactionalId: null,
+          transactionTimeoutMs: 60_000,
+          producerId: -1,
+          producerEpoch: -1,
+        });
+        const answer = await exchange(socket, frame);
+        expect(answer, 'the connection was closed instead of answered').not.toBeNull();
+        return decodeResponse<InitProducerIdResponse>(InitProducerId, 4, answer as Buffer);
+      };
+      writeFileSync(marker, '');
+      const refused = await ask(1);
+      expect(refused.correlationId).toBe(1);
+      expect(refused.body).toMatchObject({
+        errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+        producerId: -1,
+        producerEpoch: -1,
+      });
+      await s.line(/ERROR .*InitProducerId: no producer id block could be reserved, .*ENOSPC/);
+      rmSync(marker);
+      const granted = await ask(2);
+      expect(granted.body.errorCode).toBe(ErrorCode.NONE);
+      expect(granted.body.producerId).toBeGreaterThanOrEqual(0);
+      socket.destroy();
       expect(await s.stop()).toBe(0);
     },
     LONG_TIMEOUT_MS,

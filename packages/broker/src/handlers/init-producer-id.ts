@@ -27,7 +27,28 @@ function handleInitProducerId(ctx: BrokerContext, request: InitProducerIdRequest
       producerEpoch: -1,
     };
   }
-  const producerId = ctx.producerIds.allocate();
+  let producerId: number;
+  try {
+    producerId = ctx.producerIds.allocate();
+  } catch (error) {
+    // The next block of ids could not be reserved (a full or failing disk under the broker's own file). Kafka's
+    // RPCProducerIdManager answers COORDINATOR_LOAD_IN_PROGRESS while it has no block: retriable, so the
+    // producer tries again and gets an id once the block is written; the connection stays open.
+    const errno = (error as NodeJS.ErrnoException).code;
+    ctx.limited.log(
+      'error',
+      'producer-ids',
+      `InitProducerId: no producer id block could be reserved, answered COORDINATOR_LOAD_IN_PROGRESS: ${
+        errno === undefined ? String(error) : `${errno} ${(error as Error).message}`
+      }`,
+    );
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+      producerId: -1,
+      producerEpoch: -1,
+    };
+  }
   return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, producerId, producerEpoch: 0 };
 }
 
