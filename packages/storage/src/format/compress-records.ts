@@ -1,7 +1,6 @@
 import { gzipSync } from 'node:zlib';
-import { Encoder as ZstdEncoder } from '@toondepauw/node-zstd';
-import { compressFrameSync as lz4CompressFrame } from 'lz4-napi';
-import { compressSync as snappyCompress } from 'snappy';
+import type { Encoder as ZstdEncoder } from '@toondepauw/node-zstd';
+import { lz4Lib, nodeZstdLib, snappyLib } from './codecs.js';
 import type { CompressionType } from './compression.js';
 
 /**
@@ -22,9 +21,9 @@ export function compressRecords(type: Exclude<CompressionType, 'none'>, plain: U
     case 'snappy':
       return xerialSnappy(plain);
     case 'lz4':
-      return lz4CompressFrame(bufferOf(plain));
+      return lz4Lib().compressFrameSync(bufferOf(plain));
     case 'zstd':
-      zstd ??= new ZstdEncoder(ZSTD_DEFAULT_LEVEL);
+      zstd ??= new (nodeZstdLib().Encoder)(ZSTD_DEFAULT_LEVEL);
       return zstd.encodeSync(bufferOf(plain));
   }
 }
@@ -41,7 +40,9 @@ const XERIAL_BLOCK_SIZE = 32 * 1024;
 function xerialSnappy(plain: Uint8Array): Buffer {
   const parts: Buffer[] = [XERIAL_HEADER];
   for (let at = 0; at < plain.length; at += XERIAL_BLOCK_SIZE) {
-    const block = snappyCompress(plain.subarray(at, Math.min(plain.length, at + XERIAL_BLOCK_SIZE)));
+    const block = snappyLib().compressSync(
+      plain.subarray(at, Math.min(plain.length, at + XERIAL_BLOCK_SIZE)),
+    );
     const length = Buffer.alloc(4);
     length.writeInt32BE(block.length, 0);
     parts.push(length, block);

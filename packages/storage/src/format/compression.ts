@@ -1,8 +1,6 @@
 import { gunzipSync } from 'node:zlib';
-import { decompress as zstdDecompress } from 'fzstd';
-import { decompressFrameSync as lz4DecompressFrame } from 'lz4-napi';
-import { uncompressSync as snappyUncompress } from 'snappy';
 import { DecodeError } from '../errors.js';
+import { fzstdLib, lz4Lib, snappyLib } from './codecs.js';
 import { readInt32 } from './varint.js';
 
 /**
@@ -184,7 +182,7 @@ function rawSnappy(input: Uint8Array, start: number, end: number, maxBytes: numb
   }
   if (declared > maxBytes) tooLarge('snappy', declared, maxBytes);
   try {
-    return snappyUncompress(bufferOf(input, start, end), { asBuffer: true }) as Buffer;
+    return snappyLib().uncompressSync(bufferOf(input, start, end), { asBuffer: true }) as Buffer;
   } catch (error) {
     return fail('snappy', start, (error as Error).message);
   }
@@ -245,7 +243,7 @@ function lz4(input: Uint8Array, maxBytes: number): Uint8Array {
   }
   if (pos > input.length) fail('lz4', input.length, 'frame ended prematurely (in its content checksum)');
   try {
-    return lz4DecompressFrame(bufferOf(input, 0, pos));
+    return lz4Lib().decompressFrameSync(bufferOf(input, 0, pos));
   } catch (error) {
     return fail('lz4', 0, (error as Error).message);
   }
@@ -329,7 +327,7 @@ function zstd(input: Uint8Array, maxBytes: number): Uint8Array {
     }
   }
   try {
-    return zstdDecompress(input);
+    return fzstdLib().decompress(input);
   } catch (error) {
     return fail('zstd', 0, (error as Error).message);
   }
