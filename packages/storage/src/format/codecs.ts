@@ -9,31 +9,20 @@ import type * as Snappy from 'snappy';
 
 const require = createRequire(import.meta.url);
 
-let fzstd: typeof Fzstd | undefined;
-let lz4: typeof Lz4 | undefined;
-let snappy: typeof Snappy | undefined;
-let nodeZstd: typeof NodeZstd | undefined;
+/** A getter that loads `name` the first time it is called and keeps it. */
+function onFirstUse<T>(name: string): () => T {
+  let loaded: T | undefined;
+  return () => {
+    loaded ??= require(name) as T;
+    return loaded;
+  };
+}
 
 /** `fzstd`: zstd decompression (pure JS). */
-export function fzstdLib(): typeof Fzstd {
-  fzstd ??= require('fzstd') as typeof Fzstd;
-  return fzstd;
-}
-
+export const fzstdLib = onFirstUse<typeof Fzstd>('fzstd');
 /** `lz4-napi`: LZ4 frames, both ways. */
-export function lz4Lib(): typeof Lz4 {
-  lz4 ??= require('lz4-napi') as typeof Lz4;
-  return lz4;
-}
-
+export const lz4Lib = onFirstUse<typeof Lz4>('lz4-napi');
 /** `snappy`: raw snappy blocks, both ways. */
-export function snappyLib(): typeof Snappy {
-  snappy ??= require('snappy') as typeof Snappy;
-  return snappy;
-}
-
+export const snappyLib = onFirstUse<typeof Snappy>('snappy');
 /** `@toondepauw/node-zstd`: zstd compression at a level. */
-export function nodeZstdLib(): typeof NodeZstd {
-  nodeZstd ??= require('@toondepauw/node-zstd') as typeof NodeZstd;
-  return nodeZstd;
-}
+export const nodeZstdLib = onFirstUse<typeof NodeZstd>('@toondepauw/node-zstd');
