@@ -355,7 +355,7 @@ describe('where klog serve’s CPU goes, from a CPU profile', () => {
           children: [3, 4],
         },
         { id: 3, callFrame: { functionName: 'quickWalk', url: url('storage', 'log/quick-walk.js') } },
-        { id: 4, callFrame: { functionName: 'check', url: url('storage', 'log/batch-validator.js') } },
+        { id: 4, callFrame: { functionName: 'check', url: url('storage', 'log/log-validator.js') } },
       ],
       samples: [2, 3, 3, 4],
       timeDeltas: [0, 1000, 1000, 1000, 1000],

@@ -72,7 +72,7 @@ function ownPart(frame: CallFrame): CpuPart | 'idle' | undefined {
   if (name === '(program)') return OUTSIDE_JS;
   if (/crc32/i.test(url) || /crc32c?$/i.test(name)) return 'CRC-32C';
   // The record walk (quick-walk.js, and the careful one in log-validator.js) is the validation's.
-  if (url.includes('/storage/') && /\/(log-validator|batch-validator|quick-walk)\.js$/.test(url)) {
+  if (url.includes('/storage/') && /\/(log-validator|quick-walk)\.js$/.test(url)) {
     return 'record validation';
   }
   if (url.includes('/storage/') && (url.includes('/file-records') || url.includes('/io/'))) {

@@ -312,11 +312,12 @@ function brokerPartition(p: Partition, window: ProducerWindow | undefined): Brok
     },
     appendProducerBatch: (batch, nowMs, logAppendTime) =>
       call(() => {
-        const options = logAppendTime === true ? { nowMs, logAppendTimeMs: nowMs } : { nowMs };
         // A lab window (klog serve --window) judges without LogAppendTime: the lab's batches keep their time.
-        return window === undefined
-          ? p.appendProducerBatch(batch, options)
-          : p.appendWithWindow(batch, window, { nowMs });
+        if (window !== undefined) return p.appendProducerBatch(batch, { nowMs, window });
+        return p.appendProducerBatch(
+          batch,
+          logAppendTime === true ? { nowMs, logAppendTimeMs: nowMs } : { nowMs },
+        );
       }),
     fetch: (offset, maxBytes, allocate) => call(() => p.fetch(offset, maxBytes, allocate)),
     offsetForTimestamp: (timestampMs) => call(() => p.offsetForTimestamp(timestampMs)),

@@ -1,6 +1,6 @@
 // klog's own window, in the shape `klog lab check` grades: @klog/core's ProducerStateEntry,
 // judge and incrementSequence as they are, and the two steps storage takes around them
-// (idempotent-append.ts's judge-then-write, producer-state-rebuild.ts's addBatchFromHeader)
+// (partition/append.ts's appendIdempotent, judge-then-write, producer-state-rebuild.ts's addBatchFromHeader)
 // restated over the lab's plain log and header. `klog lab check` must pass it at every stage.
 import {
   type AppendAnswer,

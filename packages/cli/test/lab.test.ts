@@ -103,8 +103,10 @@ describe('klog lab check', () => {
       const run = klog(['lab', 'check', join(root, reference), '--no-save']);
       expect(run.stderr).toBe('');
       expect(run.status).toBe(0);
-      expect(run.stdout.match(/^ {2}✓ \d\/9 /gm)).toHaveLength(9);
-      expect(run.stdout).toContain('ผ่านครบ 9 จาก 9 stage');
+      expect(run.stdout.match(/^ {2}✓ \d+\/10 /gm)).toHaveLength(10);
+      expect(run.stdout).toContain('ผ่านครบ 10 จาก 10 stage');
+      // The broker stage names the file its window came from.
+      expect(run.stdout).toContain(`หน้าต่างที่ broker ใช้ตัดสินทุก batch: ${join(root, reference)}`);
     });
   }
 
@@ -275,8 +277,8 @@ describe('klog lab init, then check, then status', () => {
     const status = klog(['lab', 'status', join(dir, 'lab.ts')]);
     expect(status.status).toBe(0);
     const lines = status.stdout.split('\n');
-    expect(lines[0]).toBe(`${join(dir, 'lab.ts')}: ผ่าน 4 จาก 9 stage`);
-    expect(lines.slice(1, 10).map((l) => l.slice(2, 3))).toEqual([
+    expect(lines[0]).toBe(`${join(dir, 'lab.ts')}: ผ่าน 4 จาก 10 stage`);
+    expect(lines.slice(1, 11).map((l) => l.slice(2, 3))).toEqual([
       '✓',
       '✓',
       '✓',
@@ -286,15 +288,16 @@ describe('klog lab init, then check, then status', () => {
       '·',
       '·',
       '·',
+      '·',
     ]);
-    expect(lines[11]).toMatch(/^รันล่าสุด \d{4}-\d\d-\d\dT\S+Z · seed 11 · ไม่ผ่านที่ stage 5 eviction$/);
+    expect(lines[12]).toMatch(/^รันล่าสุด \d{4}-\d\d-\d\dT\S+Z · seed 11 · ไม่ผ่านที่ stage 5 eviction$/);
 
     // Fixed: every stage passes, and status says so.
     copyFileSync(fixture('solution'), join(dir, 'lab.ts'));
     expect(klog(['lab', 'check', join(dir, 'lab.ts')]).status).toBe(0);
     const done = klog(['lab', 'status', join(dir, 'lab.ts')]).stdout.split('\n');
-    expect(done[0]).toBe(`${join(dir, 'lab.ts')}: ผ่าน 9 จาก 9 stage`);
-    expect(done[11]).toMatch(/ · ผ่านทุก stage$/);
+    expect(done[0]).toBe(`${join(dir, 'lab.ts')}: ผ่าน 10 จาก 10 stage`);
+    expect(done[12]).toMatch(/ · ผ่านทุก stage$/);
   });
 
   it('--no-save leaves no progress file', () => {

@@ -50,7 +50,13 @@ export {
   type LogConfig,
 } from './log/log-config.js';
 export type { OffsetGap } from './log/log-loader.js';
-export { appendRecords } from './partition/append.js';
+export {
+  appendIdempotent,
+  appendRecords,
+  type IdempotentAppend,
+  type IdempotentBatch,
+  type SequenceRule,
+} from './partition/append.js';
 export {
   LogManager,
   type LogManagerOptions,
@@ -58,6 +64,7 @@ export {
   type UnmappedEntry,
 } from './partition/log-manager.js';
 export {
+  type AppendOptions,
   type AppendRequest,
   type AppendResult,
   type FetchResult,
@@ -72,12 +79,6 @@ export {
   validatePartitionNumber,
   validateTopicName,
 } from './partition/topic.js';
-export {
-  appendIdempotent,
-  type IdempotentAppend,
-  type IdempotentBatch,
-  type SequenceRule,
-} from './producer/idempotent-append.js';
 export type { SkippedBatch } from './producer/producer-state-rebuild.js';
 export type { ProducerWindow, WindowDecision, WindowedBatch } from './producer/producer-window.js';
 export type { ReadAllocator } from './segment/file-records.js';

@@ -48,9 +48,14 @@ export {
 } from './format/record-batch.js';
 export * from './index.js';
 export { DirectoryLock, LOCK_FILE_NAME } from './io/file-lock.js';
-export { type AppendOrigin, validateForAppend } from './log/batch-validator.js';
 export { type LogDirListing, listLogDir, type SegmentFileEntry } from './log/log-dir.js';
-export { type ValidatedBatch, validateBatch, validateRecords } from './log/log-validator.js';
+export {
+  type AppendOrigin,
+  type ValidatedBatch,
+  validateBatch,
+  validateForAppend,
+  validateRecords,
+} from './log/log-validator.js';
 export {
   decodeProducerSnapshot,
   encodeProducerSnapshot,

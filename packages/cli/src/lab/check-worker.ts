@@ -9,13 +9,19 @@ import type { WorkerReport } from './stage-report.js';
 import { STAGES } from './stages.js';
 import { StageFailed } from './verdict-rows.js';
 
-const { file, seed, cell } = workerData as { file: string; seed: number; cell: SharedArrayBuffer };
+const { file, seed, cell, only } = workerData as {
+  file: string;
+  seed: number;
+  cell: SharedArrayBuffer;
+  /** The index of the one stage to run (`--stage`), or every stage when undefined. */
+  only: number | undefined;
+};
 const post = (report: WorkerReport) => parentPort!.postMessage(report);
 const calls = { cell: new Int32Array(cell), names: [] as string[] };
 
-run();
+void run();
 
-function run(): void {
+async function run(): Promise<void> {
   let lab: ReturnType<typeof loadWindowFile>;
   try {
     lab = guardWindow(loadWindowFile(file), calls, resolve(file));
@@ -25,10 +31,11 @@ function run(): void {
   }
   post({ kind: 'names', names: calls.names });
   for (const [index, stage] of STAGES.entries()) {
+    if (only !== undefined && index !== only) continue;
     post({ kind: 'start', index });
     try {
       // Each stage draws from its own stream of the seed: passing an earlier stage changes no later input.
-      stage.run(lab, new Rng((seed + Math.imul(index + 1, 0x9e3779b9)) >>> 0));
+      await stage.run(lab, new Rng((seed + Math.imul(index + 1, 0x9e3779b9)) >>> 0), file);
       post({ kind: 'pass', index });
     } catch (error) {
       if (error instanceof StageFailed) post({ kind: 'fail', index, failure: error.failure });

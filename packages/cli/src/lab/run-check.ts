@@ -6,7 +6,7 @@ import type { CheckOutcome, WorkerReport } from './stage-report.js';
 export const DEFAULT_CALL_TIMEOUT_MS = 5000;
 
 /**
- * Run every stage over the learner's file in a worker; `onStage` hears each stage pass as it does.
+ * Run every stage (or the one at index `only`) over the learner's file in a worker; `onStage` hears each stage pass as it does.
  * A learner's function that has not returned after `callTimeoutMs` is taken as a hang: the worker is
  * ended, and the outcome names the function.
  */
@@ -15,11 +15,12 @@ export function runCheck(
   seed: number,
   onPass: (index: number) => void,
   callTimeoutMs = DEFAULT_CALL_TIMEOUT_MS,
+  only?: number,
 ): Promise<CheckOutcome> {
   const cell = new SharedArrayBuffer(8);
   const calls = new Int32Array(cell);
   const worker = new Worker(new URL('./check-worker.js', import.meta.url), {
-    workerData: { file, seed, cell },
+    workerData: { file, seed, cell, only },
     env: workerEnv(),
   });
   let names: readonly string[] = [];

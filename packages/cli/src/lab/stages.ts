@@ -13,6 +13,7 @@ import {
 } from '@klog/core';
 import { CORE_WINDOW, checkModel, type Outcome } from '@klog/model';
 import { appendIdempotent, appendRecords, Partition, type RecordInput } from '@klog/storage';
+import { anomalyFailure, BROKER_SCENARIO, checkHistory, runBrokerScenario } from './broker-stage.js';
 import type { Rng } from './random.js';
 import {
   epochRow,
@@ -33,7 +34,8 @@ export interface Stage {
   readonly title: string;
   /** The heading of docs/07-idem.mdx to reread when it fails. */
   readonly section: string;
-  run(lab: WindowModule, rng: Rng): void;
+  /** `file` is the learner's file, for a stage that loads it again elsewhere (the broker stage's window). */
+  run(lab: WindowModule, rng: Rng, file: string): void | Promise<void>;
 }
 
 const CLOCK_MS = 1_700_000_000_000;
@@ -447,6 +449,32 @@ const model: Stage = {
   },
 };
 
+const broker: Stage = {
+  id: 'broker',
+  title: 'หลัง broker ตัวจริง: ค้างห้า ack หาย ส่งซ้ำแบบรวมก้อน roll แล้ว restart และ epoch ใหม่',
+  section: 'ack หายจริงบนสาย ผ่าน client ที่คนใช้กันอยู่',
+  async run(_lab, rng, file) {
+    const dir = mkdtempSync(join(tmpdir(), 'klog-lab-broker-'));
+    try {
+      const ids = { a: rng.int(1, 999_999), b: 0, c: 0, epoch: rng.int(0, 99) };
+      ids.b = ids.a + 1;
+      ids.c = ids.a + 2;
+      const history = await runBrokerScenario(file, dir, ids);
+      expectFields(
+        BROKER_SCENARIO,
+        { 'segment ก่อน restart': 'มากกว่า 1' },
+        {
+          'segment ก่อน restart': history.rolled > 1 ? 'มากกว่า 1' : `${history.rolled}`,
+        },
+      );
+      const anomaly = checkHistory(history);
+      if (anomaly !== undefined) throw anomalyFailure(anomaly, history.sends);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
 /** The stages, in the chapter's order; a check stops at the first that fails. */
 export const STAGES: readonly Stage[] = [
   firstAppend,
@@ -458,6 +486,7 @@ export const STAGES: readonly Stage[] = [
   wrap,
   rebuild,
   model,
+  broker,
 ];
 
 export { StageFailed };

@@ -1,5 +1,6 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort, Worker } from 'node:worker_threads';
-import type { BatchHeaderFields } from '@klog/core';
+import type { BatchHeaderFields, Sequence } from '@klog/core';
+import type { WindowDecision, WindowedBatch } from '@klog/storage';
 import { LabFileError } from './lab-file-error.js';
 import { workerEnv } from './run-check.js';
 import type { HostReply, HostRequest } from './window-protocol.js';
@@ -8,26 +9,13 @@ import type { HostReply, HostRequest } from './window-protocol.js';
 export const DEFAULT_WINDOW_TIMEOUT_MS = 2000;
 const LOAD_TIMEOUT_MS = 60_000;
 
-/** One idempotent batch as the broker asks about it. */
-export type WindowBatch = Omit<Extract<HostRequest, { kind: 'decide' }>, 'kind' | 'headers' | 'partition'>;
-
-/** What the learner's window decided about a batch, checked: whether to write it, and what to answer. */
-export type WindowDecision =
-  | {
-      readonly kind: 'decided';
-      /** The learner's code wrote it (called `log.append`), whatever it answered. */
-      readonly write: boolean;
-      readonly verdict:
-        | { readonly kind: 'Append' }
-        | {
-            readonly kind: 'Duplicate';
-            readonly firstOffset: number;
-            readonly lastOffset: number;
-            readonly timestamp: number;
-          }
-        | { readonly kind: 'OutOfOrderSequence'; readonly expected: number; readonly got: number };
-    }
-  /** Their code threw, did not return, or answered something that is not a verdict: nothing is written. */
+/**
+ * What the learner's window decided about a batch, checked: storage's `WindowDecision` (whether to write it,
+ * and what to answer), or why there is none: their code threw, did not return, or answered something that is
+ * not a verdict, and nothing is written.
+ */
+export type HostDecision =
+  | { readonly kind: 'decided'; readonly decision: WindowDecision }
   | { readonly kind: 'failed'; readonly message: string };
 
 const isOffset = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
@@ -93,10 +81,9 @@ export class WindowHost {
   }
 
   /** Ask the learner's window about one batch; `headers` reads the partition's active segment if it must. */
-  decide(partition: string, batch: WindowBatch, headers: () => readonly BatchHeaderFields[]): WindowDecision {
-    let reply = this.#call({ kind: 'decide', partition, ...batch });
-    if (reply?.kind === 'need-headers')
-      reply = this.#call({ kind: 'decide', partition, ...batch, headers: headers() });
+  decide(batch: WindowedBatch, headers: () => readonly BatchHeaderFields[]): HostDecision {
+    let reply = this.#call({ kind: 'decide', batch });
+    if (reply?.kind === 'need-headers') reply = this.#call({ kind: 'decide', batch, headers: headers() });
     if (reply === undefined) {
       const running = Atomics.load(this.#calls, 1);
       const fn = this.#names[running - 1] ?? 'window';
@@ -120,10 +107,11 @@ export class WindowHost {
   }
 }
 
-function checked(reply: Extract<HostReply, { kind: 'decided' }>, batch: WindowBatch): WindowDecision {
+function checked(reply: Extract<HostReply, { kind: 'decided' }>, batch: WindowedBatch): HostDecision {
   const { answer, wrote } = reply;
   const where = `${batch.logEndOffset}..${batch.logEndOffset + batch.records - 1}`;
-  const bad = (why: string): WindowDecision => ({ kind: 'failed', message: `your appendBatch ${why}` });
+  const bad = (why: string): HostDecision => ({ kind: 'failed', message: `your appendBatch ${why}` });
+  const decided = (decision: WindowDecision): HostDecision => ({ kind: 'decided', decision });
   switch (answer['kind']) {
     case 'Append':
       if (!wrote) return bad('answered Append without calling log.append');
@@ -135,23 +123,25 @@ function checked(reply: Extract<HostReply, { kind: 'decided' }>, batch: WindowBa
           `answered Append at ${String(answer['firstOffset'])}..${String(answer['lastOffset'])}, but log.append put it at ${where}`,
         );
       }
-      return { kind: 'decided', write: true, verdict: { kind: 'Append' } };
+      return decided({ verdict: { kind: 'Append' } });
     case 'Duplicate': {
       const { firstOffset, lastOffset, timestamp } = answer;
       if (!isOffset(firstOffset) || !isOffset(lastOffset) || !Number.isSafeInteger(timestamp)) {
         return bad('answered Duplicate without whole-number firstOffset, lastOffset and timestamp');
       }
-      return {
-        kind: 'decided',
-        write: wrote,
+      return decided({
         verdict: { kind: 'Duplicate', firstOffset, lastOffset, timestamp: timestamp as number },
-      };
+        written: wrote,
+      });
     }
     case 'OutOfOrderSequence': {
       const { expected, got } = answer;
       if (!isOffset(expected) || !isOffset(got))
         return bad('answered OutOfOrderSequence without whole-number expected and got');
-      return { kind: 'decided', write: wrote, verdict: { kind: 'OutOfOrderSequence', expected, got } };
+      return decided({
+        verdict: { kind: 'OutOfOrderSequence', expected: expected as Sequence, got: got as Sequence },
+        written: wrote,
+      });
     }
     default:
       return bad(

@@ -1,17 +1,10 @@
 import type { BatchHeaderFields } from '@klog/core';
+import type { WindowedBatch } from '@klog/storage';
 
-/** What the broker asks the learner's window, one batch at a time. */
+/** What the broker asks the learner's window, one batch at a time: storage's `WindowedBatch`, as it came. */
 export type HostRequest = {
   readonly kind: 'decide';
-  /** `topic-partition`. */
-  readonly partition: string;
-  readonly producerId: number;
-  readonly epoch: number;
-  readonly firstSeq: number;
-  readonly records: number;
-  readonly logEndOffset: number;
-  /** The batch's max timestamp, what a window keeps of it. */
-  readonly timestamp: number;
+  readonly batch: WindowedBatch;
   /** The active segment's headers, sent when the window has not seen the partition yet. */
   readonly headers?: readonly BatchHeaderFields[];
 };

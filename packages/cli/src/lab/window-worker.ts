@@ -39,14 +39,16 @@ function rebuild(headers: readonly BatchHeaderFields[]): Map<ProducerId, WindowE
   return state;
 }
 
-function decide(request: Extract<HostRequest, { kind: 'decide' }>): HostReply {
-  let state = partitions.get(request.partition);
+function decide(request: HostRequest): HostReply {
+  const { batch } = request;
+  const partition = `${batch.topic}-${batch.partition}`;
+  let state = partitions.get(partition);
   if (state === undefined) {
     if (request.headers === undefined) return { kind: 'need-headers' };
     state = rebuild(request.headers);
-    partitions.set(request.partition, state);
+    partitions.set(partition, state);
   }
-  const producerId = request.producerId as ProducerId;
+  const producerId = batch.producerId as ProducerId;
   let entry = state.get(producerId);
   if (entry === undefined) {
     entry = new lab!.ProducerStateEntry(producerId);
@@ -54,17 +56,17 @@ function decide(request: Extract<HostRequest, { kind: 'decide' }>): HostReply {
   }
   let wrote: number | undefined;
   const log = {
-    logEndOffset: request.logEndOffset,
+    logEndOffset: batch.logEndOffset,
     append(records: number) {
       if (wrote !== undefined) throw new Error('log.append was called twice for one batch');
-      if (records !== request.records) {
-        throw new Error(`log.append(${records}): the batch holds ${request.records} records`);
+      if (records !== batch.records) {
+        throw new Error(`log.append(${records}): the batch holds ${batch.records} records`);
       }
       wrote = records;
       return {
-        firstOffset: request.logEndOffset,
-        lastOffset: request.logEndOffset + records - 1,
-        timestamp: request.timestamp,
+        firstOffset: batch.logEndOffset,
+        lastOffset: batch.logEndOffset + records - 1,
+        timestamp: batch.maxTimestamp,
       };
     },
   };
@@ -72,9 +74,9 @@ function decide(request: Extract<HostRequest, { kind: 'decide' }>): HostReply {
     entry,
     {
       producerId,
-      epoch: request.epoch as ProducerEpoch,
-      firstSeq: request.firstSeq as Sequence,
-      records: request.records,
+      epoch: batch.producerEpoch as ProducerEpoch,
+      firstSeq: batch.baseSequence as Sequence,
+      records: batch.records,
     },
     log,
   );

@@ -21,11 +21,17 @@ import { LogSegment } from '../segment/log-segment.js';
 import type { RecoveryReport } from '../segment/recovery.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
 import { swapPathOf } from '../segment/segment-name.js';
-import { type AppendedHeader, validateForAppend } from './batch-validator.js';
 import { type LogConfig, logConfigOf } from './log-config.js';
 import { loadLog, type OffsetGap, removeIndexFiles } from './log-loader.js';
 import { LOG_START_OFFSET_FILE, readLogStartOffset, writeLogStartOffset } from './log-start-offset.js';
-import { keylessRecords, needsRecompression, validateBatch, validateRecords } from './log-validator.js';
+import {
+  type AppendedHeader,
+  keylessRecords,
+  needsRecompression,
+  validateBatch,
+  validateForAppend,
+  validateRecords,
+} from './log-validator.js';
 
 export { DEFAULT_LOG_CONFIG, type FlushPolicy, type LogConfig } from './log-config.js';
 

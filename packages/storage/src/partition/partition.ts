@@ -26,8 +26,15 @@ import type { RecordInput } from '../format/record.js';
 import { CONTROL_FLAG } from '../format/record-batch.js';
 import { DirectoryLock } from '../io/file-lock.js';
 import { io } from '../io/io.js';
-import { validateTimestamp } from '../log/batch-validator.js';
-import { Log, type LogAppend, type LogAppendInfo, type LogConfig, type LogReader } from '../log/log.js';
+import {
+  type CheckedBatch,
+  Log,
+  type LogAppend,
+  type LogAppendInfo,
+  type LogConfig,
+  type LogReader,
+} from '../log/log.js';
+import { validateTimestamp } from '../log/log-validator.js';
 import { loadLatestSnapshot, writeProducerSnapshot } from '../producer/producer-snapshot.js';
 import {
   addBatchFromHeader,
@@ -69,6 +76,15 @@ export type AppendRequest =
       };
       readonly rule?: SequenceRule;
     };
+
+/**
+ * How `append` judges a producer's batch: by this partition's producer state (Kafka's
+ * `ProducerStateManager`), or, with `window`, by a window kept outside it (`klog serve --window`,
+ * chapter 7's lab). The log's checks are the same either way.
+ */
+export interface AppendOptions {
+  readonly window?: ProducerWindow;
+}
 
 /** What `append` did: written (where), a duplicate answered with its first offsets, or refused. */
 export type AppendResult =
@@ -288,7 +304,7 @@ export class Partition {
    * writes a byte, so the log end offset stays where it was (Kafka's `UnifiedLog.append`
    * skips `localLog.append` when `maybeDuplicate` is present).
    */
-  append(request: AppendRequest): AppendResult {
+  append(request: AppendRequest, options: AppendOptions = {}): AppendResult {
     let batch = this.#log.check(this.#logAppend(request));
     if (request.origin === 'client' && request.logAppendTimeMs !== undefined) {
       const now = validateTimestamp(request.logAppendTimeMs, 'logAppendTimeMs');
@@ -296,6 +312,7 @@ export class Partition {
     }
     const { header } = batch;
     if (header.producerId < 0) return { kind: 'Append', appended: this.#log.append(batch) };
+    if (options.window !== undefined) return this.#appendJudgedBy(options.window, batch);
     const pid = toProducerId(header.producerId);
     const epoch = toProducerEpoch(header.producerEpoch);
     const first = toSequence(header.baseSequence);
@@ -367,17 +384,21 @@ export class Partition {
    */
   appendProducerBatch(
     records: Buffer | ProducedBatch,
-    options?: { readonly nowMs?: number; readonly logAppendTimeMs?: number },
+    options?: { readonly nowMs?: number; readonly logAppendTimeMs?: number } & AppendOptions,
   ): ProducerBatchAppend {
     const batch = Buffer.isBuffer(records) ? this.#readProduced(records) : records;
     const nowMs = options?.nowMs;
     const stamp = options?.logAppendTimeMs;
-    const result = this.append({
-      origin: 'client',
-      batch,
-      ...(nowMs === undefined ? {} : { nowMs }),
-      ...(stamp === undefined ? {} : { logAppendTimeMs: stamp }),
-    });
+    const window = options?.window;
+    const result = this.append(
+      {
+        origin: 'client',
+        batch,
+        ...(nowMs === undefined ? {} : { nowMs }),
+        ...(stamp === undefined ? {} : { logAppendTimeMs: stamp }),
+      },
+      window === undefined ? {} : { window },
+    );
     switch (result.kind) {
       case 'Append':
         return {
@@ -396,53 +417,29 @@ export class Partition {
   // #endregion append-producer-batch
 
   /**
-   * `appendProducerBatch` with another judge: `window` decides a producer's batch in place of this
-   * partition's producer state, which it leaves as it was (see ProducerWindow). The log's checks are
-   * the same; a batch without a producer is written as always.
+   * A producer's batch judged by `window` in place of this partition's producer state, which is left as it
+   * was (see ProducerWindow): written when the window says so, answered as it says. The batch has passed
+   * the log's checks already, as every batch of `append` has.
    */
-  appendWithWindow(
-    records: Buffer | ProducedBatch,
-    window: ProducerWindow,
-    options?: { readonly nowMs?: number },
-  ): ProducerBatchAppend {
-    const produced = Buffer.isBuffer(records) ? this.#readProduced(records) : records;
-    const nowMs = options?.nowMs;
-    if (nowMs !== undefined) this.removeExpiredProducers(validateTimestamp(nowMs, 'nowMs'));
-    const batch = this.#log.check({ origin: 'client', batch: produced });
+  #appendJudgedBy(window: ProducerWindow, batch: CheckedBatch): AppendResult {
     const { header } = batch;
-    const decision =
-      header.producerId < 0
-        ? ({ verdict: { kind: 'Append' } } as const)
-        : window.decide(
-            {
-              topic: this.topic,
-              partition: this.partition,
-              producerId: header.producerId,
-              producerEpoch: header.producerEpoch,
-              baseSequence: header.baseSequence,
-              records: header.lastOffsetDelta + 1,
-              logEndOffset: this.#log.logEndOffset,
-              maxTimestamp: header.maxTimestamp,
-            },
-            () => this.#activeHeaders(),
-          );
+    const decision = window.decide(
+      {
+        topic: this.topic,
+        partition: this.partition,
+        producerId: header.producerId,
+        producerEpoch: header.producerEpoch,
+        baseSequence: header.baseSequence,
+        records: header.lastOffsetDelta + 1,
+        logEndOffset: this.#log.logEndOffset,
+        maxTimestamp: header.maxTimestamp,
+      },
+      () => this.#activeHeaders(),
+    );
     const { verdict } = decision;
     const write = 'written' in decision ? decision.written : true;
-    const written = write ? this.#log.append(batch) : undefined;
-    switch (verdict.kind) {
-      case 'Append':
-        return {
-          kind: 'Append',
-          firstOffset: written!.firstOffset,
-          lastOffset: written!.lastOffset,
-          logAppendTimeMs: -1,
-          logStartOffset: this.logStartOffset,
-        };
-      case 'Duplicate':
-        return { ...verdict, logStartOffset: this.logStartOffset };
-      case 'OutOfOrderSequence':
-        return verdict;
-    }
+    const appended = write ? this.#log.append(batch) : undefined;
+    return verdict.kind === 'Append' ? { kind: 'Append', appended: appended! } : verdict;
   }
 
   /** The producers' batch headers of the active segment, as a window rebuilds from them (no control batch). */

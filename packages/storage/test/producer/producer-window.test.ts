@@ -34,19 +34,19 @@ function scripted(answers: WindowDecision[]) {
   return { window, asked };
 }
 
-describe('appendWithWindow: a window outside the partition judges its producer batches', () => {
+describe('appendProducerBatch with a window: a window outside the partition judges its producer batches', () => {
   it('writes an Append where the window said, and answers its Duplicate with its offsets, writing nothing', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     const { window, asked } = scripted([
       { verdict: { kind: 'Append' } },
       { verdict: { kind: 'Duplicate', firstOffset: 0, lastOffset: 1, timestamp: NOW }, written: false },
     ]);
-    expect(p.appendWithWindow(clientBatch(7, 0, 2), window)).toMatchObject({
+    expect(p.appendProducerBatch(clientBatch(7, 0, 2), { window })).toMatchObject({
       kind: 'Append',
       firstOffset: 0,
       lastOffset: 1,
     });
-    expect(p.appendWithWindow(clientBatch(7, 0, 2), window)).toEqual({
+    expect(p.appendProducerBatch(clientBatch(7, 0, 2), { window })).toEqual({
       kind: 'Duplicate',
       firstOffset: 0,
       lastOffset: 1,
@@ -86,8 +86,8 @@ describe('appendWithWindow: a window outside the partition judges its producer b
       { verdict: { kind: 'Append' } },
       { verdict: { kind: 'Duplicate', firstOffset: 0, lastOffset: 0, timestamp: NOW }, written: true },
     ]);
-    p.appendWithWindow(clientBatch(7, 0), window);
-    expect(p.appendWithWindow(clientBatch(7, 0), window)).toMatchObject({
+    p.appendProducerBatch(clientBatch(7, 0), { window });
+    expect(p.appendProducerBatch(clientBatch(7, 0), { window })).toMatchObject({
       kind: 'Duplicate',
       firstOffset: 0,
     });
@@ -102,12 +102,12 @@ describe('appendWithWindow: a window outside the partition judges its producer b
         written: false,
       },
     ]);
-    expect(p.appendWithWindow(clientBatch(7, 5), window)).toEqual({
+    expect(p.appendProducerBatch(clientBatch(7, 5), { window })).toEqual({
       kind: 'OutOfOrderSequence',
       expected: 0,
       got: 5,
     });
-    const error = thrown(StorageError, () => p.appendWithWindow(clientBatch(7, 0), window));
+    const error = thrown(StorageError, () => p.appendProducerBatch(clientBatch(7, 0), { window }));
     expect(error.code).toBe('UNKNOWN_SERVER_ERROR');
     expect(p.logEndOffset).toBe(0);
   });
@@ -115,13 +115,13 @@ describe('appendWithWindow: a window outside the partition judges its producer b
   it("hands the window the active segment's producer headers, and writes a batch without a producer unasked", () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     const { window, asked } = scripted([{ verdict: { kind: 'Append' } }, { verdict: { kind: 'Append' } }]);
-    expect(p.appendWithWindow(buildPlainBatch(records(3), 0, NOW), window)).toMatchObject({
+    expect(p.appendProducerBatch(buildPlainBatch(records(3), 0, NOW), { window })).toMatchObject({
       kind: 'Append',
       lastOffset: 2,
     });
     expect(asked).toHaveLength(0);
-    p.appendWithWindow(clientBatch(9, 0, 2), window);
-    p.appendWithWindow(clientBatch(9, 2), window);
+    p.appendProducerBatch(clientBatch(9, 0, 2), { window });
+    p.appendProducerBatch(clientBatch(9, 2), { window });
     expect(asked[1]!.headers).toEqual([
       {
         baseOffset: 3,
