@@ -168,7 +168,7 @@ describe('bad group input', { timeout: 120_000 }, () => {
     d.close();
   });
 
-  it('__consumer_offsets is the coordinator’s: not created by CreateTopics or auto-creation, not produced to, listed as internal', async () => {
+  it('__consumer_offsets is the coordinator’s: not created by CreateTopics, made with the coordinator’s partitions, not produced to, listed as internal', async () => {
     const auto = await startBroker({ autoCreateTopics: true, numPartitions: 3 });
     try {
       const admin = kafkajs(auto.port).admin();
