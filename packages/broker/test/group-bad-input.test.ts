@@ -220,6 +220,31 @@ describe('bad group input', { timeout: 120_000 }, () => {
     }
   });
 
+  it('Metadata auto-creation makes __consumer_offsets as the coordinator would: its partitions and configs, by the one creation path', async () => {
+    const auto = await startBroker({ autoCreateTopics: true, numPartitions: 3 });
+    try {
+      const c = await RawClient.connect(auto.port);
+      c.send(
+        encodeRequest(Metadata, 1, 1, 'bad-input', {
+          topics: [{ name: '__consumer_offsets' }],
+          allowAutoTopicCreation: true,
+          includeClusterAuthorizedOperations: false,
+          includeTopicAuthorizedOperations: false,
+        }),
+      );
+      const topic = decodeResponse(Metadata, 1, await c.next()).body.topics[0]!;
+      c.close();
+      expect(topic).toMatchObject({ name: '__consumer_offsets', isInternal: true, errorCode: 0 });
+      expect(topic.partitions).toHaveLength(50);
+      expect(auto.lines).toContain(
+        'info: created topic __consumer_offsets with 50 partition(s) (the group coordinator, offsets.topic.num.partitions): ' +
+          'cleanup.policy=compact, compression.type=producer, segment.bytes=104857600',
+      );
+    } finally {
+      await auto.stop();
+    }
+  });
+
   it('commits for topics or partitions that do not exist: UNKNOWN_TOPIC_OR_PARTITION for those, the others written', async () => {
     const c = await RawClient.connect(b.port);
     const p = (partitionIndex: number) => ({

@@ -265,6 +265,26 @@ describe('__consumer_offsets is an ordinary compacted topic: created by the one 
     }
   });
 
+  it('a __consumer_offsets an older klog made without configs is given the coordinator’s on load', () => {
+    const { dir, remove } = tempDir('klog-offsets-adopt-');
+    const old = openBrokerLog({
+      dataDir: dir,
+      ownEntries: [BROKER_DIR],
+      segmentBytes: 600,
+      messageMaxBytes: 1_048_588,
+    });
+    old.createTopic(OFFSETS_TOPIC, 1);
+    old.close();
+    const b = open(dir, 1);
+    try {
+      expect(b.configs.logConfig(OFFSETS_TOPIC)).toMatchObject({ compact: true, delete: false });
+    } finally {
+      b.coordinator.close();
+      b.log.close();
+      remove();
+    }
+  });
+
   it('rolls on segment.ms (log.roll.ms) when the coordinator writes to it, not only on Produce', () => {
     const { dir, remove } = tempDir('klog-offsets-roll-');
     const b = open(dir, 1, 1000);
