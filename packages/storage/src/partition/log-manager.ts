@@ -482,7 +482,11 @@ export class LogManager {
           }
           if (event !== undefined) {
             events.push(event);
-            onEvent?.(event);
+            try {
+              onEvent?.(event);
+            } catch {
+              // The listener's failure (a logger's) is not the log's: the pass goes on.
+            }
           }
         }
       }
