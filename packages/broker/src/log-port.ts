@@ -19,6 +19,7 @@ import {
   fsyncDirectory,
   LOG_CONFIG_BOUNDS,
   type LogConfig,
+  type LogEvent,
   LogManager,
   type Partition,
   type ProducedBatch,
@@ -35,7 +36,8 @@ import {
  * What one append of a client's batch did (Kafka's verdicts), what a fetch returns, and a Produce's records
  * read once: storage's own types.
  */
-export type { FetchResult, ProducedBatch, ProducerBatchAppend, ProducerWindow };
+/** What storage's background passes did to a partition (retention, compaction, a failure): the broker logs it. */
+export type { CompactionReport, FetchResult, LogEvent, ProducedBatch, ProducerBatchAppend, ProducerWindow };
 /** Kafka's `compression.type` values (`BrokerCompressionType`): storage applies them on append. */
 export { BROKER_COMPRESSION_TYPES, type BrokerCompressionType };
 
@@ -75,34 +77,12 @@ export interface BrokerPartition {
   appendRecords(records: readonly { key: Uint8Array; value: Uint8Array | null }[], nowMs: number): void;
   /** Every record from the log start to its end, in offset order (null value: a tombstone). Throws LogError. */
   readRecords(visit: (key: Uint8Array | null, value: Uint8Array | null, offset: number) => void): void;
-  /** Segments in the log now. */
-  readonly segmentCount: number;
   /** Bytes on disk, over every segment. */
   readonly sizeBytes: number;
   /** DeleteRecords: the log starts at `offset` from now on (at most the high watermark). Throws LogError. */
   advanceLogStartOffset(offset: number): number;
-  /** Retention: deletes inactive segments from the oldest while `breached` holds; their base offsets. */
-  deleteOldSegments(breached: (segment: SegmentSummary, logBytes: number) => boolean): number[];
-  /** Inactive segments, oldest first (the cleaner's view). */
-  inactiveSegments(): SegmentSummary[];
-  /** The active segment's first batch's max timestamp (Kafka's rolling-based timestamp), if it has one. */
-  activeSegmentFirstTimestamp(): number | undefined;
-  /** Rolls a new active segment unless the active one is empty (segment.ms). */
-  roll(): boolean;
-  /**
-   * Key-based compaction of every segment but the active one (storage's `compact`, Kafka's LogCleaner);
-   * `removeTombstones` drops tombstones too.
-   */
-  compact(removeTombstones?: boolean): CompactionReport;
   /** The producers this partition knows: what DescribeProducers shows (Kafka's ProducerStateManager). */
   producers(): ProducerSummary[];
-}
-
-export interface SegmentSummary {
-  readonly baseOffset: number;
-  readonly sizeBytes: number;
-  /** The largest timestamp in it (Kafka's `LogSegment.largestTimestamp`), −1 if none. */
-  readonly maxTimestamp: number;
 }
 
 export interface ProducerSummary {
@@ -135,6 +115,17 @@ export interface BrokerLog {
   invalidTopicName(topic: string): string | undefined;
   /** fsyncs every open partition (`log.flush.interval.ms`). Throws LogError. */
   flush(): void;
+  /**
+   * Starts storage's background passes over every log (Kafka's `LogManager.startup`): retention every
+   * `retentionCheckIntervalMs`, the cleaner every `cleanerBackoffMs`; `close` stops them.
+   */
+  startup(schedule: {
+    readonly retentionCheckIntervalMs: number;
+    readonly cleanerBackoffMs: number;
+    readonly onEvent: (event: LogEvent) => void;
+  }): void;
+  /** One cleaner pass now (what the schedule runs every `log.cleaner.backoff.ms`), for tests and tools. */
+  cleanLogs(): Promise<LogEvent[]>;
   /** Flushes and closes every partition, releasing the data directory. */
   close(): void;
 }
@@ -241,18 +232,18 @@ export interface LogOptions {
   /** `log.flush.interval.messages`: fsync after this many records (1: every append); undefined: left to the OS. */
   readonly flushIntervalMessages?: number | undefined;
   /**
-   * A topic's own segment.bytes, max.message.bytes, compression.type and whether cleanup.policy compacts it,
-   * when it has them (topic configs).
+   * A topic's log config (storage's `LogConfig`: segment.bytes and segment.ms, max.message.bytes,
+   * compression.type, cleanup.policy, retention and the cleaner's settings), when it has one.
    */
-  readonly topicLogConfig?: (topic: string) => {
-    readonly segmentBytes?: number;
-    readonly maxBatchBytes?: number;
-    readonly compression?: BrokerCompressionType;
-    readonly compact?: boolean;
-  };
+  readonly topicLogConfig?: (topic: string) => Partial<TopicLogSettings>;
+  /** The logs' clock (default `Date.now`). */
+  readonly time?: () => number;
   /** Judges every producer batch in place of the partitions' producer state (`klog serve --window`). */
   readonly producerWindow?: ProducerWindow;
 }
+
+/** The settings of a topic's log, as storage's `LogConfig` names them, without the broker-wide flush policy. */
+export type TopicLogSettings = Omit<LogConfig, 'flush'>;
 
 /** A storage error as the Kafka error a broker answers with (klog-only codes become KAFKA_STORAGE_ERROR). */
 function asLogError(error: unknown): unknown {
@@ -283,18 +274,7 @@ function asBuffer(bytes: Uint8Array): Buffer {
   return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
-/** The segment fields the cleaner reads (storage's LogSegment). */
-function summary(segment: {
-  readonly baseOffset: number;
-  readonly size: number;
-  maxTimestamp(): number;
-}): SegmentSummary {
-  return { baseOffset: segment.baseOffset, sizeBytes: segment.size, maxTimestamp: segment.maxTimestamp() };
-}
-
 function brokerPartition(p: Partition, window: ProducerWindow | undefined): BrokerPartition {
-  // The active segment's first timestamp, read once per segment (Kafka keeps `rollingBasedTimestamp` too).
-  let first: { readonly base: number; readonly timestamp: number } | undefined;
   return {
     topic: p.topic,
     partition: p.partition,
@@ -340,30 +320,10 @@ function brokerPartition(p: Partition, window: ProducerWindow | undefined): Brok
           }
         }
       }),
-    get segmentCount() {
-      return p.log.segments.length;
-    },
     get sizeBytes() {
       return p.log.size;
     },
     advanceLogStartOffset: (offset) => call(() => p.advanceLogStartOffset(offset)),
-    deleteOldSegments: (breached) =>
-      call(() => p.deleteOldSegments((segment, bytes) => breached(summary(segment), bytes))),
-    inactiveSegments: () => p.log.segments.slice(0, -1).map(summary),
-    activeSegmentFirstTimestamp() {
-      const active = p.log.activeSegment;
-      if (active.size === 0) return undefined;
-      if (first?.base !== active.baseOffset) {
-        first = {
-          base: active.baseOffset,
-          timestamp: call(() => active.readCheckedBatchAt(0).header.maxTimestamp),
-        };
-      }
-      return first.timestamp;
-    },
-    roll: () => call(() => p.roll()),
-    compact: (removeTombstones) =>
-      call(() => p.compact(removeTombstones === undefined ? {} : { removeTombstones })),
     producers: () =>
       p.producerState.producerIds().flatMap((id) => {
         const entry = p.producerState.get(id);
@@ -404,6 +364,7 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
       ...(options.topicLogConfig === undefined
         ? {}
         : { topicConfig: (topic: string): Partial<LogConfig> => options.topicLogConfig!(topic) }),
+      ...(options.time === undefined ? {} : { time: options.time }),
     }),
   );
   const wrapped = new WeakMap<Partition, BrokerPartition>();
@@ -442,6 +403,8 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
       }
     },
     flush: () => call(() => manager.flush()),
+    startup: (schedule) => call(() => manager.startup(schedule)),
+    cleanLogs: () => manager.cleanLogs(),
     close: () => call(() => manager.close()),
   };
 }

@@ -9,9 +9,14 @@ import { FetchPurgatory } from './fetch-purgatory.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
 import { SystemTimer } from './group/timer.js';
-import { LogCleaner } from './log-cleaner.js';
 import { LogLimiter } from './log-limiter.js';
-import { type BrokerLog, openBrokerLog, type ProducerWindow, syncDirectory } from './log-port.js';
+import {
+  type BrokerLog,
+  type LogEvent,
+  openBrokerLog,
+  type ProducerWindow,
+  syncDirectory,
+} from './log-port.js';
 import { type Logger, SILENT } from './logger.js';
 import { MemoryPool } from './memory-pool.js';
 import { loadOrCreateMetaProperties } from './meta-properties.js';
@@ -53,7 +58,6 @@ export class Broker {
   readonly #fetchWaits: FetchPurgatory;
   readonly #logger: Logger;
   readonly #graceMs: number;
-  #cleaner: LogCleaner | undefined;
   readonly #groups: GroupCoordinator;
   readonly #offsetsTopic: OffsetsTopic;
   readonly #housekeeping: NodeJS.Timeout[] = [];
@@ -66,8 +70,7 @@ export class Broker {
     this.#logger = options.logger ?? SILENT;
     this.#graceMs = options.shutdownGraceMs ?? 5000;
     this.#server = server;
-    // A partition opened later reads its topic's segment.bytes, max.message.bytes, compression.type and
-    // cleanup.policy (compacted or not) from the configs.
+    // A partition opened later reads its topic's log config (storage's LogConfig) from the configs.
     let configs: TopicConfigs | undefined;
     this.#log = openBrokerLog({
       dataDir: config.dataDir,
@@ -75,17 +78,7 @@ export class Broker {
       segmentBytes: config.segmentBytes,
       messageMaxBytes: config.messageMaxBytes,
       flushIntervalMessages: config.logFlushIntervalMessages,
-      topicLogConfig: (topic) => {
-        const c = configs?.effective(topic);
-        return c === undefined
-          ? {}
-          : {
-              segmentBytes: c.segmentBytes,
-              maxBatchBytes: c.maxMessageBytes,
-              compression: c.compressionType,
-              compact: c.compact,
-            };
-      },
+      topicLogConfig: (topic) => configs?.logConfig(topic) ?? {},
       ...(options.producerWindow === undefined ? {} : { producerWindow: options.producerWindow }),
     });
     try {
@@ -97,8 +90,10 @@ export class Broker {
       const producerIds = new ProducerIdManager(own, syncDirectory);
       this.#fetchWaits = new FetchPurgatory();
       const log = this.#log;
-      this.#offsetsTopic = new OffsetsTopic(log, config.offsetsTopicNumPartitions, this.#logger, () =>
-        Date.now(),
+      this.#offsetsTopic = new OffsetsTopic(
+        { log, topicConfigs, logger: this.#logger },
+        { partitions: config.offsetsTopicNumPartitions },
+        () => Date.now(),
       );
       this.#groups = new GroupCoordinator(
         new SystemTimer(),
@@ -164,10 +159,9 @@ export class Broker {
       for (const c of this.#connections) c.expireIfIdle(now);
     });
     this.#every(config.offsetsRetentionCheckIntervalMs, () => this.#groups.expireOffsets());
-    this.#every(config.logCleanerBackoffMs, () => this.#offsetsTopic.clean());
   }
 
-  /** Housekeeping on a timer (offset expiry, the cleaner); a failure is logged, not thrown. */
+  /** Housekeeping on a timer (offset expiry); a failure is logged, not thrown. */
   #every(ms: number, task: () => void): void {
     const t = setInterval(() => {
       try {
@@ -183,11 +177,6 @@ export class Broker {
   /** The group coordinator, for tests and tools. */
   get groups(): GroupCoordinator {
     return this.#groups;
-  }
-
-  /** Compacts `__consumer_offsets` now (what the cleaner does every log.cleaner.backoff.ms once a segment rolled). */
-  compactOffsets(): number {
-    return this.#offsetsTopic.clean(true);
   }
 
   /**
@@ -218,8 +207,12 @@ export class Broker {
     const address = broker.#server.address();
     broker.#port = typeof address === 'object' && address !== null ? address.port : config.port;
     broker.#server.on('error', (error) => broker.#logger.error(`listener: ${error.message}`));
-    broker.#cleaner = new LogCleaner(broker.#ctx);
-    broker.#cleaner.start();
+    // Retention and the cleaner over every log, __consumer_offsets too: storage's LogManager schedules them.
+    broker.#log.startup({
+      retentionCheckIntervalMs: config.logRetentionCheckIntervalMs,
+      cleanerBackoffMs: config.logCleanerBackoffMs,
+      onEvent: (event) => broker.#logEvent(event),
+    });
     const topics = broker.#log.topics();
     broker.#logger.info(
       `klog serve: listening on ${config.host}:${broker.#port}, advertised as ${broker.#ctx.advertised.host}:${broker.#ctx.advertised.port}; ` +
@@ -244,6 +237,33 @@ export class Broker {
       );
     }
     return broker;
+  }
+
+  /** What a background pass of the log did, one line (Kafka's LogManager and LogCleaner log the same). */
+  #logEvent(event: LogEvent): void {
+    const at = `${event.topic}-${event.partition}`;
+    switch (event.kind) {
+      case 'retention':
+        this.#logger.info(
+          `${at}: retention deleted ${event.deleted.length} segment(s) from offset ${event.deleted[0]}; log start offset now ${event.logStartOffset}`,
+        );
+        return;
+      case 'compaction': {
+        const r = event.report;
+        this.#logger.info(
+          `${at}: compacted ${r.segmentsCleaned} segment(s): ${r.recordsBefore} → ${r.recordsAfter} records, ` +
+            `${r.bytesBefore} → ${r.bytesAfter} bytes${event.tombstonesRemoved ? ', tombstones removed' : ''}`,
+        );
+        return;
+      }
+      case 'failed': {
+        // A deleted topic, a full disk: said; the other partitions went on and the next pass tries again.
+        const { error } = event;
+        const message = error instanceof Error ? error.message : String(error);
+        this.#ctx.limited.log('warn', `${event.task} ${at}`, `${at}: ${event.task} failed: ${message}`);
+        return;
+      }
+    }
   }
 
   /** Kafka's `log.flush.interval.ms`: every partition fsynced this often; a failure is logged, not fatal. */
@@ -376,7 +396,6 @@ export class Broker {
     );
     clearInterval(this.#flusher);
     const stopped = new Promise<void>((resolve) => this.#server.close(() => resolve()));
-    this.#cleaner?.stop();
     this.#fetchWaits.close();
     // Joins and syncs waiting for their group are answered (NOT_COORDINATOR: find it again), as Kafka does
     // when a coordinator unloads.

@@ -1,5 +1,5 @@
 import { effectiveTopicConfig, type TopicLogConfig } from './configs/topic-config.js';
-import { OFFSETS_TOPIC } from './group/offsets-topic.js';
+import type { TopicLogSettings } from './log-port.js';
 import type { TopicConfigStore } from './topic-config-store.js';
 
 /**
@@ -18,14 +18,11 @@ export class TopicConfigs {
   ) {}
 
   /**
-   * The topic's own configs: what CreateTopics and AlterConfigs set. `__consumer_offsets` is compacted
-   * unless told otherwise, as Kafka's group coordinator creates it (`cleanup.policy=compact`): retention
-   * never deletes committed offsets, and its own cleaner (group/offsets-topic.ts) compacts it.
+   * The topic's own configs: what topic creation (topic-creation.ts) and AlterConfigs set —
+   * `__consumer_offsets`' too, created with the group coordinator's (`cleanup.policy=compact`…).
    */
   own(topic: string): ReadonlyMap<string, string> {
-    const own = this.store.get(topic);
-    if (topic !== OFFSETS_TOPIC || own.has('cleanup.policy')) return own;
-    return new Map([...own, ['cleanup.policy', 'compact']]);
+    return this.store.get(topic);
   }
 
   /** What the topic's logs run with. */
@@ -36,6 +33,24 @@ export class TopicConfigs {
       this.#cache.set(topic, config);
     }
     return config;
+  }
+
+  /** The topic's log config, as storage's `LogConfig` names it: what its partitions' logs are opened with. */
+  logConfig(topic: string): TopicLogSettings {
+    const c = this.effective(topic);
+    return {
+      segmentBytes: c.segmentBytes,
+      segmentMs: c.segmentMs,
+      maxBatchBytes: c.maxMessageBytes,
+      compression: c.compressionType,
+      compact: c.compact,
+      delete: c.delete,
+      retentionMs: c.retentionMs,
+      retentionBytes: c.retentionBytes,
+      minCleanableDirtyRatio: c.minCleanableDirtyRatio,
+      minCompactionLagMs: c.minCompactionLagMs,
+      deleteRetentionMs: c.deleteRetentionMs,
+    };
   }
 
   /** Replaces the topic's own configs (durably) and applies them. */

@@ -168,7 +168,7 @@ describe('bad group input', { timeout: 120_000 }, () => {
     d.close();
   });
 
-  it('__consumer_offsets is the coordinator’s: not created by CreateTopics or auto-creation, not produced to, listed as internal', async () => {
+  it('__consumer_offsets is the coordinator’s: not created by CreateTopics, made with the coordinator’s partitions, not produced to, listed as internal', async () => {
     const auto = await startBroker({ autoCreateTopics: true, numPartitions: 3 });
     try {
       const admin = kafkajs(auto.port).admin();
@@ -215,6 +215,31 @@ describe('bad group input', { timeout: 120_000 }, () => {
       ).rejects.toThrow(/not valid|invalid/i);
       await producer.disconnect();
       expect(auto.lines.some((l) => l.includes('__consumer_offsets-0 INVALID_TOPIC_EXCEPTION'))).toBe(true);
+    } finally {
+      await auto.stop();
+    }
+  });
+
+  it('Metadata auto-creation makes __consumer_offsets as the coordinator would: its partitions and configs, by the one creation path', async () => {
+    const auto = await startBroker({ autoCreateTopics: true, numPartitions: 3 });
+    try {
+      const c = await RawClient.connect(auto.port);
+      c.send(
+        encodeRequest(Metadata, 1, 1, 'bad-input', {
+          topics: [{ name: '__consumer_offsets' }],
+          allowAutoTopicCreation: true,
+          includeClusterAuthorizedOperations: false,
+          includeTopicAuthorizedOperations: false,
+        }),
+      );
+      const topic = decodeResponse(Metadata, 1, await c.next()).body.topics[0]!;
+      c.close();
+      expect(topic).toMatchObject({ name: '__consumer_offsets', isInternal: true, errorCode: 0 });
+      expect(topic.partitions).toHaveLength(50);
+      expect(auto.lines).toContain(
+        'info: created topic __consumer_offsets with 50 partition(s) (the group coordinator, offsets.topic.num.partitions): ' +
+          'cleanup.policy=compact, compression.type=producer, segment.bytes=104857600',
+      );
     } finally {
       await auto.stop();
     }

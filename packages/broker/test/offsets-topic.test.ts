@@ -1,20 +1,59 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { BROKER_DIR, brokerDir } from '../src/broker-dir.js';
 import { GroupCoordinator } from '../src/group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from '../src/group/offsets-topic.js';
-import { type BrokerLog, openBrokerLog } from '../src/log-port.js';
+import { type BrokerLog, type LogEvent, openBrokerLog, syncDirectory } from '../src/log-port.js';
 import { SILENT } from '../src/logger.js';
+import { TopicConfigStore } from '../src/topic-config-store.js';
+import { TopicConfigs } from '../src/topic-configs.js';
 import { tempDir } from './support/broker.js';
 import { FakeTimer } from './support/fake-timer.js';
 
-/** A broker's log and coordinator over `dir`, as `klog serve` opens them: the offsets read back from disk. */
-function open(dir: string, partitions = 3) {
-  // Small segments, so that commits roll segments and compaction has something to clean.
-  const log = openBrokerLog({ dataDir: dir, segmentBytes: 600, messageMaxBytes: 1_048_588 });
-  const topic = new OffsetsTopic(log, partitions, SILENT, () => 1_700_000_000_000);
+/** The coordinator's clock: what its records are stamped with. */
+let now = 1_700_000_000_000;
+
+/**
+ * A broker's log, topic configs and coordinator over `dir`, as `klog serve` opens them: the offsets read
+ * back from disk. `__consumer_offsets` is made through the one creation path, with the coordinator's
+ * configs, but small segments (`offsets.topic.segment.bytes` 600), so that commits roll segments and
+ * compaction has something to clean.
+ */
+function open(dir: string, partitions = 3, segmentMs?: number) {
+  let configs: TopicConfigs | undefined;
+  const log = openBrokerLog({
+    dataDir: dir,
+    ownEntries: [BROKER_DIR],
+    segmentBytes: 1_073_741_824,
+    messageMaxBytes: 1_048_588,
+    topicLogConfig: (topic) => configs?.logConfig(topic) ?? {},
+  });
+  const store = TopicConfigStore.open(
+    brokerDir(dir, syncDirectory),
+    new Set(log.topics().keys()),
+    syncDirectory,
+  );
+  const defaults = new Map(segmentMs === undefined ? [] : [['log.roll.ms', String(segmentMs)]]);
+  configs = new TopicConfigs(store, defaults, (t) => log.reconfigureTopic(t));
+  const topic = new OffsetsTopic(
+    { log, topicConfigs: configs, logger: SILENT },
+    { partitions, segmentBytes: 600 },
+    () => now,
+  );
   const coordinator = new GroupCoordinator(new FakeTimer(), topic, { groupInitialRebalanceDelayMs: 0 });
   topic.load(coordinator);
-  return { log, topic, coordinator };
+  return { log, topic, coordinator, configs };
+}
+
+/** Records one cleaner pass of the log manager removed, over every partition it compacted. */
+async function cleanerPass(log: BrokerLog): Promise<number> {
+  const events: LogEvent[] = await log.cleanLogs();
+  return events.reduce(
+    (n, e) => n + (e.kind === 'compaction' ? e.report.recordsBefore - e.report.recordsAfter : 0),
+    0,
+  );
 }
 
 type Op =
@@ -57,13 +96,16 @@ function committed(c: GroupCoordinator): Map<string, number> {
 }
 
 describe('__consumer_offsets: the last committed value survives restarts and compaction', () => {
-  it('random commits, offset and group deletions, compactions and restarts: OffsetFetch returns the last committed value', () => {
-    fc.assert(
-      fc.property(fc.array(op, { minLength: 1, maxLength: 60 }), (ops) => {
+  it('random commits, offset and group deletions, compactions and restarts: OffsetFetch returns the last committed value', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 60 }), async (ops) => {
         const { dir, remove } = tempDir('klog-offsets-prop-');
         let b = open(dir);
         try {
           const model = new Map<string, number>();
+          // Groups the coordinator holds: one stays, empty, once its last offset is deleted, until a restart
+          // reads back only groups that still have records.
+          let groups = new Set<string>();
           for (const o of ops) {
             switch (o.kind) {
               case 'commit': {
@@ -89,35 +131,38 @@ describe('__consumer_offsets: the last committed value survives restarts and com
                 });
                 expect(r[0]!.partitions[0]!.errorCode).toBe('NONE');
                 model.set(`${o.group}/${o.topic}/${o.partition}`, o.offset);
+                groups.add(o.group);
                 break;
               }
               case 'deleteOffset': {
                 const r = b.coordinator.deleteOffsets(o.group, [
                   { name: o.topic, partitions: [o.partition] },
                 ]);
-                const exists = [...model.keys()].some((k) => k.startsWith(`${o.group}/`));
+                const exists = groups.has(o.group);
                 expect(r.errorCode).toBe(exists ? 'NONE' : 'GROUP_ID_NOT_FOUND');
                 model.delete(`${o.group}/${o.topic}/${o.partition}`);
                 break;
               }
               case 'deleteGroup': {
+                groups.delete(o.group);
                 b.coordinator.deleteGroups([o.group]);
                 for (const k of [...model.keys()]) if (k.startsWith(`${o.group}/`)) model.delete(k);
                 break;
               }
               case 'compact':
-                b.topic.clean(true);
+                await cleanerPass(b.log);
                 break;
               case 'restart':
                 b.coordinator.close();
                 b.log.close();
                 b = open(dir);
+                groups = new Set([...model.keys()].map((k) => k.slice(0, k.indexOf('/'))));
                 break;
             }
           }
           expect(committed(b.coordinator)).toEqual(model);
           // And once more from disk, after a last compaction.
-          b.topic.clean(true);
+          await cleanerPass(b.log);
           b.coordinator.close();
           b.log.close();
           b = open(dir);
@@ -132,7 +177,7 @@ describe('__consumer_offsets: the last committed value survives restarts and com
     );
   });
 
-  it('compaction keeps one record per key: the log shrinks to the live offsets and tombstones', () => {
+  it('compaction keeps one record per key: the log shrinks to the live offsets and tombstones', async () => {
     const { dir, remove } = tempDir('klog-offsets-compact-');
     let b = open(dir, 1);
     try {
@@ -164,7 +209,8 @@ describe('__consumer_offsets: the last committed value survives restarts and com
         return n;
       };
       expect(count(b.log)).toBe(200);
-      expect(b.topic.clean(true)).toBeGreaterThan(150);
+      // The log manager's cleaner, as for any compacted topic: no loop of the coordinator's own.
+      expect(await cleanerPass(b.log)).toBeGreaterThan(150);
       // What is left: the active segment's records and one per key before it.
       expect(count(b.log)).toBeLessThan(50);
       b.coordinator.close();
@@ -173,6 +219,122 @@ describe('__consumer_offsets: the last committed value survives restarts and com
       expect(b.coordinator.fetchOffsets('g', null).topics[0]!.partitions.map((p) => p.offset)).toEqual([
         198, 199,
       ]);
+    } finally {
+      b.coordinator.close();
+      b.log.close();
+      remove();
+    }
+  });
+});
+
+describe('__consumer_offsets is an ordinary compacted topic: created by the one path, rolled and cleaned by the log', () => {
+  const commit = (c: GroupCoordinator, offset: number) =>
+    c.commit({
+      groupId: 'g',
+      generationId: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1,
+      topics: [
+        {
+          name: 't',
+          partitions: [
+            { partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: null },
+          ],
+        },
+      ],
+    });
+  const segments = (dir: string) =>
+    readdirSync(join(dir, `${OFFSETS_TOPIC}-0`))
+      .filter((f) => f.endsWith('.log'))
+      .sort();
+
+  it('created with the group coordinator’s configs (cleanup.policy=compact, segment.bytes), as topic configs', () => {
+    const { dir, remove } = tempDir('klog-offsets-configs-');
+    const b = open(dir, 1);
+    try {
+      b.topic.ensure();
+      expect(Object.fromEntries(b.configs.own(OFFSETS_TOPIC))).toEqual({
+        'cleanup.policy': 'compact',
+        'compression.type': 'producer',
+        'segment.bytes': '600',
+      });
+      expect(b.configs.logConfig(OFFSETS_TOPIC)).toMatchObject({
+        compact: true,
+        delete: false,
+        segmentBytes: 600,
+      });
+    } finally {
+      b.coordinator.close();
+      b.log.close();
+      remove();
+    }
+  });
+
+  it('a __consumer_offsets an older klog made without configs is given the coordinator’s on load', () => {
+    const { dir, remove } = tempDir('klog-offsets-adopt-');
+    const old = openBrokerLog({
+      dataDir: dir,
+      ownEntries: [BROKER_DIR],
+      segmentBytes: 600,
+      messageMaxBytes: 1_048_588,
+    });
+    old.createTopic(OFFSETS_TOPIC, 1);
+    old.close();
+    const b = open(dir, 1);
+    try {
+      expect(b.configs.logConfig(OFFSETS_TOPIC)).toMatchObject({ compact: true, delete: false });
+    } finally {
+      b.coordinator.close();
+      b.log.close();
+      remove();
+    }
+  });
+
+  it('rolls on segment.ms (log.roll.ms) when the coordinator writes to it, not only on Produce', () => {
+    const { dir, remove } = tempDir('klog-offsets-roll-');
+    const b = open(dir, 1, 1000);
+    try {
+      now = 1_700_000_000_000;
+      expect(commit(b.coordinator, 1)[0]!.partitions[0]!.errorCode).toBe('NONE');
+      now += 1000;
+      commit(b.coordinator, 2);
+      expect(segments(dir)).toEqual(['00000000000000000000.log']);
+      now += 1;
+      commit(b.coordinator, 3);
+      expect(segments(dir)).toEqual(['00000000000000000000.log', '00000000000000000002.log']);
+    } finally {
+      now = 1_700_000_000_000;
+      b.coordinator.close();
+      b.log.close();
+      remove();
+    }
+  });
+
+  it('compacted by the log manager’s cleaner schedule (log.cleaner.backoff.ms), as every compacted topic', async () => {
+    const { dir, remove } = tempDir('klog-offsets-schedule-');
+    const b = open(dir, 1);
+    try {
+      for (let i = 0; i < 100; i++) commit(b.coordinator, i);
+      expect(segments(dir).length).toBeGreaterThan(2);
+      const compacted = new Promise<LogEvent>((resolve) =>
+        b.log.startup({
+          retentionCheckIntervalMs: 60_000,
+          cleanerBackoffMs: 10,
+          onEvent: (e) => {
+            if (e.kind === 'compaction' && e.topic === OFFSETS_TOPIC) resolve(e);
+          },
+        }),
+      );
+      const event = await compacted;
+      if (event.kind !== 'compaction') throw new Error('unreachable');
+      expect(event.report.recordsAfter).toBeLessThan(event.report.recordsBefore);
+      b.coordinator.close();
+      b.log.close();
+      const again = open(dir, 1);
+      expect(again.coordinator.fetchOffsets('g', null).topics[0]!.partitions[0]!.offset).toBe(99);
+      again.coordinator.close();
+      again.log.close();
     } finally {
       b.coordinator.close();
       b.log.close();

@@ -12,6 +12,7 @@ export {
   compact,
   DEFAULT_DEDUPE_BUFFER_BYTES,
 } from './cleaner/compaction.js';
+export type { CleanedLog } from './cleaner/log-cleaner-manager.js';
 export {
   DecodeError,
   type KafkaErrorCode,
@@ -58,8 +59,10 @@ export {
   type SequenceRule,
 } from './partition/append.js';
 export {
+  type LogEvent,
   LogManager,
   type LogManagerOptions,
+  type LogSchedule,
   type PartitionFindings,
   type UnmappedEntry,
 } from './partition/log-manager.js';

@@ -1,13 +1,16 @@
 /**
  * `__consumer_offsets`, the internal, compacted topic where the group coordinator keeps its state, as
- * Kafka keeps it: created on first use with `offsets.topic.num.partitions` partitions, a group's records on
- * partition `abs(groupId.hashCode()) % n`, read back on start (Kafka's `CoordinatorLoaderImpl`: every
- * record, in order, replayed), and compacted by the storage's own compaction so that the log keeps the last
- * value of each key — a group's latest metadata and each partition's latest offset, or their tombstones.
+ * Kafka keeps it: created on first use by the one topic-creation path with `offsets.topic.num.partitions`
+ * partitions and the coordinator's configs (Kafka's `GroupCoordinatorService.groupMetadataTopicConfigs`),
+ * a group's records on partition `abs(groupId.hashCode()) % n`, read back on start (Kafka's
+ * `CoordinatorLoaderImpl`: every record, in order, replayed). Otherwise it is an ordinary compacted topic:
+ * storage's LogManager rolls, and compacts it on the cleaner's schedule, as every other, so that the log
+ * keeps the last value of each key — a group's latest metadata and each partition's latest offset, or
+ * their tombstones.
  */
 import { offsetsPartitionFor } from '@klog/protocol';
-import { type BrokerLog, LogError } from '../log-port.js';
-import type { Logger } from '../logger.js';
+import { LogError } from '../log-port.js';
+import { createTopic, type TopicCreationContext } from '../topic-creation.js';
 import {
   type GroupCoordinator,
   type GroupLog,
@@ -22,43 +25,83 @@ export function isInternalTopic(topic: string): boolean {
   return topic === OFFSETS_TOPIC;
 }
 
+/** Kafka's `offsets.topic.segment.bytes` default: 100 MiB, smaller than other topics' so the cleaner gets to it. */
+export const OFFSETS_TOPIC_SEGMENT_BYTES = 100 * 1024 * 1024;
+
+/**
+ * The configs `__consumer_offsets` is created with (Kafka's `groupMetadataTopicConfigs`): compacted, never
+ * deleted by retention; batches kept in the codec they were written in; `offsets.topic.segment.bytes`.
+ */
+export function offsetsTopicConfigs(segmentBytes: number): { name: string; value: string }[] {
+  return [
+    { name: 'cleanup.policy', value: 'compact' },
+    { name: 'compression.type', value: 'producer' },
+    { name: 'segment.bytes', value: String(segmentBytes) },
+  ];
+}
+
 export class OffsetsTopic implements GroupLog {
-  /** Segments each partition had at its last compaction: a partition is cleaned again once it rolled. */
-  readonly #cleanedAt = new Map<number, number>();
+  readonly #configuredPartitions: number;
+  readonly #segmentBytes: number;
 
   constructor(
-    private readonly log: BrokerLog,
-    private readonly configuredPartitions: number,
-    private readonly logger: Logger,
+    private readonly topics: TopicCreationContext,
+    options: {
+      /** Kafka's `offsets.topic.num.partitions`. */
+      readonly partitions: number;
+      /** Kafka's `offsets.topic.segment.bytes` (default 100 MiB). */
+      readonly segmentBytes?: number;
+    },
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.#configuredPartitions = options.partitions;
+    this.#segmentBytes = options.segmentBytes ?? OFFSETS_TOPIC_SEGMENT_BYTES;
+  }
 
   /** Partitions of the topic: as it exists on disk, or as configured before it does. */
   get partitions(): number {
-    return this.log.topics().get(OFFSETS_TOPIC) ?? this.configuredPartitions;
+    return this.topics.log.topics().get(OFFSETS_TOPIC) ?? this.#configuredPartitions;
   }
 
   get exists(): boolean {
-    return this.log.topics().has(OFFSETS_TOPIC);
+    return this.topics.log.topics().has(OFFSETS_TOPIC);
   }
 
   partitionFor(groupId: string): number {
     return offsetsPartitionFor(groupId, this.partitions);
   }
 
-  /** Creates the topic if it is not there yet (Kafka does on the first FindCoordinator of a group). */
+  /**
+   * Creates the topic if it is not there yet (Kafka does on the first FindCoordinator of a group, or a
+   * Metadata asking for it), through the one creation path. Throws LogError.
+   */
   ensure(): void {
     if (this.exists) return;
-    this.log.createTopic(OFFSETS_TOPIC, this.configuredPartitions);
-    this.logger.info(
-      `created ${OFFSETS_TOPIC} with ${this.configuredPartitions} partitions (offsets.topic.num.partitions)`,
-    );
+    const created = createTopic(this.topics, {
+      name: OFFSETS_TOPIC,
+      partitions: this.#configuredPartitions,
+      configs: offsetsTopicConfigs(this.#segmentBytes),
+      reason: 'the group coordinator, offsets.topic.num.partitions',
+    });
+    if (created.kind === 'refused') throw new LogError(created.code, created.message);
+  }
+
+  /**
+   * A topic made by a klog that kept no configs for it (it compacted the topic by its own rule): given the
+   * coordinator's now, under any the user set since, so retention never deletes committed offsets.
+   */
+  #adoptConfigs(): void {
+    const own = this.topics.topicConfigs.own(OFFSETS_TOPIC);
+    if (own.has('cleanup.policy')) return;
+    const configs = new Map(offsetsTopicConfigs(this.#segmentBytes).map((c) => [c.name, c.value]));
+    this.topics.topicConfigs.set(OFFSETS_TOPIC, new Map([...configs, ...own]));
+    this.topics.logger.info(`${OFFSETS_TOPIC}: had no cleanup.policy; given the group coordinator's configs`);
   }
 
   append(groupId: string, records: readonly OffsetsRecord[]): void {
     try {
       this.ensure();
-      const p = this.log.partition(OFFSETS_TOPIC, this.partitionFor(groupId));
+      const p = this.topics.log.partition(OFFSETS_TOPIC, this.partitionFor(groupId));
       if (p === undefined)
         throw new LogError(
           'UNKNOWN_TOPIC_OR_PARTITION',
@@ -78,14 +121,15 @@ export class OffsetsTopic implements GroupLog {
   load(coordinator: GroupCoordinator): number {
     let records = 0;
     if (this.exists) {
+      this.#adoptConfigs();
       const n = this.partitions;
-      if (n !== this.configuredPartitions) {
-        this.logger.warn(
-          `${OFFSETS_TOPIC} has ${n} partitions, offsets.topic.num.partitions says ${this.configuredPartitions}: keeping ${n}`,
+      if (n !== this.#configuredPartitions) {
+        this.topics.logger.warn(
+          `${OFFSETS_TOPIC} has ${n} partitions, offsets.topic.num.partitions says ${this.#configuredPartitions}: keeping ${n}`,
         );
       }
       for (let i = 0; i < n; i++) {
-        const p = this.log.partition(OFFSETS_TOPIC, i);
+        const p = this.topics.log.partition(OFFSETS_TOPIC, i);
         p?.readRecords((key, value, offset) => {
           records++;
           if (key === null)
@@ -95,34 +139,9 @@ export class OffsetsTopic implements GroupLog {
             );
           coordinator.replay(key, value);
         });
-        this.#cleanedAt.set(i, p?.segmentCount ?? 1);
       }
     }
     coordinator.loaded();
     return records;
-  }
-
-  /**
-   * Compacts each partition that rolled a segment since it was last cleaned (Kafka's log cleaner, which
-   * cleans a log once enough of it is dirty; here, once a segment other than the active one is new).
-   * `force` cleans every partition with more than one segment. Returns the records compaction removed.
-   */
-  clean(force = false): number {
-    if (!this.exists) return 0;
-    let removed = 0;
-    for (let i = 0; i < this.partitions; i++) {
-      const p = this.log.partition(OFFSETS_TOPIC, i);
-      if (p === undefined || p.segmentCount < 2) continue;
-      if (!force && p.segmentCount <= (this.#cleanedAt.get(i) ?? 1)) continue;
-      const report = p.compact();
-      removed += report.recordsBefore - report.recordsAfter;
-      this.#cleanedAt.set(i, p.segmentCount);
-      if (report.recordsBefore !== report.recordsAfter) {
-        this.logger.debug(
-          `${OFFSETS_TOPIC}-${i}: compacted ${report.segmentsCleaned} segment(s), ${report.recordsBefore} → ${report.recordsAfter} records`,
-        );
-      }
-    }
-    return removed;
   }
 }

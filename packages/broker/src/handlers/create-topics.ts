@@ -10,10 +10,9 @@ import {
 } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
 import { describeTopicConfigs } from '../configs/describe.js';
-import { checkTopicConfig } from '../configs/topic-config.js';
 import type { BrokerContext } from '../context.js';
 import { isInternalTopic } from '../group/offsets-topic.js';
-import { LogError } from '../log-port.js';
+import { createTopic, nameRefusal } from '../topic-creation.js';
 
 type TopicResult = CreateTopicsResponse.CreatableTopicResult;
 
@@ -29,9 +28,9 @@ export function topicId(name: string): string {
 /**
  * CreateTopics, checked as Kafka's controller checks it: one replica on one broker, partitions from the
  * request or (−1) `numPartitions` — Kafka's controller takes −1 as the default in every version — a manual
- * assignment only onto this broker, and the topic configs klog applies (configs/topic-config.ts), stored
- * before the topic's directories are made; v5+ answers the topic's configs as DescribeConfigs would.
- * `validateOnly` checks and creates nothing.
+ * assignment only onto this broker; then the one creation path (topic-creation.ts: the name, the topic
+ * configs klog applies, stored before the topic's directories are made). v5+ answers the topic's configs
+ * as DescribeConfigs would. `validateOnly` checks and creates nothing.
  */
 async function handleCreateTopics(
   ctx: BrokerContext,
@@ -75,10 +74,8 @@ function createSlice(
         `Create topics request contains multiple entries for the topic ${t.name}.`,
       );
     }
-    const invalid = ctx.log.invalidTopicName(t.name);
-    if (invalid !== undefined) return fail('INVALID_TOPIC_EXCEPTION', invalid);
-    if (ctx.log.topics().has(t.name))
-      return fail('TOPIC_ALREADY_EXISTS', `Topic '${t.name}' already exists.`);
+    const taken = nameRefusal(ctx.log, t.name);
+    if (taken !== undefined) return fail(taken.code, taken.message);
     // Kafka's ZkAdminManager / ControllerApis: the coordinator makes its own topic, with its own settings.
     if (isInternalTopic(t.name))
       return fail('INVALID_REQUEST', `Creation of internal topic ${t.name} is prohibited.`);
@@ -109,11 +106,6 @@ function createSlice(
       partitions = indexes.length;
     } else {
       if (partitions === -1) partitions = ctx.config.numPartitions;
-      if (partitions <= 0)
-        return fail(
-          'INVALID_PARTITIONS',
-          `Number of partitions must be larger than 0, got ${t.numPartitions}.`,
-        );
       const rf = t.replicationFactor === -1 ? 1 : t.replicationFactor;
       if (rf !== 1) {
         return fail(
@@ -124,31 +116,13 @@ function createSlice(
         );
       }
     }
-    // The topic's own configs, each checked as AlterConfigs checks it: one klog does not apply is refused,
-    // named, rather than ignored (a `cleanup.policy=compact` silently dropped would lose data later).
-    const own = new Map<string, string>();
-    for (const c of t.configs) {
-      if (own.has(c.name)) return fail('INVALID_REQUEST', `Duplicate config ${c.name} for topic ${t.name}.`);
-      const checked = checkTopicConfig(c.name, c.value);
-      if (!checked.ok) return fail('INVALID_CONFIG', checked.reason);
-      own.set(c.name, checked.value);
-    }
-    if (!request.validateOnly) {
-      // Configs first, then the directories: a crash between leaves an entry the next start drops, never a
-      // topic whose configs are lost (topic-config-store.ts).
-      if (own.size > 0) ctx.topicConfigs.set(t.name, own);
-      try {
-        ctx.log.createTopic(t.name, partitions);
-      } catch (error) {
-        if (own.size > 0) ctx.topicConfigs.delete(t.name);
-        if (error instanceof LogError) return fail(error.code, error.message);
-        throw error;
-      }
-      const shown = [...own].map(([k, v]) => `${k}=${v}`).join(', ');
-      ctx.logger.info(
-        `created topic ${t.name} with ${partitions} partition(s) (CreateTopics)${shown === '' ? '' : `: ${shown}`}`,
-      );
-    }
+    const created = createTopic(
+      ctx,
+      { name: t.name, partitions, configs: t.configs, reason: 'CreateTopics' },
+      request.validateOnly,
+    );
+    if (created.kind === 'refused') return fail(created.code, created.message);
+    const own = created.configs;
     const configs = describeTopicConfigs(5, own, ctx.topicConfigs.brokerDefaults, null, false).map((e) => ({
       name: e.name,
       value: e.value,

@@ -7,7 +7,7 @@ import {
 } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
-import { OFFSETS_TOPIC } from '../group/offsets-topic.js';
+import { isInternalTopic } from '../group/offsets-topic.js';
 import { LogError } from '../log-port.js';
 import { topicId } from './create-topics.js';
 
@@ -35,7 +35,7 @@ function deleteTopic(ctx: BrokerContext, name: string | null, id: string, withId
   } else if (withId && id !== NO_TOPIC_ID && topicId(topic) !== id) {
     return result(topic, 'INVALID_REQUEST', `Topic ${topic} does not have id ${id}.`);
   }
-  if (topic === OFFSETS_TOPIC) {
+  if (isInternalTopic(topic)) {
     return result(
       topic,
       'INVALID_REQUEST',

@@ -10,6 +10,7 @@ import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { isInternalTopic } from '../group/offsets-topic.js';
 import { LogError } from '../log-port.js';
+import { createTopic } from '../topic-creation.js';
 
 type TopicMetadata = MetadataResponse.MetadataResponseTopic;
 
@@ -28,7 +29,9 @@ export const CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => 
  * Metadata: this one broker (at the address clients can reach), the controller (also this broker: KafkaJS
  * sends InitProducerId to the controller), and the topics asked for — all of them for a null list (or,
  * in version 0, an empty one). With auto-creation on, a topic asked for that does not exist is created
- * with `numPartitions` partitions, as Kafka's `auto.create.topics.enable` does.
+ * through the one creation path (topic-creation.ts) with `numPartitions` partitions, as Kafka's
+ * `auto.create.topics.enable` does — `__consumer_offsets` with the group coordinator's partitions and
+ * configs, as Kafka's `AutoTopicCreationManager.creatableTopic` makes it.
  */
 function handleMetadata(
   ctx: BrokerContext,
@@ -77,19 +80,21 @@ function topicMetadata(
     if (!(ctx.config.autoCreateTopics && request.allowAutoTopicCreation)) {
       return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     }
-    // Auto-creation never makes the coordinator's topic: it comes with a group's first FindCoordinator.
-    if (isInternalTopic(name)) return failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    try {
-      ctx.log.createTopic(name, ctx.config.numPartitions);
-      ctx.logger.info(
-        `created topic ${name} with ${ctx.config.numPartitions} partition(s) (auto-create, asked by Metadata)`,
-      );
-    } catch (error) {
-      // Created meanwhile by another request: that is the topic asked for.
-      if (!(error instanceof LogError && error.code === 'TOPIC_ALREADY_EXISTS')) {
+    if (isInternalTopic(name)) {
+      try {
+        ctx.offsetsTopic.ensure();
+      } catch (error) {
         if (error instanceof LogError) return failed(ErrorCode[error.code]);
         throw error;
       }
+    } else {
+      const created = createTopic(ctx, {
+        name,
+        partitions: ctx.config.numPartitions,
+        configs: [],
+        reason: 'auto-create, asked by Metadata',
+      });
+      if (created.kind === 'refused') return failed(ErrorCode[created.code]);
     }
     count = ctx.log.topics().get(name) ?? ctx.config.numPartitions;
   }

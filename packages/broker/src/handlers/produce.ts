@@ -94,11 +94,8 @@ function producePartition(
   }
   try {
     const now = ctx.now();
-    const config = ctx.topicConfigs.effective(topic);
-    // segment.ms: Kafka rolls at append time once the active segment's first batch is that old.
-    const first = partition.activeSegmentFirstTimestamp();
-    if (first !== undefined && now - first >= config.segmentMs) partition.roll();
-    const result = partition.appendProducerBatch(batch.batch, now, config.logAppendTime);
+    const { logAppendTime } = ctx.topicConfigs.effective(topic);
+    const result = partition.appendProducerBatch(batch.batch, now, logAppendTime);
     switch (result.kind) {
       case 'Append':
         ctx.fetchWaits.notify(FetchPurgatory.key(topic, data.index));

@@ -38,11 +38,33 @@ export interface LogConfig {
    * without a key is then refused, as `LogValidator.validateKey` refuses it (log.ts, `check`).
    */
   readonly compact: boolean;
+  /**
+   * Whether retention deletes old segments (Kafka's `LogConfig.delete`, from `cleanup.policy`): false for a
+   * topic that is only compacted, whose old values compaction removes instead.
+   */
+  readonly delete: boolean;
+  /**
+   * Roll the active segment at the next append once it holds a batch this much older than the appended
+   * one (Kafka's `segment.ms`, `LogSegment.shouldRoll`).
+   */
+  readonly segmentMs: number;
+  /** Delete an inactive segment once its newest record is this old (Kafka's `retention.ms`); −1: never. */
+  readonly retentionMs: number;
+  /** Delete the oldest inactive segments while the log holds more than this (Kafka's `retention.bytes`); −1: no limit. */
+  readonly retentionBytes: number;
+  /** Compact once this share of the log's inactive bytes is uncleaned (Kafka's `min.cleanable.dirty.ratio`). */
+  readonly minCleanableDirtyRatio: number;
+  /** Compact only once the newest inactive record is this old (Kafka's `min.compaction.lag.ms`). */
+  readonly minCompactionLagMs: number;
+  /** Drop tombstones once the newest inactive record is this old (Kafka's `delete.retention.ms`). */
+  readonly deleteRetentionMs: number;
 }
 
 /**
- * Kafka's defaults: `segment.bytes` = 1 GiB, `message.max.bytes` = 1048588, flush left to the OS,
- * `compression.type` = producer, `cleanup.policy` = delete (not compacted).
+ * Kafka's defaults (`LogConfig`, `ServerLogConfigs`): `segment.bytes` = 1 GiB, `message.max.bytes` =
+ * 1048588, flush left to the OS, `compression.type` = producer, `cleanup.policy` = delete (not compacted),
+ * `segment.ms` and `retention.ms` = 7 days, `retention.bytes` = −1, `min.cleanable.dirty.ratio` = 0.5,
+ * `min.compaction.lag.ms` = 0, `delete.retention.ms` = 1 day.
  */
 export const DEFAULT_LOG_CONFIG: LogConfig = Object.freeze({
   segmentBytes: 1024 * 1024 * 1024,
@@ -50,6 +72,13 @@ export const DEFAULT_LOG_CONFIG: LogConfig = Object.freeze({
   maxBatchBytes: 1_048_588,
   compression: 'producer',
   compact: false,
+  delete: true,
+  segmentMs: 7 * 24 * 60 * 60 * 1000,
+  retentionMs: 7 * 24 * 60 * 60 * 1000,
+  retentionBytes: -1,
+  minCleanableDirtyRatio: 0.5,
+  minCompactionLagMs: 0,
+  deleteRetentionMs: 24 * 60 * 60 * 1000,
 });
 
 /**
@@ -106,6 +135,19 @@ function validateConfig(config: LogConfig): LogConfig {
   if (typeof config.compact !== 'boolean') {
     throw invalidConfig(`compact must be true or false, got ${String(config.compact)}`);
   }
+  if (typeof config.delete !== 'boolean') {
+    throw invalidConfig(`delete must be true or false, got ${String(config.delete)}`);
+  }
+  // Kafka's bounds: segment.ms at least 1; the retention limits −1 (none) or more; the lags 0 or more.
+  wholeAtLeast('segment.ms', config.segmentMs, 1);
+  wholeAtLeast('retention.ms', config.retentionMs, -1);
+  wholeAtLeast('retention.bytes', config.retentionBytes, -1);
+  wholeAtLeast('min.compaction.lag.ms', config.minCompactionLagMs, 0);
+  wholeAtLeast('delete.retention.ms', config.deleteRetentionMs, 0);
+  const ratio = config.minCleanableDirtyRatio;
+  if (typeof ratio !== 'number' || !(ratio >= 0 && ratio <= 1)) {
+    throw invalidConfig(`min.cleanable.dirty.ratio must be from 0 to 1, got ${String(ratio)}`);
+  }
   const flush: unknown = config.flush;
   if (typeof flush === 'object' && flush !== null) {
     const n = (flush as { everyMessages?: unknown }).everyMessages;
@@ -116,4 +158,10 @@ function validateConfig(config: LogConfig): LogConfig {
     throw invalidConfig(`flush must be 'os', 'every-append' or { everyMessages: n }, got ${String(flush)}`);
   }
   return config;
+}
+
+function wholeAtLeast(name: string, value: number, min: number): void {
+  if (!Number.isSafeInteger(value) || value < min) {
+    throw invalidConfig(`${name} must be an integer >= ${min}, got ${String(value)}`);
+  }
 }

@@ -120,6 +120,11 @@ export interface LogOpenOptions {
   readonly segmentFiles?: SegmentFileCache;
   /** Called after each roll with the new active segment's base offset (a Partition writes its producer snapshot). */
   readonly onRoll?: (baseOffset: number) => void;
+  /**
+   * The log's clock (Kafka's `Time`, default `Date.now`): retention's age of a segment, and a roll on
+   * `segment.ms` for an active segment whose batches carry no timestamp.
+   */
+  readonly time?: () => number;
 }
 
 /** The largest offset an index entry can hold relative to its segment's base offset (an i32). */
@@ -143,6 +148,14 @@ export class Log {
   #unflushedMessages = 0;
   #closed = false;
   readonly #onRoll: ((baseOffset: number) => void) | undefined;
+  readonly #time: () => number;
+  /**
+   * The active segment's rolling-based timestamp (Kafka's `LogSegment.rollingBasedTimestamp`: its first
+   * batch's max timestamp), for the segment of that base offset; read once, when first needed.
+   */
+  #rollingBase: { readonly base: number; readonly timestamp: number } | undefined;
+  /** When the active segment was created or, for one found on open, opened (Kafka's `LogSegment.created`). */
+  #activeCreatedMs: number;
   #config: LogConfig;
   /** Where the log begins for readers (Kafka's log start offset): at or after the first segment's base. */
   #logStartOffset: number;
@@ -163,8 +176,11 @@ export class Log {
     /** Offsets no segment holds, found on open (see `findGaps` in log-loader.ts). */
     readonly gaps: readonly OffsetGap[],
     onRoll: ((baseOffset: number) => void) | undefined,
+    time: () => number,
   ) {
     this.#onRoll = onRoll;
+    this.#time = time;
+    this.#activeCreatedMs = time();
     this.#lock = lock;
     this.#files = files;
     this.#ownsFiles = ownsFiles;
@@ -217,6 +233,7 @@ export class Log {
         loaded.recovery,
         loaded.gaps,
         options.onRoll,
+        options.time ?? Date.now,
       );
     } catch (error) {
       if (options.segmentFiles === undefined) files.closeAll();
@@ -258,9 +275,36 @@ export class Log {
   }
 
   /**
-   * Retention (Kafka's `UnifiedLog.deleteOldSegments`): deletes inactive segments from the oldest on, while
-   * `breached(segment, bytesOfLogLeft)` holds, and moves the log start offset to the first one left. The
-   * active segment is never deleted. Returns the base offsets deleted.
+   * Retention by the log's own config (Kafka's `UnifiedLog.deleteOldSegments()`): when `cleanup.policy`
+   * has `delete`, the oldest inactive segments whose newest record is older than `retention.ms`, then
+   * those beyond `retention.bytes`, are deleted, and the log start offset moves to the first one left.
+   * A segment without a timestamp (−1) is never too old. Returns the base offsets deleted, oldest first.
+   */
+  deleteRetentionBreachedSegments(): number[] {
+    this.#checkOpen();
+    const { delete: deletes, retentionMs, retentionBytes } = this.#config;
+    if (!deletes) return [];
+    const deleted: number[] = [];
+    if (retentionMs >= 0) {
+      const now = this.#time();
+      deleted.push(
+        ...this.deleteOldSegments((segment) => {
+          const newest = segment.maxTimestamp();
+          return newest >= 0 && now - newest > retentionMs;
+        }),
+      );
+    }
+    if (retentionBytes >= 0) {
+      deleted.push(...this.deleteOldSegments((segment, bytes) => bytes - segment.size >= retentionBytes));
+    }
+    return deleted;
+  }
+
+  /**
+   * Deletes inactive segments from the oldest on, while `breached(segment, bytesOfLogLeft)` holds, and
+   * moves the log start offset to the first one left (Kafka's `UnifiedLog.deleteOldSegments(predicate)`,
+   * which the retention rules above use). The active segment is never deleted. Returns the base offsets
+   * deleted.
    */
   deleteOldSegments(breached: (segment: LogSegment, logBytes: number) => boolean): number[] {
     this.#checkOpen();
@@ -277,11 +321,13 @@ export class Log {
     return this.#deleteSegments((segment) => doomed.includes(segment));
   }
 
-  /** Rolls a new, empty active segment now (Kafka's `segment.ms` roll), unless the active one is empty. */
+  /** Rolls a new, empty active segment now (Kafka's `UnifiedLog.roll`), unless the active one is empty. */
   roll(): boolean {
     this.#checkOpen();
     if (this.activeSegment.size === 0) return false;
-    return this.#maybeRoll(Number.MAX_SAFE_INTEGER, this.#logEndOffset);
+    const rolled = this.#maybeRoll(Number.MAX_SAFE_INTEGER, this.#logEndOffset);
+    if (rolled) this.#activeCreatedMs = this.#time();
+    return rolled;
   }
 
   #moveStart(offset: number): void {
@@ -416,7 +462,10 @@ export class Log {
     }
     const { bytes, header } = batch;
     const lastOffset = baseOffset + header.lastOffsetDelta;
-    const rolled = this.#maybeRoll(bytes.length, lastOffset);
+    // On time first (segment.ms), then on size: whichever path appended, as Kafka's UnifiedLog.maybeRoll.
+    const rolledOnTime = this.#maybeRollOnTime(header.maxTimestamp);
+    const rolled = this.#maybeRoll(bytes.length, lastOffset) || rolledOnTime;
+    if (rolled) this.#activeCreatedMs = this.#time();
     const segment = this.activeSegment;
     const position = segment.size;
     if (batch.stamp === 'in-place') {
@@ -437,6 +486,7 @@ export class Log {
       throw error;
     }
     this.#logEndOffset = lastOffset + 1;
+    if (position === 0) this.#rollingBase = { base: segment.baseOffset, timestamp: header.maxTimestamp };
     return {
       firstOffset: baseOffset,
       lastOffset,
@@ -469,6 +519,31 @@ export class Log {
     return true;
   }
   // #endregion maybe-roll
+
+  /**
+   * Kafka's roll rule on time (`LogSegment.shouldRoll` with `segment.ms`, no jitter): a new segment when the
+   * active one is not empty and the batch's max timestamp is more than `segment.ms` past the active
+   * segment's first batch's; when that first batch has no timestamp, the log's clock against when the
+   * segment was created.
+   */
+  #maybeRollOnTime(batchMaxTimestamp: number): boolean {
+    const active = this.activeSegment;
+    if (active.size === 0) return false;
+    const first = this.#rollingBasedTimestamp(active);
+    const waited = first >= 0 ? batchMaxTimestamp - first : this.#time() - this.#activeCreatedMs;
+    if (waited <= this.#config.segmentMs) return false;
+    return this.#maybeRoll(Number.MAX_SAFE_INTEGER, this.#logEndOffset);
+  }
+
+  #rollingBasedTimestamp(active: LogSegment): number {
+    if (this.#rollingBase?.base !== active.baseOffset) {
+      this.#rollingBase = {
+        base: active.baseOffset,
+        timestamp: active.readCheckedBatchAt(0).header.maxTimestamp,
+      };
+    }
+    return this.#rollingBase.timestamp;
+  }
 
   #maybeFlush(records: number): void {
     const flush = this.config.flush;

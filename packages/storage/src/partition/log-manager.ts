@@ -1,10 +1,11 @@
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { type CleanedLog, LogCleanerManager } from '../cleaner/log-cleaner-manager.js';
 import { StorageError } from '../errors.js';
 import { DirectoryLock, LOCK_FILE_NAME } from '../io/file-lock.js';
 import { fsyncDirectory } from '../io/fsync.js';
 import { io } from '../io/io.js';
-import type { LogConfig } from '../log/log.js';
+import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log/log.js';
 import type { OffsetGap } from '../log/log-loader.js';
 import type { RecoveryReport } from '../segment/recovery.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
@@ -37,7 +38,38 @@ export interface LogManagerOptions {
    * its partitions is opened: a broker keeps topic configs, the log manager only applies them.
    */
   readonly topicConfig?: (topic: string) => Partial<LogConfig>;
+  /** The logs' clock (Kafka's `Time`): retention, `segment.ms` and the cleaner's lags (default `Date.now`). */
+  readonly time?: () => number;
 }
+
+/** How often the background passes run (`LogManager.startup`), with Kafka's names. */
+export interface LogSchedule {
+  /** Kafka's `log.retention.check.interval.ms`: a retention pass over every log this often. */
+  readonly retentionCheckIntervalMs: number;
+  /** Kafka's `log.cleaner.backoff.ms`: a cleaner pass over every compacted log this often. */
+  readonly cleanerBackoffMs: number;
+  /** Told what each pass did, partition by partition (a broker logs it). */
+  readonly onEvent?: (event: LogEvent) => void;
+}
+
+/** What a background pass did to one partition. */
+export type LogEvent =
+  | {
+      readonly kind: 'retention';
+      readonly topic: string;
+      readonly partition: number;
+      /** Base offsets of the segments deleted, oldest first. */
+      readonly deleted: readonly number[];
+      readonly logStartOffset: number;
+    }
+  | ({ readonly kind: 'compaction'; readonly topic: string; readonly partition: number } & CleanedLog)
+  | {
+      readonly kind: 'failed';
+      readonly task: 'retention' | 'compaction';
+      readonly topic: string;
+      readonly partition: number;
+      readonly error: unknown;
+    };
 
 /** What opening one partition found (`LogManager.check`). */
 export interface PartitionFindings {
@@ -85,6 +117,11 @@ export class LogManager {
   readonly #files: SegmentFileCache;
   readonly #unmapped: UnmappedEntry[] = [];
   readonly #maxOpen: number;
+  readonly #time: () => number;
+  readonly #cleaner = new LogCleanerManager();
+  readonly #timers: NodeJS.Timeout[] = [];
+  /** The passes running now: a pass longer than its interval is not started twice. */
+  readonly #running = new Set<'retention' | 'compaction'>();
   #closed = false;
 
   private constructor(
@@ -98,6 +135,7 @@ export class LogManager {
       options.maxOpenSegmentFiles ?? Math.max(16, Math.min(256, Math.floor(limit / 4))),
     );
     this.#maxOpen = options.maxOpenPartitions ?? Math.max(16, Math.min(2000, Math.floor(limit / 8)));
+    this.#time = options.time ?? Date.now;
   }
 
   /**
@@ -237,14 +275,9 @@ export class LogManager {
         ...(this.options.producerIdExpirationMs === undefined
           ? {}
           : { producerIdExpirationMs: this.options.producerIdExpirationMs }),
+        time: this.#time,
       };
-      open = Partition.openManaged(
-        this.dataDir,
-        topic,
-        partition,
-        { ...this.options.config, ...this.options.topicConfig?.(topic) },
-        options,
-      );
+      open = Partition.openManaged(this.dataDir, topic, partition, this.#configOf(topic), options);
       this.#open.set(key, open);
     }
     return open;
@@ -347,15 +380,126 @@ export class LogManager {
       doomed.push(hidden);
     }
     this.#topics.delete(topic);
+    this.#cleaner.forget(topic);
     fsyncDirectory(this.dataDir);
     for (const path of doomed)
       io('remove deleted partition', path, () => rmSync(path, { recursive: true, force: true }));
   }
 
+  /** The topic's log config: its own over the manager's (Kafka's `LogConfig.fromProps` over the defaults). */
+  #configOf(topic: string): Partial<LogConfig> {
+    return { ...this.options.config, ...this.options.topicConfig?.(topic) };
+  }
+
+  /**
+   * Starts the background passes over every log, `__consumer_offsets` as any other (Kafka's
+   * `LogManager.startup`: the retention task every `log.retention.check.interval.ms`, the cleaner every
+   * `log.cleaner.backoff.ms`). `close` stops them. The passes run on the event loop, one partition at a
+   * time, and yield to it between partitions.
+   */
+  startup(schedule: LogSchedule): void {
+    this.#checkOpen();
+    if (this.#timers.length > 0)
+      throw new StorageError('INVALID_REQUEST', 'the log manager is started already');
+    const every = (ms: number, pass: () => Promise<unknown>) => {
+      const timer = setInterval(() => void pass(), ms);
+      timer.unref();
+      this.#timers.push(timer);
+    };
+    every(schedule.retentionCheckIntervalMs, () => this.cleanupLogs(schedule.onEvent));
+    every(schedule.cleanerBackoffMs, () => this.cleanLogs(schedule.onEvent));
+  }
+
+  /**
+   * One retention pass (Kafka's `LogManager.cleanupLogs`): for every partition of every topic whose
+   * `cleanup.policy` has `delete` and which has a `retention.ms` or `retention.bytes`, the log's own
+   * `deleteRetentionBreachedSegments`. Returns what it did; a partition that failed is reported and the
+   * others go on.
+   */
+  cleanupLogs(onEvent?: (event: LogEvent) => void): Promise<LogEvent[]> {
+    return this.#pass(
+      'retention',
+      onEvent,
+      (config) => config.delete && (config.retentionMs >= 0 || config.retentionBytes >= 0),
+      (p) => {
+        const deleted = p.deleteRetentionBreachedSegments();
+        return deleted.length === 0
+          ? undefined
+          : {
+              kind: 'retention',
+              topic: p.topic,
+              partition: p.partition,
+              deleted,
+              logStartOffset: p.logStartOffset,
+            };
+      },
+    );
+  }
+
+  /**
+   * One cleaner pass (Kafka's `LogCleaner` threads, one pass through `LogCleanerManager`): every partition
+   * of every compacted topic is compacted once dirty enough (see `LogCleanerManager.cleanIfDirty`).
+   */
+  cleanLogs(onEvent?: (event: LogEvent) => void): Promise<LogEvent[]> {
+    return this.#pass(
+      'compaction',
+      onEvent,
+      (config) => config.compact,
+      (p) => {
+        const cleaned = this.#cleaner.cleanIfDirty(p, this.#time());
+        return cleaned === undefined
+          ? undefined
+          : { kind: 'compaction', topic: p.topic, partition: p.partition, ...cleaned };
+      },
+    );
+  }
+
+  async #pass(
+    task: 'retention' | 'compaction',
+    onEvent: ((event: LogEvent) => void) | undefined,
+    applies: (config: LogConfig) => boolean,
+    run: (partition: Partition) => LogEvent | undefined,
+  ): Promise<LogEvent[]> {
+    const events: LogEvent[] = [];
+    if (this.#closed || this.#running.has(task)) return events;
+    this.#running.add(task);
+    try {
+      // The topics as they are now; one deleted meanwhile has no partition to visit any more.
+      for (const [topic, count] of [...this.#topics]) {
+        const config = { ...DEFAULT_LOG_CONFIG, ...this.#configOf(topic) };
+        if (!applies(config)) continue;
+        for (let index = 0; index < count; index++) {
+          // Between partitions the event loop serves requests (a pass may open every partition of a topic).
+          await new Promise((resolve) => setImmediate(resolve));
+          if (this.#closed) return events;
+          let event: LogEvent | undefined;
+          try {
+            const p = this.partition(topic, index);
+            event = p === undefined ? undefined : run(p);
+          } catch (error) {
+            // A full disk, a damaged segment: said, and the other partitions go on; the next pass tries again.
+            event = { kind: 'failed', task, topic, partition: index, error };
+          }
+          if (event !== undefined) {
+            events.push(event);
+            try {
+              onEvent?.(event);
+            } catch {
+              // The listener's failure (a logger's) is not the log's: the pass goes on.
+            }
+          }
+        }
+      }
+      return events;
+    } finally {
+      this.#running.delete(task);
+    }
+  }
+
   /** A topic's config changed: its open partitions' logs take the new values (see `Log.reconfigure`). */
   reconfigureTopic(topic: string): void {
     this.#checkOpen();
-    const config = { ...this.options.config, ...this.options.topicConfig?.(topic) };
+    const config = this.#configOf(topic);
     for (const [key, partition] of this.#open) {
       if (partition.topic === topic && key === `${topic}-${partition.partition}`)
         partition.reconfigure(config);
@@ -366,6 +510,7 @@ export class LogManager {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    for (const timer of this.#timers.splice(0)) clearInterval(timer);
     let first: unknown;
     for (const partition of this.#open.values()) {
       try {

@@ -135,6 +135,8 @@ export interface PartitionOptions {
   readonly segmentFiles?: SegmentFileCache;
   /** The clock for expiring producers on open (default `Date.now()`). */
   readonly nowMs?: number;
+  /** The log's clock (Kafka's `Time`): retention's and `segment.ms`'s (default `Date.now`). */
+  readonly time?: () => number;
 }
 
 /**
@@ -170,8 +172,10 @@ export class Partition {
   /** The log in `dir`, whose rolls write this partition's producer snapshots. */
   #openLog(dir: string, config: Partial<LogConfig>): Log {
     const files = this.options.segmentFiles;
+    const time = this.options.time;
     return Log.open(dir, config, {
       ...(files === undefined ? {} : { segmentFiles: files }),
+      ...(time === undefined ? {} : { time }),
       onRoll: (base) => this.#onRoll(base),
     });
   }
@@ -252,7 +256,12 @@ export class Partition {
     return this.#log.deleteOldSegments(breached);
   }
 
-  /** `segment.ms`: a new active segment now, unless the active one is empty. */
+  /** Retention by the log's config: `retention.ms` and `retention.bytes` (see `Log.deleteRetentionBreachedSegments`). */
+  deleteRetentionBreachedSegments(): number[] {
+    return this.#log.deleteRetentionBreachedSegments();
+  }
+
+  /** A new active segment now, unless the active one is empty (`Log.roll`). */
   roll(): boolean {
     return this.#log.roll();
   }

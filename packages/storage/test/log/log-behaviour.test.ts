@@ -43,6 +43,13 @@ describe('Log settings and arguments, refused by name', () => {
       maxBatchBytes: 1_048_588,
       compression: 'producer',
       compact: false,
+      delete: true,
+      segmentMs: 604_800_000,
+      retentionMs: 604_800_000,
+      retentionBytes: -1,
+      minCleanableDirtyRatio: 0.5,
+      minCompactionLagMs: 0,
+      deleteRetentionMs: 86_400_000,
     });
     defaults.close();
     for (const [config, message] of [
@@ -52,6 +59,9 @@ describe('Log settings and arguments, refused by name', () => {
       [{ maxBatchBytes: Number.NaN }, /max batch bytes must be an integer in 61\.\.67108864 .*, got NaN/],
       [{ flush: { everyMessages: 0 } }, 'flush every N messages needs N >= 1, got 0'],
       [{ compact: 'yes' }, 'compact must be true or false, got yes'],
+      [{ segmentMs: 0 }, 'segment.ms must be an integer >= 1, got 0'],
+      [{ retentionMs: -2 }, 'retention.ms must be an integer >= -1, got -2'],
+      [{ minCleanableDirtyRatio: 1.5 }, 'min.cleanable.dirty.ratio must be from 0 to 1, got 1.5'],
     ] as const) {
       const error = thrown(StorageError, () => Log.open(dir(), config as never));
       expect(error.code).toBe('INVALID_CONFIG');
