@@ -176,6 +176,8 @@ describe('compression.type: the broker stores batches in the topic codec', () =>
     writeFileSync(props, 'compression.type=brotli\n');
     const fromFile = klog(['serve', '--data-dir', join(scratch, 'bad'), '--port', '0', '--config', props]);
     expect(fromFile.status).toBe(2);
-    expect(fromFile.stderr).toMatch(/^klog: .*bad\.properties: compression\.type "brotli": must be one of .*, got "brotli"\n$/);
+    expect(fromFile.stderr).toMatch(
+      /^klog: .*bad\.properties: compression\.type "brotli": must be one of .*, got "brotli"\n$/,
+    );
   });
 });
