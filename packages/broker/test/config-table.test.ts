@@ -73,6 +73,11 @@ describe('adding a setting is one row', () => {
         configSource: CONFIG_SOURCE.DEFAULT_CONFIG,
       }),
     ]);
+    // Its doc is DescribeConfigs' documentation, when asked for (v3+).
+    expect(
+      describeBrokerConfigs(4, given, ['klog.test.extra.ms'], false, EXTENDED, true)[0]!.documentation,
+    ).toBe('a setting added for this test');
+    expect(described.find((e) => e.name === 'klog.test.extra.ms')!.documentation).toBeNull();
     // The real tables do not have it.
     expect(describeBrokerConfigs(4, resolveConfig({ dataDir: '/x' }), ['klog.test.extra.ms'], false)).toEqual(
       [],

@@ -24,6 +24,7 @@ function entry(
   type: ConfigTypeName,
   readOnly: boolean,
   synonyms: boolean,
+  documentation: string | null,
 ): Entry {
   const top = layers[0]!;
   return {
@@ -36,7 +37,7 @@ function entry(
     isSensitive: false,
     synonyms: synonyms ? layers.map((l) => ({ name: l.name, value: l.value, source: l.source })) : [],
     configType: CONFIG_TYPE[type],
-    documentation: null,
+    documentation,
   };
 }
 
@@ -52,6 +53,7 @@ export function describeTopicConfigs(
   keys: readonly string[] | null,
   synonyms: boolean,
   topicConfigs: readonly TopicConfigDef[] = TOPIC_CONFIGS,
+  documentation = false,
 ): Entry[] {
   return topicConfigs
     .filter((d) => keys === null || keys.includes(d.name))
@@ -63,7 +65,7 @@ export function describeTopicConfigs(
       if (broker !== undefined)
         layers.push({ name: d.brokerName, value: broker, source: CONFIG_SOURCE.STATIC_BROKER_CONFIG });
       layers.push({ name: d.brokerName, value: d.defaultValue, source: CONFIG_SOURCE.DEFAULT_CONFIG });
-      const shown = entry(version, layers, d.type, false, synonyms);
+      const shown = entry(version, layers, d.type, false, synonyms, documentation ? d.doc : null);
       return { ...shown, name: d.name };
     });
 }
@@ -78,22 +80,38 @@ export function describeBrokerConfigs(
   keys: readonly string[] | null,
   synonyms: boolean,
   tables: ConfigTables = CONFIG_TABLES,
+  documentation = false,
 ): Entry[] {
   const text = (v: unknown) => (v === undefined ? null : String(v));
   const values = config as unknown as Readonly<Record<string, unknown>>;
-  const all: { name: string; type: ConfigTypeName; value: string | null; defaultValue: string | null }[] = [
+  const all: {
+    name: string;
+    type: ConfigTypeName;
+    value: string | null;
+    defaultValue: string | null;
+    doc: string;
+  }[] = [
     // The topic configs' broker-level defaults, from their rows…
     ...tables.topic.map((d) => ({
       name: d.brokerName,
       type: d.type,
       value: config.logSettings.get(d.brokerName) ?? d.defaultValue,
       defaultValue: d.defaultValue,
+      doc: d.doc,
     })),
     // …and every broker setting with a Kafka name (klog's own, such as the teaching faults, are not Kafka's).
     ...tables.broker.flatMap((d) =>
       d.name === null
         ? []
-        : [{ name: d.name, type: d.type, value: text(values[d.key]), defaultValue: text(d.defaultValue) }],
+        : [
+            {
+              name: d.name,
+              type: d.type,
+              value: text(values[d.key]),
+              defaultValue: text(d.defaultValue),
+              doc: d.doc,
+            },
+          ],
     ),
   ].sort((a, b) => (a.name < b.name ? -1 : 1));
   return all
@@ -106,6 +124,6 @@ export function describeBrokerConfigs(
             { name: s.name, value: s.defaultValue, source: CONFIG_SOURCE.DEFAULT_CONFIG },
           ]
         : [{ name: s.name, value: s.value, source: CONFIG_SOURCE.DEFAULT_CONFIG }];
-      return entry(version, layers, s.type, true, synonyms);
+      return entry(version, layers, s.type, true, synonyms, documentation ? s.doc : null);
     });
 }
