@@ -1,12 +1,32 @@
 export { ADVERTISED_APIS, type AdvertisedApi } from './advertised.js';
 export {
-  BOUNDS,
   type BrokerConfig,
   type BrokerOptions,
+  CONFIG_TABLES,
   ConfigError,
-  DEFAULT_CONFIG,
+  type ConfigTables,
   resolveConfig,
 } from './config.js';
+export {
+  BROKER_CONFIGS,
+  type BrokerConfigDef,
+  brokerConfigFlag,
+  type SettingValue,
+} from './configs/broker-configs.js';
+export {
+  type ConfigTypeName,
+  flagOfName,
+  type Parsed,
+  parseConfigValue,
+  type Validator,
+  validatorText,
+} from './configs/config-def.js';
+export {
+  brokerFlagOf,
+  type CoarseSynonym,
+  TOPIC_CONFIGS,
+  type TopicConfigDef,
+} from './configs/topic-config.js';
 export type { ConnectionStats } from './connection.js';
 export { FaultInjector, type FaultPlan, type ProduceFault, type WrittenBatch } from './faults.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, SILENT } from './logger.js';

@@ -170,12 +170,14 @@ describe('compression.type: the broker stores batches in the topic codec', () =>
     ]);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toBe(
-      'klog: compression.type: must be one of producer, uncompressed, gzip, snappy, lz4, zstd, got "LZ4"\n',
+      'klog: --compression-type "LZ4": must be one of producer, uncompressed, gzip, snappy, lz4, zstd, got "LZ4"\n',
     );
     const props = join(scratch, 'bad.properties');
     writeFileSync(props, 'compression.type=brotli\n');
     const fromFile = klog(['serve', '--data-dir', join(scratch, 'bad'), '--port', '0', '--config', props]);
     expect(fromFile.status).toBe(2);
-    expect(fromFile.stderr).toMatch(/^klog: compression\.type: must be one of .*, got "brotli"\n$/);
+    expect(fromFile.stderr).toMatch(
+      /^klog: .*bad\.properties: compression\.type "brotli": must be one of .*, got "brotli"\n$/,
+    );
   });
 });

@@ -251,7 +251,9 @@ describe('klog serve refuses to start, in one line', () => {
     expect(existsSync(dataDir)).toBe(false);
     const help = klog(['serve', '--help']).stdout.replace(/\s+/g, ' ');
     expect(help).toContain('(log.segment.bytes, 61 to 2147483647, default 1 GiB)');
-    expect(help).toContain('largest request accepted (default 100 MiB)');
+    expect(help).toContain(
+      'largest request accepted: a larger frame closes its connection (socket.request.max.bytes, 64 to 2147483647, default 100 MiB)',
+    );
   });
 
   it('a port in use, and a data directory another broker holds: exit 1, saying which', async () => {

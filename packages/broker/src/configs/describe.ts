@@ -1,6 +1,7 @@
 import type { DescribeConfigsResponse } from '@klog/protocol';
-import type { BrokerConfig } from '../config.js';
-import { CONFIG_TYPE, type ConfigTypeName, TOPIC_CONFIGS } from './topic-config.js';
+import { type BrokerConfig, CONFIG_TABLES, type ConfigTables } from '../config.js';
+import { CONFIG_TYPE, type ConfigTypeName } from './config-def.js';
+import { TOPIC_CONFIGS, type TopicConfigDef } from './topic-config.js';
 
 type Entry = DescribeConfigsResponse.DescribeConfigsResourceResult;
 
@@ -12,7 +13,7 @@ export const CONFIG_SOURCE = { TOPIC_CONFIG: 1, STATIC_BROKER_CONFIG: 4, DEFAULT
 
 interface Layer {
   readonly name: string;
-  readonly value: string;
+  readonly value: string | null;
   readonly source: number;
 }
 
@@ -23,6 +24,7 @@ function entry(
   type: ConfigTypeName,
   readOnly: boolean,
   synonyms: boolean,
+  documentation: string | null,
 ): Entry {
   const top = layers[0]!;
   return {
@@ -35,7 +37,7 @@ function entry(
     isSensitive: false,
     synonyms: synonyms ? layers.map((l) => ({ name: l.name, value: l.value, source: l.source })) : [],
     configType: CONFIG_TYPE[type],
-    documentation: null,
+    documentation,
   };
 }
 
@@ -50,64 +52,23 @@ export function describeTopicConfigs(
   brokerDefaults: ReadonlyMap<string, string>,
   keys: readonly string[] | null,
   synonyms: boolean,
+  topicConfigs: readonly TopicConfigDef[] = TOPIC_CONFIGS,
+  documentation = false,
 ): Entry[] {
-  return TOPIC_CONFIGS.filter((d) => keys === null || keys.includes(d.name)).map((d) => {
-    const layers: Layer[] = [];
-    const mine = own.get(d.name);
-    if (mine !== undefined) layers.push({ name: d.name, value: mine, source: CONFIG_SOURCE.TOPIC_CONFIG });
-    const broker = brokerDefaults.get(d.brokerName);
-    if (broker !== undefined)
-      layers.push({ name: d.brokerName, value: broker, source: CONFIG_SOURCE.STATIC_BROKER_CONFIG });
-    layers.push({ name: d.brokerName, value: d.defaultValue, source: CONFIG_SOURCE.DEFAULT_CONFIG });
-    const shown = entry(version, layers, d.type, false, synonyms);
-    return { ...shown, name: d.name };
-  });
+  return topicConfigs
+    .filter((d) => keys === null || keys.includes(d.name))
+    .map((d) => {
+      const layers: Layer[] = [];
+      const mine = own.get(d.name);
+      if (mine !== undefined) layers.push({ name: d.name, value: mine, source: CONFIG_SOURCE.TOPIC_CONFIG });
+      const broker = brokerDefaults.get(d.brokerName);
+      if (broker !== undefined)
+        layers.push({ name: d.brokerName, value: broker, source: CONFIG_SOURCE.STATIC_BROKER_CONFIG });
+      layers.push({ name: d.brokerName, value: d.defaultValue, source: CONFIG_SOURCE.DEFAULT_CONFIG });
+      const shown = entry(version, layers, d.type, false, synonyms, documentation ? d.doc : null);
+      return { ...shown, name: d.name };
+    });
 }
-
-interface BrokerSetting {
-  readonly name: string;
-  readonly type: ConfigTypeName;
-  readonly value: (config: BrokerConfig) => string;
-  readonly defaultValue: string;
-}
-
-/** The broker settings klog has beyond the topic defaults, with Kafka's names and defaults. */
-const BROKER_SETTINGS: readonly BrokerSetting[] = [
-  {
-    name: 'auto.create.topics.enable',
-    type: 'BOOLEAN',
-    value: (c) => String(c.autoCreateTopics),
-    defaultValue: 'true',
-  },
-  {
-    name: 'connections.max.idle.ms',
-    type: 'LONG',
-    value: (c) => String(c.connectionsMaxIdleMs),
-    defaultValue: '600000',
-  },
-  { name: 'fetch.max.bytes', type: 'INT', value: (c) => String(c.fetchMaxBytes), defaultValue: '57671680' },
-  {
-    name: 'log.cleaner.backoff.ms',
-    type: 'LONG',
-    value: (c) => String(c.logCleanerBackoffMs),
-    defaultValue: '15000',
-  },
-  { name: 'log.dirs', type: 'STRING', value: (c) => c.dataDir, defaultValue: 'klog-data' },
-  {
-    name: 'log.retention.check.interval.ms',
-    type: 'LONG',
-    value: (c) => String(c.logRetentionCheckIntervalMs),
-    defaultValue: '300000',
-  },
-  { name: 'node.id', type: 'INT', value: (c) => String(c.nodeId), defaultValue: '0' },
-  { name: 'num.partitions', type: 'INT', value: (c) => String(c.numPartitions), defaultValue: '1' },
-  {
-    name: 'socket.request.max.bytes',
-    type: 'INT',
-    value: (c) => String(c.socketRequestMaxBytes),
-    defaultValue: '104857600',
-  },
-];
 
 /**
  * The broker's configs: read-only (klog takes them at start, from flags or `--config`, and has no dynamic
@@ -118,20 +79,40 @@ export function describeBrokerConfigs(
   config: BrokerConfig,
   keys: readonly string[] | null,
   synonyms: boolean,
+  tables: ConfigTables = CONFIG_TABLES,
+  documentation = false,
 ): Entry[] {
-  const all: { name: string; type: ConfigTypeName; value: string; defaultValue: string }[] = [
-    ...TOPIC_CONFIGS.map((d) => ({
+  const text = (v: unknown) => (v === undefined ? null : String(v));
+  const values = config as unknown as Readonly<Record<string, unknown>>;
+  const all: {
+    name: string;
+    type: ConfigTypeName;
+    value: string | null;
+    defaultValue: string | null;
+    doc: string;
+  }[] = [
+    // The topic configs' broker-level defaults, from their rows…
+    ...tables.topic.map((d) => ({
       name: d.brokerName,
       type: d.type,
       value: config.logSettings.get(d.brokerName) ?? d.defaultValue,
       defaultValue: d.defaultValue,
+      doc: d.doc,
     })),
-    ...BROKER_SETTINGS.map((s) => ({
-      name: s.name,
-      type: s.type,
-      value: s.value(config),
-      defaultValue: s.defaultValue,
-    })),
+    // …and every broker setting with a Kafka name (klog's own, such as the teaching faults, are not Kafka's).
+    ...tables.broker.flatMap((d) =>
+      d.name === null
+        ? []
+        : [
+            {
+              name: d.name,
+              type: d.type,
+              value: text(values[d.key]),
+              defaultValue: text(d.defaultValue),
+              doc: d.doc,
+            },
+          ],
+    ),
   ].sort((a, b) => (a.name < b.name ? -1 : 1));
   return all
     .filter((s) => keys === null || keys.includes(s.name))
@@ -143,6 +124,6 @@ export function describeBrokerConfigs(
             { name: s.name, value: s.defaultValue, source: CONFIG_SOURCE.DEFAULT_CONFIG },
           ]
         : [{ name: s.name, value: s.value, source: CONFIG_SOURCE.DEFAULT_CONFIG }];
-      return entry(version, layers, s.type, true, synonyms);
+      return entry(version, layers, s.type, true, synonyms, documentation ? s.doc : null);
     });
 }

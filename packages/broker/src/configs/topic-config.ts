@@ -1,87 +1,62 @@
-import { BROKER_COMPRESSION_TYPES, type BrokerCompressionType } from '../log-port.js';
+import { BROKER_COMPRESSION_TYPES, type BrokerCompressionType, LOG_SETTINGS } from '../log-port.js';
+import {
+  type ConfigTypeName,
+  flagOfName,
+  LONG_MAX,
+  type Parsed,
+  parseConfigValue,
+  type Validator,
+} from './config-def.js';
 
 /**
- * The topic configs klog implements, as Kafka's `TopicConfig` / `LogConfig` name and bound them: each one's
- * topic-level name, the broker-level default it falls back to (its synonym, Kafka's `ServerLogConfigs`),
- * its type and Kafka's default. Pure: parsing and the effective values; the broker stores and applies them.
+ * The topic configs klog implements, as Kafka's `TopicConfig` / `LogConfig` name and bound them: one row per
+ * setting, holding its topic-level name, the broker-level default it falls back to (its synonym, Kafka's
+ * `ServerLogConfigs` and `ServerTopicConfigSynonyms`), its type, Kafka's default, its validator and its doc.
+ * Everything else is derived from these rows: `klog serve`'s `--log-*` flags and their help, the names a
+ * server.properties may give, CreateTopics/AlterConfigs checks, DescribeConfigs of a topic and of the broker.
+ * Pure: parsing and the effective values; the broker stores and applies them.
  */
 
-/** Kafka's `ConfigDef.Type`, as DescribeConfigs v3+ numbers it (`DescribeConfigsResponse.ConfigType`). */
-export const CONFIG_TYPE = { BOOLEAN: 1, STRING: 2, INT: 3, SHORT: 4, LONG: 5, DOUBLE: 6, LIST: 7 } as const;
-export type ConfigTypeName = keyof typeof CONFIG_TYPE;
+export type { ConfigTypeName, Parsed } from './config-def.js';
 
-/** A value read, normalised as Kafka prints it back, or why it cannot be. */
-export type Parsed =
-  | { readonly ok: true; readonly value: string }
-  | { readonly ok: false; readonly reason: string };
+/** A broker-level name in a coarser unit (`log.retention.hours`): Kafka converts it, the `ms` name wins. */
+export interface CoarseSynonym {
+  readonly name: string;
+  /** Milliseconds per unit. */
+  readonly factor: number;
+  readonly validator: Validator;
+}
 
-export interface ConfigDef {
+/** One topic config (Kafka's `ConfigDef.ConfigKey` in `LogConfig`), with its broker-level default linked. */
+export interface TopicConfigDef {
+  /** The topic-level name (`retention.ms`). */
   readonly name: string;
   readonly type: ConfigTypeName;
   /** Kafka's default, as DescribeConfigs prints it. */
   readonly defaultValue: string;
-  readonly parse: (raw: string) => Parsed;
-}
-
-export interface TopicConfigDef extends ConfigDef {
-  /** The broker config that is this one's default (DescribeConfigs' synonym). */
+  readonly validator: Validator;
+  /** The broker config that is this one's default (DescribeConfigs' synonym, `log.retention.ms`). */
   readonly brokerName: string;
+  /** Coarser broker-level spellings of the same default (`log.retention.hours`), finest last. */
+  readonly brokerSynonyms?: readonly CoarseSynonym[];
+  /** `klog serve`'s flag for the broker default, when not `brokerName` kebab-cased (`--log-retention-ms`). */
+  readonly brokerFlag?: string;
+  /** One line for `klog serve --help`: what the broker default does (the row adds name, bounds, default). */
+  readonly doc: string;
 }
 
-const ok = (value: string): Parsed => ({ ok: true, value });
-const bad = (reason: string): Parsed => ({ ok: false, reason });
-
-export function wholeNumber(min: number, max: number): (raw: string) => Parsed {
-  return (raw) => {
-    const text = raw.trim();
-    const n = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
-    if (!Number.isSafeInteger(n)) return bad(`expected a whole number, got ${JSON.stringify(raw)}`);
-    if (n < min || n > max) return bad(`must be from ${min} to ${max}, got ${n}`);
-    return ok(String(n));
-  };
+/** `klog serve`'s flag for a topic config's broker-level default. */
+export function brokerFlagOf(def: TopicConfigDef): string {
+  return def.brokerFlag ?? flagOfName(def.brokerName);
 }
 
-function fraction(raw: string): Parsed {
-  const n = Number(raw.trim());
-  if (raw.trim() === '' || !Number.isFinite(n)) return bad(`expected a number, got ${JSON.stringify(raw)}`);
-  if (n < 0 || n > 1) return bad(`must be from 0 to 1, got ${n}`);
-  return ok(String(n));
+/** A value for a topic config, checked by its row: normalised as Kafka prints it, or why not. */
+export function parseTopicConfig(def: TopicConfigDef, raw: string): Parsed {
+  return parseConfigValue(def.validator, raw);
 }
 
-function oneOf(...values: string[]): (raw: string) => Parsed {
-  return (raw) => {
-    const text = raw.trim();
-    return values.includes(text)
-      ? ok(text)
-      : bad(`must be one of ${values.join(', ')}, got ${JSON.stringify(raw)}`);
-  };
-}
-
-export function bool(raw: string): Parsed {
-  const text = raw.trim().toLowerCase();
-  return text === 'true' || text === 'false'
-    ? ok(text)
-    : bad(`expected true or false, got ${JSON.stringify(raw)}`);
-}
-
-/** `cleanup.policy`: a list of delete and compact, printed as Kafka prints a list (comma, no spaces). */
-function cleanupPolicy(raw: string): Parsed {
-  const items = raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-  if (items.length === 0) return bad('needs delete, compact, or both');
-  const wrong = items.find((s) => s !== 'delete' && s !== 'compact');
-  if (wrong !== undefined) return bad(`must be a list of delete and compact, got ${JSON.stringify(wrong)}`);
-  return ok([...new Set(items)].join(','));
-}
-
-const LONG_MAX = Number.MAX_SAFE_INTEGER;
-const INT_MAX = 2 ** 31 - 1;
-/** What klog's log can read back (storage's DEFAULT_MAX_BATCH_BYTES). */
-export const MAX_BATCH_BYTES_LIMIT = 64 * 1024 * 1024;
-/** A segment must hold at least one batch header (storage's minimum; Kafka's is 14 bytes). */
-export const MIN_SEGMENT_BYTES = 61;
+const DAY_MS = 86_400_000;
+const WEEK_MS = 7 * DAY_MS;
 
 /** Every topic config klog applies, in the order DescribeConfigs lists them. */
 export const TOPIC_CONFIGS: readonly TopicConfigDef[] = [
@@ -90,7 +65,8 @@ export const TOPIC_CONFIGS: readonly TopicConfigDef[] = [
     brokerName: 'log.cleanup.policy',
     type: 'LIST',
     defaultValue: 'delete',
-    parse: cleanupPolicy,
+    validator: { kind: 'listOf', values: ['delete', 'compact'] },
+    doc: 'what happens to old segments: delete them, compact the log, or both',
   },
   {
     // Kafka's broker setting has the topic's name (ServerTopicConfigSynonyms.sameName).
@@ -98,70 +74,98 @@ export const TOPIC_CONFIGS: readonly TopicConfigDef[] = [
     brokerName: 'compression.type',
     type: 'STRING',
     defaultValue: 'producer',
-    parse: oneOf(...BROKER_COMPRESSION_TYPES),
+    validator: { kind: 'oneOf', values: BROKER_COMPRESSION_TYPES },
+    doc: "the codec batches are stored in (producer: keep the producer's)",
   },
   {
     name: 'delete.retention.ms',
     brokerName: 'log.cleaner.delete.retention.ms',
     type: 'LONG',
-    defaultValue: '86400000',
-    parse: wholeNumber(0, LONG_MAX),
+    defaultValue: String(DAY_MS),
+    validator: { kind: 'range', min: 0, max: LONG_MAX },
+    doc: 'how long a tombstone is kept once a compacted log is cleaned',
   },
   {
+    // Storage's bounds (what its log can read back): klog's maximum is below Kafka's Integer.MAX_VALUE.
     name: 'max.message.bytes',
     brokerName: 'message.max.bytes',
     type: 'INT',
-    defaultValue: '1048588',
-    parse: wholeNumber(61, MAX_BATCH_BYTES_LIMIT),
+    defaultValue: String(LOG_SETTINGS.messageMaxBytes.default),
+    validator: {
+      kind: 'range',
+      min: LOG_SETTINGS.messageMaxBytes.min,
+      max: LOG_SETTINGS.messageMaxBytes.max,
+    },
+    doc: 'largest batch a producer may send',
   },
   {
     name: 'message.timestamp.type',
     brokerName: 'log.message.timestamp.type',
     type: 'STRING',
     defaultValue: 'CreateTime',
-    parse: oneOf('CreateTime', 'LogAppendTime'),
+    validator: { kind: 'oneOf', values: ['CreateTime', 'LogAppendTime'] },
+    doc: "the records' timestamps: the producer's, or the broker's at append",
   },
   {
     name: 'min.cleanable.dirty.ratio',
     brokerName: 'log.cleaner.min.cleanable.ratio',
     type: 'DOUBLE',
     defaultValue: '0.5',
-    parse: fraction,
+    validator: { kind: 'fraction', min: 0, max: 1 },
+    doc: 'share of a compacted log not yet cleaned before the cleaner cleans it',
   },
   {
     name: 'min.compaction.lag.ms',
     brokerName: 'log.cleaner.min.compaction.lag.ms',
     type: 'LONG',
     defaultValue: '0',
-    parse: wholeNumber(0, LONG_MAX),
+    validator: { kind: 'range', min: 0, max: LONG_MAX },
+    doc: 'how old a record must be before compaction may remove it',
   },
   {
     name: 'retention.bytes',
     brokerName: 'log.retention.bytes',
     type: 'LONG',
     defaultValue: '-1',
-    parse: wholeNumber(-1, LONG_MAX),
+    validator: { kind: 'range', min: -1, max: LONG_MAX },
+    doc: 'a partition keeps at most this many bytes (-1: no limit)',
   },
   {
     name: 'retention.ms',
     brokerName: 'log.retention.ms',
+    brokerSynonyms: [
+      {
+        name: 'log.retention.hours',
+        factor: 3_600_000,
+        validator: { kind: 'range', min: -1, max: LONG_MAX },
+      },
+      { name: 'log.retention.minutes', factor: 60_000, validator: { kind: 'range', min: -1, max: LONG_MAX } },
+    ],
     type: 'LONG',
-    defaultValue: '604800000',
-    parse: wholeNumber(-1, LONG_MAX),
+    defaultValue: String(WEEK_MS),
+    validator: { kind: 'range', min: -1, max: LONG_MAX },
+    doc: 'a segment is deleted once its records are this old (-1: kept forever)',
   },
   {
+    // Storage's bounds: a segment holds at least one batch header (Kafka's minimum is 14 bytes).
     name: 'segment.bytes',
     brokerName: 'log.segment.bytes',
+    brokerFlag: '--segment-bytes',
     type: 'INT',
-    defaultValue: '1073741824',
-    parse: wholeNumber(MIN_SEGMENT_BYTES, INT_MAX),
+    defaultValue: String(LOG_SETTINGS.segmentBytes.default),
+    validator: { kind: 'range', min: LOG_SETTINGS.segmentBytes.min, max: LOG_SETTINGS.segmentBytes.max },
+    doc: 'roll a segment at this size',
   },
   {
     name: 'segment.ms',
     brokerName: 'log.roll.ms',
+    brokerSynonyms: [
+      { name: 'log.roll.hours', factor: 3_600_000, validator: { kind: 'range', min: 1, max: LONG_MAX } },
+    ],
     type: 'LONG',
-    defaultValue: '604800000',
-    parse: wholeNumber(1, LONG_MAX),
+    defaultValue: String(WEEK_MS),
+    validator: { kind: 'range', min: 1, max: LONG_MAX },
+    doc: 'roll a segment once its first batch is this old',
   },
 ];
 
@@ -196,6 +200,8 @@ const KAFKA_ONLY = new Set([
   'remote.log.delete.on.disable',
 ]);
 
+const bad = (reason: string): Parsed => ({ ok: false, reason });
+
 const BY_NAME = new Map(TOPIC_CONFIGS.map((d) => [d.name, d]));
 
 export function topicConfigDef(name: string): TopicConfigDef | undefined {
@@ -213,7 +219,7 @@ export function checkTopicConfig(name: string, value: string | null): Parsed {
     );
   }
   if (value === null) return bad(`Null value not supported for topic config ${name}`);
-  const parsed = def.parse(value);
+  const parsed = parseTopicConfig(def, value);
   return parsed.ok ? parsed : bad(`Invalid value ${value} for configuration ${name}: ${parsed.reason}`);
 }
 

@@ -1,5 +1,6 @@
 import { DescribeConfigs, type DescribeConfigsResponse, ErrorCode, errorName } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
+import { CONFIG_TABLES } from '../config.js';
 import { describeBrokerConfigs, describeTopicConfigs, RESOURCE_TYPE } from '../configs/describe.js';
 
 type Result = DescribeConfigsResponse.DescribeConfigsResult;
@@ -36,6 +37,8 @@ export const describeConfigsApi = defineApi({
           ctx.topicConfigs.brokerDefaults,
           r.configurationKeys,
           request.includeSynonyms,
+          CONFIG_TABLES.topic,
+          request.includeDocumentation,
         );
         return { ...base, errorCode: 0, errorMessage: null, configs };
       }
@@ -47,7 +50,14 @@ export const describeConfigsApi = defineApi({
             `Broker ${r.resourceName} does not exist: this is broker ${ctx.config.nodeId}.`,
           );
         }
-        const configs = describeBrokerConfigs(v, ctx.config, r.configurationKeys, request.includeSynonyms);
+        const configs = describeBrokerConfigs(
+          v,
+          ctx.config,
+          r.configurationKeys,
+          request.includeSynonyms,
+          CONFIG_TABLES,
+          request.includeDocumentation,
+        );
         return { ...base, errorCode: 0, errorMessage: null, configs };
       }
       if (r.resourceType === RESOURCE_TYPE.BROKER_LOGGER) {

@@ -1,4 +1,4 @@
-import { BOUNDS, LOG_LEVELS, type LogLevel } from '@klog/broker';
+import { BROKER_CONFIGS, LOG_LEVELS, type LogLevel } from '@klog/broker';
 import { UsageError } from '../errors.js';
 import { wholeNumber } from '../flags.js';
 
@@ -7,23 +7,6 @@ export function logLevel(text: string): LogLevel {
     throw new UsageError(`--log-level ${JSON.stringify(text)}: expected one of ${LOG_LEVELS.join(', ')}`);
   }
   return text as LogLevel;
-}
-
-export function hostFlag(flag: string, text: string): string {
-  if (text.trim() === '' || /\s/.test(text))
-    throw new UsageError(`${flag} ${JSON.stringify(text)}: expected a host name or address`);
-  return text;
-}
-
-/** A number flag given or not, checked against the broker's bounds for `setting` (config.ts, one place). */
-export function optionalNumber<K extends keyof typeof BOUNDS>(
-  flag: string,
-  text: string | undefined,
-  setting: K,
-): { [P in K]?: number } {
-  if (text === undefined) return {};
-  const [min, max] = BOUNDS[setting];
-  return { [setting]: wholeNumber(flag, text, min, max) } as { [P in K]?: number };
 }
 
 type FlushSettings = { logFlushIntervalMessages?: number; logFlushIntervalMs?: number };
@@ -44,8 +27,9 @@ export function flushPolicy(text: string): FlushSettings {
         `--flush ${JSON.stringify(text)}: expected os, every-append, messages=N, ms=N or messages=N,ms=M`,
       );
     }
-    const [min, max] = BOUNDS[key];
-    out[key] = wholeNumber(`--flush ${m[1]}`, m[2]!, min, max);
+    // The bounds of the setting's own row (log.flush.interval.messages or log.flush.interval.ms).
+    const v = BROKER_CONFIGS.find((d) => d.key === key)!.validator as { min: number; max: number };
+    out[key] = wholeNumber(`--flush ${m[1]}`, m[2]!, v.min, v.max);
   }
   return out;
 }

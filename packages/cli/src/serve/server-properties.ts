@@ -1,3 +1,4 @@
+import { CONFIG_TABLES, type ConfigTables } from '@klog/broker';
 import { UsageError } from '../errors.js';
 
 /**
@@ -23,67 +24,52 @@ export function parseProperties(
   return out;
 }
 
-/** The broker-level topic defaults klog applies, by Kafka's names (the broker checks their values). */
-export const LOG_SETTING_NAMES = [
-  'compression.type',
-  'log.cleanup.policy',
-  'log.cleaner.delete.retention.ms',
-  'log.cleaner.min.cleanable.ratio',
-  'log.cleaner.min.compaction.lag.ms',
-  'log.message.timestamp.type',
-  'log.retention.bytes',
-  'log.retention.ms',
-  'log.retention.minutes',
-  'log.retention.hours',
-  'log.roll.ms',
-  'log.roll.hours',
-] as const;
-
-/** Settings with a `klog serve` option of their own, by Kafka's name → the option's flag. */
-export const OPTION_SETTINGS: Readonly<Record<string, string>> = {
-  'log.dirs': '--data-dir',
-  'log.dir': '--data-dir',
-  'node.id': '--node-id',
-  'broker.id': '--node-id',
-  'auto.create.topics.enable': '--auto-create-topics',
-  'num.partitions': '--num-partitions',
-  'message.max.bytes': '--message-max-bytes',
-  'log.segment.bytes': '--segment-bytes',
-  'socket.request.max.bytes': '--socket-request-max-bytes',
-  'connections.max.idle.ms': '--connections-max-idle-ms',
-  'log.retention.check.interval.ms': '--log-retention-check-interval-ms',
-  'log.cleaner.backoff.ms': '--log-cleaner-backoff-ms',
-};
+/** What a server.properties gives `klog serve`, by the names the settings tables know. */
+export interface ServerProperties {
+  readonly path: string;
+  /**
+   * Values by Kafka's name as the tables spell it: a broker setting's own name (a synonym such as `broker.id`
+   * is stored under `node.id`), a topic config's broker-level default, or a coarser spelling of one
+   * (`log.retention.hours`).
+   */
+  readonly values: ReadonlyMap<string, string>;
+  /** Keys no row has: each is named in one warning line. */
+  readonly ignored: readonly string[];
+}
 
 /**
- * What a server.properties gives `klog serve`: values for its own options (by flag), broker-level topic
- * defaults, and the keys it ignores — Kafka's files hold many settings a one-node klog has no use for
- * (process.roles, controller.quorum.voters, listeners…): each is named in one warning line, not an error.
+ * A server.properties read by the settings tables (`BROKER_CONFIGS`, `TOPIC_CONFIGS`): the names every row
+ * (and its synonyms) has, and the keys it ignores — Kafka's files hold many settings a one-node klog has no
+ * use for (process.roles, controller.quorum.voters, listeners…): each is named in one warning line, not an
+ * error.
  */
 export function readServerProperties(
   text: string,
   file: string,
-): {
-  readonly flags: ReadonlyMap<string, string>;
-  readonly logSettings: Readonly<Record<string, string>>;
-  readonly ignored: readonly string[];
-} {
-  const flags = new Map<string, string>();
-  const logSettings: Record<string, string> = {};
+  tables: ConfigTables = CONFIG_TABLES,
+): ServerProperties {
+  const names = new Map<string, string>();
+  for (const def of tables.broker) {
+    if (def.name === null) continue;
+    for (const name of [def.name, ...(def.synonyms ?? [])]) names.set(name, def.name);
+  }
+  for (const def of tables.topic) {
+    for (const name of [def.brokerName, ...(def.brokerSynonyms ?? []).map((c) => c.name)])
+      names.set(name, name);
+  }
+  const values = new Map<string, string>();
   const ignored: string[] = [];
   for (const [key, { value }] of parseProperties(text, file)) {
-    const flag = OPTION_SETTINGS[key];
-    if (flag !== undefined) {
-      // log.dirs may list several directories: klog has one.
-      if (flag === '--data-dir' && value.includes(',')) {
-        throw new UsageError(`${file}: ${key}=${value}: klog keeps one log directory, give one`);
-      }
-      flags.set(flag, value.trim());
-    } else if ((LOG_SETTING_NAMES as readonly string[]).includes(key)) {
-      logSettings[key] = value;
-    } else {
+    const name = names.get(key);
+    if (name === undefined) {
       ignored.push(key);
+      continue;
     }
+    // log.dirs may list several directories: klog has one.
+    if (tables.broker.some((d) => d.name === name && d.validator.kind === 'path') && value.includes(',')) {
+      throw new UsageError(`${file}: ${key}=${value}: klog keeps one log directory, give one`);
+    }
+    values.set(name, value.trim());
   }
-  return { flags, logSettings, ignored };
+  return { path: file, values, ignored };
 }
