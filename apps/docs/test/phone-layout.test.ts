@@ -120,7 +120,14 @@ describe.skipIf(!haveChromium)('every page at 390×844', () => {
 
   it('the build has the pages the course names', () => {
     expect(sitePages()).toEqual(
-      expect.arrayContaining(['/', '/07-idem/', '/getting-started/', '/lab/', '/performance/', '/simulator/']),
+      expect.arrayContaining([
+        '/',
+        '/07-idem/',
+        '/getting-started/',
+        '/lab/',
+        '/performance/',
+        '/simulator/',
+      ]),
     );
   });
 

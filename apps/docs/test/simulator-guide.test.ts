@@ -179,7 +179,11 @@ const STEPS: { act: string; see: string; walk: (s: Sim) => Promise<void> }[] = [
       await expect(lastEvent(s.sim)).resolves.toBe(
         'pid 1000 ส่ง 7..9 ซ้ำ → OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 15 ได้ 7',
       );
-      await refusedYetOnLog(s, '7..9', /ack หาย → DUPLICATE · offset เดิม 7\.\.9 → OUT_OF_ORDER_SEQUENCE_NUMBER/);
+      await refusedYetOnLog(
+        s,
+        '7..9',
+        /ack หาย → DUPLICATE · offset เดิม 7\.\.9 → OUT_OF_ORDER_SEQUENCE_NUMBER/,
+      );
     },
   },
   {
