@@ -247,6 +247,24 @@ describe('klog lab check', () => {
   });
 });
 
+describe("the lab's help", () => {
+  it("is Thai, Commander's own titles and help lines too, for the lab and each of its commands", () => {
+    for (const args of [
+      ['lab', '--help'],
+      ['help', 'lab'],
+      ['lab', 'init', '--help'],
+      ['lab', 'check', '--help'],
+      ['lab', 'status', '--help'],
+    ]) {
+      const help = klog(args);
+      expect(help.status, args.join(' ')).toBe(0);
+      expect(help.stdout, args.join(' ')).toMatch(/^วิธีใช้: klog lab/);
+      expect(help.stdout, args.join(' ')).toContain('-h, --help');
+      expect(help.stdout, args.join(' ')).not.toMatch(/Usage:|Options:|Arguments:|Commands:|display help/);
+    }
+  });
+});
+
 describe('`pnpm klog …` from a lab folder', () => {
   it('reads paths from the folder it was typed in (INIT_CWD), not the workspace root pnpm runs it in', () => {
     const typedIn = mkdtempSync(join(scratch, 'typed-in-'));

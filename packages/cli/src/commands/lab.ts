@@ -34,6 +34,24 @@ ${STAGES.map((s, i) => `  ${i + 1}. ${s.title}`).join('\n')}
 exit code: 0 ผ่านทุกขั้น, 1 มีขั้นที่ไม่ผ่าน (รายงานอยู่บน stdout),
 2 ใช้คำสั่งผิด หรือ file โหลดไม่ได้`;
 
+const HELP_TITLES: Record<string, string> = {
+  'Usage:': 'วิธีใช้:',
+  'Arguments:': 'argument:',
+  'Options:': 'ตัวเลือก:',
+  'Commands:': 'คำสั่งย่อย:',
+};
+
+/**
+ * The lab's help is Thai through and through, as the site and its reports are: Commander's titles and its
+ * own help lines too.
+ */
+export function thaiHelp(command: Command): Command {
+  return command
+    .configureHelp({ styleTitle: (title) => HELP_TITLES[title] ?? title })
+    .helpOption('-h, --help', 'แสดงวิธีใช้')
+    .helpCommand('help [command]', 'แสดงวิธีใช้ของคำสั่งย่อย');
+}
+
 /**
  * The lines tell the learner to type `klog`. Run as something else (`node …/dist/bin.js`, `pnpm klog`), the
  * shell may not know that name yet: say once how to get it. npm's link and Windows shim both reach
@@ -46,7 +64,9 @@ function typedAsKlog(): boolean {
 }
 
 export function labCommand(ctx: CommandContext): Command {
-  const lab = new Command('lab').description('แล็บของบทที่ 7: คุณเขียนหน้าต่างเอง แล้ว klog ตรวจให้');
+  // Set on `lab` before its subcommands, which inherit them; the program sets them again on `lab` once it
+  // has copied its own settings there (buildProgram).
+  const lab = thaiHelp(new Command('lab').description('แล็บของบทที่ 7: คุณเขียนหน้าต่างเอง แล้ว klog ตรวจให้'));
   lab
     .command('init')
     .description('เขียนชุดเริ่มต้น: lab.ts (ฟังก์ชันที่บทสร้าง เป็น TODO) กับ README ของมัน')
