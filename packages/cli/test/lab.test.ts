@@ -34,7 +34,7 @@ const shapes: [IsWindow<typeof Starter>, IsWindow<typeof Solution>, IsWindow<typ
 
 // Run as `node …/dist/bin.js`, not as `klog`: the lines that say `klog` add how to get that command.
 const PATH_HINT =
-  'klog: (ถ้า shell ยังไม่รู้จักคำสั่ง klog: รัน npm install -g ./packages/cli ครั้งเดียวที่ราก repository (หลัง build))';
+  'ถ้า shell ยังไม่รู้จักคำสั่ง klog: รัน npm install -g ./packages/cli ครั้งเดียวที่ราก repository (หลัง build)';
 
 const fixtures = join(root, 'packages/cli/test/lab-fixtures');
 const fixture = (name: string) => join(fixtures, `${name}.ts`);
@@ -125,7 +125,7 @@ describe('klog lab check', () => {
         expect(run.stdout).toMatch(/^ {4}อ่านทวน {2}docs\/07-idem\.mdx § \S/m);
         expect(run.stdout).toContain(`รันซ้ำ    klog lab check ${fixture(name)} --seed ${seed}`);
         expect(run.stderr).toBe(
-          `klog: lab check: stage ${failed!.number} ${stage} ไม่ผ่าน (รายงานอยู่ข้างบน)\n${PATH_HINT}\n`,
+          `klog: lab check: stage ${failed!.number} ${stage} ไม่ผ่าน (รายงานอยู่ข้างบน) · ${PATH_HINT}\n`,
         );
       });
     }
@@ -286,7 +286,7 @@ describe('klog lab init, then check, then status', () => {
     const init = klog(['lab', 'init', dir]);
     expect(init.status).toBe(0);
     expect(init.stdout).toBe(
-      `เขียน ${join(dir, 'lab.ts')} แล้ว\nเขียน ${join(dir, 'README.md')} แล้ว\n\nต่อไป: cd ${dir} เติม TODO ใน lab.ts แล้วรัน klog lab check\n${PATH_HINT.slice('klog: '.length)}\n`,
+      `เขียน ${join(dir, 'lab.ts')} แล้ว\nเขียน ${join(dir, 'README.md')} แล้ว\n\nต่อไป: cd ${dir} เติม TODO ใน lab.ts แล้วรัน klog lab check\n(${PATH_HINT})\n`,
     );
     expect(readFileSync(join(dir, 'lab.ts'), 'utf8')).toBe(
       readFileSync(join(root, 'packages/cli/lab/starter.ts'), 'utf8'),

@@ -119,7 +119,8 @@ export function labCommand(ctx: CommandContext): Command {
       for (const line of failureLines(STAGES, outcome, replay, ctx.style)) ctx.out(line);
       ctx.out('');
       ctx.out(`ผ่าน ${outcome.passed} จาก ${STAGES.length} stage`);
-      const hint = typedAsKlog() ? '' : `\nklog: (${PATH_HINT})`;
+      // One line on stderr, as every failing klog run ends.
+      const hint = typedAsKlog() ? '' : ` · ${PATH_HINT}`;
       throw new LabCheckFailed(
         `lab check: stage ${outcome.index + 1} ${STAGES[outcome.index]!.id} ไม่ผ่าน (รายงานอยู่ข้างบน)${hint}`,
       );
