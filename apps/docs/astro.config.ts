@@ -32,6 +32,9 @@ export default defineConfig({
       locales: { root: { label: 'ไทย', lang: 'th' } },
       favicon: '/favicon.svg',
       customCss: ['./src/styles/klog.css'],
+      // Plain ```sh blocks (getting started, performance) wrap long commands, as the lesson's own blocks
+      // do by default: on a phone a line cut at the screen edge hides the end of the command.
+      expressiveCode: { defaultProps: { wrap: true } },
       // The sidebar lists the course's chapters (src/course.ts) beside the pages of docs/; search
       // opens with "/" as well as Ctrl/⌘K.
       components: {

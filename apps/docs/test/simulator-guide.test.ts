@@ -74,6 +74,26 @@ async function resend(s: Sim, range: string): Promise<void> {
   await row.getByRole('button', { name: `ส่ง ${range} ซ้ำ`, exact: true }).click();
 }
 
+/**
+ * A refused batch that the log holds (written, its ack lost, then evicted) is labelled so, with the
+ * offsets the log table beside it shows for that producer and range; its earlier answers stay in the row.
+ */
+async function refusedYetOnLog(s: Sim, range: string, history: RegExp): Promise<void> {
+  const row = await rowInSight(s, range);
+  const label = (await row.textContent()) ?? '';
+  expect(label).toMatch(history);
+  expect(label).not.toContain('ยังไม่ลง log');
+  const said = /ถูกปฏิเสธ แต่อยู่บน log แล้วที่ offset (\d+\.\.\d+)/.exec(label)?.[1];
+  const pid = (await text(s.sim, '[data-sim-window-pid]')).replace('pid ', '');
+  const table = await s.sim
+    .locator('[data-sim-log] tr')
+    .evaluateAll((rows) => rows.map((r) => Array.from(r.querySelectorAll('td'), (td) => td.textContent)));
+  // Columns: offsets, pid, seq, segment.
+  const onLog = table.filter((cells) => cells[1] === pid && cells[2] === range).map((cells) => cells[0]);
+  expect(onLog).toHaveLength(1);
+  expect(said, `row ${range}: ${label}`).toBe(onLog[0]);
+}
+
 /** The guide exactly as the page words it, each with what the walk does and checks. */
 const STEPS: { act: string; see: string; walk: (s: Sim) => Promise<void> }[] = [
   {
@@ -159,6 +179,11 @@ const STEPS: { act: string; see: string; walk: (s: Sim) => Promise<void> }[] = [
       await expect(lastEvent(s.sim)).resolves.toBe(
         'pid 1000 ส่ง 7..9 ซ้ำ → OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 15 ได้ 7',
       );
+      await refusedYetOnLog(
+        s,
+        '7..9',
+        /ack หาย → DUPLICATE · offset เดิม 7\.\.9 → OUT_OF_ORDER_SEQUENCE_NUMBER/,
+      );
     },
   },
   {
@@ -199,6 +224,7 @@ const STEPS: { act: string; see: string; walk: (s: Sim) => Promise<void> }[] = [
       await expect(lastEvent(s.sim)).resolves.toBe(
         'pid 1000 ส่ง 0..1 ซ้ำ → OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 11 ได้ 0',
       );
+      await refusedYetOnLog(s, '0..1', /ack หาย → OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 11 ได้ 0/);
     },
   },
   {

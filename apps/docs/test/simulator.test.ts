@@ -7,7 +7,7 @@ import { toProducerId } from '@klog/core';
 import { describe, expect, it } from 'vitest';
 import { counterexampleReplay } from '../src/components/simulator/replay.js';
 import { Sandbox, windowOf } from '../src/components/simulator/sandbox.js';
-import { eventWords } from '../src/components/simulator/words.js';
+import { eventWords, sentWords } from '../src/components/simulator/words.js';
 import { realRoot } from './fixture.js';
 
 const windowOfPid = (sim: Sandbox, pid = sim.pid) => windowOf(sim.broker.state.get(toProducerId(pid)));
@@ -46,6 +46,16 @@ describe("the chapter's scenario in the sandbox", () => {
     expect(windowOfPid(sim)).toEqual(['10..10', '11..11', '12..12', '13..13', '14..14']);
     expect(say(sim.resend(indexOf('7..9')))).toBe(
       'pid 1000 ส่ง 7..9 ซ้ำ → OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 15 ได้ 7',
+    );
+  });
+
+  // Guided step 6: the producer hears that 7..9 failed, yet the log holds it at 7..9 since the first send.
+  it("the refused 7..9 is labelled as on the log, where the log holds it, and keeps the row's history", () => {
+    const logged = sim.broker.log.find((b) => b.pid === sim.pid && b.firstSeq === 7 && b.lastSeq === 9);
+    expect(logged).toMatchObject({ firstOffset: 7, lastOffset: 9 });
+    expect(sentWords(sim.sent[indexOf('7..9')]!)).toBe(
+      'ack หาย → DUPLICATE · offset เดิม 7..9 → OUT_OF_ORDER_SEQUENCE_NUMBER · รอ 15 ได้ 7' +
+        ' · ถูกปฏิเสธ แต่อยู่บน log แล้วที่ offset 7..9',
     );
   });
 

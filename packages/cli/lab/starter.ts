@@ -2,11 +2,12 @@
 // `klog lab check` grades this file stage by stage; `klog serve --window` puts it behind a real broker.
 // Each TODO names the section of docs/07-idem.mdx it comes from. Keep the exported names and signatures:
 // they are @klog/core's WindowModule, which the checker and the broker call.
+// biome-ignore lint/style/useImportType: BatchMetadata is a value: your appendBatch makes one with `new`.
 import {
   type AppendAnswer,
   type BatchHeaderFields,
   type BatchLog,
-  type BatchMetadata,
+  BatchMetadata,
   MAX_SEQUENCE,
   NO_PRODUCER_EPOCH,
   NUM_BATCHES_TO_RETAIN,

@@ -5,7 +5,7 @@ import { ackLossDemoCommand } from './commands/ack-loss-demo.js';
 import { dumpLogCommand } from './commands/dump-log.js';
 import { groupsCommand } from './commands/groups.js';
 import { idemDemoCommand } from './commands/idem-demo.js';
-import { labCommand } from './commands/lab.js';
+import { labCommand, thaiHelp } from './commands/lab.js';
 import { modelCheckCommand } from './commands/model-check.js';
 import { serveCommand } from './commands/serve.js';
 import { topicsCommand } from './commands/topics.js';
@@ -114,11 +114,10 @@ export function buildProgram(ctx: CommandContext, output = createOutput()): Comm
     topicsCommand(ctx),
     groupsCommand(ctx),
   ]) {
-    program.addCommand(
-      command
-        .copyInheritedSettings(program)
-        .configureOutput(errorsAsOneLine(`klog ${command.name()} --help`)),
-    );
+    command.copyInheritedSettings(program).configureOutput(errorsAsOneLine(`klog ${command.name()} --help`));
+    // The program's English help settings were just copied over the lab's Thai ones.
+    if (command.name() === 'lab') thaiHelp(command);
+    program.addCommand(command);
   }
   return program;
 }

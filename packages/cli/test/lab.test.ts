@@ -32,6 +32,10 @@ const shapes: [IsWindow<typeof Starter>, IsWindow<typeof Solution>, IsWindow<typ
   true,
 ];
 
+// Run as `node …/dist/bin.js`, not as `klog`: the lines that say `klog` add how to get that command.
+const PATH_HINT =
+  'ถ้า shell ยังไม่รู้จักคำสั่ง klog: รัน npm install -g ./packages/cli ครั้งเดียวที่ราก repository (หลัง build)';
+
 const fixtures = join(root, 'packages/cli/test/lab-fixtures');
 const fixture = (name: string) => join(fixtures, `${name}.ts`);
 const scratch = mkdtempSync(join(tmpdir(), 'klog-lab-test-'));
@@ -123,10 +127,23 @@ describe('klog lab check', () => {
         expect(run.stdout).toMatch(/^ {4}อ่านทวน {2}docs\/07-idem\.mdx § \S/m);
         expect(run.stdout).toContain(`รันซ้ำ    klog lab check ${fixture(name)} --seed ${seed}`);
         expect(run.stderr).toBe(
-          `klog: lab check: stage ${failed!.number} ${stage} failed (the report is above)\n`,
+          `klog: lab check: stage ${failed!.number} ${stage} ไม่ผ่าน (รายงานอยู่ข้างบน) · ${PATH_HINT}\n`,
         );
       });
     }
+  });
+
+  // The learner keeps the starter's imports and writes the bodies: `new BatchMetadata(…)` must find a value.
+  it("passes every stage on the solution's bodies under the starter's own imports", () => {
+    const imports = /^import \{[^}]*\} from '@klog\/core';\n/m;
+    const starterImports = imports.exec(readFileSync(join(root, 'packages/cli/lab/starter.ts'), 'utf8'))![0];
+    const bodies = readFileSync(fixture('solution'), 'utf8').replace(imports, '');
+    const file = join(scratch, 'starter-imports.ts');
+    writeFileSync(file, starterImports + bodies);
+    const run = klog(['lab', 'check', file, '--no-save']);
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/ผ่านครบ (\d+) จาก \1 stage/);
   });
 
   it('shows the failed request field by field: expected and actual, the differing field marked', () => {
@@ -199,7 +216,7 @@ describe('klog lab check', () => {
     const missing = klog(['lab', 'check', join(scratch, 'nope.ts')]);
     expect(missing.status).toBe(2);
     expect(missing.stderr).toBe(
-      `klog: lab check: ${join(scratch, 'nope.ts')}: no such file (klog lab init writes one)\n`,
+      `klog: lab check: ${join(scratch, 'nope.ts')}: ไม่มี file นี้ (หาที่ ${join(scratch, 'nope.ts')}; klog lab init <folder> เขียน lab.ts ให้)\n`,
     );
     const broken = join(scratch, 'broken.ts');
     writeFileSync(broken, 'export function judge( {\n');
@@ -232,6 +249,24 @@ describe('klog lab check', () => {
   });
 });
 
+describe("the lab's help", () => {
+  it("is Thai, Commander's own titles and help lines too, for the lab and each of its commands", () => {
+    for (const args of [
+      ['lab', '--help'],
+      ['help', 'lab'],
+      ['lab', 'init', '--help'],
+      ['lab', 'check', '--help'],
+      ['lab', 'status', '--help'],
+    ]) {
+      const help = klog(args);
+      expect(help.status, args.join(' ')).toBe(0);
+      expect(help.stdout, args.join(' ')).toMatch(/^วิธีใช้: klog lab/);
+      expect(help.stdout, args.join(' ')).toContain('-h, --help');
+      expect(help.stdout, args.join(' ')).not.toMatch(/Usage:|Options:|Arguments:|Commands:|display help/);
+    }
+  });
+});
+
 describe('`pnpm klog …` from a lab folder', () => {
   it('reads paths from the folder it was typed in (INIT_CWD), not the workspace root pnpm runs it in', () => {
     const typedIn = mkdtempSync(join(scratch, 'typed-in-'));
@@ -253,7 +288,7 @@ describe('klog lab init, then check, then status', () => {
     const init = klog(['lab', 'init', dir]);
     expect(init.status).toBe(0);
     expect(init.stdout).toBe(
-      `wrote ${join(dir, 'lab.ts')}\nwrote ${join(dir, 'README.md')}\n\nnext: cd ${dir}, fill in the TODOs of lab.ts, then run: klog lab check\n`,
+      `เขียน ${join(dir, 'lab.ts')} แล้ว\nเขียน ${join(dir, 'README.md')} แล้ว\n\nต่อไป: cd ${dir} เติม TODO ใน lab.ts แล้วรัน klog lab check\n(${PATH_HINT})\n`,
     );
     expect(readFileSync(join(dir, 'lab.ts'), 'utf8')).toBe(
       readFileSync(join(root, 'packages/cli/lab/starter.ts'), 'utf8'),
@@ -261,7 +296,7 @@ describe('klog lab init, then check, then status', () => {
     const again = klog(['lab', 'init', dir]);
     expect(again.status).toBe(2);
     expect(again.stderr).toBe(
-      `klog: lab init: ${join(dir, 'lab.ts')} already exists; nothing written (pick another folder)\n`,
+      `klog: lab init: ${join(dir, 'lab.ts')} มีอยู่แล้ว จึงไม่ได้เขียนอะไรเลย (เลือก folder อื่น)\n`,
     );
 
     const none = klog(['lab', 'status', join(dir, 'lab.ts')]);

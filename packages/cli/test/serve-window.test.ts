@@ -206,7 +206,7 @@ describe('klog serve --window', () => {
     ]);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(
-      `klog: serve --window: ${join(scratch, 'nope.ts')}: no such file (klog lab init writes one)\n`,
+      `klog: serve --window: ${join(scratch, 'nope.ts')}: ไม่มี file นี้ (หาที่ ${join(scratch, 'nope.ts')}; klog lab init <folder> เขียน lab.ts ให้)\n`,
     );
   });
 });

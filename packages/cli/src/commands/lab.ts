@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { UsageError } from '../errors.js';
@@ -23,46 +23,73 @@ const SECTION_FAILED = 'stage แรกที่ไม่ผ่าน';
 const SECTION_PASSED = 'ผ่านทุก stage';
 
 const CHECK_HELP = `
-Loads your file (TypeScript, no build step) and runs the stages in the chapter's
-order, stopping at the first that fails:
+โหลด file ของคุณ (TypeScript ไม่ต้อง build) แล้วไล่ตรวจตามลำดับของบท หยุดที่ขั้นแรกที่ไม่ผ่าน:
 ${STAGES.map((s, i) => `  ${i + 1}. ${s.title}`).join('\n')}
-Inputs are drawn from a seed the first line prints; --seed replays a run. A
-failure shows the request, the expected and the actual answer field by field,
-and the section of ${LESSON_PAGE} to reread. A function of yours that throws is
-named; one that does not return within ${DEFAULT_CALL_TIMEOUT_MS / 1000} s is stopped and named.
+ค่าที่ป้อนสุ่มจาก seed ที่บรรทัดแรกพิมพ์ไว้ --seed ให้ค่าชุดเดิมอีกรอบ เมื่อไม่ผ่าน
+รายงานแสดงคำขอ คำตอบที่ควรได้กับที่ได้จริงทีละช่อง และหัวข้อใน ${LESSON_PAGE} ที่ควรอ่านทวน
+ฟังก์ชันของคุณที่โยน error ถูกบอกชื่อ ตัวที่ไม่คืนค่าใน ${DEFAULT_CALL_TIMEOUT_MS / 1000} วินาทีถูกหยุดและบอกชื่อ
 
---stage NAME runs one stage alone (${STAGES.map((s) => s.id).join(', ')}); such a run
-is not kept in the progress. The broker stage starts the broker of klog serve
-on 127.0.0.1 with your window judging every idempotent batch, sends it raw
-Produce requests, and checks the history for Jepsen's anomalies (duplicate,
-lost-write, inconsistent-offsets, nonmonotonic-send).
+--stage NAME รันขั้นเดียวแยกออกมา (${STAGES.map((s) => s.id).join(', ')}) รอบแบบนี้ไม่บันทึกผล
+ขั้น broker เปิด broker ของ klog serve บน 127.0.0.1 ให้หน้าต่างของคุณตัดสินทุก batch แบบ idempotent
+ส่ง Produce request ดิบเข้าไป แล้วตรวจประวัติหา anomaly ตามชื่อที่ Jepsen ใช้ (duplicate,
+lost-write, inconsistent-offsets, nonmonotonic-send)
 
-Progress is kept in .klog-lab.json beside your file (klog lab status shows it).
+ผลเก็บไว้ใน .klog-lab.json ข้าง file ของคุณ (klog lab status แสดงผลนี้)
 
-Exit codes: 0 every stage passed, 1 a stage failed (the report is on stdout),
-2 bad usage or a file that does not load.`;
+exit code: 0 ผ่านทุกขั้น, 1 มีขั้นที่ไม่ผ่าน (รายงานอยู่บน stdout),
+2 ใช้คำสั่งผิด หรือ file โหลดไม่ได้`;
+
+const HELP_TITLES: Record<string, string> = {
+  'Usage:': 'วิธีใช้:',
+  'Arguments:': 'argument:',
+  'Options:': 'ตัวเลือก:',
+  'Commands:': 'คำสั่งย่อย:',
+};
+
+/**
+ * The lab's help is Thai through and through, as the site and its reports are: Commander's titles and its
+ * own help lines too.
+ */
+export function thaiHelp(command: Command): Command {
+  return command
+    .configureHelp({ styleTitle: (title) => HELP_TITLES[title] ?? title })
+    .helpOption('-h, --help', 'แสดงวิธีใช้')
+    .helpCommand('help [command]', 'แสดงวิธีใช้ของคำสั่งย่อย');
+}
+
+/**
+ * The lines tell the learner to type `klog`. Run as something else (`node …/dist/bin.js`, `pnpm klog`), the
+ * shell may not know that name yet: say once how to get it. npm's link and Windows shim both reach
+ * bin/klog.js, so its name is how klog knows it was typed as `klog`.
+ */
+const PATH_HINT =
+  'ถ้า shell ยังไม่รู้จักคำสั่ง klog: รัน npm install -g ./packages/cli ครั้งเดียวที่ราก repository (หลัง build)';
+function typedAsKlog(): boolean {
+  return /^klog(\.js)?$/.test(basename(process.argv[1] ?? ''));
+}
 
 export function labCommand(ctx: CommandContext): Command {
-  const lab = new Command('lab').description(
-    'the chapter as a lab: write the window yourself, and klog checks it',
-  );
+  // Set on `lab` before its subcommands, which inherit them; the program sets them again on `lab` once it
+  // has copied its own settings there (buildProgram).
+  const lab = thaiHelp(new Command('lab').description('แล็บของบทที่ 7: คุณเขียนหน้าต่างเอง แล้ว klog ตรวจให้'));
   lab
     .command('init')
-    .description('write the starter: lab.ts (the functions the chapter builds, as TODOs) and its README')
-    .argument('[dir]', 'folder to write it in (made if missing)', 'klog-lab')
+    .description('เขียนชุดเริ่มต้น: lab.ts (ฟังก์ชันที่บทสร้าง เป็น TODO) กับ README ของมัน')
+    .argument('[dir]', 'folder ที่จะเขียนลงไป (ถ้ายังไม่มีจะสร้างให้)', 'klog-lab')
     .action((dir: string) => {
       const written = initLab(dir);
-      for (const path of written) ctx.out(`wrote ${path}`);
+      for (const path of written) ctx.out(`เขียน ${path} แล้ว`);
       ctx.out('');
-      ctx.out(`next: cd ${dir}, fill in the TODOs of lab.ts, then run: klog lab check`);
+      ctx.out(`ต่อไป: cd ${dir} เติม TODO ใน lab.ts แล้วรัน klog lab check`);
+      if (!typedAsKlog()) ctx.out(`(${PATH_HINT})`);
     });
   lab
     .command('check')
-    .description('check your window stage by stage, stopping at the first stage that fails')
-    .argument('[file]', 'your lab file', 'lab.ts')
-    .addOption(new Option('--seed <n>', `replay the inputs of a run (0..${MAX_SEED}; default: a new seed)`))
-    .option('--no-save', 'do not record the result in .klog-lab.json')
-    .option('--stage <name>', `run this stage alone (${STAGES.map((s) => s.id).join(', ')})`)
+    .description('ตรวจหน้าต่างของคุณทีละขั้น หยุดที่ขั้นแรกที่ไม่ผ่าน')
+    .argument('[file]', 'file แล็บของคุณ', 'lab.ts')
+    .addOption(new Option('--seed <n>', `ใช้ค่าชุดเดิมของรอบก่อน (0..${MAX_SEED}; ถ้าไม่ใส่ สุ่ม seed ใหม่)`))
+    .option('--no-save', 'ไม่บันทึกผลลง .klog-lab.json')
+    .option('--stage <name>', `รันขั้นนี้ขั้นเดียว (${STAGES.map((s) => s.id).join(', ')})`)
     .addOption(
       new Option('--call-timeout-ms <ms>', 'a call of yours longer than this is a hang')
         .default(String(DEFAULT_CALL_TIMEOUT_MS))
@@ -77,7 +104,7 @@ export function labCommand(ctx: CommandContext): Command {
         const only = raw.stage === undefined ? undefined : STAGES.findIndex((s) => s.id === raw.stage);
         if (only === -1) {
           throw new UsageError(
-            `lab check: --stage ${raw.stage}: no such stage (${STAGES.map((s) => s.id).join(', ')})`,
+            `lab check: --stage ${raw.stage}: ไม่มีขั้นชื่อนี้ (${STAGES.map((s) => s.id).join(', ')})`,
           );
         }
         const stageFlag = raw.stage === undefined ? '' : ` --stage ${raw.stage}`;
@@ -126,15 +153,17 @@ export function labCommand(ctx: CommandContext): Command {
         ctx.out(
           only === undefined ? `ผ่าน ${outcome.passed} จาก ${STAGES.length} stage` : 'stage ที่รันแยกไม่ผ่าน',
         );
+        // One line on stderr, as every failing klog run ends.
+        const hint = typedAsKlog() ? '' : ` · ${PATH_HINT}`;
         throw new LabCheckFailed(
-          `lab check: stage ${outcome.index + 1} ${STAGES[outcome.index]!.id} failed (the report is above)`,
+          `lab check: stage ${outcome.index + 1} ${STAGES[outcome.index]!.id} ไม่ผ่าน (รายงานอยู่ข้างบน)${hint}`,
         );
       },
     );
   lab
     .command('status')
-    .description('show which stages your lab file has passed')
-    .argument('[file]', 'your lab file', 'lab.ts')
+    .description('แสดงว่า file แล็บของคุณผ่านมาถึงขั้นไหนแล้ว')
+    .argument('[file]', 'file แล็บของคุณ', 'lab.ts')
     .action((file: string) => {
       const progress = readProgress(progressPath(file));
       if (progress === undefined || progress.last === undefined) {

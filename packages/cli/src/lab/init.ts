@@ -16,7 +16,7 @@ export function initLab(dir: string): string[] {
   }));
   const there = targets.find((t) => existsSync(t.to));
   if (there !== undefined) {
-    throw new UsageError(`lab init: ${there.to} already exists; nothing written (pick another folder)`);
+    throw new UsageError(`lab init: ${there.to} มีอยู่แล้ว จึงไม่ได้เขียนอะไรเลย (เลือก folder อื่น)`);
   }
   mkdirSync(dir, { recursive: true });
   for (const { from, to } of targets) copyFileSync(from, to);

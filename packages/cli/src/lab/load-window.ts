@@ -23,7 +23,10 @@ export const WINDOW_EXPORTS = [
  */
 export function loadWindowFile(file: string): WindowModule {
   const path = resolve(file);
-  if (!existsSync(path)) throw new LabFileError(`${file}: no such file (klog lab init writes one)`);
+  // The absolute path says both what was looked for and in which folder: `pnpm klog` and a shell's cwd differ.
+  if (!existsSync(path)) {
+    throw new LabFileError(`${file}: ไม่มี file นี้ (หาที่ ${path}; klog lab init <folder> เขียน lab.ts ให้)`);
+  }
   const require = createRequire(import.meta.url);
   // Required here, on the thread that loads the file, not where klog starts: jiti asks at load whether
   // stderr has colours, and Node warns when NO_COLOR and FORCE_COLOR are both set (the worker has neither).

@@ -44,12 +44,19 @@ export type SentStatus =
       readonly verdict: Verdict;
       readonly firstOffset: number;
       readonly lastOffset: number;
+      /**
+       * Where the broker's log holds this very batch, when the answer is a refusal: the chapter's point
+       * that a batch the producer hears failed (evicted, then resent) may be on the log all along.
+       */
+      readonly onLog?: { readonly firstOffset: number; readonly lastOffset: number };
     };
 
 export interface SentBatch {
   readonly firstSeq: number;
   readonly lastSeq: number;
   status: SentStatus;
+  /** Every status it had, oldest first, the current one last: a later answer does not erase an earlier. */
+  readonly history: SentStatus[];
 }
 
 /** One thing that happened, for the page's running account. */
@@ -197,7 +204,8 @@ export class Sandbox {
   send(fate: 'answered' | 'ack-lost' | 'request-lost'): SimEvent {
     if (!this.canSendNext()) throw new Error(`${this.inFlightCap} batches are waiting for an answer`);
     const { firstSeq, lastSeq } = this.nextRange();
-    const batch: SentBatch = { firstSeq, lastSeq, status: { kind: 'waiting', why: 'request-lost' } };
+    const status: SentStatus = { kind: 'waiting', why: 'request-lost' };
+    const batch: SentBatch = { firstSeq, lastSeq, status, history: [] };
     this.sent.push(batch);
     return this.deliver(batch, fate, false);
   }
@@ -216,7 +224,7 @@ export class Sandbox {
   ): SimEvent {
     const range = rangeOf(batch.firstSeq, batch.lastSeq);
     if (fate === 'request-lost') {
-      batch.status = { kind: 'waiting', why: 'request-lost' };
+      this.#record(batch, { kind: 'waiting', why: 'request-lost' });
       return {
         kind: 'produce',
         pid: this.pid,
@@ -237,11 +245,32 @@ export class Sandbox {
         : verdict.kind === 'Duplicate'
           ? [verdict.firstOffset, verdict.lastOffset]
           : [-1, -1];
-    batch.status =
+    const onLog =
+      verdict.kind === 'OutOfOrderSequence'
+        ? this.broker.log.find(
+            (b) => b.pid === this.pid && b.firstSeq === batch.firstSeq && b.lastSeq === batch.lastSeq,
+          )
+        : undefined;
+    this.#record(
+      batch,
       fate === 'ack-lost'
         ? { kind: 'waiting', why: 'ack-lost' }
-        : { kind: 'answered', verdict, firstOffset, lastOffset };
+        : {
+            kind: 'answered',
+            verdict,
+            firstOffset,
+            lastOffset,
+            ...(onLog === undefined
+              ? {}
+              : { onLog: { firstOffset: onLog.firstOffset, lastOffset: onLog.lastOffset } }),
+          },
+    );
     return { kind: 'produce', pid: this.pid, range, resend, fate, verdict, firstOffset, lastOffset, evicted };
+  }
+
+  #record(batch: SentBatch, status: SentStatus): void {
+    batch.status = status;
+    batch.history.push(status);
   }
 
   /**

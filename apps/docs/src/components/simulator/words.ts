@@ -2,7 +2,7 @@
 // use: verdicts come out through @klog/model's `answerWords`, so the page and the CLI agree.
 import type { Verdict } from '@klog/core';
 import { type Answer, answerWords } from '@klog/model';
-import type { SentBatch, SimEvent } from './sandbox.js';
+import type { SentBatch, SentStatus, SimEvent } from './sandbox.js';
 
 function answerOf(verdict: Verdict, firstOffset: number, lastOffset: number): Answer {
   if (verdict.kind === 'OutOfOrderSequence') return verdict;
@@ -49,11 +49,27 @@ export function eventWords(event: SimEvent): string {
   }
 }
 
-export function sentWords(batch: SentBatch): string {
-  const { status } = batch;
+/** One earlier answer of a batch, short: the row's history before its current status. */
+function pastWords(status: SentStatus): string {
+  if (status.kind === 'waiting') return status.why === 'ack-lost' ? 'ack หาย' : 'request หาย';
+  return verdictWords(status.verdict, status.firstOffset, status.lastOffset);
+}
+
+function currentWords(status: SentStatus): string {
   if (status.kind === 'waiting')
     return `รอคำตอบ (${status.why === 'ack-lost' ? 'ack หาย' : 'request หาย'}) · ต้องส่งซ้ำ`;
   const words = verdictWords(status.verdict, status.firstOffset, status.lastOffset);
-  // Refused is not done: the producer still has to get these records onto the log.
-  return status.verdict.kind === 'OutOfOrderSequence' ? `${words} · ยังไม่ลง log ต้องส่งซ้ำ` : words;
+  if (status.verdict.kind !== 'OutOfOrderSequence') return words;
+  // Refused, yet the log may hold it (written, its ack lost, then evicted): the producer is told it
+  // failed about records that are there. Only a refusal of records the log lacks means "not written".
+  if (status.onLog !== undefined) {
+    const { firstOffset, lastOffset } = status.onLog;
+    return `${words} · ถูกปฏิเสธ แต่อยู่บน log แล้วที่ offset ${firstOffset}..${lastOffset}`;
+  }
+  return `${words} · ยังไม่ลง log ต้องส่งซ้ำ`;
+}
+
+/** The row of a sent batch: its earlier answers, oldest first, then what it is now. */
+export function sentWords(batch: SentBatch): string {
+  return [...batch.history.slice(0, -1).map(pastWords), currentWords(batch.status)].join(' → ');
 }
