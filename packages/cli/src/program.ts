@@ -9,6 +9,7 @@ import { labCommand } from './commands/lab.js';
 import { modelCheckCommand } from './commands/model-check.js';
 import { serveCommand } from './commands/serve.js';
 import { topicsCommand } from './commands/topics.js';
+import { KAFKA_TOOLS, kafkaTool, runKafkaTool } from './kafka-tools/index.js';
 import {
   CheckFailed,
   CorruptData,
@@ -137,6 +138,17 @@ export function buildProgram(ctx: CommandContext, output = createOutput()): Comm
         .configureOutput(errorsAsOneLine(`klog ${command.name()} --help`)),
     );
   }
+  // Kafka's tools are listed here for `klog --help`; main() runs them before commander sees their
+  // options, which are Kafka's (jopt-simple's), not klog's.
+  for (const [name, tool] of KAFKA_TOOLS) {
+    program.addCommand(
+      new Command(name)
+        .description(`${tool.description}: \`klog ${name} --help\` lists its options`)
+        .helpOption(false)
+        .allowUnknownOption()
+        .argument('[options...]'),
+    );
+  }
   return program;
 }
 
@@ -171,6 +183,14 @@ export async function main(argv: string[]): Promise<number> {
     style: createStyle(colorEnabled({ isTTY: onTerminal(1) }, process.env)),
   };
   try {
+    const tool = kafkaTool(argv[0]);
+    if (tool !== undefined) {
+      try {
+        return await runKafkaTool(tool, argv.slice(1), ctx);
+      } finally {
+        flush();
+      }
+    }
     try {
       await buildProgram(ctx, output).parseAsync(argv, { from: 'user' });
     } finally {
