@@ -2,13 +2,26 @@
 // in packages/cli/kafka/bin run. Each takes Kafka 4.1.0's options and answers with Kafka's exit codes.
 import type { CommandContext } from '../program.js';
 import { BrokerUnreachable } from '../topics/admin-client.js';
+import { kafkaConsoleConsumer } from './console-consumer.js';
+import { kafkaConsoleProducer } from './console-producer.js';
+import { KafkaApiError } from './kafka-errors.js';
 import { kafkaTopics } from './topic-command.js';
 import { ToolHelp, ToolUsageError } from './tool-options.js';
 
 type Tool = (args: readonly string[], ctx: CommandContext) => Promise<number>;
 
 export const KAFKA_TOOLS: ReadonlyMap<string, { readonly run: Tool; readonly description: string }> = new Map(
-  [['kafka-topics', { run: kafkaTopics, description: "Kafka's kafka-topics.sh (TopicCommand)" }]],
+  [
+    ['kafka-topics', { run: kafkaTopics, description: "Kafka's kafka-topics.sh (TopicCommand)" }],
+    [
+      'kafka-console-producer',
+      { run: kafkaConsoleProducer, description: "Kafka's kafka-console-producer.sh (ConsoleProducer)" },
+    ],
+    [
+      'kafka-console-consumer',
+      { run: kafkaConsoleConsumer, description: "Kafka's kafka-console-consumer.sh (ConsoleConsumer)" },
+    ],
+  ],
 );
 
 /** The tool `name` names (`kafka-topics` or `kafka-topics.sh`), if it is one. */
@@ -31,7 +44,11 @@ export async function runKafkaTool(
       ctx.out(error.text);
       return 0;
     }
-    if (error instanceof ToolUsageError || error instanceof BrokerUnreachable) {
+    if (
+      error instanceof ToolUsageError ||
+      error instanceof BrokerUnreachable ||
+      error instanceof KafkaApiError
+    ) {
       ctx.err(error.message);
       return 1;
     }

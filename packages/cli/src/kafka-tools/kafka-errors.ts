@@ -39,14 +39,14 @@ export class KafkaApiError extends Error {
 }
 
 /** `--bootstrap-server a:9092,b:9092`: the first broker that answers. */
-export async function connectBootstrap(text: string | undefined): Promise<AdminClient> {
+export async function connectBootstrap(text: string | undefined, timeoutMs?: number): Promise<AdminClient> {
   if (text === undefined) throw new ToolUsageError('--bootstrap-server must be specified');
   let last: unknown;
   for (const server of text.split(',').map((s) => s.trim())) {
     const m = /^(\[[^\]]+\]|[^:\s]+):(\d+)$/.exec(server);
     if (m === null) throw new ToolUsageError(`Invalid url in bootstrap.servers: ${server}`);
     try {
-      return await AdminClient.connect(m[1]!.replace(/^\[|\]$/g, ''), Number(m[2]));
+      return await AdminClient.connect(m[1]!.replace(/^\[|\]$/g, ''), Number(m[2]), timeoutMs);
     } catch (error) {
       last = error;
     }
@@ -57,8 +57,9 @@ export async function connectBootstrap(text: string | undefined): Promise<AdminC
 export async function withBootstrap<T>(
   text: string | undefined,
   f: (client: AdminClient) => Promise<T>,
+  timeoutMs?: number,
 ): Promise<T> {
-  const client = await connectBootstrap(text);
+  const client = await connectBootstrap(text, timeoutMs);
   try {
     return await f(client);
   } finally {
