@@ -4,6 +4,7 @@ import type { CommandContext } from '../program.js';
 import { BrokerUnreachable } from '../topics/admin-client.js';
 import { kafkaConsoleConsumer } from './console-consumer.js';
 import { kafkaConsoleProducer } from './console-producer.js';
+import { kafkaConsumerGroups } from './consumer-group-command.js';
 import { KafkaApiError } from './kafka-errors.js';
 import { kafkaTopics } from './topic-command.js';
 import { ToolHelp, ToolUsageError } from './tool-options.js';
@@ -20,6 +21,10 @@ export const KAFKA_TOOLS: ReadonlyMap<string, { readonly run: Tool; readonly des
     [
       'kafka-console-consumer',
       { run: kafkaConsoleConsumer, description: "Kafka's kafka-console-consumer.sh (ConsoleConsumer)" },
+    ],
+    [
+      'kafka-consumer-groups',
+      { run: kafkaConsumerGroups, description: "Kafka's kafka-consumer-groups.sh (ConsumerGroupCommand)" },
     ],
   ],
 );

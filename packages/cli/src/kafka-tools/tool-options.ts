@@ -8,6 +8,8 @@ export interface ToolOption {
   readonly name: string;
   readonly arg?: string;
   readonly many?: boolean;
+  /** jopt-simple's `withOptionalArg`: the next word is its value unless it is an option. */
+  readonly optional?: boolean;
   readonly help: string;
   /**
    * Kafka's tool has it and klog's cannot honour it: why, said in one line and exit 1, never ignored
@@ -82,7 +84,9 @@ export function parseToolArgs(
     let value: string | undefined;
     if (option.arg !== undefined) {
       if (eq >= 0) value = a.slice(eq + 1);
-      else if (i + 1 < args.length) value = args[++i];
+      else if (i + 1 < args.length && !(option.optional === true && args[i + 1]!.startsWith('--')))
+        value = args[++i];
+      if (value === undefined && option.optional === true) value = '';
       if (value === undefined) throw new ToolUsageError(`Option ${option.name} requires an argument`);
     } else if (eq >= 0) {
       throw new ToolUsageError(`Option ${option.name} does not take an argument`);
