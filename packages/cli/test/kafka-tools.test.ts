@@ -26,10 +26,12 @@ const LONG_TIMEOUT_MS = 300_000;
 const kafkaBin = join(root, 'packages/cli/kafka/bin');
 const goldenDir = join(root, 'expected/kafka-tools');
 const scratch = mkdtempSync(join(tmpdir(), 'klog-kafka-tools-'));
-let server: { child: ChildProcess; port: number; exited: Promise<number | null> };
+let server: Server;
 
-beforeAll(async () => {
-  server = await new Promise((resolve, reject) => {
+type Server = { child: ChildProcess; port: number; exited: Promise<number | null> };
+
+function startServer(dir: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       [
@@ -38,7 +40,7 @@ beforeAll(async () => {
         '--port',
         '0',
         '--data-dir',
-        join(scratch, 'data'),
+        join(scratch, dir),
         '--group-initial-rebalance-delay-ms',
         '0',
       ],
@@ -51,10 +53,18 @@ beforeAll(async () => {
       if (m !== null) resolve({ child, port: Number(m[1]), exited });
     });
   });
+}
+
+const servers: Server[] = [];
+beforeAll(async () => {
+  server = await startServer('data');
+  servers.push(server);
 });
 afterAll(async () => {
-  server.child.kill('SIGTERM');
-  await server.exited;
+  for (const s of servers) {
+    s.child.kill('SIGTERM');
+    await s.exited;
+  }
   rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -70,14 +80,23 @@ function kafka(script: string, args: string[], input?: string) {
   return { status: run.status, stdout: run.stdout, stderr: run.stderr, hung: run.signal === 'SIGKILL' };
 }
 
-const masked = (text: string) => text.replace(/\tTopicId: [A-Za-z0-9_-]{22}\t/g, '\tTopicId: <id>\t');
+// Random on every run: a topic's id, and the group a console consumer without --group joins
+// (ConsoleConsumerOptions: console-consumer-<0..99999>).
+const masked = (text: string) =>
+  text
+    .replace(/\tTopicId: [A-Za-z0-9_-]{22}\t/g, '\tTopicId: <id>\t')
+    .replace(/^console-consumer-\d+$/gm, 'console-consumer-<n>');
 
 /** The session so far, as a golden: each command (the port as <port>) and its stdout. */
 class Transcript {
   #text = '';
-  constructor(readonly file: string) {}
-  record(script: string, args: string[], stdout: string): void {
-    const shown = args.map((a) => a.replace(`:${server.port}`, ':<port>')).join(' ');
+  constructor(
+    readonly file: string,
+    readonly port = server.port,
+  ) {}
+  record(script: string, args: string[], stdout: string, input?: string): void {
+    const shown = args.map((a) => a.replace(`:${this.port}`, ':<port>')).join(' ');
+    if (input !== undefined) this.#text += `$ printf '%s' '${input.replaceAll('\n', '\\n')}' |\n`;
     this.#text += `$ bin/${script} ${shown}\n${masked(stdout)}`;
   }
   check(): void {
@@ -197,5 +216,91 @@ describe('kafka-topics.sh', { timeout: LONG_TIMEOUT_MS }, () => {
       status: 0,
       stdout: 'quickstart-events\n',
     });
+  });
+});
+
+describe("Kafka 4.1's quickstart, verbatim but for bin/'s path", { timeout: LONG_TIMEOUT_MS }, () => {
+  it('create, describe, produce with keys, consume from the beginning, a group, describe it, reset it, read again', async () => {
+    const own = await startServer('quickstart');
+    servers.push(own);
+    const at = ['--bootstrap-server', `localhost:${own.port}`];
+    const t = new Transcript('quickstart.txt', own.port);
+    const run = (script: string, args: string[], input?: string) => {
+      const r = kafka(script, args, input);
+      expect([r.status, r.hung]).toEqual([0, false]);
+      t.record(script, args, r.stdout, input);
+      return r;
+    };
+    run('kafka-topics.sh', ['--create', '--topic', 'quickstart-events', ...at]);
+    run('kafka-topics.sh', ['--describe', '--topic', 'quickstart-events', ...at]);
+    // ConsoleProducer with LineMessageReader's parse.key: a line per record, the key before the separator.
+    const events =
+      'first:This is my first event\nsecond:This is my second event\nthird:This is my third event\n';
+    const produced = run(
+      'kafka-console-producer.sh',
+      [
+        '--topic',
+        'quickstart-events',
+        '--property',
+        'parse.key=true',
+        '--property',
+        'key.separator=:',
+        ...at,
+      ],
+      events,
+    );
+    expect(produced.stderr).toBe('');
+    // ConsoleConsumer: DefaultMessageFormatter's lines on stdout, "Processed a total of N messages" on stderr.
+    const all = run('kafka-console-consumer.sh', [
+      '--topic',
+      'quickstart-events',
+      '--from-beginning',
+      '--max-messages',
+      '3',
+      ...at,
+    ]);
+    expect(all.stdout).toBe('This is my first event\nThis is my second event\nThis is my third event\n');
+    expect(all.stderr).toBe('Processed a total of 3 messages\n');
+    run('kafka-console-consumer.sh', [
+      '--topic',
+      'quickstart-events',
+      '--from-beginning',
+      '--group',
+      'quickstart-group',
+      '--max-messages',
+      '3',
+      '--property',
+      'print.key=true',
+      '--property',
+      'print.offset=true',
+      ...at,
+    ]);
+    // ConsumerGroupCommand --describe: the group read everything (lag 0) and has no member left.
+    const described = run('kafka-consumer-groups.sh', ['--describe', '--group', 'quickstart-group', ...at]);
+    expect(described.stderr).toBe("\nConsumer group 'quickstart-group' has no active members.\n");
+    run('kafka-consumer-groups.sh', [
+      '--reset-offsets',
+      '--to-earliest',
+      '--group',
+      'quickstart-group',
+      '--topic',
+      'quickstart-events',
+      '--execute',
+      ...at,
+    ]);
+    run('kafka-consumer-groups.sh', ['--describe', '--group', 'quickstart-group', ...at]);
+    // The same group reads everything again from the offsets the reset committed.
+    const again = run('kafka-console-consumer.sh', [
+      '--topic',
+      'quickstart-events',
+      '--group',
+      'quickstart-group',
+      '--max-messages',
+      '3',
+      ...at,
+    ]);
+    expect(again.stdout).toBe(all.stdout);
+    run('kafka-consumer-groups.sh', ['--list', ...at]);
+    t.check();
   });
 });
