@@ -9,7 +9,6 @@ import { labCommand } from './commands/lab.js';
 import { modelCheckCommand } from './commands/model-check.js';
 import { serveCommand } from './commands/serve.js';
 import { topicsCommand } from './commands/topics.js';
-import { KAFKA_TOOLS, kafkaTool, runKafkaTool } from './kafka-tools/index.js';
 import {
   CheckFailed,
   CorruptData,
@@ -18,6 +17,7 @@ import {
   OutputClosed,
   UsageError,
 } from './errors.js';
+import { KAFKA_TOOLS, kafkaTool, runKafkaTool } from './kafka-tools/index.js';
 import { colorEnabled, createStyle, type Style } from './style.js';
 
 /** What a command needs from the outside world: where to print, and how. */

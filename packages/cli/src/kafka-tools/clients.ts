@@ -3,6 +3,7 @@
 // classic-protocol group member (JoinGroup, SyncGroup with the range assignor, Heartbeat, OffsetCommit,
 // LeaveGroup) — the broker answers for everything, as klog serve is one node.
 import {
+  consumerAssignmentPartitions,
   Fetch,
   FindCoordinator,
   Heartbeat,
@@ -14,7 +15,6 @@ import {
   OffsetFetch,
   type OffsetFetchRequest,
   SyncGroup,
-  consumerAssignmentPartitions,
   Writer,
 } from '@klog/protocol';
 import type { Record } from '@klog/storage';

@@ -6,8 +6,8 @@ import { kafkaConsoleConsumer } from './console-consumer.js';
 import { kafkaConsoleProducer } from './console-producer.js';
 import { kafkaConsumerGroups } from './consumer-group-command.js';
 import { KafkaApiError } from './kafka-errors.js';
-import { kafkaTopics } from './topic-command.js';
 import { ToolHelp, ToolUsageError } from './tool-options.js';
+import { kafkaTopics } from './topic-command.js';
 
 type Tool = (args: readonly string[], ctx: CommandContext) => Promise<number>;
 
