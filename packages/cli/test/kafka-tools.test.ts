@@ -97,7 +97,7 @@ class Transcript {
   record(script: string, args: string[], stdout: string, input?: string): void {
     const shown = args.map((a) => a.replace(`:${this.port}`, ':<port>')).join(' ');
     if (input !== undefined) this.#text += `$ printf '%s' '${input.replaceAll('\n', '\\n')}' |\n`;
-    this.#text += `$ bin/${script} ${shown}\n${masked(stdout)}`;
+    this.#text += `$ bin/${script} ${shown}\n${masked(stdout).replaceAll(`:${this.port}`, ':<port>')}`;
   }
   check(): void {
     const path = join(goldenDir, this.file);
@@ -302,5 +302,141 @@ describe("Kafka 4.1's quickstart, verbatim but for bin/'s path", { timeout: LONG
     expect(again.stdout).toBe(all.stdout);
     run('kafka-consumer-groups.sh', ['--list', ...at]);
     t.check();
+  });
+});
+
+describe('kafka-console-consumer.sh and kafka-consumer-groups.sh', { timeout: LONG_TIMEOUT_MS }, () => {
+  it("DefaultMessageFormatter's properties, ConsumerGroupCommand's forms, layouts and exit codes", () => {
+    const at = ['--bootstrap-server', `localhost:${server.port}`];
+    const t = new Transcript('consumer-groups.txt');
+    const ok = (script: string, args: string[], input?: string) => {
+      const run = kafka(script, args, input);
+      expect([run.status, run.hung]).toEqual([0, false]);
+      t.record(script, args, run.stdout, input);
+      return run;
+    };
+    ok('kafka-topics.sh', ['--create', '--topic', 'orders', '--partitions', '2', ...at]);
+    // Keyed records land where Kafka's default partitioner (murmur2) puts them: a, b, c in 0, d in 1.
+    ok(
+      'kafka-console-producer.sh',
+      ['--topic', 'orders', '--property', 'parse.key=true', ...at],
+      'a\tone\nb\ttwo\nc\tthree\nd\tfour\n',
+    );
+    ok('kafka-console-consumer.sh', [
+      '--topic',
+      'orders',
+      '--partition',
+      '1',
+      '--offset',
+      'earliest',
+      '--max-messages',
+      '1',
+      '--property',
+      'print.partition=true',
+      '--property',
+      'print.key=true',
+      '--property',
+      'print.headers=true',
+      '--property',
+      'key.separator= | ',
+      ...at,
+    ]);
+    const grouped = ok('kafka-console-consumer.sh', [
+      '--topic',
+      'orders',
+      '--from-beginning',
+      '--group',
+      'billing',
+      '--max-messages',
+      '4',
+      '--property',
+      'print.value=false',
+      '--property',
+      'print.key=true',
+      '--property',
+      'print.offset=true',
+      ...at,
+    ]);
+    expect(grouped.stderr).toBe('Processed a total of 4 messages\n');
+    ok('kafka-consumer-groups.sh', ['--list', '--state', ...at]);
+    ok('kafka-consumer-groups.sh', ['--describe', '--group', 'billing', ...at]);
+    ok('kafka-consumer-groups.sh', ['--describe', '--group', 'billing', '--members', '--verbose', ...at]);
+    ok('kafka-consumer-groups.sh', ['--describe', '--group', 'billing', '--state', ...at]);
+    ok('kafka-consumer-groups.sh', [
+      '--reset-offsets',
+      '--group',
+      'billing',
+      '--topic',
+      'orders:0',
+      '--to-offset',
+      '1',
+      ...at,
+    ]);
+    ok('kafka-consumer-groups.sh', [
+      '--reset-offsets',
+      '--group',
+      'billing',
+      '--all-topics',
+      '--shift-by',
+      '-1',
+      '--execute',
+      ...at,
+    ]);
+    ok('kafka-consumer-groups.sh', [
+      '--reset-offsets',
+      '--group',
+      'billing',
+      '--topic',
+      'orders',
+      '--to-latest',
+      '--dry-run',
+      ...at,
+    ]);
+    ok('kafka-consumer-groups.sh', ['--describe', '--group', 'billing', '--offsets', ...at]);
+    ok('kafka-consumer-groups.sh', ['--delete', '--group', 'billing', ...at]);
+    // printError: on stdout after an empty line; ConsumerGroupService goes on and the tool exits 0.
+    ok('kafka-consumer-groups.sh', ['--describe', '--group', 'billing', ...at]);
+    t.check();
+
+    expect(kafka('kafka-consumer-groups.sh', ['--describe', ...at])).toMatchObject({
+      status: 1,
+      stderr: 'Option [describe] takes one of these options: [all-groups], [group]\n',
+    });
+    expect(
+      kafka('kafka-consumer-groups.sh', ['--reset-offsets', '--group', 'g', '--all-topics', ...at]),
+    ).toMatchObject({
+      status: 1,
+      stderr: expect.stringMatching(/^Option \[reset-offsets\] takes exactly one of these options: /),
+    });
+    expect(kafka('kafka-consumer-groups.sh', ['--delete-offsets', '--group', 'g', ...at])).toMatchObject({
+      status: 1,
+      stderr: "klog's kafka-consumer-groups.sh does not support --delete-offsets: not in klog yet\n",
+    });
+    expect(
+      kafka('kafka-console-consumer.sh', ['--topic', 'orders', '--group', 'g', '--partition', '0', ...at]),
+    ).toMatchObject({
+      status: 1,
+      stderr: 'Options group and partition cannot be specified together.\n',
+    });
+    expect(
+      kafka('kafka-console-producer.sh', ['--topic', 'orders', '--compression-codec', 'gzip', ...at]),
+    ).toMatchObject({
+      status: 1,
+      stderr: expect.stringMatching(
+        /^klog's kafka-console-producer\.sh does not support --compression-codec: /,
+      ),
+    });
+    // LineMessageReader's KafkaException for a line without the key separator ends the producer.
+    expect(
+      kafka(
+        'kafka-console-producer.sh',
+        ['--topic', 'orders', '--property', 'parse.key=true', ...at],
+        'no separator\n',
+      ),
+    ).toMatchObject({
+      status: 1,
+      stderr:
+        "org.apache.kafka.common.KafkaException: No key separator found on line number 1: 'no separator'\n",
+    });
   });
 });
