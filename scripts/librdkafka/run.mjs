@@ -235,11 +235,15 @@ function stopBroker(broker) {
 }
 
 /** test-runner for one test number, alone (-p1), stdout line-buffered so its summary survives an abort. */
-function runTestNumber(suite, testsDir, unit, confFile, reportFile, includeLocal) {
+function runTestNumber(suite, testsDir, unit, confFile, reportFile, includeLocal, brokers) {
   const { number, scenario, protocol } = unit;
   return new Promise((done) => {
     // A clean environment: nothing of the caller's (KAFKA_PATH, BROKERS, SSL_*, …) reaches the suite.
+    // KAFKA_PATH and BROKERS are klog's own: the tests that shell out to $KAFKA_PATH/bin/kafka-topics.sh
+    // (0045, 0052, 0077) run @klog/cli's kafka/bin against this broker.
     const env = {
+      KAFKA_PATH: join(root, 'packages/cli/kafka'),
+      BROKERS: brokers,
       PATH: process.env.PATH,
       HOME: process.env.HOME ?? tmpdir(),
       LANG: 'C.UTF-8',
@@ -319,6 +323,7 @@ async function runUnit(opts, testsDir, work, unit, tests, flags, foreign) {
     conf,
     join(dir, 'report.json'),
     opts.includeLocal,
+    `127.0.0.1:${broker.port}`,
   );
   const seconds = (Date.now() - t0) / 1000;
   const brokerExit = await stopBroker(broker);

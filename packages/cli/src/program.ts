@@ -17,6 +17,7 @@ import {
   OutputClosed,
   UsageError,
 } from './errors.js';
+import { KAFKA_TOOLS, kafkaTool, runKafkaTool } from './kafka-tools/index.js';
 import { colorEnabled, createStyle } from './style.js';
 
 function version(): string {
@@ -119,6 +120,17 @@ export function buildProgram(ctx: CommandContext, output = createOutput()): Comm
     if (command.name() === 'lab') thaiHelp(command);
     program.addCommand(command);
   }
+  // Kafka's tools are listed here for `klog --help`; main() runs them before commander sees their
+  // options, which are Kafka's (jopt-simple's), not klog's.
+  for (const [name, tool] of KAFKA_TOOLS) {
+    program.addCommand(
+      new Command(name)
+        .description(`${tool.description}: \`klog ${name} --help\` lists its options`)
+        .helpOption(false)
+        .allowUnknownOption()
+        .argument('[options...]'),
+    );
+  }
   return program;
 }
 
@@ -153,6 +165,14 @@ export async function main(argv: string[]): Promise<number> {
     style: createStyle(colorEnabled({ isTTY: onTerminal(1) }, process.env)),
   };
   try {
+    const tool = kafkaTool(argv[0]);
+    if (tool !== undefined) {
+      try {
+        return await runKafkaTool(tool, argv.slice(1), ctx);
+      } finally {
+        flush();
+      }
+    }
     try {
       await buildProgram(ctx, output).parseAsync(argv, { from: 'user' });
     } finally {

@@ -1,27 +1,22 @@
-import {
-  type ApiCodec,
-  CreatePartitions,
-  DeleteTopics,
-  DescribeConfigs,
-  DescribeTopicPartitions,
-  errorName,
-  IncrementalAlterConfigs,
-  Metadata,
-} from '@klog/protocol';
+import { DescribeConfigs, errorName, IncrementalAlterConfigs } from '@klog/protocol';
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { UsageError } from '../errors.js';
-import { hostPort, wholeNumber } from '../flags.js';
+import { hostPort } from '../flags.js';
+import { KafkaApiError } from '../kafka-tools/kafka-errors.js';
+import { ToolUsageError } from '../kafka-tools/tool-options.js';
+import { executeTopicCommand, parseTopicCommand, TopicMissing } from '../kafka-tools/topic-command.js';
 import { AdminClient, BrokerUnreachable } from '../topics/admin-client.js';
-import { configsDescription, topicDescription } from '../topics/describe-output.js';
+import { configsDescription } from '../topics/describe-output.js';
 
 const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';
 const TOPIC_RESOURCE = 2;
 
 const HELP_AFTER = `
 Talks to a running broker (klog serve, or any Kafka broker) over the Kafka
-protocol, as kafka-topics.sh and kafka-configs.sh --bootstrap-server do, and
-prints what they print.
+protocol. Creating, listing, describing, adding partitions and deleting are
+klog kafka-topics (kafka-topics.sh) under klog's names, and print what it
+prints; --configs, --add-config and --delete-config do what kafka-configs.sh does.
 
 Examples:
   klog topics create orders --partitions 3 --config cleanup.policy=compact
@@ -58,6 +53,24 @@ function failed(what: string, code: number, message: string | null): Error {
   return new Error(`${what}: ${errorName(code)}${message ? `: ${message}` : ''}`);
 }
 
+/** A topic name as kafka-topics.sh's --topic, which reads a regular expression: matching only itself. */
+const exactly = (topic: string) => topic.replace(/[\\^$.*+?()[\]{}|,"' ]/g, '\\$&');
+
+/**
+ * Runs kafka-topics.sh's code (kafka-tools/topic-command.ts) for a `klog topics` subcommand, its errors
+ * said klog's way: a bad command line exits 2, a broker's refusal names the Kafka error, exit 1.
+ */
+async function topicCommand(what: string, ctx: CommandContext, args: string[]): Promise<void> {
+  try {
+    await executeTopicCommand(parseTopicCommand(args), ctx);
+  } catch (error) {
+    if (error instanceof KafkaApiError) throw failed(what, error.code, error.message);
+    if (error instanceof TopicMissing) throw new Error(`${what}: ${error.message}`);
+    if (error instanceof ToolUsageError) throw new UsageError(`${what}: ${error.message}`);
+    throw error;
+  }
+}
+
 export function topicsCommand(ctx: CommandContext): Command {
   const bootstrap = () =>
     new Option('--bootstrap-server <host:port>', 'the broker to talk to').default(DEFAULT_BOOTSTRAP);
@@ -66,7 +79,7 @@ export function topicsCommand(ctx: CommandContext): Command {
     .addHelpText('after', HELP_AFTER);
   topics
     .command('create')
-    .description('create a topic')
+    .description('create a topic (kafka-topics.sh --create)')
     .argument('<topic>', 'the topic name ([a-zA-Z0-9._-], at most 249 characters)')
     .addOption(new Option('--partitions <n>', 'number of partitions').default('1'))
     .addOption(
@@ -78,41 +91,24 @@ export function topicsCommand(ctx: CommandContext): Command {
     .addOption(bootstrap())
     .action(
       async (topic: string, raw: { partitions: string; config?: string[]; bootstrapServer: string }) => {
-        const partitions = wholeNumber('--partitions', raw.partitions, 1, 100_000);
-        const configs = configPairs('--config', raw.config ?? []);
-        const t = await withClient(raw.bootstrapServer, (client) =>
-          client.createTopic(topic, partitions, configs),
-        );
-        if (t === undefined)
-          throw new BrokerUnreachable('the broker answered CreateTopics without the topic');
-        if (t.errorCode !== 0) throw failed('topics create', t.errorCode, t.errorMessage);
-        ctx.out(`created topic ${topic} with ${partitions} partition${partitions === 1 ? '' : 's'}`);
+        await topicCommand('topics create', ctx, [
+          '--create',
+          '--topic',
+          topic,
+          '--partitions',
+          raw.partitions,
+          ...(raw.config ?? []).flatMap((c) => ['--config', c]),
+          '--bootstrap-server',
+          raw.bootstrapServer,
+        ]);
       },
     );
   topics
     .command('list')
-    .description('list topics and their partition counts')
+    .description('list the topics (kafka-topics.sh --list)')
     .addOption(bootstrap())
     .action(async (raw: { bootstrapServer: string }) => {
-      const metadata = await withClient(raw.bootstrapServer, (client) =>
-        client.request(Metadata, {
-          topics: null,
-          allowAutoTopicCreation: false,
-          includeClusterAuthorizedOperations: false,
-          includeTopicAuthorizedOperations: false,
-        }),
-      );
-      const rows = metadata.topics
-        .filter((t) => t.errorCode === 0 && t.name !== null)
-        .map((t) => [t.name as string, String(t.partitions.length)] as const)
-        .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-      if (rows.length === 0) {
-        ctx.out('no topics');
-        return;
-      }
-      const width = Math.max(5, ...rows.map((r) => r[0].length));
-      ctx.out(`${'TOPIC'.padEnd(width)}  PARTITIONS`);
-      for (const [name, count] of rows) ctx.out(`${name.padEnd(width)}  ${count}`);
+      await topicCommand('topics list', ctx, ['--list', '--bootstrap-server', raw.bootstrapServer]);
     });
   topics
     .command('describe')
@@ -132,42 +128,26 @@ export function topicsCommand(ctx: CommandContext): Command {
           throw new UsageError('topics describe --configs: name the topic');
         if (raw.all === true && raw.configs !== true)
           throw new UsageError('topics describe --all goes with --configs');
+        if (raw.configs !== true) {
+          await topicCommand('topics describe', ctx, [
+            '--describe',
+            ...(topic === undefined ? [] : ['--topic', exactly(topic)]),
+            '--bootstrap-server',
+            raw.bootstrapServer,
+          ]);
+          return;
+        }
         await withClient(raw.bootstrapServer, async (client) => {
-          const describeConfigs = async (name: string) => {
-            const res = await client.request(DescribeConfigs, {
-              resources: [{ resourceType: TOPIC_RESOURCE, resourceName: name, configurationKeys: null }],
-              includeSynonyms: true,
-              includeDocumentation: false,
-            });
-            const r = res.results[0];
-            if (r === undefined)
-              throw new BrokerUnreachable('the broker answered DescribeConfigs without the topic');
-            if (r.errorCode !== 0) throw failed('topics describe', r.errorCode, r.errorMessage);
-            return r.configs;
-          };
-          if (raw.configs === true) {
-            for (const line of configsDescription(topic!, await describeConfigs(topic!), raw.all === true))
-              ctx.out(line);
-            return;
-          }
-          const res = await client.request(DescribeTopicPartitions, {
-            topics: topic === undefined ? [] : [{ name: topic }],
-            responsePartitionLimit: 2000,
-            cursor: null,
+          const res = await client.request(DescribeConfigs, {
+            resources: [{ resourceType: TOPIC_RESOURCE, resourceName: topic!, configurationKeys: null }],
+            includeSynonyms: true,
+            includeDocumentation: false,
           });
-          for (const t of res.topics) {
-            if (t.errorCode !== 0) throw failed('topics describe', t.errorCode, `topic ${t.name}`);
-            const name = t.name ?? '';
-            // kafka-topics.sh shows the configs that are not Kafka's defaults.
-            const configs = (await describeConfigs(name)).filter((c) => c.configSource !== 5);
-            const partitions = t.partitions.map((p) => ({
-              partition: p.partitionIndex,
-              leader: p.leaderId,
-              replicas: p.replicaNodes,
-              isr: p.isrNodes,
-            }));
-            for (const line of topicDescription(name, t.topicId, partitions, configs)) ctx.out(line);
-          }
+          const r = res.results[0];
+          if (r === undefined)
+            throw new BrokerUnreachable('the broker answered DescribeConfigs without the topic');
+          if (r.errorCode !== 0) throw failed('topics describe', r.errorCode, r.errorMessage);
+          for (const line of configsDescription(topic!, r.configs, raw.all === true)) ctx.out(line);
         });
       },
     );
@@ -191,29 +171,27 @@ export function topicsCommand(ctx: CommandContext): Command {
         topic: string,
         raw: { partitions?: string; addConfig?: string[]; deleteConfig?: string[]; bootstrapServer: string },
       ) => {
-        const count =
-          raw.partitions === undefined ? undefined : wholeNumber('--partitions', raw.partitions, 1, 100_000);
         const add = configPairs('--add-config', raw.addConfig ?? []);
         const remove = (raw.deleteConfig ?? [])
           .flatMap((v) => v.split(','))
           .map((s) => s.trim())
           .filter((s) => s !== '');
-        if (count === undefined && add.size === 0 && remove.length === 0) {
+        if (raw.partitions === undefined && add.size === 0 && remove.length === 0) {
           throw new UsageError('topics alter: give --partitions, --add-config or --delete-config');
         }
-        await withClient(raw.bootstrapServer, async (client) => {
-          if (count !== undefined) {
-            const res = await client.request(CreatePartitions, {
-              topics: [{ name: topic, count, assignments: null }],
-              timeoutMs: 30_000,
-              validateOnly: false,
-            });
-            const r = res.results[0];
-            if (r === undefined)
-              throw new BrokerUnreachable('the broker answered CreatePartitions without the topic');
-            if (r.errorCode !== 0) throw failed('topics alter', r.errorCode, r.errorMessage);
-          }
-          if (add.size > 0 || remove.length > 0) {
+        if (raw.partitions !== undefined) {
+          await topicCommand('topics alter', ctx, [
+            '--alter',
+            '--topic',
+            exactly(topic),
+            '--partitions',
+            raw.partitions,
+            '--bootstrap-server',
+            raw.bootstrapServer,
+          ]);
+        }
+        if (add.size > 0 || remove.length > 0) {
+          await withClient(raw.bootstrapServer, async (client) => {
             const res = await client.request(IncrementalAlterConfigs, {
               resources: [
                 {
@@ -232,8 +210,8 @@ export function topicsCommand(ctx: CommandContext): Command {
               throw new BrokerUnreachable('the broker answered IncrementalAlterConfigs without the topic');
             if (r.errorCode !== 0) throw failed('topics alter', r.errorCode, r.errorMessage);
             ctx.out(`Completed updating config for topic ${topic}.`);
-          }
-        });
+          });
+        }
       },
     );
   topics
@@ -242,18 +220,13 @@ export function topicsCommand(ctx: CommandContext): Command {
     .argument('<topic>', 'the topic')
     .addOption(bootstrap())
     .action(async (topic: string, raw: { bootstrapServer: string }) => {
-      const res = await withClient(raw.bootstrapServer, (client) => {
-        // Version 6 names topics in Topics, the ones before in TopicNames.
-        const byName = client.versionOf(DeleteTopics as ApiCodec<unknown, never>) >= 6;
-        return client.request(DeleteTopics, {
-          topics: byName ? [{ name: topic, topicId: '00000000-0000-0000-0000-000000000000' }] : [],
-          topicNames: byName ? [] : [topic],
-          timeoutMs: 30_000,
-        });
-      });
-      const r = res.responses[0];
-      if (r === undefined) throw new BrokerUnreachable('the broker answered DeleteTopics without the topic');
-      if (r.errorCode !== 0) throw failed('topics delete', r.errorCode, r.errorMessage);
+      await topicCommand('topics delete', ctx, [
+        '--delete',
+        '--topic',
+        exactly(topic),
+        '--bootstrap-server',
+        raw.bootstrapServer,
+      ]);
     });
   return topics;
 }

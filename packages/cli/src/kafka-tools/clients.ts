@@ -1,0 +1,414 @@
+// The pieces of Kafka's Java clients the console tools need, over klog's one-request-at-a-time client:
+// metadata with auto-creation, the default partitioner's murmur2, ListOffsets, Fetch decoding, and a
+// classic-protocol group member (JoinGroup, SyncGroup with the range assignor, Heartbeat, OffsetCommit,
+// LeaveGroup) — the broker answers for everything, as klog serve is one node.
+import {
+  consumerAssignmentPartitions,
+  Fetch,
+  FindCoordinator,
+  Heartbeat,
+  JoinGroup,
+  LeaveGroup,
+  ListOffsets,
+  Metadata,
+  OffsetCommit,
+  OffsetFetch,
+  type OffsetFetchRequest,
+  SyncGroup,
+  Writer,
+} from '@klog/protocol';
+import type { Record } from '@klog/storage';
+import { CONTROL_FLAG, decodeRecordBatch, LOG_OVERHEAD } from '@klog/storage/internals';
+import type { AdminClient } from '../topics/admin-client.js';
+import { KafkaApiError } from './kafka-errors.js';
+
+/** Kafka's `Utils.murmur2`: the default partitioner's hash of a record key. */
+export function murmur2(data: Uint8Array): number {
+  const length = data.length;
+  const seed = 0x9747b28c;
+  const m = 0x5bd1e995;
+  const r = 24;
+  let h = (seed ^ length) | 0;
+  const length4 = length >> 2;
+  for (let i = 0; i < length4; i++) {
+    const i4 = i * 4;
+    let k =
+      (data[i4]! & 0xff) +
+      ((data[i4 + 1]! & 0xff) << 8) +
+      ((data[i4 + 2]! & 0xff) << 16) +
+      ((data[i4 + 3]! & 0xff) << 24);
+    k = Math.imul(k, m);
+    k ^= k >>> r;
+    k = Math.imul(k, m);
+    h = Math.imul(h, m);
+    h ^= k;
+  }
+  const rest = length & ~3;
+  // The tail bytes, as murmur2's switch takes them by falling through from case 3 to case 1.
+  const tail = length % 4;
+  if (tail >= 3) h ^= (data[rest + 2]! & 0xff) << 16;
+  if (tail >= 2) h ^= (data[rest + 1]! & 0xff) << 8;
+  if (tail >= 1) {
+    h ^= data[rest]! & 0xff;
+    h = Math.imul(h, m);
+  }
+  h ^= h >>> 13;
+  h = Math.imul(h, m);
+  h ^= h >>> 15;
+  return h | 0;
+}
+
+/** BuiltInPartitioner.partitionForKey: murmur2, made positive, modulo the partition count. */
+export function partitionForKey(key: Uint8Array, partitions: number): number {
+  return (murmur2(key) & 0x7fffffff) % partitions;
+}
+
+/** The topic's partition count (Metadata; `autoCreate` as a producer asks), waiting out a new topic's leaders. */
+export async function partitionCount(
+  client: AdminClient,
+  topic: string,
+  autoCreate: boolean,
+): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const res = await client.request(Metadata, {
+      topics: [{ name: topic }],
+      allowAutoTopicCreation: autoCreate,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    const t = res.topics[0];
+    // LEADER_NOT_AVAILABLE (5) is a topic being created: Kafka's clients ask again.
+    if (t !== undefined && t.errorCode === 5 && attempt < 50) {
+      await new Promise((done) => setTimeout(done, 100));
+      continue;
+    }
+    if (t === undefined || t.errorCode !== 0) throw new KafkaApiError(t?.errorCode ?? 3, null);
+    return t.partitions.length;
+  }
+}
+
+/** ListOffsets for one partition: -2 earliest, -1 latest, else the first offset at or after a timestamp. */
+export async function listOffset(
+  client: AdminClient,
+  topic: string,
+  partition: number,
+  timestamp: number,
+): Promise<number> {
+  const res = await client.request(ListOffsets, {
+    replicaId: -1,
+    isolationLevel: 0,
+    timeoutMs: 30_000,
+    topics: [
+      {
+        name: topic,
+        partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }],
+      },
+    ],
+  });
+  const p = res.topics[0]?.partitions[0];
+  if (p === undefined || p.errorCode !== 0) throw new KafkaApiError(p?.errorCode ?? 3, null);
+  return p.offset >= 0 ? p.offset : (p.oldStyleOffsets[0] ?? -1);
+}
+
+export interface FetchedRecord {
+  readonly topic: string;
+  readonly partition: number;
+  readonly offset: number;
+  readonly timestamp: number;
+  readonly timestampType: 'CreateTime' | 'LogAppendTime';
+  readonly record: Record;
+}
+
+/** One Fetch of `positions` (topic, partition, offset); the records at or past each position, in order. */
+export async function fetchOnce(
+  client: AdminClient,
+  positions: readonly { topic: string; partition: number; offset: number }[],
+  maxWaitMs: number,
+): Promise<{ records: FetchedRecord[]; errors: { topic: string; partition: number; code: number }[] }> {
+  const byTopic = new Map<string, { partition: number; offset: number }[]>();
+  for (const p of positions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
+  const res = await client.request(Fetch, {
+    clusterId: null,
+    replicaId: -1,
+    maxWaitMs,
+    minBytes: 1,
+    maxBytes: 52_428_800,
+    isolationLevel: 0,
+    sessionId: 0,
+    sessionEpoch: -1,
+    topics: [...byTopic].map(([topic, ps]) => ({
+      topic,
+      topicId: '00000000-0000-0000-0000-000000000000',
+      partitions: ps.map((p) => ({
+        partition: p.partition,
+        currentLeaderEpoch: -1,
+        fetchOffset: p.offset,
+        lastFetchedEpoch: -1,
+        logStartOffset: -1,
+        partitionMaxBytes: 1_048_576,
+      })),
+    })),
+    forgottenTopicsData: [],
+    rackId: '',
+  } as never);
+  if (res.errorCode !== 0) throw new KafkaApiError(res.errorCode, null);
+  const records: FetchedRecord[] = [];
+  const errors: { topic: string; partition: number; code: number }[] = [];
+  for (const t of res.responses) {
+    for (const p of t.partitions) {
+      if (p.errorCode !== 0) {
+        errors.push({ topic: t.topic, partition: p.partitionIndex, code: p.errorCode });
+        continue;
+      }
+      const from =
+        positions.find((x) => x.topic === t.topic && x.partition === p.partitionIndex)?.offset ?? 0;
+      const bytes = p.records ?? new Uint8Array(0);
+      let pos = 0;
+      while (pos + LOG_OVERHEAD <= bytes.length) {
+        const size = LOG_OVERHEAD + new DataView(bytes.buffer, bytes.byteOffset + pos + 8, 4).getInt32(0);
+        // A partial batch at the end of a fetch is cut by maxBytes: the next fetch reads it whole.
+        if (pos + size > bytes.length) break;
+        const batch = decodeRecordBatch(bytes, pos);
+        pos += size;
+        if ((batch.attributes & CONTROL_FLAG) !== 0) continue;
+        const logAppendTime = (batch.attributes & 0x08) !== 0;
+        for (const r of batch.records) {
+          const offset = batch.baseOffset + r.offsetDelta;
+          if (offset < from) continue;
+          records.push({
+            topic: t.topic,
+            partition: p.partitionIndex,
+            offset,
+            timestamp: logAppendTime ? batch.maxTimestamp : batch.baseTimestamp + r.timestampDelta,
+            timestampType: logAppendTime ? 'LogAppendTime' : 'CreateTime',
+            record: r,
+          });
+        }
+      }
+    }
+  }
+  return { records, errors };
+}
+
+/** ConsumerProtocolSubscription v0: the topics a member wants. */
+function encodeSubscription(topics: readonly string[]): Uint8Array {
+  const w = new Writer();
+  w.int16(0, 'version').arrayLength(topics.length, 'topics');
+  for (const t of topics) w.string(t, 'topics[]');
+  w.nullableBytes(null, 'userData');
+  return w.toBytes();
+}
+
+/** ConsumerProtocolAssignment v0: the partitions the leader gives a member. */
+function encodeAssignment(assigned: ReadonlyMap<string, readonly number[]>): Uint8Array {
+  const w = new Writer();
+  w.int16(0, 'version').arrayLength(assigned.size, 'assignedPartitions');
+  for (const [topic, partitions] of assigned) {
+    w.string(topic, 'topic').arrayLength(partitions.length, 'partitions');
+    for (const p of partitions) w.int32(p, 'partitions[]');
+  }
+  w.nullableBytes(null, 'userData');
+  return w.toBytes();
+}
+
+/** Kafka's RangeAssignor: each topic's partitions cut into consecutive ranges, members sorted by id. */
+export function rangeAssign(
+  members: readonly string[],
+  partitionsOf: ReadonlyMap<string, number>,
+): Map<string, Map<string, number[]>> {
+  const out = new Map(members.map((m) => [m, new Map<string, number[]>()]));
+  const sorted = [...members].sort();
+  for (const [topic, count] of partitionsOf) {
+    const per = Math.floor(count / sorted.length);
+    const extra = count % sorted.length;
+    sorted.forEach((m, i) => {
+      const start = per * i + Math.min(i, extra);
+      const length = per + (i < extra ? 1 : 0);
+      if (length > 0)
+        out.get(m)!.set(
+          topic,
+          Array.from({ length }, (_, k) => start + k),
+        );
+    });
+  }
+  return out;
+}
+
+/**
+ * A member of a classic consumer group (Kafka's ConsumerCoordinator, in brief): joins, leads with the
+ * range assignor when chosen, syncs, heartbeats between fetches, commits, leaves.
+ */
+export class ClassicGroupMember {
+  memberId = '';
+  generationId = -1;
+  assignment: { topic: string; partitions: number[] }[] = [];
+
+  constructor(
+    private readonly client: AdminClient,
+    readonly groupId: string,
+    readonly topics: readonly string[],
+    readonly sessionTimeoutMs = 45_000,
+  ) {}
+
+  async join(): Promise<void> {
+    // Version 4 asks in CoordinatorKeys, the ones before in Key.
+    const batched = this.client.versionOf(FindCoordinator as never) >= 4;
+    const found = await this.client.request(FindCoordinator, {
+      key: batched ? '' : this.groupId,
+      keyType: 0,
+      coordinatorKeys: batched ? [this.groupId] : [],
+    });
+    const code = found.coordinators[0]?.errorCode ?? found.errorCode;
+    if (code !== 0) throw new KafkaApiError(code, null);
+    for (;;) {
+      const joined = await this.client.request(JoinGroup, {
+        groupId: this.groupId,
+        sessionTimeoutMs: this.sessionTimeoutMs,
+        rebalanceTimeoutMs: 300_000,
+        memberId: this.memberId,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocols: [{ name: 'range', metadata: encodeSubscription(this.topics) }],
+        reason: null,
+      } as never);
+      // MEMBER_ID_REQUIRED (79): join again with the id the coordinator gave.
+      if (joined.errorCode === 79) {
+        this.memberId = joined.memberId;
+        continue;
+      }
+      if (joined.errorCode === 27) continue;
+      if (joined.errorCode !== 0) throw new KafkaApiError(joined.errorCode, null);
+      this.memberId = joined.memberId;
+      this.generationId = joined.generationId;
+      let assignments: { memberId: string; assignment: Uint8Array }[] = [];
+      if (joined.leader === joined.memberId) {
+        const wanted = new Set<string>();
+        const subscriptions = new Map<string, string[]>();
+        for (const m of joined.members) {
+          const topics = decodeSubscription(m.metadata);
+          subscriptions.set(m.memberId, topics);
+          for (const t of topics) wanted.add(t);
+        }
+        const counts = new Map<string, number>();
+        for (const t of [...wanted].sort()) counts.set(t, await partitionCount(this.client, t, false));
+        const plan = rangeAssign([...subscriptions.keys()], counts);
+        assignments = [...plan].map(([memberId, a]) => ({ memberId, assignment: encodeAssignment(a) }));
+      }
+      const synced = await this.client.request(SyncGroup, {
+        groupId: this.groupId,
+        generationId: this.generationId,
+        memberId: this.memberId,
+        groupInstanceId: null,
+        protocolType: 'consumer',
+        protocolName: 'range',
+        assignments,
+      } as never);
+      if (synced.errorCode === 27) continue;
+      if (synced.errorCode !== 0) throw new KafkaApiError(synced.errorCode, null);
+      this.assignment = consumerAssignmentPartitions(synced.assignment) ?? [];
+      return;
+    }
+  }
+
+  /** A heartbeat: false when the group is rebalancing (join again). */
+  async heartbeat(): Promise<boolean> {
+    const res = await this.client.request(Heartbeat, {
+      groupId: this.groupId,
+      generationId: this.generationId,
+      memberId: this.memberId,
+      groupInstanceId: null,
+    });
+    if (res.errorCode === 27 || res.errorCode === 22 || res.errorCode === 25) return false;
+    if (res.errorCode !== 0) throw new KafkaApiError(res.errorCode, null);
+    return true;
+  }
+
+  async commit(offsets: ReadonlyMap<string, number>): Promise<void> {
+    if (offsets.size === 0) return;
+    await commitOffsets(this.client, this.groupId, offsets, this.generationId, this.memberId);
+  }
+
+  async leave(): Promise<void> {
+    // Version 3 names the leaving members in Members, the ones before in MemberId.
+    const batched = this.client.versionOf(LeaveGroup as never) >= 3;
+    await this.client.request(LeaveGroup, {
+      groupId: this.groupId,
+      memberId: batched ? '' : this.memberId,
+      members: batched ? [{ memberId: this.memberId, groupInstanceId: null, reason: null }] : [],
+    } as never);
+  }
+}
+
+function decodeSubscription(bytes: Uint8Array): string[] {
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let pos = 2;
+  const n = dv.getInt32(pos);
+  pos += 4;
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const len = dv.getInt16(pos);
+    pos += 2;
+    out.push(new TextDecoder().decode(bytes.subarray(pos, pos + len)));
+    pos += len;
+  }
+  return out;
+}
+
+/** `topic\0partition` → offset, the key the tools use for a partition. */
+export const tpKey = (topic: string, partition: number) => `${topic}\u0000${partition}`;
+export const fromTpKey = (key: string): [string, number] => {
+  const [t, p] = key.split('\u0000') as [string, string];
+  return [t, Number(p)];
+};
+
+/** OffsetCommit of `offsets` (by tpKey), as a member (generation, member id) or as an admin (-1, ''). */
+export async function commitOffsets(
+  client: AdminClient,
+  groupId: string,
+  offsets: ReadonlyMap<string, number>,
+  generationId = -1,
+  memberId = '',
+): Promise<Map<string, number>> {
+  const byTopic = new Map<string, { partitionIndex: number; committedOffset: number }[]>();
+  for (const [k, offset] of offsets) {
+    const [t, p] = fromTpKey(k);
+    byTopic.set(t, [...(byTopic.get(t) ?? []), { partitionIndex: p, committedOffset: offset }]);
+  }
+  const res = await client.request(OffsetCommit, {
+    groupId,
+    generationIdOrMemberEpoch: generationId,
+    memberId,
+    groupInstanceId: null,
+    retentionTimeMs: -1,
+    topics: [...byTopic].map(([name, ps]) => ({
+      name,
+      partitions: ps.map((p) => ({
+        ...p,
+        committedLeaderEpoch: -1,
+        commitTimestamp: -1,
+        committedMetadata: '',
+      })),
+    })),
+  });
+  const errors = new Map<string, number>();
+  for (const t of res.topics)
+    for (const p of t.partitions)
+      if (p.errorCode !== 0) errors.set(tpKey(t.name, p.partitionIndex), p.errorCode);
+  return errors;
+}
+
+/** OffsetFetch of every committed offset of a group (by tpKey). */
+export async function committedOffsets(client: AdminClient, group: string): Promise<Map<string, number>> {
+  const version = client.versionOf(OffsetFetch as never);
+  const body: OffsetFetchRequest =
+    version >= 8
+      ? { groupId: '', topics: [], groups: [{ groupId: group, topics: null }], requireStable: false }
+      : { groupId: group, topics: null, groups: [], requireStable: false };
+  const res = await client.request(OffsetFetch, body);
+  const topics = version >= 8 ? (res.groups[0]?.topics ?? []) : res.topics;
+  const out = new Map<string, number>();
+  for (const t of topics)
+    for (const p of t.partitions)
+      if (p.committedOffset >= 0) out.set(tpKey(t.name, p.partitionIndex), p.committedOffset);
+  return out;
+}

@@ -1,0 +1,325 @@
+// kafka-console-consumer.sh, after Kafka 4.1.0's `org.apache.kafka.tools.consumer.ConsoleConsumer`,
+// `ConsoleConsumerOptions` and `DefaultMessageFormatter`: a topic read in a group (Kafka's console
+// consumer always has one: `console-consumer-<n>` without --group, then committing nothing), or one
+// partition from --offset; each record printed by the formatter's properties; "Processed a total of N
+// messages" on stderr at the end.
+import { randomInt } from 'node:crypto';
+import type { CommandContext } from '../command-context.js';
+import {
+  ClassicGroupMember,
+  committedOffsets,
+  type FetchedRecord,
+  fetchOnce,
+  listOffset,
+  partitionCount,
+  tpKey,
+} from './clients.js';
+import { KafkaApiError, withBootstrap } from './kafka-errors.js';
+import {
+  intOption,
+  type ParsedOptions,
+  parseToolArgs,
+  type ToolOption,
+  ToolUsageError,
+} from './tool-options.js';
+
+export const CONSOLE_CONSUMER_OPTIONS: readonly ToolOption[] = [
+  { name: 'bootstrap-server', arg: 'server to connect to', help: 'REQUIRED: The server(s) to connect to.' },
+  { name: 'topic', arg: 'topic', help: 'The topic to consume on.' },
+  {
+    name: 'include',
+    arg: 'Java regex (String)',
+    help: 'Regular expression specifying list of topics to include for consumption.',
+    unsupported: 'name one topic with --topic',
+  },
+  { name: 'partition', arg: 'partition', help: 'The partition to consume from.' },
+  {
+    name: 'offset',
+    arg: 'consume offset',
+    help: "The offset to consume from (a non-negative number), or 'earliest' which means from beginning, or 'latest' which means from end",
+  },
+  {
+    name: 'consumer-property',
+    arg: 'consumer_prop',
+    many: true,
+    help: 'A mechanism to pass user-defined properties in the form key=value to the consumer.',
+  },
+  { name: 'command-property', arg: 'consumer_prop', many: true, help: 'Consumer properties (Kafka 4.1).' },
+  {
+    name: 'consumer.config',
+    arg: 'config file',
+    help: 'Consumer config properties file.',
+    unsupported: 'pass settings with --consumer-property',
+  },
+  {
+    name: 'command-config',
+    arg: 'config file',
+    help: 'Consumer config properties file (Kafka 4.1).',
+    unsupported: 'pass settings with --consumer-property',
+  },
+  {
+    name: 'formatter',
+    arg: 'class',
+    help: 'The name of a class to use for formatting kafka messages for display.',
+  },
+  {
+    name: 'formatter-config',
+    arg: 'config file',
+    help: 'Config properties file to initialize the message formatter.',
+    unsupported: 'use --property',
+  },
+  { name: 'property', arg: 'prop', many: true, help: 'The properties to initialize the message formatter.' },
+  {
+    name: 'from-beginning',
+    help: 'If the consumer does not already have an established offset to consume from, start with the earliest message present in the log rather than the latest message.',
+  },
+  {
+    name: 'max-messages',
+    arg: 'num_messages',
+    help: 'The maximum number of messages to consume before exiting.',
+  },
+  {
+    name: 'timeout-ms',
+    arg: 'timeout_ms',
+    help: 'If specified, exit if no message is available for consumption for the specified interval.',
+  },
+  {
+    name: 'skip-message-on-error',
+    help: 'If there is an error when processing a message, skip it instead of halt.',
+  },
+  { name: 'group', arg: 'consumer group id', help: 'The consumer group id of the consumer.' },
+  { name: 'isolation-level', arg: 'isolation level', help: 'read_committed or read_uncommitted' },
+  {
+    name: 'key-deserializer',
+    arg: 'deserializer for key',
+    help: 'The key deserializer.',
+    unsupported: 'klog prints keys and values as UTF-8 (ByteArrayDeserializer)',
+  },
+  {
+    name: 'value-deserializer',
+    arg: 'deserializer for values',
+    help: 'The value deserializer.',
+    unsupported: 'klog prints keys and values as UTF-8 (ByteArrayDeserializer)',
+  },
+  {
+    name: 'enable-systest-events',
+    help: 'Log lifecycle events of the consumer.',
+    unsupported: "a system-test hook of Kafka's",
+  },
+];
+
+const CONSUMER_SETTINGS = new Set([
+  'group.id',
+  'auto.offset.reset',
+  'client.id',
+  'enable.auto.commit',
+  'group.protocol',
+  'isolation.level',
+]);
+const FORMATTER_PROPERTIES = [
+  'print.timestamp',
+  'print.key',
+  'print.value',
+  'print.partition',
+  'print.offset',
+  'print.delivery',
+  'print.epoch',
+  'print.headers',
+  'key.separator',
+  'line.separator',
+  'headers.separator',
+  'null.literal',
+];
+
+/** DefaultMessageFormatter's configuration. */
+export interface FormatterConfig {
+  readonly props: ReadonlyMap<string, string>;
+}
+
+/** DefaultMessageFormatter.writeTo: one record as the formatter's properties ask. */
+export function formatRecord(r: FetchedRecord, props: ReadonlyMap<string, string>): string {
+  const bool = (k: string, d: boolean) => (props.has(k) ? props.get(k)!.trim().toLowerCase() === 'true' : d);
+  const fields: string[] = [];
+  const nullLiteral = props.get('null.literal') ?? 'null';
+  const text = (b: Uint8Array | null) => (b === null ? nullLiteral : new TextDecoder().decode(b));
+  if (bool('print.timestamp', false)) fields.push(`${r.timestampType}:${r.timestamp}`);
+  if (bool('print.partition', false)) fields.push(`Partition:${r.partition}`);
+  if (bool('print.offset', false)) fields.push(`Offset:${r.offset}`);
+  if (bool('print.delivery', false)) fields.push('Delivery:NOT_PRESENT');
+  if (bool('print.epoch', false)) fields.push('Epoch:NOT_PRESENT');
+  if (bool('print.headers', false)) {
+    const hs = r.record.headers;
+    fields.push(
+      hs.length === 0
+        ? 'NO_HEADERS'
+        : hs.map((h) => `${h.key}:${text(h.value)}`).join(props.get('headers.separator') ?? ','),
+    );
+  }
+  if (bool('print.key', false)) fields.push(text(r.record.key));
+  const printValue = bool('print.value', true);
+  if (printValue) fields.push(text(r.record.value));
+  // The key separator goes between fields; the line separator ends a record only when its value is printed.
+  return (
+    fields.join(props.get('key.separator') ?? '\t') +
+    (printValue ? (props.get('line.separator') ?? '\n') : '')
+  );
+}
+
+function pairs(flag: string, items: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new ToolUsageError(`Invalid ${flag} ${item}: expected key=value`);
+    out.set(item.slice(0, eq).trim(), item.slice(eq + 1));
+  }
+  return out;
+}
+
+/** ConsoleConsumerOptions' checks, with its messages. */
+function checkOptions(opts: ParsedOptions): void {
+  if (!opts.has('bootstrap-server'))
+    throw new ToolUsageError('Missing required argument "[bootstrap-server]"');
+  if (!opts.has('topic')) throw new ToolUsageError('Exactly one of include/topic is required.');
+  if (opts.has('partition') && opts.has('group'))
+    throw new ToolUsageError('Options group and partition cannot be specified together.');
+  if (opts.has('offset') && !opts.has('partition'))
+    throw new ToolUsageError('The partition is required when offset is specified.');
+  if (opts.has('from-beginning') && opts.has('offset'))
+    throw new ToolUsageError('Options from-beginning and offset cannot be specified together.');
+  const formatter = opts.value('formatter');
+  if (formatter !== undefined && !/(^|\.)DefaultMessageFormatter$/.test(formatter))
+    throw new ToolUsageError(
+      `klog's kafka-console-consumer.sh has DefaultMessageFormatter only, not ${formatter}`,
+    );
+}
+
+export async function kafkaConsoleConsumer(args: readonly string[], ctx: CommandContext): Promise<number> {
+  const opts = parseToolArgs(
+    'kafka-console-consumer.sh',
+    'This tool helps to read data from Kafka topics and outputs it to standard output.',
+    CONSOLE_CONSUMER_OPTIONS,
+    args,
+  );
+  checkOptions(opts);
+  const topic = opts.value('topic')!;
+  const formatter = pairs('--property', opts.values('property'));
+  for (const k of formatter.keys())
+    if (!FORMATTER_PROPERTIES.includes(k))
+      throw new ToolUsageError(`klog's DefaultMessageFormatter does not know the property ${k}`);
+  const settings = pairs('--consumer-property', [
+    ...opts.values('consumer-property'),
+    ...opts.values('command-property'),
+  ]);
+  for (const k of settings.keys())
+    if (!CONSUMER_SETTINGS.has(k))
+      throw new ToolUsageError(`klog's kafka-console-consumer.sh does not support the consumer setting ${k}`);
+  if ((settings.get('group.protocol') ?? 'classic') !== 'classic')
+    throw new ToolUsageError("klog's kafka-console-consumer.sh speaks the classic group protocol only");
+  if (opts.has('group') && settings.has('group.id') && settings.get('group.id') !== opts.value('group'))
+    throw new ToolUsageError(
+      `The group ids provided in different places (directly using '--group': ${opts.value('group')}, via '--consumer-property': ${settings.get('group.id')}) do not match`,
+    );
+  const maxMessages = intOption(opts, 'max-messages') ?? -1;
+  const timeoutMs = intOption(opts, 'timeout-ms') ?? -1;
+  const partition = intOption(opts, 'partition');
+  const offsetText = opts.value('offset') ?? 'latest';
+  if (!/^(earliest|latest|\d+)$/.test(offsetText))
+    throw new ToolUsageError(
+      `The provided offset value '${offsetText}' is incorrect. Valid values are 'earliest', 'latest', or a non-negative long.`,
+    );
+  // ConsoleConsumerOptions: a consumer with no group gets console-consumer-<n> and commits nothing.
+  const explicitGroup = opts.value('group') ?? settings.get('group.id');
+  const groupId = explicitGroup ?? `console-consumer-${randomInt(100_000)}`;
+  const autoCommit = explicitGroup !== undefined && (settings.get('enable.auto.commit') ?? 'true') === 'true';
+  const reset = opts.has('from-beginning') ? 'earliest' : (settings.get('auto.offset.reset') ?? 'latest');
+
+  let processed = 0;
+  const code = await withBootstrap(
+    opts.value('bootstrap-server'),
+    async (client) => {
+      const positions = new Map<string, number>();
+      let member: ClassicGroupMember | undefined;
+      const startPositions = async () => {
+        positions.clear();
+        const committed =
+          member === undefined ? new Map<string, number>() : await committedOffsets(client, groupId);
+        const assigned = member === undefined ? [{ topic, partitions: [partition!] }] : member.assignment;
+        for (const a of assigned) {
+          for (const p of a.partitions) {
+            const k = tpKey(a.topic, p);
+            const c = committed.get(k);
+            if (c !== undefined) positions.set(k, c);
+            else if (member === undefined && /^\d+$/.test(offsetText)) positions.set(k, Number(offsetText));
+            else {
+              const which = member === undefined ? offsetText : reset;
+              if (which !== 'earliest' && which !== 'latest')
+                throw new KafkaApiError(
+                  1,
+                  `Undefined offset with no reset policy for partitions: [${a.topic}-${p}]`,
+                );
+              positions.set(k, await listOffset(client, a.topic, p, which === 'earliest' ? -2 : -1));
+            }
+          }
+        }
+      };
+      if (partition === undefined) {
+        await partitionCount(client, topic, false);
+        member = new ClassicGroupMember(client, groupId, [topic]);
+        await member.join();
+      }
+      await startPositions();
+      let lastRecordAt = Date.now();
+      let committedAt = Date.now();
+      const commit = async () => {
+        if (member !== undefined && autoCommit) await member.commit(positions);
+      };
+      try {
+        while (maxMessages === -1 || processed < maxMessages) {
+          const wanted = [...positions].map(([k, offset]) => {
+            const [t, p] = k.split('\u0000') as [string, string];
+            return { topic: t, partition: Number(p), offset };
+          });
+          const waitMs =
+            timeoutMs >= 0 ? Math.max(0, Math.min(500, timeoutMs - (Date.now() - lastRecordAt))) : 500;
+          const { records, errors } =
+            wanted.length === 0 ? { records: [], errors: [] } : await fetchOnce(client, wanted, waitMs);
+          for (const e of errors) if (e.code !== 0) throw new KafkaApiError(e.code, null);
+          for (const r of records) {
+            if (maxMessages !== -1 && processed >= maxMessages) break;
+            ctx.out(formatRecord(r, formatter).replace(/\n$/, ''));
+            processed++;
+            positions.set(tpKey(r.topic, r.partition), r.offset + 1);
+          }
+          if (records.length > 0) lastRecordAt = Date.now();
+          else if (timeoutMs >= 0 && Date.now() - lastRecordAt > timeoutMs) {
+            // ConsumerWrapper.receive's TimeoutException, logged by process() before it stops.
+            ctx.err(
+              'ERROR Error processing message, terminating consumer process:  (org.apache.kafka.tools.consumer.ConsoleConsumer)',
+            );
+            ctx.err('org.apache.kafka.common.errors.TimeoutException');
+            break;
+          }
+          if (member !== undefined) {
+            if (Date.now() - committedAt >= 5_000) {
+              await commit();
+              committedAt = Date.now();
+            }
+            if (!(await member.heartbeat())) {
+              await commit();
+              await member.join();
+              await startPositions();
+            }
+          }
+        }
+      } finally {
+        await commit();
+        if (member !== undefined) await member.leave();
+      }
+      return 0;
+      // A JoinGroup waits for the group's rebalance: far longer than an admin request's 10 s.
+    },
+    330_000,
+  );
+  ctx.err(`Processed a total of ${processed} messages`);
+  return code;
+}

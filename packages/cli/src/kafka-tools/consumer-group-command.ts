@@ -1,0 +1,561 @@
+// kafka-consumer-groups.sh, after Kafka's `org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`
+// (and ConsumerGroupCommandOptions): --list, --describe (--offsets, --members, --state, --verbose),
+// --reset-offsets, --delete, with ConsumerGroupService's printf layouts. `klog groups` runs this code.
+import {
+  consumerAssignmentPartitions,
+  DeleteGroups,
+  DescribeGroups,
+  FindCoordinator,
+  ListGroups,
+} from '@klog/protocol';
+import type { CommandContext } from '../command-context.js';
+import type { AdminClient } from '../topics/admin-client.js';
+import { commitOffsets, committedOffsets, fromTpKey, listOffset, partitionCount, tpKey } from './clients.js';
+import { KafkaApiError, withBootstrap } from './kafka-errors.js';
+import { type ParsedOptions, parseToolArgs, type ToolOption, ToolUsageError } from './tool-options.js';
+
+const NO_SECURITY = 'klog speaks PLAINTEXT only, so there are no admin client settings to pass';
+
+export const CONSUMER_GROUP_OPTIONS: readonly ToolOption[] = [
+  { name: 'bootstrap-server', arg: 'server to connect to', help: 'REQUIRED: The server(s) to connect to.' },
+  { name: 'group', arg: 'consumer group', many: true, help: 'The consumer group we wish to act on.' },
+  {
+    name: 'topic',
+    arg: 'topic',
+    many: true,
+    help: 'The topic whose consumer group information should be deleted or topic whose should be included in the reset offset process.',
+  },
+  { name: 'all-groups', help: 'Apply to all consumer groups.' },
+  { name: 'all-topics', help: 'Consider all topics assigned to a group in the `reset-offsets` process.' },
+  { name: 'list', help: 'List all consumer groups.' },
+  {
+    name: 'describe',
+    help: 'Describe consumer group and list offset lag (number of messages not yet processed) related to given group.',
+  },
+  {
+    name: 'delete',
+    help: 'Pass in groups to delete topic partition offsets and ownership information over the entire consumer group.',
+  },
+  { name: 'timeout', arg: 'timeout (ms)', help: 'The timeout that can be set for some use cases.' },
+  {
+    name: 'command-config',
+    arg: 'command config property file',
+    help: 'Property file containing configs to be passed to Admin Client and Consumer.',
+    unsupported: NO_SECURITY,
+  },
+  { name: 'reset-offsets', help: 'Reset offsets of consumer group.' },
+  { name: 'dry-run', help: 'Only show results without executing changes on Consumer Groups.' },
+  { name: 'execute', help: 'Execute operation.' },
+  { name: 'export', help: 'Export operation execution to a CSV file.', unsupported: 'not in klog yet' },
+  { name: 'to-offset', arg: 'offset', help: 'Reset offsets to a specific offset.' },
+  {
+    name: 'from-file',
+    arg: 'path to CSV file',
+    help: 'Reset offsets to values defined in CSV file.',
+    unsupported: 'not in klog yet',
+  },
+  {
+    name: 'to-datetime',
+    arg: 'datetime',
+    help: 'Reset offsets to offset from datetime.',
+    unsupported: 'not in klog yet',
+  },
+  {
+    name: 'by-duration',
+    arg: 'duration',
+    help: 'Reset offsets to offset by duration from current timestamp.',
+    unsupported: 'not in klog yet',
+  },
+  { name: 'to-earliest', help: 'Reset offsets to earliest offset.' },
+  { name: 'to-latest', help: 'Reset offsets to latest offset.' },
+  { name: 'to-current', help: 'Reset offsets to current offset.' },
+  {
+    name: 'shift-by',
+    arg: 'number-of-offsets',
+    help: "Reset offsets shifting current offset by 'n', where 'n' can be positive or negative.",
+  },
+  { name: 'members', help: 'Describe members of the group.' },
+  { name: 'verbose', help: 'Provide additional information, if any, when describing the group.' },
+  {
+    name: 'offsets',
+    help: 'Describe the group and list all topic partitions in the group along with their offset lag.',
+  },
+  {
+    name: 'state',
+    arg: 'state',
+    optional: true,
+    help: 'When specified with --describe, includes the state of the group. When specified with --list, it displays the state of all groups.',
+  },
+  {
+    name: 'type',
+    arg: 'type',
+    help: 'When specified with --list, it displays the types of all the groups.',
+    unsupported: 'klog has classic groups only',
+  },
+  { name: 'delete-offsets', help: 'Delete offsets of consumer group.', unsupported: 'not in klog yet' },
+];
+
+const ACTIONS = ['list', 'describe', 'delete', 'reset-offsets', 'delete-offsets'] as const;
+const SCENARIOS = ['to-offset', 'to-earliest', 'to-latest', 'to-current', 'shift-by'] as const;
+
+/** Java's `%-Ns`: left-aligned in N columns. */
+const pad = (s: string, n: number) => s.padEnd(n);
+
+/** ConsumerGroupCommand.printError: on stdout, after an empty line. */
+const errorLine = (ctx: Pick<CommandContext, 'out'>, msg: string) => {
+  ctx.out('');
+  ctx.out(`Error: ${msg}`);
+  reported.push(msg);
+};
+
+/** What printError said during the current command (Kafka's tool still exits 0 after it; `klog groups` exits 1). */
+let reported: string[] = [];
+
+/** The state of a group, and its members' assignments, as DescribeGroups says. */
+async function describeGroup(client: AdminClient, group: string) {
+  const res = await client.request(DescribeGroups, { groups: [group], includeAuthorizedOperations: false });
+  const g = res.groups[0];
+  if (g === undefined) throw new KafkaApiError(-1, 'the broker answered DescribeGroups without the group');
+  if (g.errorCode !== 0 && g.errorCode !== 69) throw new KafkaApiError(g.errorCode, null);
+  const members = g.members.map((m) => ({
+    memberId: m.memberId,
+    groupInstanceId: m.groupInstanceId ?? '',
+    host: m.clientHost,
+    clientId: m.clientId,
+    assignment: (consumerAssignmentPartitions(m.memberAssignment) ?? []).flatMap((a) =>
+      a.partitions.map((p) => [a.topic, p] as [string, number]),
+    ),
+  }));
+  return { state: g.errorCode === 69 ? 'Dead' : g.groupState, protocol: g.protocolData, members };
+}
+
+async function logEndOffsets(client: AdminClient, keys: readonly string[]): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  for (const k of keys) {
+    const [t, p] = fromTpKey(k);
+    try {
+      out.set(k, await listOffset(client, t, p, -1));
+    } catch (error) {
+      if (!(error instanceof KafkaApiError)) throw error;
+    }
+  }
+  return out;
+}
+
+/** The group printed, or false when shouldPrintMemberState says there is nothing to show. */
+function shouldPrint(ctx: CommandContext, group: string, state: string, rows: number): boolean {
+  if (state === 'Dead') {
+    errorLine(ctx, `Consumer group '${group}' does not exist.`);
+    return false;
+  }
+  if (state === 'Empty') ctx.err(`\nConsumer group '${group}' has no active members.`);
+  if (state === 'PreparingRebalance' || state === 'CompletingRebalance')
+    ctx.err(`\nWarning: Consumer group '${group}' is rebalancing.`);
+  return rows > 0;
+}
+
+async function describeOffsets(client: AdminClient, ctx: CommandContext, group: string): Promise<void> {
+  const g = await describeGroup(client, group);
+  const committed = await committedOffsets(client, group);
+  const owned = new Set<string>();
+  // ConsumerGroupService.collectGroupOffsets: the members' partitions first (the member with the most
+  // first), then committed partitions no member owns.
+  const rows: string[][] = [];
+  const members = [...g.members].sort((a, b) => b.assignment.length - a.assignment.length);
+  const ends = await logEndOffsets(client, [
+    ...new Set([...committed.keys(), ...members.flatMap((m) => m.assignment.map(([t, p]) => tpKey(t, p)))]),
+  ]);
+  const row = (k: string, m: { memberId: string; host: string; clientId: string } | undefined) => {
+    const [t, p] = fromTpKey(k);
+    const c = committed.get(k);
+    const e = ends.get(k);
+    return [
+      group,
+      t,
+      String(p),
+      c === undefined ? '-' : String(c),
+      e === undefined ? '-' : String(e),
+      c === undefined || e === undefined ? '-' : String(e - c),
+      m?.memberId ?? '-',
+      m?.host ?? '-',
+      m?.clientId ?? '-',
+    ];
+  };
+  for (const m of members) {
+    const sorted = [...m.assignment].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+    for (const [t, p] of sorted) {
+      owned.add(tpKey(t, p));
+      rows.push(row(tpKey(t, p), m));
+    }
+  }
+  const rest = [...committed.keys()]
+    .filter((k) => !owned.has(k))
+    .map(fromTpKey)
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+  for (const [t, p] of rest) rows.push(row(tpKey(t, p), undefined));
+  if (!shouldPrint(ctx, group, g.state, rows.length)) return;
+  // printOffsetFormat: group, topic, consumer id and host at least 15 wide; each line led by a newline.
+  const w = (i: number) => Math.max(15, ...rows.map((r) => r[i]!.length));
+  const line = (r: readonly string[]) =>
+    [
+      pad(r[0]!, w(0)),
+      pad(r[1]!, w(1)),
+      pad(r[2]!, 10),
+      pad(r[3]!, 15),
+      pad(r[4]!, 15),
+      pad(r[5]!, 15),
+      pad(r[6]!, w(6)),
+      pad(r[7]!, w(7)),
+      r[8]!,
+    ].join(' ');
+  ctx.out('');
+  ctx.out(
+    line([
+      'GROUP',
+      'TOPIC',
+      'PARTITION',
+      'CURRENT-OFFSET',
+      'LOG-END-OFFSET',
+      'LAG',
+      'CONSUMER-ID',
+      'HOST',
+      'CLIENT-ID',
+    ]),
+  );
+  for (const r of rows) ctx.out(line(r));
+}
+
+async function describeMembers(
+  client: AdminClient,
+  ctx: CommandContext,
+  group: string,
+  verbose: boolean,
+): Promise<void> {
+  const g = await describeGroup(client, group);
+  // printMembers prints the header whatever shouldPrintMemberState says.
+  shouldPrint(ctx, group, g.state, g.members.length);
+  const ms = g.members;
+  const w = (f: (m: (typeof ms)[number]) => string, min: number) =>
+    Math.max(min, ...ms.map((m) => f(m).length));
+  const withInstance = ms.some((m) => m.groupInstanceId !== '');
+  const cols = (m: {
+    group: string;
+    id: string;
+    instance: string;
+    host: string;
+    client: string;
+    n: string;
+  }) =>
+    [
+      pad(m.group, Math.max(15, group.length)),
+      pad(
+        m.id,
+        w((x) => x.memberId, 15),
+      ),
+      ...(withInstance
+        ? [
+            pad(
+              m.instance,
+              w((x) => x.groupInstanceId, 17),
+            ),
+          ]
+        : []),
+      pad(
+        m.host,
+        w((x) => x.host, 15),
+      ),
+      pad(
+        m.client,
+        w((x) => x.clientId, 15),
+      ),
+      pad(m.n, 15),
+    ].join(' ') + ' ';
+  ctx.out('');
+  ctx.out(
+    cols({
+      group: 'GROUP',
+      id: 'CONSUMER-ID',
+      instance: 'GROUP-INSTANCE-ID',
+      host: 'HOST',
+      client: 'CLIENT-ID',
+      n: '#PARTITIONS',
+    }) + (verbose ? 'ASSIGNMENT' : ''),
+  );
+  for (const m of ms) {
+    let assignment = '';
+    if (verbose) {
+      const byTopic = new Map<string, number[]>();
+      for (const [t, p] of m.assignment) byTopic.set(t, [...(byTopic.get(t) ?? []), p]);
+      assignment =
+        m.assignment.length === 0
+          ? '-'
+          : [...byTopic]
+              .map(([t, ps]) => `${t}(${ps.map(String).sort().join(',')})`)
+              .sort()
+              .join(', ');
+    }
+    ctx.out(
+      cols({
+        group,
+        id: m.memberId,
+        instance: m.groupInstanceId,
+        host: m.host,
+        client: m.clientId,
+        n: String(m.assignment.length),
+      }) + assignment,
+    );
+  }
+}
+
+async function describeState(client: AdminClient, ctx: CommandContext, group: string): Promise<void> {
+  const g = await describeGroup(client, group);
+  if (!shouldPrint(ctx, group, g.state, 1)) return;
+  const batched = client.versionOf(FindCoordinator as never) >= 4;
+  const found = await client.request(FindCoordinator, {
+    key: batched ? '' : group,
+    keyType: 0,
+    coordinatorKeys: batched ? [group] : [],
+  });
+  const c = batched ? found.coordinators[0] : found;
+  const coordinator = `${c?.host}:${c?.port}  (${c?.nodeId})`;
+  const width = Math.max(25, coordinator.length);
+  const line = (a: string, b: string, s: string, st: string, n: string) =>
+    `${pad(a, width)} ${pad(b, 25)} ${pad(s, 20)} ${pad(st, 15)} ${n}`;
+  ctx.out('');
+  ctx.out(line('GROUP', 'COORDINATOR (ID)', 'ASSIGNMENT-STRATEGY', 'STATE', '#MEMBERS'));
+  ctx.out(line(group, coordinator, g.protocol, g.state, String(g.members.length)));
+}
+
+async function listGroups(client: AdminClient, ctx: CommandContext, opts: ParsedOptions): Promise<void> {
+  const res = await client.request(ListGroups, { statesFilter: [], typesFilter: [] });
+  if (res.errorCode !== 0) throw new KafkaApiError(res.errorCode, null);
+  const groups = res.groups.filter((g) => g.protocolType === 'consumer' || g.protocolType === '');
+  if (!opts.has('state')) {
+    for (const g of groups) ctx.out(g.groupId);
+    return;
+  }
+  const wanted = (opts.value('state') ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
+  const shown = groups.filter((g) => wanted.length === 0 || wanted.includes(g.groupState.toLowerCase()));
+  const width = Math.max(15, ...shown.map((g) => g.groupId.length)) + 10;
+  ctx.out(`${pad('GROUP', width)} ${pad('STATE', 20)}`);
+  for (const g of shown) ctx.out(`${pad(g.groupId, width)} ${pad(g.groupState, 20)}`);
+}
+
+async function deleteGroups(
+  client: AdminClient,
+  ctx: CommandContext,
+  groups: readonly string[],
+): Promise<void> {
+  const res = await client.request(DeleteGroups, { groupsNames: [...groups] });
+  const failed = res.results.filter((r) => r.errorCode !== 0);
+  const ok = res.results.filter((r) => r.errorCode === 0).map((r) => r.groupId);
+  if (failed.length === 0) {
+    ctx.out(`Deletion of requested consumer groups ('${ok.join(', ')}') was successful.`);
+    return;
+  }
+  errorLine(ctx, 'Deletion of some consumer groups failed:');
+  for (const r of failed) {
+    const e = new KafkaApiError(r.errorCode, null);
+    const why = `* Group '${r.groupId}' could not be deleted due to: ${e.codeName}: ${e.message}`;
+    ctx.out(why);
+    reported.push(why.slice(2));
+  }
+  if (ok.length > 0) ctx.out(`\nThese consumer groups were deleted successfully: '${ok.join("', '")}'`);
+}
+
+/** `--topic t` or `--topic t:0,2`: the partitions it names (every one of the topic's without a list). */
+async function partitionsToReset(client: AdminClient, group: string, opts: ParsedOptions): Promise<string[]> {
+  if (opts.has('all-topics')) return [...(await committedOffsets(client, group)).keys()];
+  const out: string[] = [];
+  for (const spec of opts.values('topic')) {
+    const colon = spec.indexOf(':');
+    const topic = colon < 0 ? spec : spec.slice(0, colon);
+    const parts =
+      colon < 0
+        ? Array.from({ length: await partitionCount(client, topic, false) }, (_, i) => i)
+        : spec
+            .slice(colon + 1)
+            .split(',')
+            .map((p) => Number(p.trim()));
+    for (const p of parts) out.push(tpKey(topic, p));
+  }
+  return out;
+}
+
+async function resetOffsets(
+  client: AdminClient,
+  ctx: CommandContext,
+  group: string,
+  opts: ParsedOptions,
+): Promise<Map<string, number> | undefined> {
+  const g = await describeGroup(client, group);
+  if (g.state !== 'Empty' && g.state !== 'Dead') {
+    errorLine(
+      ctx,
+      `Assignments can only be reset if the group '${group}' is inactive, but the current state is ${g.state}.`,
+    );
+    return undefined;
+  }
+  const keys = await partitionsToReset(client, group, opts);
+  const committed = await committedOffsets(client, group);
+  const out = new Map<string, number>();
+  for (const k of keys.sort()) {
+    const [t, p] = fromTpKey(k);
+    const start = await listOffset(client, t, p, -2);
+    const end = await listOffset(client, t, p, -1);
+    // ResetOffsetsCommand.checkOffsetRange: a target past either end of the log is moved to that end.
+    const clamp = (o: number) => Math.min(end, Math.max(start, o));
+    let target: number;
+    if (opts.has('to-earliest')) target = start;
+    else if (opts.has('to-latest')) target = end;
+    else if (opts.has('to-offset')) target = clamp(Number(opts.value('to-offset')));
+    else {
+      const current = committed.get(k);
+      if (current === undefined)
+        throw new KafkaApiError(
+          -1,
+          `Partition ${t}-${p} has no committed offset to ${opts.has('shift-by') ? 'shift' : 'keep'}`,
+        );
+      target = opts.has('shift-by') ? clamp(current + Number(opts.value('shift-by'))) : current;
+    }
+    out.set(k, target);
+  }
+  if (opts.has('execute')) {
+    const errors = await commitOffsets(client, group, out);
+    for (const code of errors.values()) throw new KafkaApiError(code, null);
+  }
+  return out;
+}
+
+/** ConsumerGroupCommand.printOffsetsToReset: each line led by a newline, the header only when there are rows. */
+function printOffsetsToReset(ctx: CommandContext, group: string, offsets: ReadonlyMap<string, number>): void {
+  const line = (a: string, b: string, c: string, d: string) =>
+    `${pad(a, 30)} ${pad(b, 30)} ${pad(c, 10)} ${pad(d, 15)}`;
+  const lines =
+    offsets.size === 0
+      ? []
+      : [
+          line('GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'),
+          ...[...offsets].map(([k, o]) => {
+            const [t, p] = fromTpKey(k);
+            return line(group, t, String(p), String(o));
+          }),
+        ];
+  ctx.out(lines.map((l) => `\n${l}`).join(''));
+}
+
+/** ConsumerGroupCommandOptions.checkArgs, in the parts klog has. */
+function checkArgs(opts: ParsedOptions): void {
+  if (ACTIONS.filter((a) => opts.has(a)).length !== 1)
+    throw new ToolUsageError(
+      'Command must include exactly one action: --list, --describe, --delete, --reset-offsets, --delete-offsets',
+    );
+  if (!opts.has('bootstrap-server'))
+    throw new ToolUsageError('Missing required argument "[bootstrap-server]"');
+  if (
+    (opts.has('describe') || opts.has('delete') || opts.has('reset-offsets')) &&
+    !opts.has('group') &&
+    !opts.has('all-groups')
+  )
+    throw new ToolUsageError(
+      `Option [${ACTIONS.find((a) => opts.has(a))}] takes one of these options: [all-groups], [group]`,
+    );
+  if (opts.has('reset-offsets')) {
+    if (opts.has('dry-run') && opts.has('execute'))
+      throw new ToolUsageError('Option [reset-offsets] only accepts one of [execute], [dry-run]');
+    if (SCENARIOS.filter((s) => opts.has(s)).length !== 1)
+      throw new ToolUsageError(
+        'Option [reset-offsets] takes exactly one of these options: [to-offset], [to-earliest], [to-latest], [to-current], [shift-by], [to-datetime], [by-duration], [from-file]',
+      );
+    if (!opts.has('topic') && !opts.has('all-topics'))
+      throw new ToolUsageError('Option [reset-offsets] takes one of these options: [all-topics], [topic]');
+    for (const n of ['to-offset', 'shift-by'])
+      if (opts.has(n) && !/^-?\d+$/.test(opts.value(n)!))
+        throw new ToolUsageError(`Cannot parse argument '${opts.value(n)}' of option ${n}`);
+  }
+  for (const d of ['members', 'offsets', 'state', 'verbose'])
+    if (opts.has(d) && !opts.has('describe') && !(d === 'state' && opts.has('list')))
+      throw new ToolUsageError(
+        `Option "[${d}]" can't be used with option "[${ACTIONS.find((a) => opts.has(a))}]"`,
+      );
+  if (opts.has('describe') && ['members', 'offsets', 'state'].filter((d) => opts.has(d)).length > 1)
+    throw new ToolUsageError(
+      'Option [describe] takes at most one of these options: [members], [offsets], [state]',
+    );
+}
+
+/** The groups the command names (--all-groups: every consumer group). */
+async function groupsOf(client: AdminClient, opts: ParsedOptions): Promise<string[]> {
+  if (!opts.has('all-groups')) return [...opts.values('group')];
+  const res = await client.request(ListGroups, { statesFilter: [], typesFilter: [] });
+  return res.groups
+    .filter((g) => g.protocolType === 'consumer' || g.protocolType === '')
+    .map((g) => g.groupId);
+}
+
+export function parseConsumerGroupCommand(args: readonly string[]): ParsedOptions {
+  const opts = parseToolArgs(
+    'kafka-consumer-groups.sh',
+    'This tool helps to list all consumer groups, describe a consumer group, delete consumer group info, or reset consumer group offsets.',
+    CONSUMER_GROUP_OPTIONS,
+    args,
+  );
+  checkArgs(opts);
+  return opts;
+}
+
+/** Runs the command; resolves to the errors it printed (printError's), none when all went well. */
+export async function executeConsumerGroupCommand(
+  opts: ParsedOptions,
+  ctx: CommandContext,
+): Promise<readonly string[]> {
+  reported = [];
+  await withBootstrap(opts.value('bootstrap-server'), async (client) => {
+    if (opts.has('list')) {
+      await listGroups(client, ctx, opts);
+      return;
+    }
+    const groups = await groupsOf(client, opts);
+    if (opts.has('delete')) {
+      await deleteGroups(client, ctx, groups);
+      return;
+    }
+    if (opts.has('describe')) {
+      for (const group of groups) {
+        if (opts.has('members')) await describeMembers(client, ctx, group, opts.has('verbose'));
+        else if (opts.has('state')) await describeState(client, ctx, group);
+        else await describeOffsets(client, ctx, group);
+      }
+      return;
+    }
+    if (!opts.has('dry-run') && !opts.has('execute')) {
+      ctx.out(
+        'WARN: No action will be performed as the --execute option is missing. In a future major release, the default behavior of this command will be to prompt the user before executing the reset rather than doing a dry run. You should add the --dry-run option explicitly if you are scripting this command and want to keep the current default behavior without prompting.',
+      );
+    }
+    for (const group of groups) {
+      const offsets = await resetOffsets(client, ctx, group, opts);
+      printOffsetsToReset(ctx, group, offsets ?? new Map());
+    }
+  });
+  return reported;
+}
+
+/**
+ * kafka-consumer-groups.sh: a bad command line is one line on stderr, exit 1 (CommandLineUtils.printUsageAndExit);
+ * a failure on the way is "Error: Executing consumer group command failed due to …" on stdout (printError).
+ */
+export async function kafkaConsumerGroups(args: readonly string[], ctx: CommandContext): Promise<number> {
+  const opts = parseConsumerGroupCommand(args);
+  try {
+    await executeConsumerGroupCommand(opts, ctx);
+  } catch (error) {
+    if (!(error instanceof KafkaApiError)) throw error;
+    errorLine(ctx, `Executing consumer group command failed due to ${error.message}`);
+    return 1;
+  }
+  return 0;
+}

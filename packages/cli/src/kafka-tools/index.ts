@@ -1,0 +1,62 @@
+// Kafka's command-line tools by their names (`kafka-topics` …): what `klog kafka-topics …` and the scripts
+// in packages/cli/kafka/bin run. Each takes Kafka 4.1.0's options and answers with Kafka's exit codes.
+import type { CommandContext } from '../command-context.js';
+import { BrokerUnreachable } from '../topics/admin-client.js';
+import { kafkaConsoleConsumer } from './console-consumer.js';
+import { kafkaConsoleProducer } from './console-producer.js';
+import { kafkaConsumerGroups } from './consumer-group-command.js';
+import { KafkaApiError } from './kafka-errors.js';
+import { ToolHelp, ToolUsageError } from './tool-options.js';
+import { kafkaTopics } from './topic-command.js';
+
+type Tool = (args: readonly string[], ctx: CommandContext) => Promise<number>;
+
+export const KAFKA_TOOLS: ReadonlyMap<string, { readonly run: Tool; readonly description: string }> = new Map(
+  [
+    ['kafka-topics', { run: kafkaTopics, description: "Kafka's kafka-topics.sh (TopicCommand)" }],
+    [
+      'kafka-console-producer',
+      { run: kafkaConsoleProducer, description: "Kafka's kafka-console-producer.sh (ConsoleProducer)" },
+    ],
+    [
+      'kafka-console-consumer',
+      { run: kafkaConsoleConsumer, description: "Kafka's kafka-console-consumer.sh (ConsoleConsumer)" },
+    ],
+    [
+      'kafka-consumer-groups',
+      { run: kafkaConsumerGroups, description: "Kafka's kafka-consumer-groups.sh (ConsumerGroupCommand)" },
+    ],
+  ],
+);
+
+/** The tool `name` names (`kafka-topics` or `kafka-topics.sh`), if it is one. */
+export function kafkaTool(name: string | undefined): string | undefined {
+  const bare = name?.replace(/\.sh$/, '');
+  return bare !== undefined && KAFKA_TOOLS.has(bare) ? bare : undefined;
+}
+
+/** Runs one of Kafka's tools; resolves to its exit code. */
+export async function runKafkaTool(
+  name: string,
+  args: readonly string[],
+  ctx: CommandContext,
+): Promise<number> {
+  const tool = KAFKA_TOOLS.get(name)!;
+  try {
+    return await tool.run(args, ctx);
+  } catch (error) {
+    if (error instanceof ToolHelp) {
+      ctx.out(error.text);
+      return 0;
+    }
+    if (
+      error instanceof ToolUsageError ||
+      error instanceof BrokerUnreachable ||
+      error instanceof KafkaApiError
+    ) {
+      ctx.err(error.message);
+      return 1;
+    }
+    throw error;
+  }
+}

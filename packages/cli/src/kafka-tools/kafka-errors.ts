@@ -1,0 +1,68 @@
+import { errorName } from '@klog/protocol';
+import { AdminClient } from '../topics/admin-client.js';
+import { ToolUsageError } from './tool-options.js';
+
+/**
+ * The message of the exception Kafka's Admin client raises for an error code the broker gave without a
+ * message of its own: Kafka's `Errors` enum gives each code an `ApiException` with a default message, and
+ * the tools print `getMessage()`.
+ */
+const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
+  [-1]: 'The server experienced an unexpected error when processing the request.',
+  3: 'This server does not host this topic-partition.',
+  15: 'The coordinator is not available.',
+  16: 'This is not the correct coordinator.',
+  17: 'The request attempted to perform an operation on an invalid topic.',
+  25: 'The coordinator is not aware of this member.',
+  27: 'The group is rebalancing, so a rejoin is needed.',
+  35: 'The version of API is not supported.',
+  36: 'Topic with this name already exists.',
+  37: 'Number of partitions is below 1.',
+  38: 'Replication factor is below 1 or larger than the number of available brokers.',
+  40: 'Configuration is invalid.',
+  68: 'The group is not empty.',
+  69: 'The group id does not exist.',
+};
+
+/** A Kafka error the broker answered with: its code, and the message Kafka's client would carry. */
+export class KafkaApiError extends Error {
+  override readonly name = 'KafkaApiError';
+  constructor(
+    readonly code: number,
+    brokerMessage: string | null | undefined,
+  ) {
+    super(brokerMessage || DEFAULT_MESSAGES[code] || `${errorName(code)} (error code ${code})`);
+  }
+  get codeName(): string {
+    return errorName(this.code);
+  }
+}
+
+/** `--bootstrap-server a:9092,b:9092`: the first broker that answers. */
+export async function connectBootstrap(text: string | undefined, timeoutMs?: number): Promise<AdminClient> {
+  if (text === undefined) throw new ToolUsageError('--bootstrap-server must be specified');
+  let last: unknown;
+  for (const server of text.split(',').map((s) => s.trim())) {
+    const m = /^(\[[^\]]+\]|[^:\s]+):(\d+)$/.exec(server);
+    if (m === null) throw new ToolUsageError(`Invalid url in bootstrap.servers: ${server}`);
+    try {
+      return await AdminClient.connect(m[1]!.replace(/^\[|\]$/g, ''), Number(m[2]), timeoutMs);
+    } catch (error) {
+      last = error;
+    }
+  }
+  throw last;
+}
+
+export async function withBootstrap<T>(
+  text: string | undefined,
+  f: (client: AdminClient) => Promise<T>,
+  timeoutMs?: number,
+): Promise<T> {
+  const client = await connectBootstrap(text, timeoutMs);
+  try {
+    return await f(client);
+  } finally {
+    client.close();
+  }
+}

@@ -1,0 +1,442 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bin, HANG_MS, root } from './run-klog.js';
+
+/**
+ * Kafka's tools as packages/cli/kafka/bin ships them (the scripts, run as a shell runs them), against
+ * `klog serve` as a process. Each tool's main forms are compared byte for byte with a golden file in
+ * expected/kafka-tools/, blessed on purpose with `KLOG_BLESS=1` (then review the diff), as the broker's
+ * ApiVersions table is: these runs need a broker, which scripts/golden.mjs's goldens do not start.
+ * Topic ids are random, so `TopicId: <22 characters>` is compared as `TopicId: <id>`.
+ */
+const LONG_TIMEOUT_MS = 300_000;
+const kafkaBin = join(root, 'packages/cli/kafka/bin');
+const goldenDir = join(root, 'expected/kafka-tools');
+const scratch = mkdtempSync(join(tmpdir(), 'klog-kafka-tools-'));
+let server: Server;
+
+type Server = { child: ChildProcess; port: number; exited: Promise<number | null> };
+
+function startServer(dir: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        'serve',
+        '--port',
+        '0',
+        '--data-dir',
+        join(scratch, dir),
+        '--group-initial-rebalance-delay-ms',
+        '0',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+    child.once('exit', (code) => reject(new Error(`klog serve exited ${code} before listening`)));
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(line);
+      if (m !== null) resolve({ child, port: Number(m[1]), exited });
+    });
+  });
+}
+
+const servers: Server[] = [];
+beforeAll(async () => {
+  server = await startServer('data');
+  servers.push(server);
+});
+afterAll(async () => {
+  for (const s of servers) {
+    s.child.kill('SIGTERM');
+    await s.exited;
+  }
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** One of the scripts, as `sh` runs it: `kafka('kafka-topics.sh', '--list', …)`. */
+function kafka(script: string, args: string[], input?: string) {
+  const run = spawnSync(join(kafkaBin, script), args, {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '' },
+    timeout: HANG_MS,
+    killSignal: 'SIGKILL',
+    ...(input === undefined ? {} : { input }),
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr, hung: run.signal === 'SIGKILL' };
+}
+
+// Random on every run: a topic's id, and the group a console consumer without --group joins
+// (ConsoleConsumerOptions: console-consumer-<0..99999>).
+const masked = (text: string) =>
+  text
+    .replace(/\tTopicId: [A-Za-z0-9_-]{22}\t/g, '\tTopicId: <id>\t')
+    .replace(/^console-consumer-\d+$/gm, 'console-consumer-<n>');
+
+/** The session so far, as a golden: each command (the port as <port>) and its stdout. */
+class Transcript {
+  #text = '';
+  constructor(
+    readonly file: string,
+    readonly port = server.port,
+  ) {}
+  record(script: string, args: string[], stdout: string, input?: string): void {
+    const shown = args.map((a) => a.replace(`:${this.port}`, ':<port>')).join(' ');
+    if (input !== undefined) this.#text += `$ printf '%s' '${input.replaceAll('\n', '\\n')}' |\n`;
+    this.#text += `$ bin/${script} ${shown}\n${masked(stdout).replaceAll(`:${this.port}`, ':<port>')}`;
+  }
+  check(): void {
+    const path = join(goldenDir, this.file);
+    if (process.env['KLOG_BLESS'] === '1') {
+      mkdirSync(goldenDir, { recursive: true });
+      writeFileSync(path, this.#text);
+    }
+    expect(this.#text).toBe(existsSync(path) ? readFileSync(path, 'utf8') : '');
+  }
+}
+
+describe('packages/cli/kafka/bin', () => {
+  it('holds one executable script per tool, each running `klog <tool>`', () => {
+    const scripts = readdirSync(kafkaBin).sort();
+    expect(scripts).toContain('kafka-topics.sh');
+    for (const s of scripts) {
+      expect(statSync(join(kafkaBin, s)).mode & 0o111).not.toBe(0);
+      expect(readFileSync(join(kafkaBin, s), 'utf8')).toContain(`klog.js" ${s.replace(/\.sh$/, '')} "$@"`);
+    }
+  });
+});
+
+describe('kafka-topics.sh', { timeout: LONG_TIMEOUT_MS }, () => {
+  it("Kafka's quickstart lines and TopicCommand's other forms, layouts and exit codes", () => {
+    const at = ['--bootstrap-server', `localhost:${server.port}`];
+    const t = new Transcript('kafka-topics.txt');
+    const ok = (args: string[]) => {
+      const run = kafka('kafka-topics.sh', args);
+      expect([run.status, run.stderr, run.hung]).toEqual([0, '', false]);
+      t.record('kafka-topics.sh', args, run.stdout);
+      return run.stdout;
+    };
+    // TopicCommand.TopicService.createTopic: "Created topic X."; the WARNING line for '.' or '_'.
+    ok(['--create', '--topic', 'quickstart-events', ...at]);
+    ok([
+      '--create',
+      '--topic',
+      'orders.v1',
+      '--partitions',
+      '2',
+      '--replication-factor',
+      '1',
+      '--config',
+      'cleanup.policy=compact',
+      '--config',
+      'retention.ms=3600000',
+      ...at,
+    ]);
+    // --if-not-exists: an existing topic is no error, and nothing is printed.
+    ok(['--create', '--if-not-exists', '--topic', 'quickstart-events', ...at]);
+    // TopicCommand.TopicDescription and PartitionDescription.printDescription: the topic line, then a
+    // tab-led line per partition; Configs lists what is not a default.
+    ok(['--describe', '--topic', 'quickstart-events', ...at]);
+    ok(['--alter', '--topic', 'quickstart-events', '--partitions', '3', ...at]);
+    ok(['--describe', '--topic', 'quick.*', ...at]);
+    ok(['--describe', '--topics-with-overrides', '--exclude-internal', ...at]);
+    // listTopics: the names, sorted, one a line.
+    ok(['--list', '--exclude-internal', ...at]);
+    ok(['--delete', '--topic', 'orders.v1', ...at]);
+    ok(['--delete', '--if-exists', '--topic', 'orders.v1', ...at]);
+    ok(['--list', '--exclude-internal', ...at]);
+    t.check();
+
+    // TopicCommand.mainNoExit: a bad command line or a missing topic is one line on stderr, exit 1; a
+    // broker's refusal is "Error while executing topic command : …" on stdout, exit 1.
+    expect(kafka('kafka-topics.sh', ['--create', '--topic', 'quickstart-events', ...at])).toMatchObject({
+      status: 1,
+      stdout: "Error while executing topic command : Topic 'quickstart-events' already exists.\n",
+      stderr: '',
+    });
+    expect(kafka('kafka-topics.sh', ['--describe', '--topic', 'missing', ...at])).toMatchObject({
+      status: 1,
+      stdout: '',
+      stderr: "Topic 'missing' does not exist as expected\n",
+    });
+    expect(kafka('kafka-topics.sh', ['--delete', '--topic', 'missing', ...at])).toMatchObject({
+      status: 1,
+      stderr: "Topic 'missing' does not exist as expected\n",
+    });
+    expect(kafka('kafka-topics.sh', ['--list', '--create', ...at])).toMatchObject({
+      status: 1,
+      stderr: 'Command must include exactly one action: --list, --describe, --create, --alter or --delete\n',
+    });
+    expect(kafka('kafka-topics.sh', ['--list'])).toMatchObject({
+      status: 1,
+      stderr: '--bootstrap-server must be specified\n',
+    });
+    expect(kafka('kafka-topics.sh', ['--list', '--bogus', ...at])).toMatchObject({
+      status: 1,
+      stderr: 'bogus is not a recognized option\n',
+    });
+    expect(
+      kafka('kafka-topics.sh', ['--alter', '--topic', 'quickstart-events', '--config', 'a=b', ...at]),
+    ).toMatchObject({
+      status: 1,
+      stderr:
+        'Option "[alter]" can\'t be used with option "[config]" (To alter topic configurations, the kafka-configs tool can be used.)\n',
+    });
+    expect(kafka('kafka-topics.sh', ['--create', '--topic', 'x', '--partitions', '0', ...at])).toMatchObject({
+      status: 1,
+      stderr: 'The partitions must be greater than 0\n',
+    });
+    // An option klog cannot honour: one line, exit 1, never ignored.
+    expect(kafka('kafka-topics.sh', ['--list', '--command-config', 'admin.properties', ...at])).toMatchObject(
+      {
+        status: 1,
+        stdout: '',
+        stderr:
+          "klog's kafka-topics.sh does not support --command-config: klog speaks PLAINTEXT only, so there are no admin client settings to pass\n",
+      },
+    );
+    // Abbreviated options, as jopt-simple takes them.
+    expect(
+      kafka('kafka-topics.sh', ['--list', '--exclude', '--bootstrap', `localhost:${server.port}`]),
+    ).toMatchObject({
+      status: 0,
+      stdout: 'quickstart-events\n',
+    });
+  });
+});
+
+describe("Kafka 4.1's quickstart, verbatim but for bin/'s path", { timeout: LONG_TIMEOUT_MS }, () => {
+  it('create, describe, produce with keys, consume from the beginning, a group, describe it, reset it, read again', async () => {
+    const own = await startServer('quickstart');
+    servers.push(own);
+    const at = ['--bootstrap-server', `localhost:${own.port}`];
+    const t = new Transcript('quickstart.txt', own.port);
+    const run = (script: string, args: string[], input?: string) => {
+      const r = kafka(script, args, input);
+      expect([r.status, r.hung]).toEqual([0, false]);
+      t.record(script, args, r.stdout, input);
+      return r;
+    };
+    run('kafka-topics.sh', ['--create', '--topic', 'quickstart-events', ...at]);
+    run('kafka-topics.sh', ['--describe', '--topic', 'quickstart-events', ...at]);
+    // ConsoleProducer with LineMessageReader's parse.key: a line per record, the key before the separator.
+    const events =
+      'first:This is my first event\nsecond:This is my second event\nthird:This is my third event\n';
+    const produced = run(
+      'kafka-console-producer.sh',
+      [
+        '--topic',
+        'quickstart-events',
+        '--property',
+        'parse.key=true',
+        '--property',
+        'key.separator=:',
+        ...at,
+      ],
+      events,
+    );
+    expect(produced.stderr).toBe('');
+    // ConsoleConsumer: DefaultMessageFormatter's lines on stdout, "Processed a total of N messages" on stderr.
+    const all = run('kafka-console-consumer.sh', [
+      '--topic',
+      'quickstart-events',
+      '--from-beginning',
+      '--max-messages',
+      '3',
+      ...at,
+    ]);
+    expect(all.stdout).toBe('This is my first event\nThis is my second event\nThis is my third event\n');
+    expect(all.stderr).toBe('Processed a total of 3 messages\n');
+    run('kafka-console-consumer.sh', [
+      '--topic',
+      'quickstart-events',
+      '--from-beginning',
+      '--group',
+      'quickstart-group',
+      '--max-messages',
+      '3',
+      '--property',
+      'print.key=true',
+      '--property',
+      'print.offset=true',
+      ...at,
+    ]);
+    // ConsumerGroupCommand --describe: the group read everything (lag 0) and has no member left.
+    const described = run('kafka-consumer-groups.sh', ['--describe', '--group', 'quickstart-group', ...at]);
+    expect(described.stderr).toBe("\nConsumer group 'quickstart-group' has no active members.\n");
+    run('kafka-consumer-groups.sh', [
+      '--reset-offsets',
+      '--to-earliest',
+      '--group',
+      'quickstart-group',
+      '--topic',
+      'quickstart-events',
+      '--execute',
+      ...at,
+    ]);
+    run('kafka-consumer-groups.sh', ['--describe', '--group', 'quickstart-group', ...at]);
+    // The same group reads everything again from the offsets the reset committed.
+    const again = run('kafka-console-consumer.sh', [
+      '--topic',
+      'quickstart-events',
+      '--group',
+      'quickstart-group',
+      '--max-messages',
+      '3',
+      ...at,
+    ]);
+    expect(again.stdout).toBe(all.stdout);
+    run('kafka-consumer-groups.sh', ['--list', ...at]);
+    t.check();
+  });
+});
+
+describe('kafka-console-consumer.sh and kafka-consumer-groups.sh', { timeout: LONG_TIMEOUT_MS }, () => {
+  it("DefaultMessageFormatter's properties, ConsumerGroupCommand's forms, layouts and exit codes", () => {
+    const at = ['--bootstrap-server', `localhost:${server.port}`];
+    const t = new Transcript('consumer-groups.txt');
+    const ok = (script: string, args: string[], input?: string) => {
+      const run = kafka(script, args, input);
+      expect([run.status, run.hung]).toEqual([0, false]);
+      t.record(script, args, run.stdout, input);
+      return run;
+    };
+    ok('kafka-topics.sh', ['--create', '--topic', 'orders', '--partitions', '2', ...at]);
+    // Keyed records land where Kafka's default partitioner (murmur2) puts them: a, b, c in 0, d in 1.
+    ok(
+      'kafka-console-producer.sh',
+      ['--topic', 'orders', '--property', 'parse.key=true', ...at],
+      'a\tone\nb\ttwo\nc\tthree\nd\tfour\n',
+    );
+    ok('kafka-console-consumer.sh', [
+      '--topic',
+      'orders',
+      '--partition',
+      '1',
+      '--offset',
+      'earliest',
+      '--max-messages',
+      '1',
+      '--property',
+      'print.partition=true',
+      '--property',
+      'print.key=true',
+      '--property',
+      'print.headers=true',
+      '--property',
+      'key.separator= | ',
+      ...at,
+    ]);
+    const grouped = ok('kafka-console-consumer.sh', [
+      '--topic',
+      'orders',
+      '--from-beginning',
+      '--group',
+      'billing',
+      '--max-messages',
+      '4',
+      '--property',
+      'print.value=false',
+      '--property',
+      'print.key=true',
+      '--property',
+      'print.offset=true',
+      ...at,
+    ]);
+    expect(grouped.stderr).toBe('Processed a total of 4 messages\n');
+    ok('kafka-consumer-groups.sh', ['--list', '--state', ...at]);
+    ok('kafka-consumer-groups.sh', ['--describe', '--group', 'billing', ...at]);
+    ok('kafka-consumer-groups.sh', ['--describe', '--group', 'billing', '--members', '--verbose', ...at]);
+    ok('kafka-consumer-groups.sh', ['--describe', '--group', 'billing', '--state', ...at]);
+    ok('kafka-consumer-groups.sh', [
+      '--reset-offsets',
+      '--group',
+      'billing',
+      '--topic',
+      'orders:0',
+      '--to-offset',
+      '1',
+      ...at,
+    ]);
+    ok('kafka-consumer-groups.sh', [
+      '--reset-offsets',
+      '--group',
+      'billing',
+      '--all-topics',
+      '--shift-by',
+      '-1',
+      '--execute',
+      ...at,
+    ]);
+    ok('kafka-consumer-groups.sh', [
+      '--reset-offsets',
+      '--group',
+      'billing',
+      '--topic',
+      'orders',
+      '--to-latest',
+      '--dry-run',
+      ...at,
+    ]);
+    ok('kafka-consumer-groups.sh', ['--describe', '--group', 'billing', '--offsets', ...at]);
+    ok('kafka-consumer-groups.sh', ['--delete', '--group', 'billing', ...at]);
+    // printError: on stdout after an empty line; ConsumerGroupService goes on and the tool exits 0.
+    ok('kafka-consumer-groups.sh', ['--describe', '--group', 'billing', ...at]);
+    t.check();
+
+    expect(kafka('kafka-consumer-groups.sh', ['--describe', ...at])).toMatchObject({
+      status: 1,
+      stderr: 'Option [describe] takes one of these options: [all-groups], [group]\n',
+    });
+    expect(
+      kafka('kafka-consumer-groups.sh', ['--reset-offsets', '--group', 'g', '--all-topics', ...at]),
+    ).toMatchObject({
+      status: 1,
+      stderr: expect.stringMatching(/^Option \[reset-offsets\] takes exactly one of these options: /),
+    });
+    expect(kafka('kafka-consumer-groups.sh', ['--delete-offsets', '--group', 'g', ...at])).toMatchObject({
+      status: 1,
+      stderr: "klog's kafka-consumer-groups.sh does not support --delete-offsets: not in klog yet\n",
+    });
+    expect(
+      kafka('kafka-console-consumer.sh', ['--topic', 'orders', '--group', 'g', '--partition', '0', ...at]),
+    ).toMatchObject({
+      status: 1,
+      stderr: 'Options group and partition cannot be specified together.\n',
+    });
+    expect(
+      kafka('kafka-console-producer.sh', ['--topic', 'orders', '--compression-codec', 'gzip', ...at]),
+    ).toMatchObject({
+      status: 1,
+      stderr: expect.stringMatching(
+        /^klog's kafka-console-producer\.sh does not support --compression-codec: /,
+      ),
+    });
+    // LineMessageReader's KafkaException for a line without the key separator ends the producer.
+    expect(
+      kafka(
+        'kafka-console-producer.sh',
+        ['--topic', 'orders', '--property', 'parse.key=true', ...at],
+        'no separator\n',
+      ),
+    ).toMatchObject({
+      status: 1,
+      stderr:
+        "org.apache.kafka.common.KafkaException: No key separator found on line number 1: 'no separator'\n",
+    });
+  });
+});
