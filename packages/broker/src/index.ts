@@ -1,4 +1,10 @@
-export { ADVERTISED_APIS, type AdvertisedApi } from './advertised.js';
+export { ADVERTISED_APIS, type AdvertisedApi } from './api/advertised.js';
+export {
+  BROKER_CONFIGS,
+  type BrokerConfigDef,
+  brokerConfigFlag,
+  type SettingValue,
+} from './config/broker-configs.js';
 export {
   type BrokerConfig,
   type BrokerOptions,
@@ -6,13 +12,7 @@ export {
   ConfigError,
   type ConfigTables,
   resolveConfig,
-} from './config.js';
-export {
-  BROKER_CONFIGS,
-  type BrokerConfigDef,
-  brokerConfigFlag,
-  type SettingValue,
-} from './configs/broker-configs.js';
+} from './config/config.js';
 export {
   type ConfigTypeName,
   flagOfName,
@@ -20,16 +20,16 @@ export {
   parseConfigValue,
   type Validator,
   validatorText,
-} from './configs/config-def.js';
+} from './config/config-def.js';
 export {
   brokerFlagOf,
   type CoarseSynonym,
   TOPIC_CONFIGS,
   type TopicConfigDef,
-} from './configs/topic-config.js';
-export type { ConnectionStats } from './connection.js';
-export { FaultInjector, type FaultPlan, type ProduceFault, type WrittenBatch } from './faults.js';
-export { createLogger, LOG_LEVELS, type Logger, type LogLevel, SILENT } from './logger.js';
-export { MetaPropertiesError } from './meta-properties.js';
-export { PRODUCER_ID_BLOCK_SIZE, ProducerIdFileError } from './producer-id-manager.js';
+} from './config/topic-config.js';
+export { createLogger, LOG_LEVELS, type Logger, type LogLevel, SILENT } from './logging/logger.js';
+export type { ConnectionStats } from './network/connection.js';
 export { Broker, type StartOptions } from './server.js';
+export { MetaPropertiesError } from './state/meta-properties.js';
+export { PRODUCER_ID_BLOCK_SIZE, ProducerIdFileError } from './state/producer-id-manager.js';
+export { FaultInjector, type FaultPlan, type ProduceFault, type WrittenBatch } from './teaching/faults.js';

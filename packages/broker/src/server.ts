@@ -1,30 +1,35 @@
 import { createServer, type Server, type Socket } from 'node:net';
-import { ADVERTISED_APIS } from './advertised.js';
-import { BROKER_DIR, brokerDir } from './broker-dir.js';
-import { type BrokerConfig, type BrokerOptions, LOG_LINE_INTERVAL_MS, resolveConfig } from './config.js';
-import { Connection, type ConnectionStats } from './connection.js';
-import type { BrokerContext, RequestStats } from './context.js';
-import { FaultInjector } from './faults.js';
-import { FetchPurgatory } from './fetch-purgatory.js';
+import { ADVERTISED_APIS } from './api/advertised.js';
+import type { BrokerContext, RequestStats } from './api/context.js';
+import { UnsupportedRequests } from './api/unsupported.js';
+import {
+  type BrokerConfig,
+  type BrokerOptions,
+  LOG_LINE_INTERVAL_MS,
+  resolveConfig,
+} from './config/config.js';
+import { TopicConfigStore } from './config/topic-config-store.js';
+import { TopicConfigs } from './config/topic-configs.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
 import { SystemTimer } from './group/timer.js';
-import { LogLimiter } from './log-limiter.js';
+import { FetchPurgatory } from './log/fetch-purgatory.js';
 import {
   type BrokerLog,
   type LogEvent,
   openBrokerLog,
   type ProducerWindow,
   syncDirectory,
-} from './log-port.js';
-import { type Logger, SILENT } from './logger.js';
-import { MemoryPool } from './memory-pool.js';
-import { loadOrCreateMetaProperties } from './meta-properties.js';
-import { ProducerIdManager } from './producer-id-manager.js';
-import { ReadBuffers } from './read-buffers.js';
-import { TopicConfigStore } from './topic-config-store.js';
-import { TopicConfigs } from './topic-configs.js';
-import { UnsupportedRequests } from './unsupported.js';
+} from './log/log-port.js';
+import { LogLimiter } from './logging/log-limiter.js';
+import { type Logger, SILENT } from './logging/logger.js';
+import { Connection, type ConnectionStats } from './network/connection.js';
+import { MemoryPool } from './network/memory-pool.js';
+import { ReadBuffers } from './network/read-buffers.js';
+import { BROKER_DIR, brokerDir } from './state/broker-dir.js';
+import { loadOrCreateMetaProperties } from './state/meta-properties.js';
+import { ProducerIdManager } from './state/producer-id-manager.js';
+import { FaultInjector } from './teaching/faults.js';
 
 export interface StartOptions extends BrokerOptions {
   readonly logger?: Logger;

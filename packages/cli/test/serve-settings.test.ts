@@ -23,7 +23,7 @@ import { bin, klog } from './run-klog.js';
  * `klog serve`'s flags, help and `--config` come from the broker's settings tables (one row per setting,
  * Kafka's ConfigDef shape): a row added is a flag with its help and default, a server.properties key, and a
  * value the broker takes. The broker's half (resolveConfig, DescribeConfigs) is in
- * packages/broker/test/config-table.test.ts.
+ * packages/broker/test/config/config-table.test.ts.
  */
 
 const LONG_TIMEOUT_MS = 300_000;

@@ -9,8 +9,8 @@
  * their tombstones.
  */
 import { offsetsPartitionFor } from '@klog/protocol';
-import { LogError } from '../log-port.js';
-import { createTopic, type TopicCreationContext } from '../topic-creation.js';
+import { LogError } from '../log/log-port.js';
+import { createTopic, type TopicCreationContext } from '../log/topic-creation.js';
 import {
   type GroupCoordinator,
   type GroupLog,

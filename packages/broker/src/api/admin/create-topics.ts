@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import {
+  CreateTopics,
+  type CreateTopicsRequest,
+  type CreateTopicsResponse,
+  ErrorCode,
+  type ErrorName,
+  errorName,
+  type RequestHeader,
+} from '@klog/protocol';
+import { describeTopicConfigs } from '../../config/describe.js';
+import { isInternalTopic } from '../../group/offsets-topic.js';
+import { createTopic, nameRefusal } from '../../log/topic-creation.js';
+import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
+
+type TopicResult = CreateTopicsResponse.CreatableTopicResult;
+
+/**
+ * A topic's id, as CreateTopics v7 returns it: stable for a name (a hash of it, in a UUID's form), since
+ * klog's log keeps no topic ids; Metadata stops at version 9, before topic ids.
+ */
+export function topicId(name: string): string {
+  const h = createHash('sha256').update(`klog topic ${name}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((Number.parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/**
+ * CreateTopics, checked as Kafka's controller checks it: one replica on one broker, partitions from the
+ * request or (−1) `numPartitions` — Kafka's controller takes −1 as the default in every version — a manual
+ * assignment only onto this broker; then the one creation path (topic-creation.ts: the name, the topic
+ * configs klog applies, stored before the topic's directories are made). v5+ answers the topic's configs
+ * as DescribeConfigs would. `validateOnly` checks and creates nothing.
+ */
+async function handleCreateTopics(
+  ctx: BrokerContext,
+  _header: RequestHeader,
+  request: CreateTopicsRequest,
+): Promise<CreateTopicsResponse> {
+  const counts = new Map<string, number>();
+  for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+  const topics: TopicResult[] = [];
+  // Each topic is directories and an fsync: a request of thousands yields to the other connections between
+  // slices (its own connection waits, muted), where Kafka queues such work to its controller.
+  for (let from = 0; from < request.topics.length; from += CREATE_TOPICS_SLICE) {
+    if (from > 0) await new Promise((resolve) => setImmediate(resolve));
+    topics.push(...createSlice(ctx, request, counts, request.topics.slice(from, from + CREATE_TOPICS_SLICE)));
+  }
+  return { throttleTimeMs: 0, topics };
+}
+
+/** Topics created between two yields of a CreateTopics. */
+const CREATE_TOPICS_SLICE = 50;
+
+function createSlice(
+  ctx: BrokerContext,
+  request: CreateTopicsRequest,
+  counts: ReadonlyMap<string, number>,
+  slice: CreateTopicsRequest['topics'],
+): TopicResult[] {
+  return slice.map((t): TopicResult => {
+    const fail = (code: ErrorName, message: string): TopicResult => ({
+      name: t.name,
+      topicId: '00000000-0000-0000-0000-000000000000',
+      errorCode: ErrorCode[code],
+      errorMessage: message,
+      numPartitions: -1,
+      replicationFactor: -1,
+      configs: null,
+    });
+    if ((counts.get(t.name) ?? 0) > 1) {
+      return fail(
+        'INVALID_REQUEST',
+        `Create topics request contains multiple entries for the topic ${t.name}.`,
+      );
+    }
+    const taken = nameRefusal(ctx.log, t.name);
+    if (taken !== undefined) return fail(taken.code, taken.message);
+    // Kafka's ZkAdminManager / ControllerApis: the coordinator makes its own topic, with its own settings.
+    if (isInternalTopic(t.name))
+      return fail('INVALID_REQUEST', `Creation of internal topic ${t.name} is prohibited.`);
+    let partitions = t.numPartitions;
+    if (t.assignments.length > 0) {
+      if (t.numPartitions !== -1 || t.replicationFactor !== -1) {
+        return fail(
+          'INVALID_REQUEST',
+          'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.',
+        );
+      }
+      const indexes = t.assignments.map((a) => a.partitionIndex).sort((a, b) => a - b);
+      if (indexes.some((p, i) => p !== i)) {
+        return fail(
+          'INVALID_REPLICA_ASSIGNMENT',
+          `Partitions must be numbered 0 to ${indexes.length - 1} without gaps: got ${indexes.join(', ')}.`,
+        );
+      }
+      const elsewhere = t.assignments.find(
+        (a) => a.brokerIds.length !== 1 || a.brokerIds[0] !== ctx.config.nodeId,
+      );
+      if (elsewhere !== undefined) {
+        return fail(
+          'INVALID_REPLICA_ASSIGNMENT',
+          `Partition ${elsewhere.partitionIndex} is assigned to [${elsewhere.brokerIds.join(', ')}]; the only broker is ${ctx.config.nodeId}.`,
+        );
+      }
+      partitions = indexes.length;
+    } else {
+      if (partitions === -1) partitions = ctx.config.numPartitions;
+      const rf = t.replicationFactor === -1 ? 1 : t.replicationFactor;
+      if (rf !== 1) {
+        return fail(
+          'INVALID_REPLICATION_FACTOR',
+          rf <= 0
+            ? `Replication factor must be larger than 0, got ${rf}.`
+            : `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only 1 broker(s) are registered.`,
+        );
+      }
+    }
+    const created = createTopic(
+      ctx,
+      { name: t.name, partitions, configs: t.configs, reason: 'CreateTopics' },
+      request.validateOnly,
+    );
+    if (created.kind === 'refused') return fail(created.code, created.message);
+    const own = created.configs;
+    const configs = describeTopicConfigs(5, own, ctx.topicConfigs.brokerDefaults, null, false).map((e) => ({
+      name: e.name,
+      value: e.value,
+      readOnly: e.readOnly,
+      configSource: e.configSource,
+      isSensitive: e.isSensitive,
+    }));
+    return {
+      name: t.name,
+      topicId: topicId(t.name),
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      numPartitions: partitions,
+      replicationFactor: 1,
+      configs,
+    };
+  });
+}
+
+export const createTopicsApi = defineApi({
+  codec: CreateTopics,
+  versions: { min: 0, max: 7 },
+  handle: handleCreateTopics,
+  summary: (_, response) => response.topics.map((t) => `${t.name} ${errorName(t.errorCode)}`).join(', '),
+});

@@ -1,0 +1,169 @@
+import {
+  ErrorCode,
+  errorName,
+  Fetch,
+  type FetchRequest,
+  type FetchResponse,
+  type RequestHeader,
+} from '@klog/protocol';
+import { FetchPurgatory } from '../../log/fetch-purgatory.js';
+import { LogError, partitionOrError } from '../../log/log-port.js';
+import { type ClientInfo, defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
+
+type PartitionData = FetchResponse.PartitionData;
+
+const NO_RECORDS = new Uint8Array(0);
+/** Kafka's READ_COMMITTED isolation level. */
+const READ_COMMITTED = 1;
+
+interface Read {
+  readonly response: FetchResponse;
+  /** Record bytes in the response. */
+  readonly bytes: number;
+  /** Some partition answered with an error: Kafka answers at once then. */
+  readonly anyError: boolean;
+}
+
+/**
+ * One pass over the partitions asked for, in request order. The response carries at most the request's
+ * MaxBytes (and the broker's fetch.max.bytes), each partition at most its PartitionMaxBytes — except that
+ * the first batch found is returned whole even when larger (KIP-74), so a consumer never gets stuck on a
+ * batch bigger than its limits. A fetch at the log end offset is NONE with no records. With one node and
+ * no transactions the last stable offset is the high watermark is the log end offset, whatever the
+ * isolation level (kcat reads read_committed by default).
+ */
+function readOnce(ctx: BrokerContext, request: FetchRequest): Read {
+  // And what the response pool has left (queued.max.request.bytes): a response is held until the kernel takes
+  // it, so consumers that do not read pin at most the pool and one batch each, however many they are.
+  let budget = Math.min(request.maxBytes, ctx.config.fetchMaxBytes, ctx.responseMemory.available);
+  let bytes = 0;
+  let anyError = false;
+  let returnedData = false;
+  const responses = request.topics.map((topic) => ({
+    topic: topic.topic,
+    partitions: topic.partitions.map((p): PartitionData => {
+      const base = {
+        partitionIndex: p.partition,
+        abortedTransactions: request.isolationLevel === READ_COMMITTED ? [] : null,
+        preferredReadReplica: -1,
+      };
+      const partition = partitionOrError(ctx.log, topic.topic, p.partition);
+      if (partition instanceof LogError) {
+        anyError = true;
+        return {
+          ...base,
+          errorCode: ErrorCode[partition.code],
+          highWatermark: -1,
+          lastStableOffset: -1,
+          logStartOffset: -1,
+          records: NO_RECORDS,
+        };
+      }
+      if (partition === undefined) {
+        anyError = true;
+        return {
+          ...base,
+          errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+          highWatermark: -1,
+          lastStableOffset: -1,
+          logStartOffset: -1,
+          records: NO_RECORDS,
+        };
+      }
+      const offsets = {
+        highWatermark: partition.highWatermark,
+        lastStableOffset: partition.lastStableOffset,
+        logStartOffset: partition.logStartOffset,
+      };
+      if (p.fetchOffset < partition.logStartOffset || p.fetchOffset > partition.logEndOffset) {
+        anyError = true;
+        return { ...base, ...offsets, errorCode: ErrorCode.OFFSET_OUT_OF_RANGE, records: NO_RECORDS };
+      }
+      const limit = Math.min(p.partitionMaxBytes, budget);
+      if (p.fetchOffset === partition.logEndOffset || (returnedData && limit <= 0)) {
+        return { ...base, ...offsets, errorCode: ErrorCode.NONE, records: NO_RECORDS };
+      }
+      try {
+        const read = partition.fetch(p.fetchOffset, Math.max(1, limit), ctx.readBuffers.take);
+        // Past the first batch returned, a batch that does not fit the budget waits for the next fetch.
+        if (returnedData && read.records.length > budget) {
+          return { ...base, ...offsets, errorCode: ErrorCode.NONE, records: NO_RECORDS };
+        }
+        if (read.records.length > 0) returnedData = true;
+        budget -= read.records.length;
+        bytes += read.records.length;
+        return {
+          ...base,
+          errorCode: ErrorCode.NONE,
+          highWatermark: read.highWatermark,
+          lastStableOffset: read.lastStableOffset,
+          logStartOffset: read.logStartOffset,
+          records: read.records,
+        };
+      } catch (error) {
+        if (!(error instanceof LogError)) throw error;
+        anyError = true;
+        return { ...base, ...offsets, errorCode: ErrorCode[error.code], records: NO_RECORDS };
+      }
+    }),
+  }));
+  return {
+    response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses },
+    bytes,
+    anyError,
+  };
+}
+
+/**
+ * Fetch. No fetch sessions (KIP-227): a request that opens one (session id 0) is answered with session id
+ * 0, which tells the client to go on sending full requests; one naming a session gets
+ * FETCH_SESSION_ID_NOT_FOUND. With fewer than MinBytes at hand the fetch waits, up to MaxWaitMs, for an
+ * append to one of its partitions (fetch-purgatory.ts).
+ */
+async function handleFetch(
+  ctx: BrokerContext,
+  _header: RequestHeader,
+  request: FetchRequest,
+  client: ClientInfo,
+): Promise<FetchResponse> {
+  if (request.sessionId !== 0) {
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.FETCH_SESSION_ID_NOT_FOUND,
+      sessionId: 0,
+      responses: [],
+    };
+  }
+  let read = readOnce(ctx, request);
+  if (read.bytes >= request.minBytes || request.maxWaitMs <= 0 || read.anyError) return read.response;
+  const keys = request.topics.flatMap((t) =>
+    t.partitions.map((p) => FetchPurgatory.key(t.topic, p.partition)),
+  );
+  const deadline = performance.now() + request.maxWaitMs;
+  for (;;) {
+    const left = deadline - performance.now();
+    if (left <= 0) return read.response;
+    await ctx.fetchWaits.wait(keys, left, client.gone);
+    // The connection has gone: no one to answer, and the log may be closing.
+    if (client.gone.aborted) return read.response;
+    read = readOnce(ctx, request);
+    if (read.bytes >= request.minBytes || read.anyError || ctx.fetchWaits.closed) return read.response;
+  }
+}
+
+/** Not 13+: those name topics by id, which klog's log does not keep. */
+export const fetchApi = defineApi({
+  codec: Fetch,
+  versions: { min: 4, max: 12 },
+  handle: handleFetch,
+  summary(request, response) {
+    const parts = response.responses.flatMap((t, i) =>
+      t.partitions.map((p, j) => {
+        const asked = request.topics[i]?.partitions[j]?.fetchOffset;
+        return `${t.topic}-${p.partitionIndex}@${asked} ${errorName(p.errorCode)} ${p.records?.length ?? 0} B hw ${p.highWatermark}`;
+      }),
+    );
+    return parts.join(', ') || errorName(response.errorCode);
+  },
+});

@@ -1,0 +1,101 @@
+import {
+  type ApiCodec,
+  type ApiKey,
+  type ApiResponse,
+  ApiVersions,
+  encodeResponse,
+  type KafkaRequest,
+  type ParsedRequest,
+  type ResponseFrame,
+} from '@klog/protocol';
+import { ADVERTISED_APIS } from './advertised.js';
+import { type ApiHandler, type ClientInfo, Unanswered } from './api-handler.js';
+import type { BrokerContext } from './context.js';
+import { API_HANDLERS } from './index.js';
+import { apiVersionsTooNew } from './metadata/api-versions.js';
+
+/**
+ * What handling a request came to: a response to send, or none (acks = 0, or a response a teaching fault
+ * drops); `close` says the connection is to be closed instead of answered (a fault), and why.
+ */
+export interface Handled {
+  readonly frame: ResponseFrame | undefined;
+  readonly summary: string;
+  readonly close?: string;
+}
+
+type AnyHandler = (typeof API_HANDLERS)[number];
+
+/** Handlers by API key: one per key, or the broker does not start. */
+export function handlersByKey<H extends ApiHandler<ApiKey>>(handlers: readonly H[]): ReadonlyMap<number, H> {
+  const byKey = new Map<number, H>();
+  for (const h of handlers) {
+    const other = byKey.get(h.codec.apiKey);
+    if (other !== undefined) throw new Error(`two handlers for API key ${h.codec.apiKey} (${h.codec.name})`);
+    byKey.set(h.codec.apiKey, h);
+  }
+  return byKey;
+}
+
+/**
+ * What `parseRequest` is to read: the codec of each API handled, its range narrowed to the versions its
+ * handler serves, so a request in another version is `unsupportedVersion` — and one for an API without a
+ * handler `unknownApi` — before any body is read.
+ */
+export function servedCodecs(
+  handlers: readonly ApiHandler<ApiKey>[],
+): ReadonlyMap<number, ApiCodec<unknown, never>> {
+  return new Map(
+    [...handlersByKey(handlers)].map(([key, h]) => {
+      const codec = { ...h.codec, minVersion: h.versions.min, maxVersion: h.versions.max };
+      return [key, codec as ApiCodec<unknown, never>];
+    }),
+  );
+}
+
+const HANDLERS: ReadonlyMap<number, AnyHandler> = handlersByKey(API_HANDLERS);
+export const SERVED_CODECS = servedCodecs(API_HANDLERS);
+const API_VERSIONS = HANDLERS.get(ApiVersions.apiKey);
+
+function run<K extends ApiKey>(
+  ctx: BrokerContext,
+  request: KafkaRequest<K>,
+  client: ClientInfo,
+): Handled | Promise<Handled> {
+  // The one cast: HANDLERS holds, under each key, the handler declared with that key's codec.
+  const handler = HANDLERS.get(request.apiKey) as ApiHandler<K> | undefined;
+  if (handler === undefined) throw new Error(`no handler for API key ${request.apiKey}`);
+  const { header, body } = request;
+  const answered = (response: ApiResponse<K> | Unanswered): Handled => {
+    if (response instanceof Unanswered) {
+      const { summary, close } = response;
+      return close === undefined ? { frame: undefined, summary } : { frame: undefined, summary, close };
+    }
+    const frame = encodeResponse(request.codec, header.apiVersion, header.correlationId, response);
+    return { frame, summary: handler.summary(body, response) };
+  };
+  const response = handler.handle(ctx, header, body, client);
+  return response instanceof Promise ? response.then(answered) : answered(response);
+}
+
+/**
+ * Runs the handler of one request (api/index.ts lists them) and encodes its response, header version
+ * and body version as the request's. Only a handler that may wait (Fetch, JoinGroup, SyncGroup) takes time.
+ */
+export function dispatch(
+  ctx: BrokerContext,
+  request: Extract<ParsedRequest, { kind: 'request' | 'apiVersionsTooNew' }>,
+  client: ClientInfo,
+): Handled | Promise<Handled> {
+  if (request.kind === 'request') return run(ctx, request, client);
+  // Version 0 body and header: what a client that knows nothing yet can read.
+  const frame = encodeResponse(
+    ApiVersions,
+    0,
+    request.header.correlationId,
+    apiVersionsTooNew(ADVERTISED_APIS),
+  );
+  const served =
+    API_VERSIONS === undefined ? 'none' : `${API_VERSIONS.versions.min}–${API_VERSIONS.versions.max}`;
+  return { frame, summary: `UNSUPPORTED_VERSION (klog serves ${served})` };
+}

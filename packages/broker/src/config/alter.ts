@@ -1,0 +1,102 @@
+import type { ErrorName } from '@klog/protocol';
+import type { BrokerContext } from '../api/context.js';
+import { RESOURCE_TYPE } from './describe.js';
+import { checkTopicConfig, topicConfigDef } from './topic-config.js';
+
+/** Kafka's `AlterConfigOp.OpType` (IncrementalAlterConfigs); AlterConfigs is a SET of the whole set. */
+export const CONFIG_OPERATION = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
+
+export interface ConfigChange {
+  readonly name: string;
+  readonly operation: number;
+  readonly value: string | null;
+}
+
+/** What altering one resource's configs comes to: done (or would be, validateOnly), or refused and why. */
+export type AlterOutcome =
+  | { readonly kind: 'ok' }
+  | { readonly kind: 'refused'; readonly code: ErrorName; readonly message: string };
+
+/** Why a config name klog does not apply is refused (unknown, or Kafka's and not klog's). */
+function reasonFor(name: string): string {
+  const checked = checkTopicConfig(name, '');
+  return checked.ok ? `Unknown topic config name: ${name}` : checked.reason;
+}
+
+const refused = (code: ErrorName, message: string): AlterOutcome => ({ kind: 'refused', code, message });
+
+/**
+ * Alters one resource's configs as Kafka's `ConfigAdminManager` does: every change checked before any is
+ * applied (one bad config refuses the resource, naming it), then the topic's new set written durably and
+ * applied to its logs. `replace` (AlterConfigs) makes the changes the topic's whole set; otherwise
+ * (IncrementalAlterConfigs) each SETs, DELETEs, APPENDs to or SUBTRACTs from a list.
+ */
+export function alterResourceConfigs(
+  ctx: BrokerContext,
+  resourceType: number,
+  resourceName: string,
+  changes: readonly ConfigChange[],
+  replace: boolean,
+  validateOnly: boolean,
+): AlterOutcome {
+  if (resourceType === RESOURCE_TYPE.BROKER || resourceType === RESOURCE_TYPE.BROKER_LOGGER) {
+    const names = changes.map((c) => c.name).join(', ');
+    return refused(
+      'INVALID_CONFIG',
+      `klog takes broker configs at start only (klog serve flags or --config): cannot change ${names || 'them'} at run time`,
+    );
+  }
+  if (resourceType !== RESOURCE_TYPE.TOPIC) {
+    return refused('INVALID_REQUEST', `klog alters topic (2) configs, not resource type ${resourceType}`);
+  }
+  const invalid = ctx.log.invalidTopicName(resourceName);
+  if (invalid !== undefined) return refused('INVALID_TOPIC_EXCEPTION', invalid);
+  if (!ctx.log.topics().has(resourceName))
+    return refused('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${resourceName}' does not exist.`);
+  const seen = new Set<string>();
+  for (const c of changes) {
+    if (seen.has(c.name)) return refused('INVALID_REQUEST', `Error due to duplicate config keys: ${c.name}`);
+    seen.add(c.name);
+  }
+  const next = new Map(replace ? [] : ctx.topicConfigs.own(resourceName));
+  for (const c of changes) {
+    const def = topicConfigDef(c.name);
+    if (c.operation === CONFIG_OPERATION.DELETE) {
+      if (def === undefined) return refused('INVALID_CONFIG', reasonFor(c.name));
+      next.delete(c.name);
+      continue;
+    }
+    if (c.operation === CONFIG_OPERATION.APPEND || c.operation === CONFIG_OPERATION.SUBTRACT) {
+      if (def === undefined) return refused('INVALID_CONFIG', reasonFor(c.name));
+      if (def.type !== 'LIST') {
+        const what = c.operation === CONFIG_OPERATION.APPEND ? 'append' : 'subtract';
+        return refused('INVALID_CONFIG', `Config value ${what} is not allowed for config key: ${c.name}`);
+      }
+      const items = (next.get(c.name) ?? def.defaultValue).split(',').filter((s) => s !== '');
+      const given = (c.value ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+      const list =
+        c.operation === CONFIG_OPERATION.APPEND
+          ? [...items, ...given.filter((g) => !items.includes(g))]
+          : items.filter((i) => !given.includes(i));
+      const checked = checkTopicConfig(c.name, list.join(','));
+      if (!checked.ok) return refused('INVALID_CONFIG', checked.reason);
+      next.set(c.name, checked.value);
+      continue;
+    }
+    if (c.operation !== CONFIG_OPERATION.SET) {
+      return refused('INVALID_REQUEST', `Unknown config operation ${c.operation} for ${c.name}`);
+    }
+    const checked = checkTopicConfig(c.name, c.value);
+    if (!checked.ok) return refused('INVALID_CONFIG', checked.reason);
+    next.set(c.name, checked.value);
+  }
+  if (!validateOnly) {
+    ctx.topicConfigs.set(resourceName, next);
+    const shown = [...next].map(([k, v]) => `${k}=${v}`).join(', ');
+    ctx.logger.info(`topic ${resourceName}: configs now ${shown || '(none of its own)'}`);
+  }
+  return { kind: 'ok' };
+}

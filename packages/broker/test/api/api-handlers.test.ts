@@ -1,0 +1,80 @@
+import { CreateTopics, encodeRequest, FrameDecoder, Metadata, parseRequest } from '@klog/protocol';
+import { describe, expect, it } from 'vitest';
+import { ADVERTISED_APIS } from '../../src/api/advertised.js';
+import { defineApi } from '../../src/api/api-handler.js';
+import { handlersByKey, servedCodecs } from '../../src/api/dispatch.js';
+import { API_HANDLERS } from '../../src/api/index.js';
+
+/** One request frame without its size prefix, as parseRequest takes it. */
+function frameOf(version: number): Uint8Array {
+  const d = new FrameDecoder();
+  d.push(
+    encodeRequest(Metadata, version, 1, 'test', {
+      topics: [],
+      allowAutoTopicCreation: true,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    }),
+  );
+  return d.next()!;
+}
+
+const metadataV1To4 = defineApi({
+  codec: Metadata,
+  versions: { min: 1, max: 4 },
+  handle: () => ({
+    throttleTimeMs: 0,
+    brokers: [],
+    clusterId: null,
+    controllerId: -1,
+    topics: [],
+    clusterAuthorizedOperations: 0,
+  }),
+  summary: () => 'test',
+});
+
+describe('the handler registry', () => {
+  it('ApiVersions advertises exactly the handlers listed, in their versions (Produce as declared, from 0)', () => {
+    expect(ADVERTISED_APIS.map((a) => a.apiKey)).toEqual(
+      API_HANDLERS.map((h) => h.codec.apiKey).sort((a, b) => a - b),
+    );
+    const produce = ADVERTISED_APIS.find((a) => a.apiKey === 0);
+    expect(produce).toEqual({ apiKey: 0, minVersion: 0, maxVersion: 8 });
+    const fetch = API_HANDLERS.find((h) => h.codec.name === 'Fetch')!;
+    expect(ADVERTISED_APIS.find((a) => a.apiKey === 1)).toEqual({
+      apiKey: 1,
+      minVersion: fetch.versions.min,
+      maxVersion: fetch.versions.max,
+    });
+  });
+
+  it('a handler serving fewer versions than its codec: the others are not served, before the body is read', () => {
+    const codecs = servedCodecs([metadataV1To4]);
+    expect(parseRequest(frameOf(0), codecs).kind).toBe('unsupportedVersion');
+    expect(parseRequest(frameOf(5), codecs)).toMatchObject({
+      kind: 'unsupportedVersion',
+      codec: { name: 'Metadata', minVersion: 1, maxVersion: 4 },
+    });
+    const served = parseRequest(frameOf(4), codecs);
+    expect(served).toMatchObject({ kind: 'request', apiKey: 3, header: { apiVersion: 4 } });
+    // Without a handler, an API klog has codecs for is not served at all.
+    const d = new FrameDecoder();
+    d.push(encodeRequest(CreateTopics, 5, 2, 'test', { topics: [], timeoutMs: 1000, validateOnly: false }));
+    expect(parseRequest(d.next()!, codecs)).toEqual({
+      kind: 'unknownApi',
+      apiKey: 19,
+      apiVersion: 5,
+      header: { apiKey: 19, apiVersion: 5, correlationId: 2, clientId: 'test', headerVersion: 1 },
+    });
+  });
+
+  it('refuses versions its codec cannot read, and two handlers for one key', () => {
+    expect(() => defineApi({ ...metadataV1To4, versions: { min: 0, max: 10 } })).toThrow(
+      'Metadata: versions 0–10 are not within those it has codecs for (0–9)',
+    );
+    expect(() => defineApi({ ...metadataV1To4, versions: { min: 4, max: 3 } })).toThrow(RangeError);
+    expect(() => handlersByKey([metadataV1To4, metadataV1To4])).toThrow(
+      'two handlers for API key 3 (Metadata)',
+    );
+  });
+});
