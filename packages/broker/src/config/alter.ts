@@ -32,7 +32,7 @@ const refused = (code: ErrorName, message: string): AlterOutcome => ({ kind: 're
  * (IncrementalAlterConfigs) each SETs, DELETEs, APPENDs to or SUBTRACTs from a list.
  */
 export function alterResourceConfigs(
-  ctx: BrokerContext,
+  ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>,
   resourceType: number,
   resourceName: string,
   changes: readonly ConfigChange[],

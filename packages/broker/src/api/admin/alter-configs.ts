@@ -9,6 +9,7 @@ import { defineApi } from '../api-handler.js';
 export const alterConfigsApi = defineApi({
   codec: AlterConfigs,
   versions: { min: 0, max: 2 },
+  uses: ['log', 'topicConfigs', 'logger'],
   handle(ctx, _header, request) {
     const responses = request.resources.map((r) => {
       const changes = r.configs.map((c) => ({

@@ -18,6 +18,7 @@ type Result = CreatePartitionsResponse.CreatePartitionsTopicResult;
 export const createPartitionsApi = defineApi({
   codec: CreatePartitions,
   versions: { min: 0, max: 3 },
+  uses: ['config', 'log', 'logger'],
   handle(ctx, _header, request) {
     const counts = new Map<string, number>();
     for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);

@@ -14,6 +14,10 @@ import { createTopic, nameRefusal } from '../../log/topic-creation.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
+/** What this API uses of the broker. */
+const USES = ['config', 'log', 'logger', 'topicConfigs'] as const;
+type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
+
 type TopicResult = CreateTopicsResponse.CreatableTopicResult;
 
 /**
@@ -33,7 +37,7 @@ export function topicId(name: string): string {
  * as DescribeConfigs would. `validateOnly` checks and creates nothing.
  */
 async function handleCreateTopics(
-  ctx: BrokerContext,
+  ctx: Ctx,
   _header: RequestHeader,
   request: CreateTopicsRequest,
 ): Promise<CreateTopicsResponse> {
@@ -53,7 +57,7 @@ async function handleCreateTopics(
 const CREATE_TOPICS_SLICE = 50;
 
 function createSlice(
-  ctx: BrokerContext,
+  ctx: Ctx,
   request: CreateTopicsRequest,
   counts: ReadonlyMap<string, number>,
   slice: CreateTopicsRequest['topics'],
@@ -145,6 +149,7 @@ function createSlice(
 export const createTopicsApi = defineApi({
   codec: CreateTopics,
   versions: { min: 0, max: 7 },
+  uses: USES,
   handle: handleCreateTopics,
   summary: (_, response) => response.topics.map((t) => `${t.name} ${errorName(t.errorCode)}`).join(', '),
 });

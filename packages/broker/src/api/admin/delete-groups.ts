@@ -5,6 +5,7 @@ import { defineApi } from '../api-handler.js';
 export const deleteGroupsApi = defineApi({
   codec: DeleteGroups,
   versions: { min: 0, max: 2 },
+  uses: ['groups'],
   handle: (ctx, _header, request) => ({
     throttleTimeMs: 0,
     results: ctx.groups

@@ -16,6 +16,7 @@ const HIGH_WATERMARK = -1;
 export const deleteRecordsApi = defineApi({
   codec: DeleteRecords,
   versions: { min: 0, max: 2 },
+  uses: ['log', 'logger'],
   handle(ctx, _header, request) {
     const topics = request.topics.map((t) => ({
       name: t.name,

@@ -12,6 +12,7 @@ const BROKERS = 1;
 export const describeClusterApi = defineApi({
   codec: DescribeCluster,
   versions: { min: 0, max: 1 },
+  uses: ['advertised', 'clusterId', 'config'],
   handle(ctx, _header, request) {
     return {
       throttleTimeMs: 0,

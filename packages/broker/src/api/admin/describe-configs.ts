@@ -14,6 +14,7 @@ type Result = DescribeConfigsResponse.DescribeConfigsResult;
 export const describeConfigsApi = defineApi({
   codec: DescribeConfigs,
   versions: { min: 0, max: 4 },
+  uses: ['config', 'log', 'topicConfigs'],
   handle(ctx, header, request) {
     const v = header.apiVersion;
     const results = request.resources.map((r): Result => {

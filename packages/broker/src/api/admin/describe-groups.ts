@@ -8,6 +8,10 @@ import {
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
+/** What this API uses of the broker. */
+const USES = ['groups'] as const;
+type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
+
 /** "No authorized operations were asked for" (Kafka's `Int.MinValue` default). */
 const NO_OPERATIONS = -2147483648;
 /** Without an authorizer every group operation is allowed: READ 3, DELETE 6, DESCRIBE 8. */
@@ -19,7 +23,7 @@ const GROUP_OPERATIONS = [3, 6, 8].reduce((bits, op) => bits | (1 << op), 0);
  * Kafka does before version 6.
  */
 function handleDescribeGroups(
-  ctx: BrokerContext,
+  ctx: Ctx,
   _header: RequestHeader,
   request: DescribeGroupsRequest,
 ): DescribeGroupsResponse {
@@ -62,6 +66,7 @@ function handleDescribeGroups(
 export const describeGroupsApi = defineApi({
   codec: DescribeGroups,
   versions: { min: 0, max: 5 },
+  uses: USES,
   handle: handleDescribeGroups,
   summary: (_request, r) =>
     r.groups

@@ -13,6 +13,7 @@ type Topic = DescribeLogDirsResponse.DescribeLogDirsTopic;
 export const describeLogDirsApi = defineApi({
   codec: DescribeLogDirs,
   versions: { min: 1, max: 4 },
+  uses: ['config', 'log'],
   handle(ctx, _header, request) {
     const known = ctx.log.topics();
     const wanted: [string, number[]][] =

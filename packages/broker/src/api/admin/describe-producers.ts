@@ -11,6 +11,7 @@ type PartitionResponse = DescribeProducersResponse.PartitionResponse;
 export const describeProducersApi = defineApi({
   codec: DescribeProducers,
   versions: { min: 0, max: 0 },
+  uses: ['log'],
   handle(ctx, _header, request) {
     const topics = request.topics.map((t) => ({
       name: t.name,

@@ -18,6 +18,7 @@ type Topic = DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopi
 export const describeTopicPartitionsApi = defineApi({
   codec: DescribeTopicPartitions,
   versions: { min: 0, max: 0 },
+  uses: ['config', 'log'],
   handle(ctx, _header, request) {
     const known = ctx.log.topics();
     let names = request.topics.length === 0 ? [...known.keys()] : request.topics.map((t) => t.name);

@@ -9,6 +9,7 @@ import { defineApi } from '../api-handler.js';
 export const incrementalAlterConfigsApi = defineApi({
   codec: IncrementalAlterConfigs,
   versions: { min: 0, max: 1 },
+  uses: ['log', 'topicConfigs', 'logger'],
   handle(ctx, _header, request) {
     const responses = request.resources.map((r) => {
       const changes = r.configs.map((c) => ({ name: c.name, operation: c.configOperation, value: c.value }));

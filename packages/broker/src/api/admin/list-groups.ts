@@ -5,6 +5,7 @@ import { defineApi } from '../api-handler.js';
 export const listGroupsApi = defineApi({
   codec: ListGroups,
   versions: { min: 0, max: 5 },
+  uses: ['groups'],
   handle: (ctx, _header, request) => ({
     throttleTimeMs: 0,
     errorCode: 0,

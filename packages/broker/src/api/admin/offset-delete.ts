@@ -5,6 +5,7 @@ import { defineApi } from '../api-handler.js';
 export const offsetDeleteApi = defineApi({
   codec: OffsetDelete,
   versions: { min: 0, max: 0 },
+  uses: ['groups'],
   handle(ctx, _header, request) {
     const r = ctx.groups.deleteOffsets(
       request.groupId,

@@ -5,6 +5,7 @@ import { defineApi } from '../api-handler.js';
 export const heartbeatApi = defineApi({
   codec: Heartbeat,
   versions: { min: 0, max: 4 },
+  uses: ['groups'],
   handle: (ctx, _header, request) => ({
     throttleTimeMs: 0,
     errorCode: ErrorCode[ctx.groups.heartbeat(request)],

@@ -41,6 +41,7 @@ export function apiVersionsTooNew(advertised: readonly AdvertisedApi[]): ApiVers
 export const apiVersionsApi = defineApi({
   codec: ApiVersions,
   versions: { min: 0, max: 3 },
+  uses: ['advertisedApis'],
   handle: (ctx, header, request) => handleApiVersions(header, request, ctx.advertisedApis),
   summary: (_, response) => errorName(response.errorCode),
 });

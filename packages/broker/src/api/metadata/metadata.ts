@@ -12,6 +12,10 @@ import { createTopic } from '../../log/topic-creation.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
+/** What this API uses of the broker. */
+const USES = ['advertised', 'clusterId', 'config', 'log', 'logger', 'offsetsTopic', 'topicConfigs'] as const;
+type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
+
 type TopicMetadata = MetadataResponse.MetadataResponseTopic;
 
 /** "No authorized operations were asked for" (Kafka's `Int.MinValue` default). */
@@ -33,11 +37,7 @@ export const CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => 
  * `auto.create.topics.enable` does — `__consumer_offsets` with the group coordinator's partitions and
  * configs, as Kafka's `AutoTopicCreationManager.creatableTopic` makes it.
  */
-function handleMetadata(
-  ctx: BrokerContext,
-  header: RequestHeader,
-  request: MetadataRequest,
-): MetadataResponse {
+function handleMetadata(ctx: Ctx, header: RequestHeader, request: MetadataRequest): MetadataResponse {
   const all = request.topics === null || (header.apiVersion === 0 && request.topics.length === 0);
   const known = ctx.log.topics();
   const names = all ? [...known.keys()].sort() : (request.topics ?? []).map((t) => t.name);
@@ -61,7 +61,7 @@ function handleMetadata(
 }
 
 function topicMetadata(
-  ctx: BrokerContext,
+  ctx: Ctx,
   request: MetadataRequest,
   name: string,
   partitions: number | undefined,
@@ -120,6 +120,7 @@ function topicMetadata(
 export const metadataApi = defineApi({
   codec: Metadata,
   versions: { min: 0, max: 9 },
+  uses: USES,
   handle: handleMetadata,
   summary(_, response) {
     const topics = response.topics.map(
