@@ -8,7 +8,7 @@ import { TOPIC_CONFIGS, type TopicConfigDef } from '../../src/config/topic-confi
 /**
  * The settings tables (Kafka's ConfigDef shape: one row per setting) are the one place a setting is written:
  * resolveConfig's defaults and checks and DescribeConfigs come from the rows. The CLI's half (flags, help,
- * server.properties) is in packages/cli/test/serve-settings.test.ts.
+ * server.properties) is in packages/cli/test/serve/serve-settings.test.ts.
  */
 
 const EXTRA_BROKER: BrokerConfigDef = {

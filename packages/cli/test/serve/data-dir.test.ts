@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Partition, rebuildProducerState } from '@klog/storage/internals';
 import { afterAll, describe, expect, it } from 'vitest';
-import { klog } from './run-klog.js';
+import { klog } from '../run-klog.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'klog-cli-data-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

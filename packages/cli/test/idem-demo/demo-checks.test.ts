@@ -1,8 +1,8 @@
 import { existsSync, rmSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { CheckFailed } from '../src/errors.js';
-import { runIdemDemo } from '../src/idem-demo/run.js';
-import { createStyle } from '../src/style.js';
+import { CheckFailed } from '../../src/errors.js';
+import { runIdemDemo } from '../../src/idem-demo/run.js';
+import { createStyle } from '../../src/style.js';
 
 /**
  * A broken broker: this appendIdempotent writes every batch, duplicates included.

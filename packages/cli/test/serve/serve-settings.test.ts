@@ -15,9 +15,9 @@ import {
 import { Command } from 'commander';
 import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readServerProperties } from '../src/serve/server-properties.js';
-import { addSettingOptions, givenSettings, settingFlags } from '../src/serve/settings.js';
-import { bin, klog } from './run-klog.js';
+import { readServerProperties } from '../../src/serve/server-properties.js';
+import { addSettingOptions, givenSettings, settingFlags } from '../../src/serve/settings.js';
+import { bin, klog } from '../run-klog.js';
 
 /**
  * `klog serve`'s flags, help and `--config` come from the broker's settings tables (one row per setting,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { murmur2, rangeAssign } from '../src/kafka-tools/clients.js';
-import { parseToolArgs, ToolUsageError } from '../src/kafka-tools/tool-options.js';
-import { includeList } from '../src/kafka-tools/topic-command.js';
+import { murmur2, rangeAssign } from '../../src/kafka-tools/clients.js';
+import { parseToolArgs, ToolUsageError } from '../../src/kafka-tools/tool-options.js';
+import { includeList } from '../../src/kafka-tools/topic-command.js';
 
 describe("the pieces of Kafka's clients the tools carry", () => {
   it("murmur2 gives Kafka's own test vectors (UtilsTest.testMurmur2), so keyed records land where Kafka puts them", () => {

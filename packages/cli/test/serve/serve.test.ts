@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bin, klog } from './run-klog.js';
+import { bin, klog } from '../run-klog.js';
 
 /**
  * `klog serve` as a user runs it, a process on a port the kernel picks, with kcat (librdkafka 2.0.2) as the

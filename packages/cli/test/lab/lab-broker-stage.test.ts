@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkHistory, type SendEvent, type SentBatch } from '../src/lab/broker-history.js';
-import { root, klog as runKlog } from './run-klog.js';
+import { checkHistory, type SendEvent, type SentBatch } from '../../src/lab/broker-history.js';
+import { root, klog as runKlog } from '../run-klog.js';
 
 const fixture = (name: string) => join(root, 'packages/cli/test/lab-fixtures', `${name}.ts`);
 

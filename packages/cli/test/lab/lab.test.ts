@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WindowEntry, WindowModule } from '@klog/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import type * as Reference from '../lab/reference.js';
-import type * as Starter from '../lab/starter.js';
-import type * as Solution from './lab-fixtures/solution.js';
-import { root, klog as runKlog } from './run-klog.js';
+import type * as Reference from '../../lab/reference.js';
+import type * as Starter from '../../lab/starter.js';
+import type * as Solution from '../lab-fixtures/solution.js';
+import { root, klog as runKlog } from '../run-klog.js';
 
 /**
  * klog, with Node's own warning about NO_COLOR and FORCE_COLOR both set (as run-klog sets them, empty,

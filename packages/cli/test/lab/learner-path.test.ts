@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HANG_MS, root } from './run-klog.js';
+import { HANG_MS, root } from '../run-klog.js';
 
 // The learner's path as the README and docs/lab.mdx write it: `klog` typed in a shell, from the folder they
 // say, after the one line that puts `klog` on PATH (`npm install -g ./packages/cli` at the repository's

@@ -21,7 +21,7 @@ import {
   type InitProducerIdResponse,
 } from '@klog/protocol';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bin, klog } from './run-klog.js';
+import { bin, klog } from '../run-klog.js';
 
 /**
  * `klog serve` under attack (issue 22), as a user runs it: a process on a port the kernel picks, real kcat
@@ -31,7 +31,7 @@ import { bin, klog } from './run-klog.js';
 const LONG_TIMEOUT_MS = 300_000;
 const scratch = mkdtempSync(join(tmpdir(), 'klog-attack-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
-const fsFaults = join(dirname(fileURLToPath(import.meta.url)), 'fixtures/fs-faults.mjs');
+const fsFaults = join(dirname(fileURLToPath(import.meta.url)), '../fixtures/fs-faults.mjs');
 
 interface Served {
   readonly child: ChildProcess;

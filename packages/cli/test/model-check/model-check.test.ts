@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { requireTool } from '../../../scripts/test-machine.mjs';
-import { grouped } from '../src/model-check/report.js';
-import { bin, klog, root } from './run-klog.js';
+import { requireTool } from '../../../../scripts/test-machine.mjs';
+import { grouped } from '../../src/model-check/report.js';
+import { bin, klog, root } from '../run-klog.js';
 
 describe('klog model-check', () => {
   it('holds at 5 in flight: exit 0, the counts printed, nothing on stderr', () => {

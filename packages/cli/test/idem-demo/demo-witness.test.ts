@@ -1,8 +1,8 @@
 import { rmSync } from 'node:fs';
 import { describe, expect, it, vi } from 'vitest';
-import { CheckFailed } from '../src/errors.js';
-import { runIdemDemo } from '../src/idem-demo/run.js';
-import { createStyle } from '../src/style.js';
+import { CheckFailed } from '../../src/errors.js';
+import { runIdemDemo } from '../../src/idem-demo/run.js';
+import { createStyle } from '../../src/style.js';
 
 /**
  * The demo's checks, each against a witness of its own: break the thing a check guards, and the run

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { klog, root, SLOW_HANG_MS, SLOW_TEST_MS } from './run-klog.js';
+import { klog, root, SLOW_HANG_MS, SLOW_TEST_MS } from '../run-klog.js';
 
 /**
  * `klog ack-loss-demo --window <file>`: the four real clients lose acks against brokers that judge with a

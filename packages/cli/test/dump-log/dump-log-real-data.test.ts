@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendRecords, buildPlainBatch, Partition } from '@klog/storage/internals';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CODECS, recordsFor, writeKafkaJsSegment } from './kafkajs-segment.js';
-import { bin, klog } from './run-klog.js';
+import { CODECS, recordsFor, writeKafkaJsSegment } from '../kafkajs-segment.js';
+import { bin, klog } from '../run-klog.js';
 
 /** Issue 9 §4: `klog dump-log` on segments a real Kafka producer writes, and on what else a directory holds. */
 const scratch = mkdtempSync(join(tmpdir(), 'klog-cli-dump-real-'));

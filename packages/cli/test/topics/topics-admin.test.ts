@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { bin, klog } from './run-klog.js';
+import { bin, klog } from '../run-klog.js';
 
 /**
  * `klog topics create --config | describe | alter | delete` against `klog serve --config server.properties`,

@@ -3,10 +3,10 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Told } from '../src/ack-loss/clients/client.js';
-import type { LogRecord } from '../src/ack-loss/read-back.js';
-import { earlierCopies, faultedOffsets, parseFault, tally } from '../src/ack-loss/tally.js';
-import { bin, klog, SLOW_HANG_MS, SLOW_TEST_MS } from './run-klog.js';
+import type { Told } from '../../src/ack-loss/clients/client.js';
+import type { LogRecord } from '../../src/ack-loss/read-back.js';
+import { earlierCopies, faultedOffsets, parseFault, tally } from '../../src/ack-loss/tally.js';
+import { bin, klog, SLOW_HANG_MS, SLOW_TEST_MS } from '../run-klog.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'klog-ack-loss-demo-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

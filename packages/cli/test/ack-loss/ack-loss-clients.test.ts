@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { Broker } from '@klog/broker';
 import { Log } from '@klog/storage';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { KafkaClient, Produced } from '../src/ack-loss/clients/client.js';
-import { confluentKafka } from '../src/ack-loss/clients/confluent-kafka.js';
-import { kafkajs } from '../src/ack-loss/clients/kafkajs.js';
-import { kcat } from '../src/ack-loss/clients/kcat.js';
-import { platformatic } from '../src/ack-loss/clients/platformatic.js';
-import { Children } from '../src/ack-loss/processes.js';
-import { AdminClient } from '../src/topics/admin-client.js';
+import type { KafkaClient, Produced } from '../../src/ack-loss/clients/client.js';
+import { confluentKafka } from '../../src/ack-loss/clients/confluent-kafka.js';
+import { kafkajs } from '../../src/ack-loss/clients/kafkajs.js';
+import { kcat } from '../../src/ack-loss/clients/kcat.js';
+import { platformatic } from '../../src/ack-loss/clients/platformatic.js';
+import { Children } from '../../src/ack-loss/processes.js';
+import { AdminClient } from '../../src/topics/admin-client.js';
 
 /**
  * Each real client against a broker that loses N = 3 acks (two responses dropped, one connection closed,

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, HANG_MS, root } from './run-klog.js';
+import { bin, HANG_MS, root } from '../run-klog.js';
 
 /**
  * Kafka's tools as packages/cli/kafka/bin ships them (the scripts, run as a shell runs them), against

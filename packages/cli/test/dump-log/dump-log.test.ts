@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { appendRecords, decodeRecordBatch, LogSegment, Partition } from '@klog/storage/internals';
 import { afterAll, describe, expect, it } from 'vitest';
-import { klog } from './run-klog.js';
+import { klog } from '../run-klog.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'klog-cli-dump-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

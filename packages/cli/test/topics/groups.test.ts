@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { offsetsPartitionFor } from '@klog/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, klog } from './run-klog.js';
+import { bin, klog } from '../run-klog.js';
 
 /**
  * `klog groups` and `klog dump-log --offsets-decoder` as a user runs them: `klog serve` as a process, a

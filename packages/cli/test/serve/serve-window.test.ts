@@ -6,8 +6,8 @@ import { createInterface } from 'node:readline';
 import { Log } from '@klog/storage';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { AdminClient } from '../src/topics/admin-client.js';
-import { bin, klog, root } from './run-klog.js';
+import { AdminClient } from '../../src/topics/admin-client.js';
+import { bin, klog, root } from '../run-klog.js';
 
 /**
  * `klog serve --window <file>` as a user runs it: the broker judges idempotent batches with a learner's
