@@ -33,7 +33,7 @@ export class Unanswered {
  * beside its handler, and Kafka's KafkaApis matches each ApiKeys to one `handleXxxRequest`): the codec,
  * the versions served, the handler, and the one-line summary the debug log prints of each request.
  */
-export interface ApiHandler<K extends ApiKey, U extends keyof BrokerContext = keyof BrokerContext> {
+export interface ApiHandler<K extends ApiKey> {
   /** The generated codec: the API's key and name, and the versions klog has codecs for. */
   readonly codec: ApiCodec<ApiRequest<K>, ApiResponse<K>, K>;
   /** The versions served: within the codec's; a request in another is refused, the connection closed. */
@@ -41,18 +41,14 @@ export interface ApiHandler<K extends ApiKey, U extends keyof BrokerContext = ke
   /** What ApiVersions advertises, when it is not `versions` (Produce: from 0, see produce.ts). */
   readonly advertised?: VersionRange;
   /**
-   * What the handler uses of the broker: the members of `BrokerContext` its `handle` is given a type for
-   * (the dispatcher passes the whole context; the handler's type sees only these), so each file states
-   * what it depends on.
-   */
-  readonly uses: readonly U[];
-  /**
-   * Answers one request. Only a handler that may wait (Fetch for data, JoinGroup and SyncGroup for the
+   * Answers one request. A handler's own signature types `ctx` with only what it uses of the context
+   * (`Pick<BrokerContext, 'log' | …>`: the dispatcher passes the whole context), so each file states what it
+   * depends on. Only a handler that may wait (Fetch for data, JoinGroup and SyncGroup for the
    * rest of the group) returns a promise; the others answer at once, and the connection answers requests
    * in order.
    */
   handle(
-    ctx: Pick<BrokerContext, U>,
+    ctx: BrokerContext,
     header: RequestHeader,
     request: ApiRequest<K>,
     client: ClientInfo,
@@ -62,9 +58,7 @@ export interface ApiHandler<K extends ApiKey, U extends keyof BrokerContext = ke
 }
 
 /** Declares an API's handler; the key is the codec's, so the request and response types follow. */
-export function defineApi<K extends ApiKey, const U extends keyof BrokerContext = never>(
-  handler: ApiHandler<K, U>,
-): ApiHandler<K, U> {
+export function defineApi<K extends ApiKey>(handler: ApiHandler<K>): ApiHandler<K> {
   const { codec, versions } = handler;
   if (versions.min < codec.minVersion || versions.max > codec.maxVersion || versions.min > versions.max) {
     throw new RangeError(

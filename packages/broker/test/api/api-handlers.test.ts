@@ -22,7 +22,6 @@ function frameOf(version: number): Uint8Array {
 const metadataV1To4 = defineApi({
   codec: Metadata,
   versions: { min: 1, max: 4 },
-  uses: [],
   handle: () => ({
     throttleTimeMs: 0,
     brokers: [],

@@ -200,7 +200,12 @@ describe("the README's broker section, each command as written (the port aside)"
       const plain = (line: string) =>
         line.replaceAll('-t once', '-t twice').replace('enable.idempotence=true', 'enable.idempotence=false');
       expect(client(plain(produce!), port, cwd).status).toBe(0);
-      expect(client(plain(consume!), port, cwd).stdout).toBe('0 a\n1 b\n2 c\n3 a\n4 b\n5 c\n');
+      // The batch whose answer was dropped is on the log twice. kcat may have sent its three lines as one batch
+      // or split them (a on its own, on a busy machine): then only that first part is written again.
+      const read = client(plain(consume!), port, cwd).stdout.trim().split('\n');
+      expect(read.slice(0, 3)).toEqual(['0 a', '1 b', '2 c']);
+      expect(read.length).toBeGreaterThan(3);
+      expect(read.slice(3)).toEqual(['3 a', '4 b', '5 c'].slice(0, read.length - 3));
     } finally {
       expect(await served.stop()).toBe(0);
     }

@@ -1,6 +1,7 @@
 import { AlterConfigs, ErrorCode, errorName } from '@klog/protocol';
 import { alterResourceConfigs, CONFIG_OPERATION } from '../../config/alter.js';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
 
 /**
  * AlterConfigs: a topic's whole set of own configs replaced by the request's (what it leaves out goes back
@@ -9,8 +10,7 @@ import { defineApi } from '../api-handler.js';
 export const alterConfigsApi = defineApi({
   codec: AlterConfigs,
   versions: { min: 0, max: 2 },
-  uses: ['log', 'topicConfigs', 'logger'],
-  handle(ctx, _header, request) {
+  handle(ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>, _header, request) {
     const responses = request.resources.map((r) => {
       const changes = r.configs.map((c) => ({
         name: c.name,

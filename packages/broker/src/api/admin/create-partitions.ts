@@ -7,6 +7,7 @@ import {
 } from '@klog/protocol';
 import { LogError } from '../../log/log-port.js';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
 
 type Result = CreatePartitionsResponse.CreatePartitionsTopicResult;
 
@@ -18,8 +19,7 @@ type Result = CreatePartitionsResponse.CreatePartitionsTopicResult;
 export const createPartitionsApi = defineApi({
   codec: CreatePartitions,
   versions: { min: 0, max: 3 },
-  uses: ['config', 'log', 'logger'],
-  handle(ctx, _header, request) {
+  handle(ctx: Pick<BrokerContext, 'config' | 'log' | 'logger'>, _header, request) {
     const counts = new Map<string, number>();
     for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const results = request.topics.map((t): Result => {

@@ -14,10 +14,6 @@ import { createTopic, nameRefusal } from '../../log/topic-creation.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['config', 'log', 'logger', 'topicConfigs'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 type TopicResult = CreateTopicsResponse.CreatableTopicResult;
 
 /**
@@ -37,7 +33,7 @@ export function topicId(name: string): string {
  * as DescribeConfigs would. `validateOnly` checks and creates nothing.
  */
 async function handleCreateTopics(
-  ctx: Ctx,
+  ctx: Pick<BrokerContext, 'config' | 'log' | 'logger' | 'topicConfigs'>,
   _header: RequestHeader,
   request: CreateTopicsRequest,
 ): Promise<CreateTopicsResponse> {
@@ -57,7 +53,7 @@ async function handleCreateTopics(
 const CREATE_TOPICS_SLICE = 50;
 
 function createSlice(
-  ctx: Ctx,
+  ctx: Pick<BrokerContext, 'config' | 'log' | 'logger' | 'topicConfigs'>,
   request: CreateTopicsRequest,
   counts: ReadonlyMap<string, number>,
   slice: CreateTopicsRequest['topics'],
@@ -149,7 +145,6 @@ function createSlice(
 export const createTopicsApi = defineApi({
   codec: CreateTopics,
   versions: { min: 0, max: 7 },
-  uses: USES,
   handle: handleCreateTopics,
   summary: (_, response) => response.topics.map((t) => `${t.name} ${errorName(t.errorCode)}`).join(', '),
 });

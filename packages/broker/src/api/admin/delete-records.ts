@@ -1,6 +1,7 @@
 import { DeleteRecords, type DeleteRecordsResponse, ErrorCode, errorName } from '@klog/protocol';
 import { LogError } from '../../log/log-port.js';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
 
 type PartitionResult = DeleteRecordsResponse.DeleteRecordsPartitionResult;
 
@@ -16,8 +17,7 @@ const HIGH_WATERMARK = -1;
 export const deleteRecordsApi = defineApi({
   codec: DeleteRecords,
   versions: { min: 0, max: 2 },
-  uses: ['log', 'logger'],
-  handle(ctx, _header, request) {
+  handle(ctx: Pick<BrokerContext, 'log' | 'logger'>, _header, request) {
     const topics = request.topics.map((t) => ({
       name: t.name,
       partitions: t.partitions.map((p): PartitionResult => {

@@ -11,10 +11,6 @@ import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { topicId } from './create-topics.js';
 
-/** What this API uses of the broker. */
-const USES = ['log', 'logger', 'topicConfigs'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 type Result = DeleteTopicsResponse.DeletableTopicResult;
 
 const NO_TOPIC_ID = '00000000-0000-0000-0000-000000000000';
@@ -24,7 +20,12 @@ const NO_TOPIC_ID = '00000000-0000-0000-0000-000000000000';
  * Kafka answers once the deletion is done in the metadata; klog's is done when this returns (the files are
  * renamed away at once, then removed), so the timeout never matters.
  */
-function deleteTopic(ctx: Ctx, name: string | null, id: string, withId: boolean): Result {
+function deleteTopic(
+  ctx: Pick<BrokerContext, 'log' | 'logger' | 'topicConfigs'>,
+  name: string | null,
+  id: string,
+  withId: boolean,
+): Result {
   const result = (topic: string | null, code: ErrorName, message: string | null): Result => ({
     name: topic,
     topicId: topic === null ? id : topicId(topic),
@@ -63,7 +64,6 @@ function deleteTopic(ctx: Ctx, name: string | null, id: string, withId: boolean)
 export const deleteTopicsApi = defineApi({
   codec: DeleteTopics,
   versions: { min: 0, max: 6 },
-  uses: USES,
   handle(ctx, header, request) {
     const responses =
       header.apiVersion >= 6

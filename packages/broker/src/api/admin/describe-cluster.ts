@@ -1,5 +1,6 @@
 import { DescribeCluster, ErrorCode, errorName } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
 import { CLUSTER_OPERATIONS, NO_OPERATIONS } from '../metadata/metadata.js';
 
 /** Kafka's `EndpointType`: brokers (1) or controllers (2) (KIP-919). */
@@ -12,8 +13,7 @@ const BROKERS = 1;
 export const describeClusterApi = defineApi({
   codec: DescribeCluster,
   versions: { min: 0, max: 1 },
-  uses: ['advertised', 'clusterId', 'config'],
-  handle(ctx, _header, request) {
+  handle(ctx: Pick<BrokerContext, 'advertised' | 'clusterId' | 'config'>, _header, request) {
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,

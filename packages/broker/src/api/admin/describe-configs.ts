@@ -2,6 +2,7 @@ import { DescribeConfigs, type DescribeConfigsResponse, ErrorCode, errorName } f
 import { CONFIG_TABLES } from '../../config/config.js';
 import { describeBrokerConfigs, describeTopicConfigs, RESOURCE_TYPE } from '../../config/describe.js';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
 
 type Result = DescribeConfigsResponse.DescribeConfigsResult;
 
@@ -14,8 +15,7 @@ type Result = DescribeConfigsResponse.DescribeConfigsResult;
 export const describeConfigsApi = defineApi({
   codec: DescribeConfigs,
   versions: { min: 0, max: 4 },
-  uses: ['config', 'log', 'topicConfigs'],
-  handle(ctx, header, request) {
+  handle(ctx: Pick<BrokerContext, 'config' | 'log' | 'topicConfigs'>, header, request) {
     const v = header.apiVersion;
     const results = request.resources.map((r): Result => {
       const base = { resourceType: r.resourceType, resourceName: r.resourceName };

@@ -8,10 +8,6 @@ import {
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['groups'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 /** "No authorized operations were asked for" (Kafka's `Int.MinValue` default). */
 const NO_OPERATIONS = -2147483648;
 /** Without an authorizer every group operation is allowed: READ 3, DELETE 6, DESCRIBE 8. */
@@ -23,7 +19,7 @@ const GROUP_OPERATIONS = [3, 6, 8].reduce((bits, op) => bits | (1 << op), 0);
  * Kafka does before version 6.
  */
 function handleDescribeGroups(
-  ctx: Ctx,
+  ctx: Pick<BrokerContext, 'groups'>,
   _header: RequestHeader,
   request: DescribeGroupsRequest,
 ): DescribeGroupsResponse {
@@ -66,7 +62,6 @@ function handleDescribeGroups(
 export const describeGroupsApi = defineApi({
   codec: DescribeGroups,
   versions: { min: 0, max: 5 },
-  uses: USES,
   handle: handleDescribeGroups,
   summary: (_request, r) =>
     r.groups

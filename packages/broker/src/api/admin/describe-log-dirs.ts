@@ -1,6 +1,7 @@
 import { statfsSync } from 'node:fs';
 import { DescribeLogDirs, type DescribeLogDirsResponse, ErrorCode } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
 
 type Topic = DescribeLogDirsResponse.DescribeLogDirsTopic;
 
@@ -13,8 +14,7 @@ type Topic = DescribeLogDirsResponse.DescribeLogDirsTopic;
 export const describeLogDirsApi = defineApi({
   codec: DescribeLogDirs,
   versions: { min: 1, max: 4 },
-  uses: ['config', 'log'],
-  handle(ctx, _header, request) {
+  handle(ctx: Pick<BrokerContext, 'config' | 'log'>, _header, request) {
     const known = ctx.log.topics();
     const wanted: [string, number[]][] =
       request.topics === null

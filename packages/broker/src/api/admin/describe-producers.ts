@@ -1,5 +1,6 @@
 import { DescribeProducers, type DescribeProducersResponse, ErrorCode, errorName } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
 
 type PartitionResponse = DescribeProducersResponse.PartitionResponse;
 
@@ -11,8 +12,7 @@ type PartitionResponse = DescribeProducersResponse.PartitionResponse;
 export const describeProducersApi = defineApi({
   codec: DescribeProducers,
   versions: { min: 0, max: 0 },
-  uses: ['log'],
-  handle(ctx, _header, request) {
+  handle(ctx: Pick<BrokerContext, 'log'>, _header, request) {
     const topics = request.topics.map((t) => ({
       name: t.name,
       partitions: t.partitionIndexes.map((index): PartitionResponse => {

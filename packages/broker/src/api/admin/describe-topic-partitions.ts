@@ -5,6 +5,7 @@ import {
   errorName,
 } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
 import { NO_OPERATIONS, TOPIC_OPERATIONS } from '../metadata/metadata.js';
 import { topicId } from './create-topics.js';
 
@@ -18,8 +19,7 @@ type Topic = DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopi
 export const describeTopicPartitionsApi = defineApi({
   codec: DescribeTopicPartitions,
   versions: { min: 0, max: 0 },
-  uses: ['config', 'log'],
-  handle(ctx, _header, request) {
+  handle(ctx: Pick<BrokerContext, 'config' | 'log'>, _header, request) {
     const known = ctx.log.topics();
     let names = request.topics.length === 0 ? [...known.keys()] : request.topics.map((t) => t.name);
     names = [...new Set(names)].sort();

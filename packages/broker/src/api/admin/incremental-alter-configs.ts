@@ -1,6 +1,7 @@
 import { ErrorCode, errorName, IncrementalAlterConfigs } from '@klog/protocol';
 import { alterResourceConfigs } from '../../config/alter.js';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
 
 /**
  * IncrementalAlterConfigs (KIP-339): each config SET, DELETEd (back to the broker's default), or, for a
@@ -9,8 +10,7 @@ import { defineApi } from '../api-handler.js';
 export const incrementalAlterConfigsApi = defineApi({
   codec: IncrementalAlterConfigs,
   versions: { min: 0, max: 1 },
-  uses: ['log', 'topicConfigs', 'logger'],
-  handle(ctx, _header, request) {
+  handle(ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>, _header, request) {
     const responses = request.resources.map((r) => {
       const changes = r.configs.map((c) => ({ name: c.name, operation: c.configOperation, value: c.value }));
       const outcome = alterResourceConfigs(

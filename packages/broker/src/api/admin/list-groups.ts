@@ -1,12 +1,12 @@
 import { errorName, ListGroups } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
+import type { BrokerContext } from '../context.js';
 
 /** ListGroups: every group, filtered by state (version 4+, KIP-518) and type (5+: all of klog's are "classic"). */
 export const listGroupsApi = defineApi({
   codec: ListGroups,
   versions: { min: 0, max: 5 },
-  uses: ['groups'],
-  handle: (ctx, _header, request) => ({
+  handle: (ctx: Pick<BrokerContext, 'groups'>, _header, request) => ({
     throttleTimeMs: 0,
     errorCode: 0,
     groups: ctx.groups.listGroups(request.statesFilter, request.typesFilter).map((g) => ({

@@ -11,10 +11,6 @@ import { LogError, partitionOrError } from '../../log/log-port.js';
 import { type ClientInfo, defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['config', 'fetchWaits', 'log', 'readBuffers', 'responseMemory'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 type PartitionData = FetchResponse.PartitionData;
 
 const NO_RECORDS = new Uint8Array(0);
@@ -37,7 +33,10 @@ interface Read {
  * no transactions the last stable offset is the high watermark is the log end offset, whatever the
  * isolation level (kcat reads read_committed by default).
  */
-function readOnce(ctx: Ctx, request: FetchRequest): Read {
+function readOnce(
+  ctx: Pick<BrokerContext, 'config' | 'fetchWaits' | 'log' | 'readBuffers' | 'responseMemory'>,
+  request: FetchRequest,
+): Read {
   // And what the response pool has left (queued.max.request.bytes): a response is held until the kernel takes
   // it, so consumers that do not read pin at most the pool and one batch each, however many they are.
   let budget = Math.min(request.maxBytes, ctx.config.fetchMaxBytes, ctx.responseMemory.available);
@@ -126,7 +125,7 @@ function readOnce(ctx: Ctx, request: FetchRequest): Read {
  * append to one of its partitions (fetch-purgatory.ts).
  */
 async function handleFetch(
-  ctx: Ctx,
+  ctx: Pick<BrokerContext, 'config' | 'fetchWaits' | 'log' | 'readBuffers' | 'responseMemory'>,
   _header: RequestHeader,
   request: FetchRequest,
   client: ClientInfo,
@@ -160,7 +159,6 @@ async function handleFetch(
 export const fetchApi = defineApi({
   codec: Fetch,
   versions: { min: 4, max: 12 },
-  uses: USES,
   handle: handleFetch,
   summary(request, response) {
     const parts = response.responses.flatMap((t, i) =>

@@ -9,17 +9,13 @@ import {
 import { type ClientInfo, defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['groups'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 /**
  * JoinGroup: the group coordinator's (group/group-coordinator.ts). The answer waits until the rebalance
  * completes — every member rejoined, or the rebalance timeout — as Kafka parks it in its join purgatory;
  * the connection waits with it. Version 4 and later get MEMBER_ID_REQUIRED on a first join (KIP-394).
  */
 async function handleJoinGroup(
-  ctx: Ctx,
+  ctx: Pick<BrokerContext, 'groups'>,
   header: RequestHeader,
   request: JoinGroupRequest,
   client: ClientInfo,
@@ -55,7 +51,6 @@ async function handleJoinGroup(
 export const joinGroupApi = defineApi({
   codec: JoinGroup,
   versions: { min: 0, max: 6 },
-  uses: USES,
   handle: handleJoinGroup,
   summary: (request, r) =>
     `${JSON.stringify(request.groupId.slice(0, 100))} ${errorName(r.errorCode)} member ${r.memberId} generation ${r.generationId}` +

@@ -9,12 +9,12 @@ import {
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['groups'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 /** LeaveGroup: one member (versions 0-2) or several, by member id or group instance id (3+, KIP-345). */
-function handleLeaveGroup(ctx: Ctx, header: RequestHeader, request: LeaveGroupRequest): LeaveGroupResponse {
+function handleLeaveGroup(
+  ctx: Pick<BrokerContext, 'groups'>,
+  header: RequestHeader,
+  request: LeaveGroupRequest,
+): LeaveGroupResponse {
   const batch = header.apiVersion >= 3;
   const members = batch ? request.members : [{ memberId: request.memberId, groupInstanceId: null }];
   const r = ctx.groups.leave(request.groupId, members);
@@ -37,7 +37,6 @@ function handleLeaveGroup(ctx: Ctx, header: RequestHeader, request: LeaveGroupRe
 export const leaveGroupApi = defineApi({
   codec: LeaveGroup,
   versions: { min: 0, max: 4 },
-  uses: USES,
   handle: handleLeaveGroup,
   summary: (request, r) =>
     `${JSON.stringify(request.groupId.slice(0, 100))} ${errorName(r.errorCode)}` +

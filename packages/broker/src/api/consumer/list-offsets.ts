@@ -9,10 +9,6 @@ import { LogError, partitionOrError } from '../../log/log-port.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['log'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 type PartitionResponse = ListOffsetsResponse.ListOffsetsPartitionResponse;
 
 /** ListOffsets' special timestamps (Kafka's `ListOffsetsRequest`). */
@@ -34,7 +30,7 @@ const LATEST_TIERED = -5;
  * v10's TimeoutMs bounds remote lookups, of which there are none.
  */
 function handleListOffsets(
-  ctx: Ctx,
+  ctx: Pick<BrokerContext, 'log'>,
   header: RequestHeader,
   request: ListOffsetsRequest,
 ): ListOffsetsResponse {
@@ -88,7 +84,6 @@ function handleListOffsets(
 export const listOffsetsApi = defineApi({
   codec: ListOffsets,
   versions: { min: 0, max: 10 },
-  uses: USES,
   handle: handleListOffsets,
   summary(request, response) {
     const parts = response.topics.flatMap((t, i) =>

@@ -9,16 +9,12 @@ import {
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['groups'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 /**
  * OffsetCommit: each partition's offset written to `__consumer_offsets` (OffsetCommitValue), checked as
  * Kafka checks it — the member and generation, the topic-partition exists, the metadata's size.
  */
 function handleOffsetCommit(
-  ctx: Ctx,
+  ctx: Pick<BrokerContext, 'groups'>,
   _header: RequestHeader,
   request: OffsetCommitRequest,
 ): OffsetCommitResponse {
@@ -45,7 +41,6 @@ function handleOffsetCommit(
 export const offsetCommitApi = defineApi({
   codec: OffsetCommit,
   versions: { min: 1, max: 8 },
-  uses: USES,
   handle: handleOffsetCommit,
   summary(request, response) {
     const parts = response.topics.flatMap((t, i) =>

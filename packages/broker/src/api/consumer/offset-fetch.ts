@@ -9,10 +9,6 @@ import type { FetchedOffsets } from '../../group/group-coordinator.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['groups'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 function partitionsOf(f: FetchedOffsets) {
   return f.topics.map((t) => ({
     name: t.name,
@@ -31,7 +27,7 @@ function partitionsOf(f: FetchedOffsets) {
  * for all of the group's). Version 8 asks for several groups at once (KIP-709).
  */
 function handleOffsetFetch(
-  ctx: Ctx,
+  ctx: Pick<BrokerContext, 'groups'>,
   header: RequestHeader,
   request: OffsetFetchRequest,
 ): OffsetFetchResponse {
@@ -53,7 +49,6 @@ function handleOffsetFetch(
 export const offsetFetchApi = defineApi({
   codec: OffsetFetch,
   versions: { min: 1, max: 8 },
-  uses: USES,
   handle: handleOffsetFetch,
   summary(request, response) {
     const groups =

@@ -9,16 +9,12 @@ import {
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['groups'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 /**
  * SyncGroup: a follower's waits for the leader's; the leader's carries every member's assignment, which
  * the coordinator writes to `__consumer_offsets` and hands to each member as the leader sent it.
  */
 async function handleSyncGroup(
-  ctx: Ctx,
+  ctx: Pick<BrokerContext, 'groups'>,
   _header: RequestHeader,
   request: SyncGroupRequest,
 ): Promise<SyncGroupResponse> {
@@ -41,7 +37,6 @@ async function handleSyncGroup(
 export const syncGroupApi = defineApi({
   codec: SyncGroup,
   versions: { min: 0, max: 4 },
-  uses: USES,
   handle: handleSyncGroup,
   summary: (request, r) =>
     `${JSON.stringify(request.groupId.slice(0, 100))} ${errorName(r.errorCode)} member ${request.memberId} generation ${request.generationId}, ${r.assignment.length} B assigned`,

@@ -7,7 +7,7 @@ import {
   type RequestHeader,
 } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
-import type { AdvertisedApi } from '../context.js';
+import type { AdvertisedApi, BrokerContext } from '../context.js';
 
 /** KIP-511: client software name and version, as Kafka's `ApiVersionsRequest.isValid` checks them. */
 const SOFTWARE_NAME_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
@@ -41,7 +41,7 @@ export function apiVersionsTooNew(advertised: readonly AdvertisedApi[]): ApiVers
 export const apiVersionsApi = defineApi({
   codec: ApiVersions,
   versions: { min: 0, max: 3 },
-  uses: ['advertisedApis'],
-  handle: (ctx, header, request) => handleApiVersions(header, request, ctx.advertisedApis),
+  handle: (ctx: Pick<BrokerContext, 'advertisedApis'>, header, request) =>
+    handleApiVersions(header, request, ctx.advertisedApis),
   summary: (_, response) => errorName(response.errorCode),
 });

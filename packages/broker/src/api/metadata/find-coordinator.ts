@@ -10,10 +10,6 @@ import { LogError } from '../../log/log-port.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['advertised', 'config', 'offsetsTopic'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 /** FindCoordinator's key types (Kafka's `CoordinatorType`). */
 const GROUP = 0;
 const TRANSACTION = 1;
@@ -25,7 +21,7 @@ const TRANSACTION = 1;
  * on the first FindCoordinator of a group. Version 4 asks for several keys at once (KIP-699).
  */
 function handleFindCoordinator(
-  ctx: Ctx,
+  ctx: Pick<BrokerContext, 'advertised' | 'config' | 'offsetsTopic'>,
   header: RequestHeader,
   request: FindCoordinatorRequest,
 ): FindCoordinatorResponse {
@@ -79,7 +75,6 @@ function handleFindCoordinator(
 export const findCoordinatorApi = defineApi({
   codec: FindCoordinator,
   versions: { min: 0, max: 4 },
-  uses: USES,
   handle: handleFindCoordinator,
   summary(request, response) {
     const type = request.keyType === TRANSACTION ? 'transaction' : 'group';

@@ -12,10 +12,6 @@ import { createTopic } from '../../log/topic-creation.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['advertised', 'clusterId', 'config', 'log', 'logger', 'offsetsTopic', 'topicConfigs'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 type TopicMetadata = MetadataResponse.MetadataResponseTopic;
 
 /** "No authorized operations were asked for" (Kafka's `Int.MinValue` default). */
@@ -37,7 +33,14 @@ export const CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => 
  * `auto.create.topics.enable` does — `__consumer_offsets` with the group coordinator's partitions and
  * configs, as Kafka's `AutoTopicCreationManager.creatableTopic` makes it.
  */
-function handleMetadata(ctx: Ctx, header: RequestHeader, request: MetadataRequest): MetadataResponse {
+function handleMetadata(
+  ctx: Pick<
+    BrokerContext,
+    'advertised' | 'clusterId' | 'config' | 'log' | 'logger' | 'offsetsTopic' | 'topicConfigs'
+  >,
+  header: RequestHeader,
+  request: MetadataRequest,
+): MetadataResponse {
   const all = request.topics === null || (header.apiVersion === 0 && request.topics.length === 0);
   const known = ctx.log.topics();
   const names = all ? [...known.keys()].sort() : (request.topics ?? []).map((t) => t.name);
@@ -61,7 +64,10 @@ function handleMetadata(ctx: Ctx, header: RequestHeader, request: MetadataReques
 }
 
 function topicMetadata(
-  ctx: Ctx,
+  ctx: Pick<
+    BrokerContext,
+    'advertised' | 'clusterId' | 'config' | 'log' | 'logger' | 'offsetsTopic' | 'topicConfigs'
+  >,
   request: MetadataRequest,
   name: string,
   partitions: number | undefined,
@@ -120,7 +126,6 @@ function topicMetadata(
 export const metadataApi = defineApi({
   codec: Metadata,
   versions: { min: 0, max: 9 },
-  uses: USES,
   handle: handleMetadata,
   summary(_, response) {
     const topics = response.topics.map(

@@ -8,17 +8,16 @@ import {
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['limited', 'logger', 'producerIds'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 /**
  * InitProducerId: a fresh producer id at epoch 0 for an idempotent producer. Kafka ignores the request's
  * producer id and epoch (version 3+) when there is no transactional id, and so does klog (@platformatic/kafka
  * sends 0 / 0). Transactions are the chapter's "drawn, not built": a transactional id is refused with a
  * fatal error clients report instead of retrying, and the broker's log says why.
  */
-function handleInitProducerId(ctx: Ctx, request: InitProducerIdRequest): InitProducerIdResponse {
+function handleInitProducerId(
+  ctx: Pick<BrokerContext, 'limited' | 'logger' | 'producerIds'>,
+  request: InitProducerIdRequest,
+): InitProducerIdResponse {
   if (request.transactionalId !== null) {
     ctx.logger.warn(
       `InitProducerId for transactional id ${JSON.stringify(request.transactionalId)} refused: ` +
@@ -59,7 +58,6 @@ function handleInitProducerId(ctx: Ctx, request: InitProducerIdRequest): InitPro
 export const initProducerIdApi = defineApi({
   codec: InitProducerId,
   versions: { min: 0, max: 4 },
-  uses: USES,
   handle: (ctx, _header, request) => handleInitProducerId(ctx, request),
   summary: (_, response) =>
     `${errorName(response.errorCode)} producer id ${response.producerId} epoch ${response.producerEpoch}`,

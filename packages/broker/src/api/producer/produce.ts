@@ -14,10 +14,6 @@ import type { WrittenBatch } from '../../teaching/faults.js';
 import { defineApi, Unanswered } from '../api-handler.js';
 import { type BrokerContext, CloseConnection, NO_RESPONSE } from '../context.js';
 
-/** What this API uses of the broker. */
-const USES = ['faults', 'fetchWaits', 'limited', 'log', 'now', 'topicConfigs'] as const;
-type Ctx = Pick<BrokerContext, (typeof USES)[number]>;
-
 type PartitionResponse = ProduceResponse.PartitionProduceResponse;
 
 /** A Produce request handled: its response (none for acks = 0) and the batches it appended, in order. */
@@ -52,7 +48,7 @@ function failed(
  * OUT_OF_ORDER_SEQUENCE_NUMBER; an older epoch INVALID_PRODUCER_EPOCH.
  */
 function producePartition(
-  ctx: Ctx,
+  ctx: Pick<BrokerContext, 'faults' | 'fetchWaits' | 'limited' | 'log' | 'now' | 'topicConfigs'>,
   version: number,
   topic: string,
   data: ProduceRequest.PartitionProduceData,
@@ -159,7 +155,11 @@ function producePartition(
   }
 }
 
-function handleProduce(ctx: Ctx, header: RequestHeader, request: ProduceRequest): ProduceOutcome {
+function handleProduce(
+  ctx: Pick<BrokerContext, 'faults' | 'fetchWaits' | 'limited' | 'log' | 'now' | 'topicConfigs'>,
+  header: RequestHeader,
+  request: ProduceRequest,
+): ProduceOutcome {
   const written: WrittenBatch[] = [];
   // One answer per partition: the whole request refused (bad acks, a transactional id), or each appended.
   const answer: (topic: string, p: ProduceRequest.PartitionProduceData) => PartitionResponse =
@@ -208,7 +208,6 @@ function produceSummary(request: ProduceRequest, response: ProduceResponse): str
 export const produceApi = defineApi({
   codec: Produce,
   versions: { min: 3, max: 8 },
-  uses: USES,
   advertised: { min: 0, max: 8 },
   handle(ctx, header, request) {
     const { response, written } = handleProduce(ctx, header, request);
