@@ -20,6 +20,17 @@ export type Parsed =
 export type Validator =
   /** A whole number from `min` to `max` (Kafka's `Range.between`; `atLeast` with the type's own maximum). */
   | { readonly kind: 'range'; readonly min: number; readonly max: number }
+  /**
+   * A LONG from `min` to Java's `Long.MAX_VALUE`, exact (Kafka's `Range.atLeast` on a LONG): for the settings
+   * klog only stores, whose defaults (`flush.ms`) are `Long.MAX_VALUE`, past what a JavaScript number holds.
+   */
+  | { readonly kind: 'long'; readonly min: number }
+  /** A whole number from `min` to `max`, or `or` (gzip's level: -1, its default, or 1 to 9). */
+  | { readonly kind: 'rangeOr'; readonly min: number; readonly max: number; readonly or: number }
+  /**
+   * Kafka's `ThrottledReplicaListValidator`: empty, `*`, or a list of `partition:broker` pairs.
+   */
+  | { readonly kind: 'throttledReplicas' }
   /** A number from `min` to `max`, fractions allowed (a DOUBLE). */
   | { readonly kind: 'fraction'; readonly min: number; readonly max: number }
   | { readonly kind: 'boolean' }
@@ -36,6 +47,8 @@ export type Validator =
 export const INT_MAX = 2 ** 31 - 1;
 /** A LONG setting's top, as far as a JavaScript number holds it exactly. */
 export const LONG_MAX = Number.MAX_SAFE_INTEGER;
+/** Java's `Long.MAX_VALUE`, as text: the default of several LONG settings Kafka has. */
+export const JAVA_LONG_MAX = '9223372036854775807';
 
 const ok = (value: string): Parsed => ({ ok: true, value });
 const bad = (reason: string): Parsed => ({ ok: false, reason });
@@ -50,6 +63,31 @@ export function parseConfigValue(validator: Validator, raw: string): Parsed {
       if (n < validator.min || n > validator.max)
         return bad(`must be from ${validator.min} to ${validator.max}, got ${n}`);
       return ok(String(n));
+    }
+    case 'long': {
+      if (!/^-?\d+$/.test(text)) return bad(`expected a whole number, got ${JSON.stringify(raw)}`);
+      const n = BigInt(text);
+      if (n < BigInt(validator.min) || n > BigInt(JAVA_LONG_MAX))
+        return bad(`must be from ${validator.min} to ${JAVA_LONG_MAX}, got ${n}`);
+      return ok(String(n));
+    }
+    case 'rangeOr': {
+      const n = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
+      if (!Number.isSafeInteger(n)) return bad(`expected a whole number, got ${JSON.stringify(raw)}`);
+      if (n !== validator.or && (n < validator.min || n > validator.max))
+        return bad(`must be ${validator.or} or from ${validator.min} to ${validator.max}, got ${n}`);
+      return ok(String(n));
+    }
+    case 'throttledReplicas': {
+      const items = raw
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== '');
+      if (items.length === 1 && items[0] === '*') return ok('*');
+      const wrong = items.find((s) => !/^\d+:\d+$/.test(s));
+      if (wrong !== undefined)
+        return bad(`must be * or a list of partition:broker pairs, got ${JSON.stringify(wrong)}`);
+      return ok(items.join(','));
     }
     case 'fraction': {
       const n = Number(text);
@@ -92,6 +130,10 @@ export function validatorText(validator: Validator): string | undefined {
     case 'range':
     case 'fraction':
       return `${validator.min} to ${validator.max}`;
+    case 'long':
+      return `${validator.min} to ${JAVA_LONG_MAX}`;
+    case 'rangeOr':
+      return `${validator.or}, or ${validator.min} to ${validator.max}`;
     case 'oneOf':
       return `one of ${validator.values.join(', ')}`;
     case 'listOf':

@@ -1,7 +1,7 @@
 import type { DescribeConfigsResponse } from '@klog/protocol';
 import { type BrokerConfig, CONFIG_TABLES, type ConfigTables } from './config.js';
 import { CONFIG_TYPE, type ConfigTypeName } from './config-def.js';
-import { TOPIC_CONFIGS, type TopicConfigDef } from './topic-config.js';
+import { STORED_TOPIC_CONFIGS, TOPIC_CONFIGS, type TopicConfigDef } from './topic-config.js';
 
 type Entry = DescribeConfigsResponse.DescribeConfigsResourceResult;
 
@@ -44,7 +44,8 @@ function entry(
 /**
  * A topic's configs as Kafka's broker describes them: the topic's own value (TOPIC_CONFIG), else the broker
  * setting it defaults to (STATIC_BROKER_CONFIG when `klog serve` was given it), else Kafka's default
- * (DEFAULT_CONFIG, named by the broker setting); synonyms list those layers, most specific first.
+ * (DEFAULT_CONFIG, named by the broker setting); synonyms list those layers, most specific first. The configs
+ * klog only stores (`STORED_TOPIC_CONFIGS`) are listed among them by name, as Kafka lists all of LogConfig's.
  */
 export function describeTopicConfigs(
   version: number,
@@ -55,7 +56,8 @@ export function describeTopicConfigs(
   topicConfigs: readonly TopicConfigDef[] = TOPIC_CONFIGS,
   documentation = false,
 ): Entry[] {
-  return topicConfigs
+  return [...topicConfigs, ...STORED_TOPIC_CONFIGS]
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
     .filter((d) => keys === null || keys.includes(d.name))
     .map((d) => {
       const layers: Layer[] = [];

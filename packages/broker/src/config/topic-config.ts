@@ -2,6 +2,8 @@ import { BROKER_COMPRESSION_TYPES, type BrokerCompressionType, LOG_SETTINGS } fr
 import {
   type ConfigTypeName,
   flagOfName,
+  INT_MAX,
+  JAVA_LONG_MAX,
   LONG_MAX,
   type Parsed,
   parseConfigValue,
@@ -169,58 +171,236 @@ export const TOPIC_CONFIGS: readonly TopicConfigDef[] = [
   },
 ];
 
+/** The doc of a config klog only stores, as DescribeConfigs' documentation says it. */
+const storedOnly = (doc: string) => `${doc} (klog stores this config but does not act on it)`;
+
 /**
- * Topic configs Kafka has and klog does not apply: named as such in INVALID_CONFIG, rather than "unknown",
- * so the user knows the setting is real and that klog would ignore it.
+ * The rest of Kafka 4.1.0's topic configs (`LogConfig`'s definitions), which klog does not act on: accepted
+ * by CreateTopics and AlterConfigs with Kafka's type and bounds, stored and described, so that a client that
+ * sets them (librdkafka's tests, kafka-topics scripts) gets what Kafka answers; their docs say klog ignores
+ * them. They have no `klog serve` flag: a broker default that does nothing would mislead. Where Kafka has no
+ * broker-level synonym (`ServerTopicConfigSynonyms`), `brokerName` is the topic config's own name.
  */
-const KAFKA_ONLY = new Set([
-  'compression.gzip.level',
-  'compression.lz4.level',
-  'compression.zstd.level',
-  'file.delete.delay.ms',
-  'flush.messages',
-  'flush.ms',
-  'follower.replication.throttled.replicas',
-  'index.interval.bytes',
-  'leader.replication.throttled.replicas',
-  'local.retention.bytes',
-  'local.retention.ms',
-  'max.compaction.lag.ms',
-  'message.downconversion.enable',
-  'message.timestamp.after.max.ms',
-  'message.timestamp.before.max.ms',
-  'message.timestamp.difference.max.ms',
-  'min.insync.replicas',
-  'preallocate',
-  'remote.storage.enable',
-  'segment.index.bytes',
-  'segment.jitter.ms',
-  'unclean.leader.election.enable',
-  'remote.log.copy.disable',
-  'remote.log.delete.on.disable',
-]);
+export const STORED_TOPIC_CONFIGS: readonly TopicConfigDef[] = [
+  {
+    name: 'compression.gzip.level',
+    brokerName: 'compression.gzip.level',
+    type: 'INT',
+    defaultValue: '-1',
+    // Kafka's GzipCompression level validator: Deflater's default (-1) or 1 to 9.
+    validator: { kind: 'rangeOr', min: 1, max: 9, or: -1 },
+    doc: storedOnly('the gzip level batches are stored at when compression.type is gzip'),
+  },
+  {
+    name: 'compression.lz4.level',
+    brokerName: 'compression.lz4.level',
+    type: 'INT',
+    defaultValue: '9',
+    validator: { kind: 'range', min: 1, max: 17 },
+    doc: storedOnly('the lz4 level batches are stored at when compression.type is lz4'),
+  },
+  {
+    name: 'compression.zstd.level',
+    brokerName: 'compression.zstd.level',
+    type: 'INT',
+    defaultValue: '3',
+    // zstd's own bounds (ZSTD_minCLevel is -131072), as Kafka's ZstdCompression checks them.
+    validator: { kind: 'range', min: -131_072, max: 22 },
+    doc: storedOnly('the zstd level batches are stored at when compression.type is zstd'),
+  },
+  {
+    name: 'file.delete.delay.ms',
+    brokerName: 'log.segment.delete.delay.ms',
+    type: 'LONG',
+    defaultValue: '60000',
+    validator: { kind: 'long', min: 0 },
+    doc: storedOnly('how long a deleted segment waits before its files are removed'),
+  },
+  {
+    name: 'flush.messages',
+    brokerName: 'log.flush.interval.messages',
+    type: 'LONG',
+    defaultValue: JAVA_LONG_MAX,
+    validator: { kind: 'long', min: 1 },
+    doc: storedOnly(
+      "fsync after this many records (klog fsyncs by the broker's log.flush.interval.messages)",
+    ),
+  },
+  {
+    name: 'flush.ms',
+    brokerName: 'log.flush.interval.ms',
+    type: 'LONG',
+    defaultValue: JAVA_LONG_MAX,
+    validator: { kind: 'long', min: 0 },
+    doc: storedOnly(
+      "fsync once records have waited this long (klog fsyncs by the broker's log.flush.interval.ms)",
+    ),
+  },
+  {
+    name: 'follower.replication.throttled.replicas',
+    brokerName: 'follower.replication.throttled.replicas',
+    type: 'LIST',
+    defaultValue: '',
+    validator: { kind: 'throttledReplicas' },
+    doc: storedOnly('the replicas whose follower-side replication is throttled (partition:broker, or *)'),
+  },
+  {
+    name: 'index.interval.bytes',
+    brokerName: 'log.index.interval.bytes',
+    type: 'INT',
+    defaultValue: '4096',
+    validator: { kind: 'range', min: 0, max: INT_MAX },
+    doc: storedOnly('bytes of records between two offset index entries'),
+  },
+  {
+    name: 'leader.replication.throttled.replicas',
+    brokerName: 'leader.replication.throttled.replicas',
+    type: 'LIST',
+    defaultValue: '',
+    validator: { kind: 'throttledReplicas' },
+    doc: storedOnly('the replicas whose leader-side replication is throttled (partition:broker, or *)'),
+  },
+  {
+    name: 'local.retention.bytes',
+    brokerName: 'log.local.retention.bytes',
+    type: 'LONG',
+    defaultValue: '-2',
+    validator: { kind: 'long', min: -2 },
+    doc: storedOnly('with tiered storage, the bytes kept on local disk (-2: retention.bytes)'),
+  },
+  {
+    name: 'local.retention.ms',
+    brokerName: 'log.local.retention.ms',
+    type: 'LONG',
+    defaultValue: '-2',
+    validator: { kind: 'long', min: -2 },
+    doc: storedOnly('with tiered storage, how long segments stay on local disk (-2: retention.ms)'),
+  },
+  {
+    name: 'max.compaction.lag.ms',
+    brokerName: 'log.cleaner.max.compaction.lag.ms',
+    type: 'LONG',
+    defaultValue: JAVA_LONG_MAX,
+    validator: { kind: 'long', min: 1 },
+    doc: storedOnly('the longest a record may stay uncompacted'),
+  },
+  {
+    // Deprecated in Kafka 4.0 (no down-conversion is left to enable) but still defined.
+    name: 'message.downconversion.enable',
+    brokerName: 'log.message.downconversion.enable',
+    type: 'BOOLEAN',
+    defaultValue: 'true',
+    validator: { kind: 'boolean' },
+    doc: storedOnly('whether old fetch versions may have records down-converted (a no-op in Kafka 4)'),
+  },
+  {
+    name: 'message.timestamp.after.max.ms',
+    brokerName: 'log.message.timestamp.after.max.ms',
+    type: 'LONG',
+    defaultValue: '3600000',
+    validator: { kind: 'long', min: 0 },
+    doc: storedOnly("how far past the broker's clock a CreateTime timestamp may be"),
+  },
+  {
+    name: 'message.timestamp.before.max.ms',
+    brokerName: 'log.message.timestamp.before.max.ms',
+    type: 'LONG',
+    defaultValue: JAVA_LONG_MAX,
+    validator: { kind: 'long', min: 0 },
+    doc: storedOnly("how far behind the broker's clock a CreateTime timestamp may be"),
+  },
+  {
+    name: 'min.insync.replicas',
+    brokerName: 'min.insync.replicas',
+    type: 'INT',
+    defaultValue: '1',
+    validator: { kind: 'range', min: 1, max: INT_MAX },
+    doc: storedOnly('replicas that must hold a write acks=all waits for'),
+  },
+  {
+    name: 'preallocate',
+    brokerName: 'log.preallocate',
+    type: 'BOOLEAN',
+    defaultValue: 'false',
+    validator: { kind: 'boolean' },
+    doc: storedOnly("allocate a new segment's file at its full size"),
+  },
+  {
+    name: 'remote.log.copy.disable',
+    brokerName: 'remote.log.copy.disable',
+    type: 'BOOLEAN',
+    defaultValue: 'false',
+    validator: { kind: 'boolean' },
+    doc: storedOnly('with tiered storage, stop copying segments to remote storage'),
+  },
+  {
+    name: 'remote.log.delete.on.disable',
+    brokerName: 'remote.log.delete.on.disable',
+    type: 'BOOLEAN',
+    defaultValue: 'false',
+    validator: { kind: 'boolean' },
+    doc: storedOnly('with tiered storage, delete remote segments when it is turned off'),
+  },
+  {
+    name: 'remote.storage.enable',
+    brokerName: 'remote.storage.enable',
+    type: 'BOOLEAN',
+    defaultValue: 'false',
+    validator: { kind: 'boolean' },
+    doc: storedOnly('keep older segments in tiered (remote) storage'),
+  },
+  {
+    name: 'segment.index.bytes',
+    brokerName: 'log.index.size.max.bytes',
+    type: 'INT',
+    defaultValue: '10485760',
+    validator: { kind: 'range', min: 4, max: INT_MAX },
+    doc: storedOnly("the largest a segment's offset index may grow"),
+  },
+  {
+    name: 'segment.jitter.ms',
+    brokerName: 'log.roll.jitter.ms',
+    type: 'LONG',
+    defaultValue: '0',
+    validator: { kind: 'long', min: 0 },
+    doc: storedOnly('a random amount up to this taken off segment.ms, so segments do not all roll at once'),
+  },
+  {
+    name: 'unclean.leader.election.enable',
+    brokerName: 'unclean.leader.election.enable',
+    type: 'BOOLEAN',
+    defaultValue: 'false',
+    validator: { kind: 'boolean' },
+    doc: storedOnly('let a replica outside the ISR become leader, losing records'),
+  },
+];
+
+/** Every topic config Kafka 4.1.0 defines, acted on or only stored, by name (DescribeConfigs' order). */
+export const ALL_TOPIC_CONFIGS: readonly TopicConfigDef[] = [...TOPIC_CONFIGS, ...STORED_TOPIC_CONFIGS].sort(
+  (a, b) => (a.name < b.name ? -1 : 1),
+);
 
 const bad = (reason: string): Parsed => ({ ok: false, reason });
 
-const BY_NAME = new Map(TOPIC_CONFIGS.map((d) => [d.name, d]));
+const BY_NAME = new Map(ALL_TOPIC_CONFIGS.map((d) => [d.name, d]));
 
 export function topicConfigDef(name: string): TopicConfigDef | undefined {
   return BY_NAME.get(name);
 }
 
-/** A topic's config set, checked: each name klog applies with a value it can use, or why not (one line). */
+/** A topic's config set, checked: each name Kafka defines with a value it accepts, or why not (one line). */
 export function checkTopicConfig(name: string, value: string | null): Parsed {
   const def = BY_NAME.get(name);
-  if (def === undefined) {
-    return bad(
-      KAFKA_ONLY.has(name)
-        ? `klog does not implement topic config ${name} (it applies ${TOPIC_CONFIGS.map((d) => d.name).join(', ')})`
-        : `Unknown topic config name: ${name}`,
-    );
-  }
+  if (def === undefined) return bad(`Unknown topic config name: ${name}`);
   if (value === null) return bad(`Null value not supported for topic config ${name}`);
   const parsed = parseTopicConfig(def, value);
-  return parsed.ok ? parsed : bad(`Invalid value ${value} for configuration ${name}: ${parsed.reason}`);
+  if (!parsed.ok) return bad(`Invalid value ${value} for configuration ${name}: ${parsed.reason}`);
+  // Kafka's LogConfig.validate: a broker without tiered storage refuses a topic that asks for it.
+  if (name === 'remote.storage.enable' && parsed.value === 'true')
+    return bad(
+      'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.',
+    );
+  return parsed;
 }
 
 /** The values a log runs with, typed. */

@@ -6,7 +6,7 @@ import { startBroker, type TestBroker } from '../support/broker.js';
 import { kafkajs, RawClient } from '../support/raw-client.js';
 
 describe('topic configs: what is accepted, and how it is written back', () => {
-  it('values are checked and normalised; configs klog does not apply are named as such', () => {
+  it("values are checked and normalised; Kafka's configs klog only stores are checked as Kafka checks them", () => {
     expect(checkTopicConfig('cleanup.policy', ' compact , delete,compact')).toEqual({
       ok: true,
       value: 'compact,delete',
@@ -30,9 +30,24 @@ describe('topic configs: what is accepted, and how it is written back', () => {
     expect(refused('message.timestamp.type', 'logappendtime')).toMatch(
       /must be one of CreateTime, LogAppendTime/,
     );
-    expect(refused('compression.zstd.level', '9')).toMatch(
-      /^klog does not implement topic config compression\.zstd\.level/,
-    );
+    // Kafka's configs klog only stores: Kafka's types and bounds, Long.MAX_VALUE exactly.
+    expect(checkTopicConfig('compression.zstd.level', '9')).toEqual({ ok: true, value: '9' });
+    expect(refused('compression.zstd.level', '23')).toMatch(/must be from -131072 to 22/);
+    expect(checkTopicConfig('compression.gzip.level', '-1')).toEqual({ ok: true, value: '-1' });
+    expect(refused('compression.gzip.level', '0')).toMatch(/must be -1 or from 1 to 9, got 0/);
+    expect(checkTopicConfig('flush.ms', '9223372036854775807')).toEqual({
+      ok: true,
+      value: '9223372036854775807',
+    });
+    expect(refused('flush.ms', '9223372036854775808')).toMatch(/must be from 0 to 9223372036854775807/);
+    expect(refused('max.compaction.lag.ms', '0')).toMatch(/must be from 1 to/);
+    expect(checkTopicConfig('preallocate', 'TRUE')).toEqual({ ok: true, value: 'true' });
+    expect(checkTopicConfig('leader.replication.throttled.replicas', '0:1, 1:1')).toEqual({
+      ok: true,
+      value: '0:1,1:1',
+    });
+    expect(refused('leader.replication.throttled.replicas', '0-1')).toMatch(/partition:broker/);
+    expect(refused('remote.storage.enable', 'true')).toMatch(/^Tiered Storage functionality is disabled/);
     expect(refused('compression.type', 'GZIP')).toBe(
       'Invalid value GZIP for configuration compression.type: must be one of producer, uncompressed, gzip, snappy, lz4, zstd, got "GZIP"',
     );

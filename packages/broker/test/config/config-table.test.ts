@@ -3,7 +3,12 @@ import { BROKER_CONFIGS, type BrokerConfigDef } from '../../src/config/broker-co
 import { CONFIG_TABLES, ConfigError, type ConfigTables, resolveConfig } from '../../src/config/config.js';
 import { parseConfigValue } from '../../src/config/config-def.js';
 import { CONFIG_SOURCE, describeBrokerConfigs, describeTopicConfigs } from '../../src/config/describe.js';
-import { TOPIC_CONFIGS, type TopicConfigDef } from '../../src/config/topic-config.js';
+import {
+  ALL_TOPIC_CONFIGS,
+  STORED_TOPIC_CONFIGS,
+  TOPIC_CONFIGS,
+  type TopicConfigDef,
+} from '../../src/config/topic-config.js';
 
 /**
  * The settings tables (Kafka's ConfigDef shape: one row per setting) are the one place a setting is written:
@@ -155,6 +160,24 @@ describe('the rows themselves', () => {
     expect(() => resolveConfig({ dataDir: '/x', groupMinSessionTimeoutMs: 2_000_000 })).toThrow(
       'groupMaxSessionTimeoutMs must be a whole number from 2000000 to 2147483647, got 1800000',
     );
+  });
+
+  it("Kafka 4.1.0's other topic configs: each a row with a default its validator takes, described with a topic's, not the broker's", () => {
+    for (const def of STORED_TOPIC_CONFIGS) {
+      expect(parseConfigValue(def.validator, def.defaultValue), def.name).toMatchObject({ ok: true });
+      expect(def.doc, def.name).toMatch(/klog stores this config but does not act on it/);
+    }
+    expect(STORED_TOPIC_CONFIGS.map((d) => d.name)).toEqual(
+      expect.arrayContaining(['file.delete.delay.ms', 'flush.messages', 'flush.ms', 'max.compaction.lag.ms']),
+    );
+    const names = ALL_TOPIC_CONFIGS.map((d) => d.name);
+    expect(new Set(names).size).toBe(names.length);
+    // A topic is described with all of them, by name; the broker only with the defaults klog applies.
+    expect(describeTopicConfigs(4, new Map(), new Map(), null, false).map((e) => e.name)).toEqual(
+      [...names].sort(),
+    );
+    const broker = describeBrokerConfigs(4, resolveConfig({ dataDir: '/x' }), null, false).map((e) => e.name);
+    expect(broker).not.toContain('log.segment.delete.delay.ms');
   });
 
   it('DescribeConfigs of the broker: every row with a Kafka name and every topic default, sorted by name', () => {

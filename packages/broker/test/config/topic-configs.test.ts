@@ -2,7 +2,13 @@ import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { decodeResponse, encodeRequest, Produce } from '@klog/protocol';
+import {
+  DescribeConfigs,
+  decodeResponse,
+  encodeRequest,
+  IncrementalAlterConfigs,
+  Produce,
+} from '@klog/protocol';
 import { encodeRecordBatch } from '@klog/storage/internals';
 import { ConfigResourceTypes, Kafka, KafkaJSProtocolError, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -189,6 +195,127 @@ describe('topic configs that do something', () => {
     };
     expect(ok.responses[0]!.partitions[0]!.errorCode).toBe(0);
     c.close();
+  });
+});
+
+describe("Kafka's topic configs klog does not act on: accepted, checked, stored and described", () => {
+  /** One request on its own connection, its response body. */
+  async function ask<Req, Res>(
+    codec: Parameters<typeof encodeRequest<Req>>[0],
+    version: number,
+    body: Req,
+  ): Promise<Res> {
+    const c = await RawClient.connect(b.port);
+    try {
+      c.send(encodeRequest(codec, version, 7, 'test', body));
+      return decodeResponse(codec as never, version, await c.next()).body as Res;
+    } finally {
+      c.close();
+    }
+  }
+
+  interface Described {
+    name: string;
+    value: string | null;
+    configSource: number;
+    documentation: string | null;
+  }
+  async function described(topic: string, names: string[]): Promise<Described[]> {
+    const res = await ask<unknown, { results: { errorCode: number; configs: Described[] }[] }>(
+      DescribeConfigs,
+      4,
+      {
+        resources: [{ resourceType: 2, resourceName: topic, configurationKeys: names }],
+        includeSynonyms: false,
+        includeDocumentation: true,
+      },
+    );
+    expect(res.results[0]!.errorCode).toBe(0);
+    return res.results[0]!.configs;
+  }
+
+  it(
+    'CreateTopics with file.delete.delay.ms, max.compaction.lag.ms, flush.ms, flush.messages (librdkafka 0077): described as set, noted as not acted on',
+    async () => {
+      const own = {
+        'file.delete.delay.ms': '10000',
+        'max.compaction.lag.ms': '100',
+        'flush.ms': '1000',
+        'flush.messages': '9223372036854775807',
+      };
+      await create('stored-only', { 'cleanup.policy': 'compact', ...own });
+      const names = [...Object.keys(own), 'segment.jitter.ms'];
+      const configs = await described('stored-only', names);
+      expect(configs.map((c) => [c.name, c.value, c.configSource])).toEqual(
+        // DYNAMIC_TOPIC_CONFIG (1) for the topic's own values, DEFAULT_CONFIG (5) otherwise; sorted by name.
+        [
+          ['file.delete.delay.ms', '10000', 1],
+          ['flush.messages', '9223372036854775807', 1],
+          ['flush.ms', '1000', 1],
+          ['max.compaction.lag.ms', '100', 1],
+          ['segment.jitter.ms', '0', 5],
+        ],
+      );
+      for (const c of configs)
+        expect(c.documentation, c.name).toMatch(/klog stores this config but does not act on it/);
+      // Stored: a restart describes them again.
+      b = await b.restart();
+      expect((await described('stored-only', ['flush.ms']))[0]).toMatchObject({
+        value: '1000',
+        configSource: 1,
+      });
+    },
+    LONG,
+  );
+
+  it('IncrementalAlterConfigs sets and deletes one; bad values and unknown names are INVALID_CONFIG, as Kafka answers', async () => {
+    await create('stored-alter', {});
+    const alter = async (configs: { name: string; configOperation: number; value: string | null }[]) =>
+      (
+        await ask<unknown, { responses: { errorCode: number; errorMessage: string | null }[] }>(
+          IncrementalAlterConfigs,
+          1,
+          { resources: [{ resourceType: 2, resourceName: 'stored-alter', configs }], validateOnly: false },
+        )
+      ).responses[0]!;
+    expect(await alter([{ name: 'preallocate', configOperation: 0, value: 'true' }])).toMatchObject({
+      errorCode: 0,
+    });
+    expect((await described('stored-alter', ['preallocate']))[0]).toMatchObject({
+      value: 'true',
+      configSource: 1,
+    });
+    expect(await alter([{ name: 'preallocate', configOperation: 1, value: null }])).toMatchObject({
+      errorCode: 0,
+    });
+    expect((await described('stored-alter', ['preallocate']))[0]).toMatchObject({
+      value: 'false',
+      configSource: 5,
+    });
+    expect(await alter([{ name: 'flush.ms', configOperation: 0, value: '-5' }])).toEqual({
+      errorCode: 40,
+      errorMessage:
+        'Invalid value -5 for configuration flush.ms: must be from 0 to 9223372036854775807, got -5',
+      resourceType: 2,
+      resourceName: 'stored-alter',
+    });
+    expect(await alter([{ name: 'no.such.config', configOperation: 0, value: '1' }])).toMatchObject({
+      errorCode: 40,
+      errorMessage: 'Unknown topic config name: no.such.config',
+    });
+    // CreateTopics checks them the same way.
+    await withAdmin(async (admin) => {
+      await expect(
+        admin.createTopics({
+          topics: [{ topic: 'stored-bad', configEntries: [{ name: 'max.compaction.lag.ms', value: '0' }] }],
+        }),
+      ).rejects.toMatchObject({ errors: [expect.objectContaining({ type: 'INVALID_CONFIG' })] });
+      await expect(
+        admin.createTopics({
+          topics: [{ topic: 'stored-bad', configEntries: [{ name: 'flush.interval', value: '1' }] }],
+        }),
+      ).rejects.toMatchObject({ errors: [expect.objectContaining({ type: 'INVALID_CONFIG' })] });
+    });
   });
 });
 

@@ -43,7 +43,7 @@ def lifecycle(bootstrap, topic):
         f.result(timeout=10)
     out('altered', configs(admin, topic, names))
     try:
-        bad = ConfigResource('topic', topic, set_config={'compression.zstd.level': '9'})
+        bad = ConfigResource('topic', topic, set_config={'compression.zstd.level': '99'})
         for f in admin.alter_configs([bad], request_timeout=10).values():
             f.result(timeout=10)
         out('refused', None)
