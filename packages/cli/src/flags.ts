@@ -1,3 +1,4 @@
+import { Option } from 'commander';
 import { UsageError } from './errors.js';
 
 // Flag readers more than one command uses (serve, topics, ack-loss-demo): each bad value is one usage line naming the flag.
@@ -17,4 +18,12 @@ export function hostPort(flag: string, text: string): { host: string; port: numb
   if (m === null)
     throw new UsageError(`${flag} ${JSON.stringify(text)}: expected host:port, e.g. 127.0.0.1:9092`);
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port: wholeNumber(flag, m[2]!, 1, 65535) };
+}
+
+/** Where `klog topics` and `klog groups` look for a broker unless told: `klog serve`'s default address. */
+const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';
+
+/** `--bootstrap-server`, as every `klog topics` and `klog groups` subcommand takes it (a fresh Option each). */
+export function bootstrapServerOption(): Option {
+  return new Option('--bootstrap-server <host:port>', 'the broker to talk to').default(DEFAULT_BOOTSTRAP);
 }

@@ -1,4 +1,4 @@
-import type { ErrorName } from '@klog/protocol';
+import { ErrorCode, type ErrorName, errorName } from '@klog/protocol';
 import type { BrokerContext } from '../api/context.js';
 import { RESOURCE_TYPE } from './describe.js';
 import { checkTopicConfig, topicConfigDef } from './topic-config.js';
@@ -24,6 +24,52 @@ function reasonFor(name: string): string {
 }
 
 const refused = (code: ErrorName, message: string): AlterOutcome => ({ kind: 'refused', code, message });
+
+/** One resource of an AlterConfigs or IncrementalAlterConfigs request, and its line of the response. */
+interface AlterResource {
+  readonly resourceType: number;
+  readonly resourceName: string;
+}
+interface AlterResourceResponse extends AlterResource {
+  readonly errorCode: number;
+  readonly errorMessage: string | null;
+}
+
+/**
+ * The response lines of AlterConfigs and IncrementalAlterConfigs (Kafka's `ConfigAdminManager` answers both
+ * the same way): each resource altered on its own by `alterResourceConfigs`, its outcome as a code.
+ */
+export function alterResources<R extends AlterResource>(
+  ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>,
+  resources: readonly R[],
+  changesOf: (resource: R) => readonly ConfigChange[],
+  replace: boolean,
+  validateOnly: boolean,
+): AlterResourceResponse[] {
+  return resources.map((r) => {
+    const outcome = alterResourceConfigs(
+      ctx,
+      r.resourceType,
+      r.resourceName,
+      changesOf(r),
+      replace,
+      validateOnly,
+    );
+    return {
+      errorCode: outcome.kind === 'ok' ? ErrorCode.NONE : ErrorCode[outcome.code],
+      errorMessage: outcome.kind === 'ok' ? null : outcome.message,
+      resourceType: r.resourceType,
+      resourceName: r.resourceName,
+    };
+  });
+}
+
+/** The debug log's line for either API's response. */
+export function alterSummary(response: { readonly responses: readonly AlterResourceResponse[] }): string {
+  return response.responses
+    .map((r) => `${r.resourceType}:${r.resourceName} ${errorName(r.errorCode)}`)
+    .join(', ');
+}
 
 /**
  * Alters one resource's configs as Kafka's `ConfigAdminManager` does: every change checked before any is

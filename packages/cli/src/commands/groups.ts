@@ -1,14 +1,13 @@
-import { Command, Option } from 'commander';
+import { Command } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { UsageError } from '../errors.js';
+import { bootstrapServerOption } from '../flags.js';
 import {
   executeConsumerGroupCommand,
   parseConsumerGroupCommand,
 } from '../kafka-tools/consumer-group-command.js';
 import { KafkaApiError } from '../kafka-tools/kafka-errors.js';
 import { ToolUsageError } from '../kafka-tools/tool-options.js';
-
-const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';
 
 const HELP_AFTER = `
 Talks to a running broker (klog serve, which coordinates every group itself)
@@ -39,15 +38,13 @@ async function groupCommand(what: string, ctx: CommandContext, args: string[]): 
 }
 
 export function groupsCommand(ctx: CommandContext): Command {
-  const bootstrap = () =>
-    new Option('--bootstrap-server <host:port>', 'the broker to talk to').default(DEFAULT_BOOTSTRAP);
   const groups = new Command('groups')
     .description("list, describe and delete a broker's consumer groups")
     .addHelpText('after', HELP_AFTER);
   groups
     .command('list')
     .description('list the consumer groups and their states')
-    .addOption(bootstrap())
+    .addOption(bootstrapServerOption())
     .action(async (raw: { bootstrapServer: string }) => {
       await groupCommand('groups list', ctx, [
         '--list',
@@ -63,7 +60,7 @@ export function groupsCommand(ctx: CommandContext): Command {
     .option('--members', "the group's members instead (--verbose: with their partitions)")
     .option('--state', "the group's state and coordinator instead")
     .option('--verbose', 'with --members: each member’s partitions')
-    .addOption(bootstrap())
+    .addOption(bootstrapServerOption())
     .action(
       async (
         group: string,
@@ -85,7 +82,7 @@ export function groupsCommand(ctx: CommandContext): Command {
     .command('delete')
     .description('delete an empty group and its committed offsets')
     .argument('<group>', 'the group id')
-    .addOption(bootstrap())
+    .addOption(bootstrapServerOption())
     .action(async (group: string, raw: { bootstrapServer: string }) => {
       await groupCommand('groups delete', ctx, [
         '--delete',

@@ -2,14 +2,13 @@ import { DescribeConfigs, errorName, IncrementalAlterConfigs } from '@klog/proto
 import { Command, Option } from 'commander';
 import type { CommandContext } from '../command-context.js';
 import { UsageError } from '../errors.js';
-import { hostPort } from '../flags.js';
+import { bootstrapServerOption, hostPort } from '../flags.js';
 import { KafkaApiError } from '../kafka-tools/kafka-errors.js';
 import { ToolUsageError } from '../kafka-tools/tool-options.js';
 import { executeTopicCommand, parseTopicCommand, TopicMissing } from '../kafka-tools/topic-command.js';
 import { AdminClient, BrokerUnreachable } from '../topics/admin-client.js';
 import { configsDescription } from '../topics/describe-output.js';
 
-const DEFAULT_BOOTSTRAP = '127.0.0.1:9092';
 const TOPIC_RESOURCE = 2;
 
 const HELP_AFTER = `
@@ -72,8 +71,6 @@ async function topicCommand(what: string, ctx: CommandContext, args: string[]): 
 }
 
 export function topicsCommand(ctx: CommandContext): Command {
-  const bootstrap = () =>
-    new Option('--bootstrap-server <host:port>', 'the broker to talk to').default(DEFAULT_BOOTSTRAP);
   const topics = new Command('topics')
     .description("create, list, describe, alter and delete a broker's topics")
     .addHelpText('after', HELP_AFTER);
@@ -88,7 +85,7 @@ export function topicsCommand(ctx: CommandContext): Command {
         'a topic config (repeatable), e.g. cleanup.policy=compact',
       ).argParser(collect),
     )
-    .addOption(bootstrap())
+    .addOption(bootstrapServerOption())
     .action(
       async (topic: string, raw: { partitions: string; config?: string[]; bootstrapServer: string }) => {
         await topicCommand('topics create', ctx, [
@@ -106,7 +103,7 @@ export function topicsCommand(ctx: CommandContext): Command {
   topics
     .command('list')
     .description('list the topics (kafka-topics.sh --list)')
-    .addOption(bootstrap())
+    .addOption(bootstrapServerOption())
     .action(async (raw: { bootstrapServer: string }) => {
       await topicCommand('topics list', ctx, ['--list', '--bootstrap-server', raw.bootstrapServer]);
     });
@@ -118,7 +115,7 @@ export function topicsCommand(ctx: CommandContext): Command {
     .argument('[topic]', 'the topic')
     .option('--configs', "its configs instead, as kafka-configs.sh --describe prints them (the topic's own)")
     .option('--all', 'with --configs: every config, also the defaults (kafka-configs.sh --all)')
-    .addOption(bootstrap())
+    .addOption(bootstrapServerOption())
     .action(
       async (
         topic: string | undefined,
@@ -165,7 +162,7 @@ export function topicsCommand(ctx: CommandContext): Command {
         'configs to remove: back to the default (repeatable)',
       ).argParser(collect),
     )
-    .addOption(bootstrap())
+    .addOption(bootstrapServerOption())
     .action(
       async (
         topic: string,
@@ -218,7 +215,7 @@ export function topicsCommand(ctx: CommandContext): Command {
     .command('delete')
     .description('delete a topic and its data (kafka-topics.sh --delete)')
     .argument('<topic>', 'the topic')
-    .addOption(bootstrap())
+    .addOption(bootstrapServerOption())
     .action(async (topic: string, raw: { bootstrapServer: string }) => {
       await topicCommand('topics delete', ctx, [
         '--delete',

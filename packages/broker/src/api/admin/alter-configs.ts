@@ -1,5 +1,5 @@
-import { AlterConfigs, ErrorCode, errorName } from '@klog/protocol';
-import { alterResourceConfigs, CONFIG_OPERATION } from '../../config/alter.js';
+import { AlterConfigs } from '@klog/protocol';
+import { alterResources, alterSummary, CONFIG_OPERATION } from '../../config/alter.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
@@ -10,30 +10,15 @@ import type { BrokerContext } from '../context.js';
 export const alterConfigsApi = defineApi({
   codec: AlterConfigs,
   versions: { min: 0, max: 2 },
-  handle(ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>, _header, request) {
-    const responses = request.resources.map((r) => {
-      const changes = r.configs.map((c) => ({
-        name: c.name,
-        operation: CONFIG_OPERATION.SET,
-        value: c.value,
-      }));
-      const outcome = alterResourceConfigs(
-        ctx,
-        r.resourceType,
-        r.resourceName,
-        changes,
-        true,
-        request.validateOnly,
-      );
-      return {
-        errorCode: outcome.kind === 'ok' ? ErrorCode.NONE : ErrorCode[outcome.code],
-        errorMessage: outcome.kind === 'ok' ? null : outcome.message,
-        resourceType: r.resourceType,
-        resourceName: r.resourceName,
-      };
-    });
-    return { throttleTimeMs: 0, responses };
-  },
-  summary: (_, response) =>
-    response.responses.map((r) => `${r.resourceType}:${r.resourceName} ${errorName(r.errorCode)}`).join(', '),
+  handle: (ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>, _header, request) => ({
+    throttleTimeMs: 0,
+    responses: alterResources(
+      ctx,
+      request.resources,
+      (r) => r.configs.map((c) => ({ name: c.name, operation: CONFIG_OPERATION.SET, value: c.value })),
+      true,
+      request.validateOnly,
+    ),
+  }),
+  summary: (_, response) => alterSummary(response),
 });

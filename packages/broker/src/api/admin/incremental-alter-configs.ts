@@ -1,5 +1,5 @@
-import { ErrorCode, errorName, IncrementalAlterConfigs } from '@klog/protocol';
-import { alterResourceConfigs } from '../../config/alter.js';
+import { IncrementalAlterConfigs } from '@klog/protocol';
+import { alterResources, alterSummary } from '../../config/alter.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
@@ -10,26 +10,15 @@ import type { BrokerContext } from '../context.js';
 export const incrementalAlterConfigsApi = defineApi({
   codec: IncrementalAlterConfigs,
   versions: { min: 0, max: 1 },
-  handle(ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>, _header, request) {
-    const responses = request.resources.map((r) => {
-      const changes = r.configs.map((c) => ({ name: c.name, operation: c.configOperation, value: c.value }));
-      const outcome = alterResourceConfigs(
-        ctx,
-        r.resourceType,
-        r.resourceName,
-        changes,
-        false,
-        request.validateOnly,
-      );
-      return {
-        errorCode: outcome.kind === 'ok' ? ErrorCode.NONE : ErrorCode[outcome.code],
-        errorMessage: outcome.kind === 'ok' ? null : outcome.message,
-        resourceType: r.resourceType,
-        resourceName: r.resourceName,
-      };
-    });
-    return { throttleTimeMs: 0, responses };
-  },
-  summary: (_, response) =>
-    response.responses.map((r) => `${r.resourceType}:${r.resourceName} ${errorName(r.errorCode)}`).join(', '),
+  handle: (ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>, _header, request) => ({
+    throttleTimeMs: 0,
+    responses: alterResources(
+      ctx,
+      request.resources,
+      (r) => r.configs.map((c) => ({ name: c.name, operation: c.configOperation, value: c.value })),
+      false,
+      request.validateOnly,
+    ),
+  }),
+  summary: (_, response) => alterSummary(response),
 });

@@ -41,6 +41,12 @@ function failed(
   };
 }
 
+/** A disk that fails (full, read-only, gone) is the operator's to see, not only the client's: an ERROR line. */
+function logStorageError(ctx: Pick<BrokerContext, 'limited'>, error: LogError, what: string): void {
+  if (error.code !== 'KAFKA_STORAGE_ERROR') return;
+  ctx.limited.log('error', 'storage', `${what}, answered KAFKA_STORAGE_ERROR: ${error.message}`);
+}
+
 /**
  * One partition's batch: Kafka's checks of the request (exactly one v2 batch; no transactions, which klog
  * does not build), then the append under Kafka's producer rules. A retry of a batch already written gets
@@ -56,13 +62,7 @@ function producePartition(
 ): PartitionResponse {
   const partition = partitionOrError(ctx.log, topic, data.index);
   if (partition instanceof LogError) {
-    if (partition.code === 'KAFKA_STORAGE_ERROR') {
-      ctx.limited.log(
-        'error',
-        'storage',
-        `${topic}-${data.index}: cannot open, answered KAFKA_STORAGE_ERROR: ${partition.message}`,
-      );
-    }
+    logStorageError(ctx, partition, `${topic}-${data.index}: cannot open`);
     return failed(data.index, partition.code, partition.message);
   }
   if (partition === undefined) {
@@ -141,14 +141,7 @@ function producePartition(
     }
   } catch (error) {
     if (error instanceof LogError) {
-      // A disk that fails (full, read-only, gone) is the operator's to see, not only the client's.
-      if (error.code === 'KAFKA_STORAGE_ERROR') {
-        ctx.limited.log(
-          'error',
-          'storage',
-          `${topic}-${data.index}: append failed, answered KAFKA_STORAGE_ERROR: ${error.message}`,
-        );
-      }
+      logStorageError(ctx, error, `${topic}-${data.index}: append failed`);
       return failed(data.index, error.code, error.message, error.recordErrors);
     }
     throw error;
