@@ -123,9 +123,9 @@ func adminLife(addr, topic string) {
 	emit(map[string]interface{}{
 		"step": "alter", "configs": describe(admin, topic, "cleanup.policy", "retention.ms"),
 	})
-	// A config klog does not apply: the broker's INVALID_CONFIG message, as AlterConfig returns it.
+	// A config no Kafka knows: the broker's INVALID_CONFIG message, as AlterConfig returns it.
 	err = admin.AlterConfig(sarama.TopicResource, topic,
-		map[string]*string{"unclean.leader.election.enable": str("true")}, false)
+		map[string]*string{"no.such.topic.config": str("true")}, false)
 	emit(map[string]interface{}{"step": "alter-unknown", "error": fmt.Sprint(err)})
 
 	if err := admin.CreatePartitions(topic, 3, nil, false); err != nil {
