@@ -145,7 +145,10 @@ describe('red paths, on a copy of the tree', () => {
     fx.edit(file, '// #region append-head fragment\n', '// #region append-head\n');
     fx.edit(file, '// #endregion append-head fragment\n', '// #endregion append-head\n');
     const marker = fx.lineOf(file, '// #region append-head');
-    const start = fx.lineOf(file, '  append(request: AppendRequest): AppendResult {');
+    const start = fx.lineOf(
+      file,
+      '  append(request: AppendRequest, options: AppendOptions = {}): AppendResult {',
+    );
     const found = errors(checkExcerpts({ root: fx.root, golden: false }).findings);
     const messages = found.map((f) => `${f.where} ${f.message}`);
     const cut = messages.find((m) =>
