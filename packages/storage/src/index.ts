@@ -12,7 +12,7 @@ export {
   compact,
   DEFAULT_DEDUPE_BUFFER_BYTES,
 } from './cleaner/compaction.js';
-export type { CleanedLog } from './cleaner/log-cleaner-manager.js';
+export { CLEANER_CHECKPOINT_FILE, type CleanedLog, type SegmentSummary } from './cleaner/log-cleaner-manager.js';
 export {
   DecodeError,
   type KafkaErrorCode,
@@ -59,6 +59,7 @@ export {
   type SequenceRule,
 } from './partition/append.js';
 export {
+  type LoadCheck,
   type LogEvent,
   LogManager,
   type LogManagerOptions,

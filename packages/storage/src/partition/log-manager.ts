@@ -1,6 +1,11 @@
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { type CleanedLog, LogCleanerManager } from '../cleaner/log-cleaner-manager.js';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import {
+  CLEANER_CHECKPOINT_FILE,
+  type CleanedLog,
+  LogCleanerManager,
+  type SegmentSummary,
+} from '../cleaner/log-cleaner-manager.js';
 import { StorageError } from '../errors.js';
 import { DirectoryLock, LOCK_FILE_NAME } from '../io/file-lock.js';
 import { fsyncDirectory } from '../io/fsync.js';
@@ -9,6 +14,7 @@ import { DEFAULT_LOG_CONFIG, type LogConfig } from '../log/log.js';
 import type { OffsetGap } from '../log/log-loader.js';
 import type { RecoveryReport } from '../segment/recovery.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
+import { indexPathsOf, parseSegmentFileName, temporaryPathOf } from '../segment/segment-name.js';
 import { Partition, type PartitionOptions } from './partition.js';
 import { MAX_PARTITIONS, partitionDirName, validateTopicName } from './topic.js';
 
@@ -79,10 +85,73 @@ export interface PartitionFindings {
   readonly gaps: readonly OffsetGap[];
 }
 
+/** Start-up's check of every log (`LogManager.checkLogs`): what loading found, and how far it got. */
+export interface LoadCheck {
+  /** Partitions whose loading found something, in topic and partition order. */
+  readonly findings: readonly PartitionFindings[];
+  /** Partitions that could not be opened, with why: each is answered with its error when asked for. */
+  readonly failed: readonly { readonly topic: string; readonly partition: number; readonly error: unknown }[];
+  /** Partitions whose directory held segments, so were opened (by the check, or by a request first). */
+  readonly opened: number;
+  /** Partitions whose directory held no segment: nothing to load, so not opened. */
+  readonly empty: number;
+  /** False when `close` stopped the check before it was through. */
+  readonly complete: boolean;
+}
+
 /** An entry of the data directory that is no partition: hidden, so not refused, but never skipped silently. */
 export interface UnmappedEntry {
   readonly path: string;
   readonly reason: string;
+}
+
+/**
+ * How many partitions a background pass or the start-up check looks at per slice of the event loop (each
+ * a directory listing at most, cached); a partition opened for work ends its slice.
+ */
+const LISTINGS_PER_SLICE = 64;
+
+/** Gives the event loop back: the requests waiting are served before the pass goes on. */
+const nextSlice = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+/**
+ * A segment of a partition that is not open, from its directory's listing: its size is read (stat) and its
+ * newest timestamp (the time index's last entry, as Kafka's `TimeIndex.lastEntry`) only when asked.
+ */
+class ListedSegment implements SegmentSummary {
+  #size: number | undefined;
+  constructor(
+    readonly path: string,
+    readonly baseOffset: number,
+  ) {}
+
+  get size(): number {
+    this.#size ??= io('stat segment', this.path, () => statSync(this.path).size);
+    return this.#size;
+  }
+
+  maxTimestamp(): number | undefined {
+    const path = indexPathsOf(this.path).times;
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      // An empty time index over records, or a torn one: the opened log decides (it rebuilds the index).
+      if (size === 0) return this.size === 0 ? -1 : undefined;
+      if (size % 12 !== 0) return undefined;
+      const entry = Buffer.alloc(12);
+      if (readSync(fd, entry, 0, 12, size - 12) !== 12) return undefined;
+      return Number(entry.readBigInt64BE(0));
+    } catch {
+      return undefined;
+    } finally {
+      closeSync(fd);
+    }
+  }
 }
 
 /** A deleted topic's partition directories are renamed to this, hidden, before they are removed. */
@@ -118,10 +187,19 @@ export class LogManager {
   readonly #unmapped: UnmappedEntry[] = [];
   readonly #maxOpen: number;
   readonly #time: () => number;
-  readonly #cleaner = new LogCleanerManager();
+  #cleaner!: LogCleanerManager;
+  /**
+   * The segments of partitions not open, from their directory listings (an unopened partition cannot
+   * change): the passes decide from them which partitions have work, without opening the others.
+   */
+  readonly #listed = new Map<string, readonly ListedSegment[]>();
+  /** Until start-up's check is through: partitions opened once, whose findings are kept in `#found`. */
+  #loaded: Set<string> | undefined = new Set();
+  readonly #found = new Map<string, PartitionFindings>();
   readonly #timers: NodeJS.Timeout[] = [];
   /** The passes running now: a pass longer than its interval is not started twice. */
   readonly #running = new Set<'retention' | 'compaction'>();
+  readonly #passes = { retention: { opened: 0 }, compaction: { opened: 0 } };
   #closed = false;
 
   private constructor(
@@ -152,6 +230,10 @@ export class LogManager {
     try {
       const manager = new LogManager(dataDir, options, lock);
       manager.#discover();
+      manager.#cleaner = new LogCleanerManager(
+        join(dataDir, CLEANER_CHECKPOINT_FILE),
+        (topic, partition) => partition < (manager.#topics.get(topic) ?? 0),
+      );
       return manager;
     } catch (error) {
       lock.release();
@@ -164,7 +246,13 @@ export class LogManager {
     const entries = io('list data directory', this.dataDir, () =>
       readdirSync(this.dataDir, { withFileTypes: true }),
     );
-    const own = new Set([LOCK_FILE_NAME, ...(this.options.ownEntries ?? [])]);
+    const checkpoint = CLEANER_CHECKPOINT_FILE;
+    const own = new Set([
+      LOCK_FILE_NAME,
+      checkpoint,
+      basename(temporaryPathOf(checkpoint)),
+      ...(this.options.ownEntries ?? []),
+    ]);
     for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (own.has(entry.name)) continue;
       // A deletion a crash interrupted: the topic was already gone for clients; finish it.
@@ -267,7 +355,20 @@ export class LogManager {
       this.#open.set(key, open);
     } else {
       this.#evictFor(1);
-      const options: PartitionOptions = {
+      open = this.#openPartition(topic, partition);
+      this.#open.set(key, open);
+    }
+    return open;
+  }
+
+  /**
+   * Opens a partition's log (outside the cache: the caller keeps or closes it). Its listing is dropped (an
+   * open partition changes), and until start-up's check is through, what its first loading found is kept.
+   */
+  #openPartition(topic: string, partition: number): Partition {
+    const key = `${topic}-${partition}`;
+    this.#listed.delete(key);
+    const options: PartitionOptions = {
         segmentFiles: this.#files,
         ...(this.options.producerSnapshots === undefined
           ? {}
@@ -277,10 +378,53 @@ export class LogManager {
           : { producerIdExpirationMs: this.options.producerIdExpirationMs }),
         time: this.#time,
       };
-      open = Partition.openManaged(this.dataDir, topic, partition, this.#configOf(topic), options);
-      this.#open.set(key, open);
+    const opened = Partition.openManaged(this.dataDir, topic, partition, this.#configOf(topic), options);
+    if (this.#loaded !== undefined && !this.#loaded.has(key)) {
+      this.#loaded.add(key);
+      const { recovery, gaps } = opened.log;
+      if (recovery !== undefined || gaps.length > 0) this.#found.set(key, { topic, partition, recovery, gaps });
     }
-    return open;
+    return opened;
+  }
+
+  /** Runs `work` on the partition: the open one, or opened for it alone and closed again (no eviction). */
+  #withPartition<T>(topic: string, partition: number, work: (p: Partition) => T): T {
+    const open = this.#open.get(`${topic}-${partition}`);
+    if (open !== undefined) return work(open);
+    const p = this.#openPartition(topic, partition);
+    try {
+      return work(p);
+    } finally {
+      try {
+        p.close();
+      } catch (error) {
+        // Closed uncleanly: the next open's recovery mends it, as after an eviction.
+        if (!(error instanceof StorageError)) throw error;
+      }
+    }
+  }
+
+  /**
+   * The partition's segments, oldest first: the open log's own, or from its directory listing (cached until
+   * it is opened). An empty list: no segment yet (a partition never written to).
+   */
+  #segmentsOf(topic: string, partition: number): readonly SegmentSummary[] {
+    const key = `${topic}-${partition}`;
+    const open = this.#open.get(key);
+    if (open !== undefined) return open.log.segments;
+    let listed = this.#listed.get(key);
+    if (listed === undefined) {
+      const dir = join(this.dataDir, partitionDirName(topic, partition));
+      const names = io('list partition directory', dir, () => readdirSync(dir));
+      const segments: ListedSegment[] = [];
+      for (const name of names) {
+        const base = parseSegmentFileName(name);
+        if (base !== undefined) segments.push(new ListedSegment(join(dir, name), base));
+      }
+      listed = segments.sort((a, b) => a.baseOffset - b.baseOffset);
+      this.#listed.set(key, listed);
+    }
+    return listed;
   }
 
   /**
@@ -301,20 +445,48 @@ export class LogManager {
   }
 
   /**
-   * Open every partition (through the bound on open partitions) and say what loading each found: what
-   * recovery cut from its active segment, and the offsets no segment holds. Kafka's `LogManager` loads every
-   * log at start and logs this; a broker calls it once it has opened the directory.
+   * Start-up's check (Kafka's `LogManager.loadLogs`, which loads every log before the broker serves): what
+   * loading each log finds, what recovery cut from its active segment and the offsets no segment holds. Run
+   * while requests are served, in slices of the event loop: a partition whose directory holds no segment has
+   * nothing to load and is not opened; the others are opened one per slice (outside the open-partition
+   * cache, then closed), unless a request opened one first, whose findings were kept then. Stops early when
+   * the manager is closed.
    */
-  check(): PartitionFindings[] {
-    const found: PartitionFindings[] = [];
-    for (const [topic, count] of this.#topics) {
+  async checkLogs(): Promise<LoadCheck> {
+    const failed: { topic: string; partition: number; error: unknown }[] = [];
+    let empty = 0;
+    let listings = 0;
+    let complete = true;
+    const loaded = this.#loaded ?? new Set<string>();
+    check: for (const [topic, count] of [...this.#topics]) {
       for (let p = 0; p < count; p++) {
-        const partition = this.partition(topic, p)!;
-        const { recovery, gaps } = partition.log;
-        if (recovery !== undefined || gaps.length > 0) found.push({ topic, partition: p, recovery, gaps });
+        if (++listings % LISTINGS_PER_SLICE === 0) await nextSlice();
+        if (this.#closed) {
+          complete = false;
+          break check;
+        }
+        if (p >= (this.#topics.get(topic) ?? 0) || loaded.has(`${topic}-${p}`)) continue;
+        try {
+          if (this.#segmentsOf(topic, p).length === 0) {
+            empty++;
+            continue;
+          }
+          this.#withPartition(topic, p, () => undefined);
+        } catch (error) {
+          failed.push({ topic, partition: p, error });
+        }
+        await nextSlice();
+        listings = 0;
       }
     }
-    return found;
+    const opened = loaded.size;
+    const findings = [...this.#found.values()].sort((a, b) =>
+      a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1,
+    );
+    // Checked: from now on an open is no start-up finding (a partition evicted and opened again).
+    this.#loaded = undefined;
+    this.#found.clear();
+    return { findings, failed, opened, empty, complete };
   }
 
   /** Partitions open now (at most `maxOpenPartitions`). */
@@ -380,7 +552,13 @@ export class LogManager {
       doomed.push(hidden);
     }
     this.#topics.delete(topic);
+    for (let p = 0; p < count; p++) {
+      this.#listed.delete(`${topic}-${p}`);
+      this.#loaded?.delete(`${topic}-${p}`);
+      this.#found.delete(`${topic}-${p}`);
+    }
     this.#cleaner.forget(topic);
+    this.#writeCheckpoint();
     fsyncDirectory(this.dataDir);
     for (const path of doomed)
       io('remove deleted partition', path, () => rmSync(path, { recursive: true, force: true }));
@@ -413,14 +591,16 @@ export class LogManager {
   /**
    * One retention pass (Kafka's `LogManager.cleanupLogs`): for every partition of every topic whose
    * `cleanup.policy` has `delete` and which has a `retention.ms` or `retention.bytes`, the log's own
-   * `deleteRetentionBreachedSegments`. Returns what it did; a partition that failed is reported and the
-   * others go on.
+   * `deleteRetentionBreachedSegments`. A partition is opened only when its oldest inactive segment breaches
+   * a limit (the active segment is never deleted, and deletion stops at the first segment kept, as in
+   * `Log.deleteOldSegments`). Returns what it did; a partition that failed is reported and the others go on.
    */
   cleanupLogs(onEvent?: (event: LogEvent) => void): Promise<LogEvent[]> {
     return this.#pass(
       'retention',
       onEvent,
       (config) => config.delete && (config.retentionMs >= 0 || config.retentionBytes >= 0),
+      (_topic, _partition, config, segments) => retentionBreached(config, segments, this.#time()),
       (p) => {
         const deleted = p.deleteRetentionBreachedSegments();
         return deleted.length === 0
@@ -438,13 +618,17 @@ export class LogManager {
 
   /**
    * One cleaner pass (Kafka's `LogCleaner` threads, one pass through `LogCleanerManager`): every partition
-   * of every compacted topic is compacted once dirty enough (see `LogCleanerManager.cleanIfDirty`).
+   * of every compacted topic is compacted once dirty enough (see `LogCleanerManager.needsCleaning`, decided
+   * from the segment list, so a partition with nothing to clean is not opened). Where each log is cleaned up
+   * to is written to `cleaner-offset-checkpoint` at the end of the pass.
    */
-  cleanLogs(onEvent?: (event: LogEvent) => void): Promise<LogEvent[]> {
-    return this.#pass(
+  async cleanLogs(onEvent?: (event: LogEvent) => void): Promise<LogEvent[]> {
+    const events = await this.#pass(
       'compaction',
       onEvent,
       (config) => config.compact,
+      (topic, partition, config, segments) =>
+        this.#cleaner.needsCleaning(topic, partition, config, segments, this.#time()),
       (p) => {
         const cleaned = this.#cleaner.cleanIfDirty(p, this.#time());
         return cleaned === undefined
@@ -452,30 +636,59 @@ export class LogManager {
           : { kind: 'compaction', topic: p.topic, partition: p.partition, ...cleaned };
       },
     );
+    if (!this.#closed) this.#writeCheckpoint(onEvent);
+    return events;
   }
 
+  /** The cleaner's checkpoint written if it changed; a failure is told as a failed compaction, not thrown. */
+  #writeCheckpoint(onEvent?: (event: LogEvent) => void): void {
+    try {
+      this.#cleaner.writeCheckpoint();
+    } catch (error) {
+      try {
+        onEvent?.({ kind: 'failed', task: 'compaction', topic: CLEANER_CHECKPOINT_FILE, partition: -1, error });
+      } catch {
+        // The listener's failure is not the log's.
+      }
+    }
+  }
+
+  /**
+   * A pass over every partition of the topics `applies` to, in slices of the event loop: each partition's
+   * segment list is looked at (the open log's, or its directory's listing, cached), and only one that
+   * `hasWork` says has work is opened and `run` (one such partition per slice). `close` stops it between
+   * slices, so shutting down never waits behind a pass.
+   */
   async #pass(
     task: 'retention' | 'compaction',
     onEvent: ((event: LogEvent) => void) | undefined,
     applies: (config: LogConfig) => boolean,
+    hasWork: (
+      topic: string,
+      partition: number,
+      config: LogConfig,
+      segments: readonly SegmentSummary[],
+    ) => boolean,
     run: (partition: Partition) => LogEvent | undefined,
   ): Promise<LogEvent[]> {
     const events: LogEvent[] = [];
     if (this.#closed || this.#running.has(task)) return events;
     this.#running.add(task);
+    this.#passes[task].opened = 0;
     try {
+      let listings = 0;
       // The topics as they are now; one deleted meanwhile has no partition to visit any more.
-      for (const [topic, count] of [...this.#topics]) {
+      for (const topic of [...this.#topics.keys()]) {
         const config = { ...DEFAULT_LOG_CONFIG, ...this.#configOf(topic) };
         if (!applies(config)) continue;
-        for (let index = 0; index < count; index++) {
-          // Between partitions the event loop serves requests (a pass may open every partition of a topic).
-          await new Promise((resolve) => setImmediate(resolve));
+        for (let index = 0; index < (this.#topics.get(topic) ?? 0); index++) {
+          if (++listings % LISTINGS_PER_SLICE === 0) await nextSlice();
           if (this.#closed) return events;
           let event: LogEvent | undefined;
           try {
-            const p = this.partition(topic, index);
-            event = p === undefined ? undefined : run(p);
+            if (!hasWork(topic, index, config, this.#segmentsOf(topic, index))) continue;
+            this.#passes[task].opened++;
+            event = this.#withPartition(topic, index, run);
           } catch (error) {
             // A full disk, a damaged segment: said, and the other partitions go on; the next pass tries again.
             event = { kind: 'failed', task, topic, partition: index, error };
@@ -488,12 +701,21 @@ export class LogManager {
               // The listener's failure (a logger's) is not the log's: the pass goes on.
             }
           }
+          // A partition worked on: its slice is over, the requests waiting are served.
+          await nextSlice();
+          listings = 0;
+          if (this.#closed) return events;
         }
       }
       return events;
     } finally {
       this.#running.delete(task);
     }
+  }
+
+  /** How many partitions the last (or running) pass of each kind opened for work: the rest were not opened. */
+  passStats(task: 'retention' | 'compaction'): { readonly opened: number } {
+    return { opened: this.#passes[task].opened };
   }
 
   /** A topic's config changed: its open partitions' logs take the new values (see `Log.reconfigure`). */
@@ -512,6 +734,11 @@ export class LogManager {
     this.#closed = true;
     for (const timer of this.#timers.splice(0)) clearInterval(timer);
     let first: unknown;
+    try {
+      this.#cleaner.writeCheckpoint();
+    } catch (error) {
+      first = error;
+    }
     for (const partition of this.#open.values()) {
       try {
         partition.close();
@@ -528,6 +755,27 @@ export class LogManager {
   #checkOpen(): void {
     if (this.#closed) throw new StorageError('CLOSED', `log manager of ${this.dataDir} is closed`);
   }
+}
+
+/**
+ * Whether retention would delete anything from a log with these segments (Kafka's
+ * `UnifiedLog.deleteRetentionMsBreachedSegments` and `deleteRetentionSizeBreachedSegments`): the oldest
+ * inactive segment must breach a limit, since deletion stops at the first segment kept. A timestamp that
+ * cannot be read cheaply says yes: the opened log decides.
+ */
+function retentionBreached(config: LogConfig, segments: readonly SegmentSummary[], now: number): boolean {
+  const oldest = segments.length > 1 ? segments[0]! : undefined;
+  if (oldest === undefined) return false;
+  if (config.retentionBytes >= 0) {
+    let bytes = 0;
+    for (const segment of segments) bytes += segment.size;
+    if (bytes - oldest.size >= config.retentionBytes) return true;
+  }
+  if (config.retentionMs >= 0) {
+    const newest = oldest.maxTimestamp();
+    if (newest === undefined || (newest >= 0 && now - newest > config.retentionMs)) return true;
+  }
+  return false;
 }
 
 /** The process's soft limit on open files, from /proc/self/limits (Linux); 1024 where it cannot be read. */

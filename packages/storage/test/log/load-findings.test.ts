@@ -48,12 +48,13 @@ describe('a log opened over missing segments says which offsets are gone', () =>
     }
   });
 
-  it('LogManager.check opens every partition and lists what each found: gaps and recovery cuts', () => {
+  it('LogManager.checkLogs opens every partition with segments and lists what each found: gaps and recovery cuts', async () => {
     const dataDir = tempDir();
     let manager = LogManager.open(dataDir, { config: { segmentBytes: 1200 } });
-    manager.createTopic('t', 3);
+    manager.createTopic('t', 4);
     for (let i = 0; i < 30; i++) appendRecords(manager.partition('t', 0)!, records(6, `b${i}`), NOW);
     appendRecords(manager.partition('t', 1)!, records(3), NOW);
+    manager.partition('t', 2);
     manager.close();
     const dir0 = join(dataDir, 't-0');
     unlinkSync(
@@ -68,11 +69,18 @@ describe('a log opened over missing segments says which offsets are gone', () =>
     appendFileSync(join(dir1, '00000000000000000000.log'), Buffer.from('torn tail'));
     manager = LogManager.open(dataDir, { config: { segmentBytes: 1200 } });
     try {
-      const found = manager.check();
-      expect(found.map((f) => [f.topic, f.partition, f.gaps.length, f.recovery?.kind])).toEqual([
+      const check = await manager.checkLogs();
+      expect(check.findings.map((f) => [f.topic, f.partition, f.gaps.length, f.recovery?.kind])).toEqual([
         ['t', 0, 1, undefined],
         ['t', 1, 0, 'torn-tail'],
       ]);
+      // t-2 and t-3 were never written to (t-2 was opened, so it has its empty segment; t-3 has none).
+      expect({ opened: check.opened, empty: check.empty, complete: check.complete }).toEqual({
+        opened: 3,
+        empty: 1,
+        complete: true,
+      });
+      expect(readdirSync(join(dataDir, 't-3'))).toEqual([]);
     } finally {
       manager.close();
     }
