@@ -69,6 +69,8 @@ export class Broker {
   #nextId = 1;
   #flusher: NodeJS.Timeout | undefined;
   #closing: Promise<void> | undefined;
+  /** Start-up's check of the logs, running until it is through (`close` stops it and waits for it). */
+  #checkingLogs: Promise<void> = Promise.resolve();
   #port = 0;
 
   private constructor(config: BrokerConfig, options: StartOptions, server: Server) {
@@ -223,12 +225,9 @@ export class Broker {
       `klog serve: listening on ${config.host}:${broker.#port}, advertised as ${broker.#ctx.advertised.host}:${broker.#ctx.advertised.port}; ` +
         `node ${config.nodeId}, cluster ${broker.#ctx.clusterId}, data in ${config.dataDir} (${topics.size} topic${topics.size === 1 ? '' : 's'})`,
     );
-    try {
-      for (const line of broker.#log.loadFindings()) broker.#logger.warn(`klog serve: ${line}`);
-    } catch (error) {
-      // A partition that cannot be opened now is answered with its error when asked for; say so here too.
-      broker.#logger.error(`klog serve: loading the partitions: ${(error as Error).message}`);
-    }
+    // Kafka's LogManager loads every log before it serves; klog checks them while it serves (a restart
+    // over many partitions answers at once), a partition first asked for being opened then.
+    broker.#checkingLogs = broker.#reportLoad();
     for (const entry of broker.#log.unmapped) {
       broker.#logger.warn(
         `klog serve: ${entry.path} maps to no topic (${entry.reason}): left alone, not served`,
@@ -244,8 +243,28 @@ export class Broker {
     return broker;
   }
 
+  /** Start-up's check of every log, reported once it is through: damage one line each, gaps one count. */
+  async #reportLoad(): Promise<void> {
+    try {
+      const report = await this.#log.checkLogs();
+      for (const line of report.damage) this.#logger.warn(`klog serve: ${line}`);
+      if (report.gaps !== undefined) this.#logger.info(`klog serve: ${report.gaps}`);
+      this.#logger.info(`klog serve: start-up check done: ${report.summary}`);
+    } catch (error) {
+      // A partition that cannot be opened is answered with its error when asked for; say so here too.
+      this.#logger.error(`klog serve: loading the partitions: ${(error as Error).message}`);
+    }
+  }
+
   /** What a background pass of the log did, one line (Kafka's LogManager and LogCleaner log the same). */
   #logEvent(event: LogEvent): void {
+    if (event.kind === 'pass') {
+      this.#logger.debug(
+        `${event.task === 'compaction' ? 'cleaner' : 'retention'} pass ${event.phase}: ` +
+          `${event.partitions} partition(s) looked at, ${event.opened} opened for work`,
+      );
+      return;
+    }
     const at = `${event.topic}-${event.partition}`;
     switch (event.kind) {
       case 'retention':
@@ -410,6 +429,8 @@ export class Broker {
     // Handlers of connections that closed meanwhile may still be finishing: the log outlives them.
     await Promise.allSettled([...this.#ctx.inFlight]);
     this.#log.close();
+    // Stopped by the close above at its next slice: its last line comes before the goodbye.
+    await this.#checkingLogs;
     this.#logger.info('klog serve: log flushed and closed; bye');
   }
 }

@@ -12,7 +12,11 @@ export {
   compact,
   DEFAULT_DEDUPE_BUFFER_BYTES,
 } from './cleaner/compaction.js';
-export { CLEANER_CHECKPOINT_FILE, type CleanedLog, type SegmentSummary } from './cleaner/log-cleaner-manager.js';
+export {
+  CLEANER_CHECKPOINT_FILE,
+  type CleanedLog,
+  type SegmentSummary,
+} from './cleaner/log-cleaner-manager.js';
 export {
   DecodeError,
   type KafkaErrorCode,

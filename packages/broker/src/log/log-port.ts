@@ -85,6 +85,19 @@ export interface BrokerPartition {
   producers(): ProducerSummary[];
 }
 
+/**
+ * What start-up's check of every log found (Kafka's `LogLoader` logs it): damage one line each, what
+ * recovery cut from an active segment and the partitions that could not be opened; the offsets no segment
+ * holds as one count, since compaction leaves such gaps in every compacted log (Kafka says nothing of them).
+ */
+export interface LoadReport {
+  readonly damage: readonly string[];
+  /** The gaps, one line; undefined when there are none. */
+  readonly gaps: string | undefined;
+  /** How many partitions were opened, how many had nothing to load; whether `close` stopped it. */
+  readonly summary: string;
+}
+
 export interface ProducerSummary {
   readonly producerId: number;
   readonly producerEpoch: number;
@@ -96,10 +109,10 @@ export interface BrokerLog {
   /** Hidden entries of the data directory that map to no topic, found on open: to be reported, not skipped. */
   readonly unmapped: readonly { readonly path: string; readonly reason: string }[];
   /**
-   * Opens every partition and says, one line each, what loading found (Kafka's LogLoader logs it): offsets no
-   * segment holds, and what recovery cut from an active segment.
+   * Start-up's check of every log, run while requests are served (see `LoadReport`); resolves once it is
+   * through, or stopped by `close`.
    */
-  loadFindings(): string[];
+  checkLogs(): Promise<LoadReport>;
   /** topic → partition count. */
   topics(): ReadonlyMap<string, number>;
   partition(topic: string, partition: number): BrokerPartition | undefined;
@@ -370,15 +383,37 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
   const wrapped = new WeakMap<Partition, BrokerPartition>();
   return {
     unmapped: manager.unmapped,
-    loadFindings: () =>
-      call(() => manager.check()).flatMap((f) => [
-        ...f.gaps.map(
-          (g) =>
-            `${f.topic}-${f.partition}: offsets ${g.from}–${g.to} are in no segment (before ${g.before}): ` +
-            'a segment deleted, or records compacted away at the end of one',
+    async checkLogs() {
+      const check = await manager.checkLogs();
+      const damage = [
+        ...check.failed.map(
+          (f) =>
+            `${f.topic}-${f.partition}: cannot be opened (${f.error instanceof Error ? f.error.message : String(f.error)}): answered with its error when asked for`,
         ),
-        ...(f.recovery === undefined ? [] : [`${f.topic}-${f.partition}: ${describeRecovery(f.recovery)}`]),
-      ]),
+        ...check.findings.flatMap((f) =>
+          f.recovery === undefined ? [] : [`${f.topic}-${f.partition}: ${describeRecovery(f.recovery)}`],
+        ),
+      ];
+      let gaps = 0;
+      let offsets = 0;
+      let partitions = 0;
+      for (const f of check.findings) {
+        if (f.gaps.length > 0) partitions++;
+        gaps += f.gaps.length;
+        for (const g of f.gaps) offsets += g.to - g.from + 1;
+      }
+      return {
+        damage,
+        gaps:
+          gaps === 0
+            ? undefined
+            : `${gaps} gap(s) of offsets in no segment, ${offsets} offset(s) over ${partitions} partition(s): ` +
+              'records compacted away at the end of a segment (normal), or a segment deleted',
+        summary:
+          `${check.opened} partition(s) with segments loaded, ${check.empty} with none` +
+          (check.complete ? '' : ': stopped by shutdown before every partition was checked'),
+      };
+    },
     topics: () => manager.topics(),
     partition(topic, partition) {
       const p = call(() => manager.partition(topic, partition));

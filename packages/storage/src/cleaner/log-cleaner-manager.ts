@@ -70,7 +70,8 @@ export class LogCleanerManager {
       const m = /^(\S+) (0|[1-9]\d*) (0|[1-9]\d*)$/.exec(line);
       if (m === null) throw bad(`line ${JSON.stringify(line)}`);
       const [topic, partition, offset] = [m[1]!, Number(m[2]), Number(m[3])];
-      if (exists(topic, partition)) this.#cleanedUpTo.set(`${topic}-${partition}`, { topic, partition, offset });
+      if (exists(topic, partition))
+        this.#cleanedUpTo.set(`${topic}-${partition}`, { topic, partition, offset });
       else this.#changed = true;
     }
   }

@@ -1,4 +1,15 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import {
   CLEANER_CHECKPOINT_FILE,
@@ -69,6 +80,17 @@ export type LogEvent =
       readonly logStartOffset: number;
     }
   | ({ readonly kind: 'compaction'; readonly topic: string; readonly partition: number } & CleanedLog)
+  | {
+      /**
+       * A pass began, ended, or was stopped by `close`: the partitions it looked at so far (their segment
+       * lists) and how many of them it opened for work (Kafka's `LogCleaner` logs its own statistics so).
+       */
+      readonly kind: 'pass';
+      readonly task: 'retention' | 'compaction';
+      readonly phase: 'started' | 'done' | 'stopped';
+      readonly partitions: number;
+      readonly opened: number;
+    }
   | {
       readonly kind: 'failed';
       readonly task: 'retention' | 'compaction';
@@ -199,7 +221,6 @@ export class LogManager {
   readonly #timers: NodeJS.Timeout[] = [];
   /** The passes running now: a pass longer than its interval is not started twice. */
   readonly #running = new Set<'retention' | 'compaction'>();
-  readonly #passes = { retention: { opened: 0 }, compaction: { opened: 0 } };
   #closed = false;
 
   private constructor(
@@ -369,20 +390,21 @@ export class LogManager {
     const key = `${topic}-${partition}`;
     this.#listed.delete(key);
     const options: PartitionOptions = {
-        segmentFiles: this.#files,
-        ...(this.options.producerSnapshots === undefined
-          ? {}
-          : { producerSnapshots: this.options.producerSnapshots }),
-        ...(this.options.producerIdExpirationMs === undefined
-          ? {}
-          : { producerIdExpirationMs: this.options.producerIdExpirationMs }),
-        time: this.#time,
-      };
+      segmentFiles: this.#files,
+      ...(this.options.producerSnapshots === undefined
+        ? {}
+        : { producerSnapshots: this.options.producerSnapshots }),
+      ...(this.options.producerIdExpirationMs === undefined
+        ? {}
+        : { producerIdExpirationMs: this.options.producerIdExpirationMs }),
+      time: this.#time,
+    };
     const opened = Partition.openManaged(this.dataDir, topic, partition, this.#configOf(topic), options);
     if (this.#loaded !== undefined && !this.#loaded.has(key)) {
       this.#loaded.add(key);
       const { recovery, gaps } = opened.log;
-      if (recovery !== undefined || gaps.length > 0) this.#found.set(key, { topic, partition, recovery, gaps });
+      if (recovery !== undefined || gaps.length > 0)
+        this.#found.set(key, { topic, partition, recovery, gaps });
     }
     return opened;
   }
@@ -392,16 +414,15 @@ export class LogManager {
     const open = this.#open.get(`${topic}-${partition}`);
     if (open !== undefined) return work(open);
     const p = this.#openPartition(topic, partition);
+    let result: T;
     try {
-      return work(p);
-    } finally {
-      try {
-        p.close();
-      } catch (error) {
-        // Closed uncleanly: the next open's recovery mends it, as after an eviction.
-        if (!(error instanceof StorageError)) throw error;
-      }
+      result = work(p);
+    } catch (error) {
+      closeQuietly(p);
+      throw error;
     }
+    closeQuietly(p);
+    return result;
   }
 
   /**
@@ -646,7 +667,13 @@ export class LogManager {
       this.#cleaner.writeCheckpoint();
     } catch (error) {
       try {
-        onEvent?.({ kind: 'failed', task: 'compaction', topic: CLEANER_CHECKPOINT_FILE, partition: -1, error });
+        onEvent?.({
+          kind: 'failed',
+          task: 'compaction',
+          topic: CLEANER_CHECKPOINT_FILE,
+          partition: -1,
+          error,
+        });
       } catch {
         // The listener's failure is not the log's.
       }
@@ -674,7 +701,18 @@ export class LogManager {
     const events: LogEvent[] = [];
     if (this.#closed || this.#running.has(task)) return events;
     this.#running.add(task);
-    this.#passes[task].opened = 0;
+    let opened = 0;
+    let partitions = 0;
+    const tell = (event: LogEvent) => {
+      try {
+        onEvent?.(event);
+      } catch {
+        // The listener's failure (a logger's) is not the log's: the pass goes on.
+      }
+    };
+    const phase = (phase: 'started' | 'done' | 'stopped') =>
+      tell({ kind: 'pass', task, phase, partitions, opened });
+    phase('started');
     try {
       let listings = 0;
       // The topics as they are now; one deleted meanwhile has no partition to visit any more.
@@ -683,11 +721,15 @@ export class LogManager {
         if (!applies(config)) continue;
         for (let index = 0; index < (this.#topics.get(topic) ?? 0); index++) {
           if (++listings % LISTINGS_PER_SLICE === 0) await nextSlice();
-          if (this.#closed) return events;
+          if (this.#closed) {
+            phase('stopped');
+            return events;
+          }
+          partitions++;
           let event: LogEvent | undefined;
           try {
             if (!hasWork(topic, index, config, this.#segmentsOf(topic, index))) continue;
-            this.#passes[task].opened++;
+            opened++;
             event = this.#withPartition(topic, index, run);
           } catch (error) {
             // A full disk, a damaged segment: said, and the other partitions go on; the next pass tries again.
@@ -695,27 +737,18 @@ export class LogManager {
           }
           if (event !== undefined) {
             events.push(event);
-            try {
-              onEvent?.(event);
-            } catch {
-              // The listener's failure (a logger's) is not the log's: the pass goes on.
-            }
+            tell(event);
           }
           // A partition worked on: its slice is over, the requests waiting are served.
           await nextSlice();
           listings = 0;
-          if (this.#closed) return events;
         }
       }
+      phase(this.#closed ? 'stopped' : 'done');
       return events;
     } finally {
       this.#running.delete(task);
     }
-  }
-
-  /** How many partitions the last (or running) pass of each kind opened for work: the rest were not opened. */
-  passStats(task: 'retention' | 'compaction'): { readonly opened: number } {
-    return { opened: this.#passes[task].opened };
   }
 
   /** A topic's config changed: its open partitions' logs take the new values (see `Log.reconfigure`). */
@@ -776,6 +809,15 @@ function retentionBreached(config: LogConfig, segments: readonly SegmentSummary[
     if (newest === undefined || (newest >= 0 && now - newest > config.retentionMs)) return true;
   }
   return false;
+}
+
+/** Closes a partition a pass opened; closed uncleanly, the next open's recovery mends it, as after an eviction. */
+function closeQuietly(p: Partition): void {
+  try {
+    p.close();
+  } catch (error) {
+    if (!(error instanceof StorageError)) throw error;
+  }
 }
 
 /** The process's soft limit on open files, from /proc/self/limits (Linux); 1024 where it cannot be read. */
