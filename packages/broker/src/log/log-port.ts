@@ -408,7 +408,8 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
           gaps === 0
             ? undefined
             : `${gaps} gap(s) of offsets in no segment, ${offsets} offset(s) over ${partitions} partition(s): ` +
-              'records compacted away at the end of a segment (normal), or a segment deleted',
+              'records compacted away at the end of a segment (normal), or a segment deleted; ' +
+              '`klog dump-log <partition directory>` lists them',
         summary:
           `${check.opened} partition(s) with segments loaded, ${check.empty} with none` +
           (check.complete ? '' : ': stopped by shutdown before every partition was checked'),

@@ -99,7 +99,7 @@ export type LogEvent =
       readonly error: unknown;
     };
 
-/** What opening one partition found (`LogManager.check`). */
+/** What opening one partition found (`LogManager.checkLogs`). */
 export interface PartitionFindings {
   readonly topic: string;
   readonly partition: number;
