@@ -234,9 +234,17 @@ function apiVersionsFrame(correlationId: number): Buffer {
   return frame;
 }
 
-function serve(
-  dataDir: string,
-): Promise<{ child: ChildProcess; port: number; exit: Promise<number | null> }> {
+interface Served {
+  readonly child: ChildProcess;
+  readonly port: number;
+  readonly exit: Promise<number | null>;
+  /** Why the broker closed connections (its `closed:` lines, numbers dropped), and how often. */
+  readonly closes: Map<string, number>;
+  /** Its ERROR lines. */
+  readonly errors: string[];
+}
+
+function serve(dataDir: string): Promise<Served> {
   return new Promise((resolve, reject) => {
     const args = [
       'serve',
