@@ -98,7 +98,7 @@ export class Broker {
       this.#fetchWaits = new FetchPurgatory();
       const log = this.#log;
       this.#offsetsTopic = new OffsetsTopic(
-        { log, topicConfigs, logger: this.#logger },
+        { config, log, topicConfigs, logger: this.#logger },
         { partitions: config.offsetsTopicNumPartitions },
         () => Date.now(),
       );

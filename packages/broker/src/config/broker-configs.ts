@@ -253,6 +253,26 @@ export const BROKER_CONFIGS = [
     doc: 'partitions of __consumer_offsets when it is created (fixed once it exists)',
   },
   {
+    // Kafka 4.1 has no setting: its controller bounds the records one operation writes to
+    // QuorumController.MAX_RECORDS_PER_USER_OP (10,000), and a partition is one record; klog counts partitions.
+    name: 'max.partitions.per.request',
+    key: 'maxPartitionsPerRequest',
+    type: 'INT',
+    validator: range(1, INT_MAX),
+    defaultValue: 10_000,
+    doc: 'partitions one CreateTopics, CreatePartitions or auto-creation may add: past it POLICY_VIOLATION',
+  },
+  {
+    // KIP-578's name (never in Kafka, whose default would be unbounded): a 2-core machine holds the
+    // 100,000-partition topic the start-up tests make, with __consumer_offsets and room to spare.
+    name: 'max.broker.partitions',
+    key: 'maxBrokerPartitions',
+    type: 'INT',
+    validator: range(1, INT_MAX),
+    defaultValue: 120_000,
+    doc: 'partitions this broker holds at most, every topic counted: a creation past it is POLICY_VIOLATION',
+  },
+  {
     // Kafka defines it as an INT with no validator; a negative delay means none.
     name: 'group.initial.rebalance.delay.ms',
     key: 'groupInitialRebalanceDelayMs',

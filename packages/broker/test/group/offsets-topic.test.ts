@@ -38,7 +38,12 @@ function open(dir: string, partitions = 3, segmentMs?: number) {
   const defaults = new Map(segmentMs === undefined ? [] : [['log.roll.ms', String(segmentMs)]]);
   configs = new TopicConfigs(store, defaults, (t) => log.reconfigureTopic(t));
   const topic = new OffsetsTopic(
-    { log, topicConfigs: configs, logger: SILENT },
+    {
+      config: { maxPartitionsPerRequest: 10_000, maxBrokerPartitions: 120_000 },
+      log,
+      topicConfigs: configs,
+      logger: SILENT,
+    },
     { partitions, segmentBytes: 600 },
     () => now,
   );

@@ -5,7 +5,7 @@ import {
   type ErrorName,
   errorName,
 } from '@klog/protocol';
-import { LogError } from '../../log/log-port.js';
+import { addPartitions, partitionLimitRefusal } from '../../log/topic-creation.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
@@ -14,20 +14,20 @@ type Result = CreatePartitionsResponse.CreatePartitionsTopicResult;
 /**
  * CreatePartitions, checked as Kafka's controller checks it (`ReplicationControlManager.createPartitions`):
  * the new count must be more than the topic has; an assignment, if given, one list per new partition, each
- * this broker alone. Records keyed to a partition go elsewhere once the count grows, as in Kafka.
+ * this broker alone. The partitions the whole request adds are bounded at once, as Kafka's controller
+ * bounds one operation's records: past `max.partitions.per.request` or `max.broker.partitions` every topic
+ * that would grow is answered POLICY_VIOLATION and none grows. Records keyed to a partition go elsewhere
+ * once the count grows, as in Kafka.
  */
 export const createPartitionsApi = defineApi({
   codec: CreatePartitions,
   versions: { min: 0, max: 3 },
-  handle(ctx: Pick<BrokerContext, 'config' | 'log' | 'logger'>, _header, request) {
+  handle(ctx: Pick<BrokerContext, 'config' | 'log' | 'logger' | 'topicConfigs'>, _header, request) {
     const counts = new Map<string, number>();
     for (const t of request.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
-    const results = request.topics.map((t): Result => {
-      const fail = (code: ErrorName, message: string): Result => ({
-        name: t.name,
-        errorCode: ErrorCode[code],
-        errorMessage: message,
-      });
+    // Each topic's own checks first; null: it would grow.
+    const checked = request.topics.map((t): { code: ErrorName; message: string } | null => {
+      const fail = (code: ErrorName, message: string) => ({ code, message });
       if ((counts.get(t.name) ?? 0) > 1) return fail('INVALID_REQUEST', 'Duplicate topic name.');
       const now = ctx.log.topics().get(t.name);
       if (now === undefined)
@@ -56,14 +56,20 @@ export const createPartitionsApi = defineApi({
           );
         }
       }
-      if (!request.validateOnly) {
-        try {
-          ctx.log.addPartitions(t.name, t.count);
-        } catch (error) {
-          if (error instanceof LogError) return fail(error.code, error.message);
-          throw error;
-        }
-        ctx.logger.info(`topic ${t.name}: ${now} → ${t.count} partitions (CreatePartitions)`);
+      return null;
+    });
+    const adding = request.topics.reduce(
+      (sum, t, i) => (checked[i] === null ? sum + (t.count - (ctx.log.topics().get(t.name) ?? 0)) : sum),
+      0,
+    );
+    const over = partitionLimitRefusal(ctx, adding);
+    const results = request.topics.map((t, i): Result => {
+      const failed = checked[i] ?? (over === undefined ? null : { code: over.code, message: over.message });
+      if (failed !== null)
+        return { name: t.name, errorCode: ErrorCode[failed.code], errorMessage: failed.message };
+      const added = addPartitions(ctx, t.name, t.count, 'CreatePartitions', request.validateOnly);
+      if (added.kind === 'refused') {
+        return { name: t.name, errorCode: ErrorCode[added.code], errorMessage: added.message };
       }
       return { name: t.name, errorCode: ErrorCode.NONE, errorMessage: null };
     });
