@@ -16,6 +16,7 @@ import {
 } from './clients.js';
 import { KafkaApiError, withBootstrap } from './kafka-errors.js';
 import {
+  bootstrapServerOption,
   intOption,
   type ParsedOptions,
   parseToolArgs,
@@ -24,7 +25,7 @@ import {
 } from './tool-options.js';
 
 export const CONSOLE_CONSUMER_OPTIONS: readonly ToolOption[] = [
-  { name: 'bootstrap-server', arg: 'server to connect to', help: 'REQUIRED: The server(s) to connect to.' },
+  bootstrapServerOption(),
   { name: 'topic', arg: 'topic', help: 'The topic to consume on.' },
   {
     name: 'include',

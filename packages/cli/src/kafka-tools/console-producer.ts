@@ -12,6 +12,7 @@ import type { CommandContext } from '../command-context.js';
 import { partitionCount, partitionForKey } from './clients.js';
 import { KafkaApiError, withBootstrap } from './kafka-errors.js';
 import {
+  bootstrapServerOption,
   checkRequired,
   type ParsedOptions,
   parseToolArgs,
@@ -22,7 +23,7 @@ import {
 const TUNING = 'a batching or retry knob of the Java producer; klog sends each line as it comes';
 
 export const CONSOLE_PRODUCER_OPTIONS: readonly ToolOption[] = [
-  { name: 'bootstrap-server', arg: 'server to connect to', help: 'REQUIRED: The server(s) to connect to.' },
+  bootstrapServerOption(),
   { name: 'topic', arg: 'topic', help: 'REQUIRED: The topic id to produce messages to.' },
   {
     name: 'property',

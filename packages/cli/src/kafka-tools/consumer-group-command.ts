@@ -12,12 +12,17 @@ import type { CommandContext } from '../command-context.js';
 import type { AdminClient } from '../topics/admin-client.js';
 import { commitOffsets, committedOffsets, fromTpKey, listOffset, partitionCount, tpKey } from './clients.js';
 import { KafkaApiError, withBootstrap } from './kafka-errors.js';
-import { type ParsedOptions, parseToolArgs, type ToolOption, ToolUsageError } from './tool-options.js';
-
-const NO_SECURITY = 'klog speaks PLAINTEXT only, so there are no admin client settings to pass';
+import {
+  bootstrapServerOption,
+  commandConfigOption,
+  type ParsedOptions,
+  parseToolArgs,
+  type ToolOption,
+  ToolUsageError,
+} from './tool-options.js';
 
 export const CONSUMER_GROUP_OPTIONS: readonly ToolOption[] = [
-  { name: 'bootstrap-server', arg: 'server to connect to', help: 'REQUIRED: The server(s) to connect to.' },
+  bootstrapServerOption(),
   { name: 'group', arg: 'consumer group', many: true, help: 'The consumer group we wish to act on.' },
   {
     name: 'topic',
@@ -37,12 +42,7 @@ export const CONSUMER_GROUP_OPTIONS: readonly ToolOption[] = [
     help: 'Pass in groups to delete topic partition offsets and ownership information over the entire consumer group.',
   },
   { name: 'timeout', arg: 'timeout (ms)', help: 'The timeout that can be set for some use cases.' },
-  {
-    name: 'command-config',
-    arg: 'command config property file',
-    help: 'Property file containing configs to be passed to Admin Client and Consumer.',
-    unsupported: NO_SECURITY,
-  },
+  commandConfigOption('Property file containing configs to be passed to Admin Client and Consumer.'),
   { name: 'reset-offsets', help: 'Reset offsets of consumer group.' },
   { name: 'dry-run', help: 'Only show results without executing changes on Consumer Groups.' },
   { name: 'execute', help: 'Execute operation.' },

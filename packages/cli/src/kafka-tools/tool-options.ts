@@ -41,6 +41,25 @@ export interface ParsedOptions {
   readonly given: ReadonlySet<string>;
 }
 
+/** Why `--command-config` is refused: its settings are security settings, and klog speaks PLAINTEXT only. */
+export const NO_SECURITY = 'klog speaks PLAINTEXT only, so there are no admin client settings to pass';
+
+/** `--bootstrap-server`, which every tool takes (each with its own help line in Kafka). */
+export function bootstrapServerOption(
+  help = 'REQUIRED: The server(s) to connect to.',
+  arg = 'server to connect to',
+): ToolOption {
+  return { name: 'bootstrap-server', arg, help };
+}
+
+/** `--command-config`, refused with NO_SECURITY by every tool. */
+export function commandConfigOption(
+  help = 'Property file containing configs to be passed to Admin Client.',
+  arg = 'command config property file',
+): ToolOption {
+  return { name: 'command-config', arg, help, unsupported: NO_SECURITY };
+}
+
 const COMMON: readonly ToolOption[] = [
   { name: 'help', help: 'Print usage information.' },
   { name: 'version', help: 'Display Kafka version.' },

@@ -14,10 +14,13 @@ import {
 import type { CommandContext } from '../command-context.js';
 import type { AdminClient } from '../topics/admin-client.js';
 import { kafkaUuid } from '../topics/describe-output.js';
+import { INTERNAL_TOPICS } from './clients.js';
 import { KafkaApiError, withBootstrap } from './kafka-errors.js';
 import {
+  bootstrapServerOption,
   checkInvalid,
   checkRequired,
+  commandConfigOption,
   intOption,
   type ParsedOptions,
   parseToolArgs,
@@ -32,20 +35,9 @@ const DEFAULT_CONFIG_SOURCE = 5;
 
 export const TOPIC_COMMAND_PURPOSE = 'This tool helps to create, delete, describe, or change a topic.';
 
-const NO_SECURITY = 'klog speaks PLAINTEXT only, so there are no admin client settings to pass';
-
 export const TOPIC_COMMAND_OPTIONS: readonly ToolOption[] = [
-  {
-    name: 'bootstrap-server',
-    arg: 'server to connect to',
-    help: 'REQUIRED: The Kafka server to connect to.',
-  },
-  {
-    name: 'command-config',
-    arg: 'command config property file',
-    help: 'Property file containing configs to be passed to Admin Client.',
-    unsupported: NO_SECURITY,
-  },
+  bootstrapServerOption('REQUIRED: The Kafka server to connect to.'),
+  commandConfigOption(),
   { name: 'list', help: 'List all available topics.' },
   { name: 'create', help: 'Create a new topic.' },
   { name: 'delete', help: 'Delete a topic.' },
@@ -189,9 +181,6 @@ export function includeList(raw: string): RegExp {
 
 /** A topic `--topic` named matched nothing: Kafka's ensureTopicExists (an IllegalArgumentException, exit 1). */
 export class TopicMissing extends ToolUsageError {}
-
-/** Kafka's `Topic.isInternal`. */
-const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
 
 /** The configs of a create, `name=value` each (TopicCommand.parseTopicConfigsToBeAdded). */
 function topicConfigs(opts: ParsedOptions): { name: string; value: string }[] {
