@@ -7,9 +7,9 @@
 import type { CommandContext } from '../command-context.js';
 import { exceptionClass, withBootstrap } from './kafka-errors.js';
 import {
-  bootstrapServerOption,
   checkInvalid,
   NO_SECURITY,
+  optionTable,
   parseToolArgs,
   type ToolOption,
   ToolUsageError,
@@ -21,74 +21,35 @@ const CREATE_ACLS = 30;
 const DELETE_ACLS = 31;
 const SECURITY_DISABLED = 54;
 
-const named = (name: string, help: string): ToolOption => ({ name, arg: name, help });
+const _named = (name: string, help: string): ToolOption => ({ name, arg: name, help });
 
-export const ACL_COMMAND_OPTIONS: readonly ToolOption[] = [
-  bootstrapServerOption(
-    'A list of host/port pairs to use for establishing the connection to the Kafka cluster. This config is required for acl management using admin client API.',
-  ),
-  {
-    ...named('bootstrap-controller', 'A list of host/port pairs of the controllers.'),
-    unsupported: 'klog serve has no controller listener; use --bootstrap-server',
-  },
-  {
-    name: 'command-config',
-    arg: 'command-config',
-    optional: true,
-    help: 'A property file containing configs to be passed to Admin Client.',
-    unsupported: NO_SECURITY,
-  },
-  named(
-    'topic',
-    "topic to which ACLs should be added or removed. A value of '*' indicates ACL should apply to all topics.",
-  ),
-  { name: 'cluster', help: 'Add/Remove cluster ACLs.' },
-  named(
-    'group',
-    "Consumer Group to which the ACLs should be added or removed. A value of '*' indicates the ACLs should apply to all groups.",
-  ),
-  named('transactional-id', 'The transactionalId to which ACLs should be added or removed.'),
-  { name: 'idempotent', help: 'Enable idempotence for the producer (with --producer).' },
-  named('delegation-token', 'Delegation token to which ACLs should be added or removed.'),
-  {
-    name: 'resource-pattern-type',
-    arg: 'ANY|MATCH|LITERAL|PREFIXED',
-    help: 'The type of the resource pattern or pattern filter. (default: LITERAL)',
-  },
-  { name: 'add', help: 'Indicates you are trying to add ACLs.' },
-  { name: 'remove', help: 'Indicates you are trying to remove ACLs.' },
-  {
-    name: 'list',
-    help: 'List ACLs for the specified resource, use --topic <topic> or --group <group> or --cluster to specify a resource.',
-  },
-  {
-    name: 'operation',
-    arg: 'operation',
-    many: true,
-    help: 'Operation that is being allowed or denied. (default: All)',
-  },
-  { ...named('allow-principal', 'principal is in principalType:name format.'), many: true },
-  { ...named('deny-principal', 'principal is in principalType:name format.'), many: true },
-  {
-    name: 'principal',
-    arg: 'principal',
-    optional: true,
-    many: true,
-    help: 'List ACLs for the specified principal.',
-  },
-  {
-    ...named('allow-host', 'Host from which principals listed in --allow-principal will have access.'),
-    many: true,
-  },
-  {
-    ...named('deny-host', 'Host from which principals listed in --deny-principal will be denied access.'),
-    many: true,
-  },
-  { name: 'producer', help: 'Convenience option to add/remove ACLs for producer role.' },
-  { name: 'consumer', help: 'Convenience option to add/remove ACLs for consumer role.' },
-  { name: 'force', help: 'Assume Yes to all queries and do not prompt.' },
-  named('user-principal', 'Specifies a user principal as a resource in relation with the operation.'),
-];
+export const ACL_COMMAND_OPTIONS: readonly ToolOption[] = optionTable(`
+--bootstrap-server <server to connect to>  A list of host/port pairs to use for establishing the connection to the Kafka cluster. This config is required for acl management using admin client API.
+--bootstrap-controller <bootstrap-controller>  A list of host/port pairs of the controllers.
+  unsupported: klog serve has no controller listener; use --bootstrap-server
+--command-config [command-config]         A property file containing configs to be passed to Admin Client.
+  unsupported: ${NO_SECURITY}
+--topic <topic>                           topic to which ACLs should be added or removed. A value of '*' indicates ACL should apply to all topics.
+--cluster                                 Add/Remove cluster ACLs.
+--group <group>                           Consumer Group to which the ACLs should be added or removed. A value of '*' indicates the ACLs should apply to all groups.
+--transactional-id <transactional-id>     The transactionalId to which ACLs should be added or removed.
+--idempotent                              Enable idempotence for the producer (with --producer).
+--delegation-token <delegation-token>     Delegation token to which ACLs should be added or removed.
+--resource-pattern-type <ANY|MATCH|LITERAL|PREFIXED>  The type of the resource pattern or pattern filter. (default: LITERAL)
+--add                                     Indicates you are trying to add ACLs.
+--remove                                  Indicates you are trying to remove ACLs.
+--list                                    List ACLs for the specified resource, use --topic <topic> or --group <group> or --cluster to specify a resource.
+--operation <operation>...                Operation that is being allowed or denied. (default: All)
+--allow-principal <allow-principal>...    principal is in principalType:name format.
+--deny-principal <deny-principal>...      principal is in principalType:name format.
+--principal [principal]...                List ACLs for the specified principal.
+--allow-host <allow-host>...              Host from which principals listed in --allow-principal will have access.
+--deny-host <deny-host>...                Host from which principals listed in --deny-principal will be denied access.
+--producer                                Convenience option to add/remove ACLs for producer role.
+--consumer                                Convenience option to add/remove ACLs for consumer role.
+--force                                   Assume Yes to all queries and do not prompt.
+--user-principal <user-principal>         Specifies a user principal as a resource in relation with the operation.
+`);
 
 const RESOURCES = ['topic', 'cluster', 'group', 'transactional-id', 'delegation-token', 'user-principal'];
 

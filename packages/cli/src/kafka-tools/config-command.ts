@@ -10,9 +10,9 @@ import { readProperties } from './console-producer.js';
 import { javaHashOrder, javaStringHash } from './java-order.js';
 import { exceptionText, KafkaApiError, withBootstrap } from './kafka-errors.js';
 import {
-  bootstrapServerOption,
   checkInvalid,
-  commandConfigOption,
+  NO_SECURITY,
+  optionTable,
   type ParsedOptions,
   parseToolArgs,
   type ToolOption,
@@ -22,63 +22,37 @@ import {
 const PURPOSE =
   'This tool helps to manipulate and describe entity config for a topic, client, user, broker, ip, client-metrics or group';
 
-const entity = (name: string, help: string): ToolOption => ({ name, arg: name, help });
+const _entity = (name: string, help: string): ToolOption => ({ name, arg: name, help });
 
-export const CONFIG_COMMAND_OPTIONS: readonly ToolOption[] = [
-  bootstrapServerOption('The Kafka servers to connect to.'),
-  {
-    ...entity('bootstrap-controller', 'The Kafka controllers to connect to.'),
-    unsupported: 'klog serve has no controller listener; use --bootstrap-server',
-  },
-  commandConfigOption(
-    'Property file containing configs to be passed to Admin Client. This is used only with --bootstrap-server option for describing and altering broker configs.',
-  ),
-  { name: 'alter', help: 'Alter the configuration for the entity.' },
-  { name: 'describe', help: 'List configs for the given entity.' },
-  { name: 'all', help: 'List all configs for the given entity, including static configs if available.' },
-  {
-    ...entity(
-      'entity-type',
-      'Type of entity (topics/clients/users/brokers/broker-loggers/ips/client-metrics/groups)',
-    ),
-    many: true,
-  },
-  {
-    ...entity(
-      'entity-name',
-      'Name of entity (topic name/client id/user principal name/broker id/ip/client metrics/group id)',
-    ),
-    many: true,
-  },
-  {
-    name: 'entity-default',
-    help: 'Default entity name for clients/users/brokers/ips (applies to corresponding entity type)',
-  },
-  {
-    ...entity(
-      'add-config',
-      "Key Value pairs of configs to add. Square brackets can be used to group values which contain commas: 'k1=v1,k2=[v1,v2,v2],k3=v3'.",
-    ),
-  },
-  entity(
-    'add-config-file',
-    'Path to a properties file with configs to add. See add-config for a list of valid configurations.',
-  ),
-  { ...entity('delete-config', "config keys to remove 'k1,k2'"), many: true },
-  { name: 'force', help: 'Suppress console prompts' },
-  entity('topic', "The topic's name."),
-  entity('client', "The client's ID."),
-  { name: 'client-defaults', help: 'The config defaults for all clients.' },
-  entity('user', "The user's principal name."),
-  { name: 'user-defaults', help: 'The config defaults for all users.' },
-  entity('broker', "The broker's ID."),
-  { name: 'broker-defaults', help: 'The config defaults for all brokers.' },
-  entity('broker-logger', "The broker's ID for its logger config."),
-  { name: 'ip-defaults', help: 'The config defaults for all IPs.' },
-  entity('ip', 'The IP address.'),
-  entity('group', "The group's ID."),
-  entity('client-metrics', 'The client metrics config resource name.'),
-];
+export const CONFIG_COMMAND_OPTIONS: readonly ToolOption[] = optionTable(`
+--bootstrap-server <server to connect to>  The Kafka servers to connect to.
+--bootstrap-controller <bootstrap-controller>  The Kafka controllers to connect to.
+  unsupported: klog serve has no controller listener; use --bootstrap-server
+--command-config <command config property file>  Property file containing configs to be passed to Admin Client. This is used only with --bootstrap-server option for describing and altering broker configs.
+  unsupported: ${NO_SECURITY}
+--alter                                   Alter the configuration for the entity.
+--describe                                List configs for the given entity.
+--all                                     List all configs for the given entity, including static configs if available.
+--entity-type <entity-type>...            Type of entity (topics/clients/users/brokers/broker-loggers/ips/client-metrics/groups)
+--entity-name <entity-name>...            Name of entity (topic name/client id/user principal name/broker id/ip/client metrics/group id)
+--entity-default                          Default entity name for clients/users/brokers/ips (applies to corresponding entity type)
+--add-config <add-config>                 Key Value pairs of configs to add. Square brackets can be used to group values which contain commas: 'k1=v1,k2=[v1,v2,v2],k3=v3'.
+--add-config-file <add-config-file>       Path to a properties file with configs to add. See add-config for a list of valid configurations.
+--delete-config <delete-config>...        config keys to remove 'k1,k2'
+--force                                   Suppress console prompts
+--topic <topic>                           The topic's name.
+--client <client>                         The client's ID.
+--client-defaults                         The config defaults for all clients.
+--user <user>                             The user's principal name.
+--user-defaults                           The config defaults for all users.
+--broker <broker>                         The broker's ID.
+--broker-defaults                         The config defaults for all brokers.
+--broker-logger <broker-logger>           The broker's ID for its logger config.
+--ip-defaults                             The config defaults for all IPs.
+--ip <ip>                                 The IP address.
+--group <group>                           The group's ID.
+--client-metrics <client-metrics>         The client metrics config resource name.
+`);
 
 /** ConfigCommandOptions' entityFlags and entityDefaultsFlags: the flag and the entity type it stands for. */
 const ENTITY_FLAGS: readonly [string, string][] = [

@@ -5,9 +5,9 @@ import type { CommandContext } from '../command-context.js';
 import { listOffset, listTopicPartitions } from './clients.js';
 import { exceptionText, KafkaApiError, withBootstrap } from './kafka-errors.js';
 import {
-  bootstrapServerOption,
   checkRequired,
-  commandConfigOption,
+  NO_SECURITY,
+  optionTable,
   parseToolArgs,
   type ToolOption,
   ToolUsageError,
@@ -16,37 +16,16 @@ import { includeList } from './topic-command.js';
 
 const USAGE_TEXT = 'An interactive shell for getting topic-partition offsets.';
 
-export const GET_OFFSET_SHELL_OPTIONS: readonly ToolOption[] = [
-  bootstrapServerOption(
-    'REQUIRED. The server(s) to connect to in the form HOST1:PORT1,HOST2:PORT2.',
-    'HOST1:PORT1,...,HOST3:PORT3',
-  ),
-  {
-    name: 'topic-partitions',
-    arg: 'topic1:1,topic2:0-3,topic3,topic4:5-,topic5:-3',
-    help: 'Comma separated list of topic-partition patterns to get the offsets for: a topic regex, then an optional `:` and a partition, a range (lower inclusive, upper exclusive), `N-` or `-N`.',
-  },
-  {
-    name: 'topic',
-    arg: 'topic',
-    help: 'The topic to get the offsets for. It also accepts a regular expression. If not present, all authorized topics are queried. Cannot be used if --topic-partitions is present.',
-  },
-  {
-    name: 'partitions',
-    arg: 'partition ids',
-    help: 'Comma separated list of partition ids to get the offsets for. If not present, all partitions of the authorized topics are queried. Cannot be used if --topic-partitions is present.',
-  },
-  {
-    name: 'time',
-    arg: '<timestamp> / -1 or latest / -2 or earliest / -3 or max-timestamp / -4 or earliest-local / -5 or latest-tiered',
-    help: 'timestamp of the offsets before that. [Note: No offset is returned, if the timestamp greater than recently committed record timestamp is given.] (default: latest)',
-  },
-  commandConfigOption(),
-  {
-    name: 'exclude-internal-topics',
-    help: 'By default, internal topics are included. If specified, internal topics are excluded.',
-  },
-];
+export const GET_OFFSET_SHELL_OPTIONS: readonly ToolOption[] = optionTable(`
+--bootstrap-server <HOST1:PORT1,...,HOST3:PORT3>  REQUIRED. The server(s) to connect to in the form HOST1:PORT1,HOST2:PORT2.
+--topic-partitions <topic1:1,topic2:0-3,topic3,topic4:5-,topic5:-3>  Comma separated list of topic-partition patterns to get the offsets for: a topic regex, then an optional \`:\` and a partition, a range (lower inclusive, upper exclusive), \`N-\` or \`-N\`.
+--topic <topic>                           The topic to get the offsets for. It also accepts a regular expression. If not present, all authorized topics are queried. Cannot be used if --topic-partitions is present.
+--partitions <partition ids>              Comma separated list of partition ids to get the offsets for. If not present, all partitions of the authorized topics are queried. Cannot be used if --topic-partitions is present.
+--time <<timestamp> / -1 or latest / -2 or earliest / -3 or max-timestamp / -4 or earliest-local / -5 or latest-tiered>  timestamp of the offsets before that. [Note: No offset is returned, if the timestamp greater than recently committed record timestamp is given.] (default: latest)
+--command-config <command config property file>  Property file containing configs to be passed to Admin Client.
+  unsupported: ${NO_SECURITY}
+--exclude-internal-topics                 By default, internal topics are included. If specified, internal topics are excluded.
+`);
 
 /** GetOffsetShell.parseOffsetSpec: a name or ListOffsetsRequest's special timestamp, or a timestamp. */
 export function parseOffsetSpec(text: string): number {

@@ -6,9 +6,9 @@ import type { CommandContext } from '../command-context.js';
 import { javaHashObject, javaHashOrder, javaStringHash, topicPartitionHash } from './java-order.js';
 import { exceptionClass, withBootstrap } from './kafka-errors.js';
 import {
-  bootstrapServerOption,
   checkRequired,
-  commandConfigOption,
+  NO_SECURITY,
+  optionTable,
   parseToolArgs,
   type ToolOption,
   ToolUsageError,
@@ -16,27 +16,14 @@ import {
 
 const PURPOSE = 'This tool helps to query log directory usage on the specified brokers.';
 
-export const LOG_DIRS_OPTIONS: readonly ToolOption[] = [
-  bootstrapServerOption(
-    'REQUIRED: the server(s) to use for bootstrapping',
-    'The server(s) to use for bootstrapping',
-  ),
-  commandConfigOption(
-    'Property file containing configs to be passed to Admin Client.',
-    'Admin client property file',
-  ),
-  { name: 'describe', help: 'Describe the specified log directories on the specified brokers.' },
-  {
-    name: 'topic-list',
-    arg: 'Topic list',
-    help: 'The list of topics to be queried in the form "topic1,topic2,topic3". All topics will be queried if no topic list is specified (default: )',
-  },
-  {
-    name: 'broker-list',
-    arg: 'Broker list',
-    help: 'The list of brokers to be queried in the form "0,1,2". All brokers in the cluster will be queried if no broker list is specified (default: )',
-  },
-];
+export const LOG_DIRS_OPTIONS: readonly ToolOption[] = optionTable(`
+--bootstrap-server <The server(s) to use for bootstrapping>  REQUIRED: the server(s) to use for bootstrapping
+--command-config <Admin client property file>  Property file containing configs to be passed to Admin Client.
+  unsupported: ${NO_SECURITY}
+--describe                                Describe the specified log directories on the specified brokers.
+--topic-list <Topic list>                 The list of topics to be queried in the form "topic1,topic2,topic3". All topics will be queried if no topic list is specified (default: )
+--broker-list <Broker list>               The list of brokers to be queried in the form "0,1,2". All brokers in the cluster will be queried if no broker list is specified (default: )
+`);
 
 /** A HashSet<Integer>'s order (Integer.hashCode is the value), joined by commas. */
 const brokerSet = (ids: Iterable<number>) => javaHashOrder([...new Set(ids)], (id) => id).join(',');

@@ -44,20 +44,35 @@ export interface ParsedOptions {
 /** Why `--command-config` is refused: its settings are security settings, and klog speaks PLAINTEXT only. */
 export const NO_SECURITY = 'klog speaks PLAINTEXT only, so there are no admin client settings to pass';
 
-/** `--bootstrap-server`, which every tool takes (each with its own help line in Kafka). */
-export function bootstrapServerOption(
-  help = 'REQUIRED: The server(s) to connect to.',
-  arg = 'server to connect to',
-): ToolOption {
-  return { name: 'bootstrap-server', arg, help };
-}
-
-/** `--command-config`, refused with NO_SECURITY by every tool. */
-export function commandConfigOption(
-  help = 'Property file containing configs to be passed to Admin Client.',
-  arg = 'command config property file',
-): ToolOption {
-  return { name: 'command-config', arg, help, unsupported: NO_SECURITY };
+/**
+ * A tool's options written as its `--help` lists them, one option a line: `--name`, then `<arg>` for one
+ * that takes a value (`<arg>...` when it may repeat, `[arg]` when the value is optional, as jopt-simple
+ * prints it), then two or more spaces and the help; an indented line `unsupported: why` under an option
+ * marks one klog refuses. Kafka's tools are read the way their help reads, and the tables stay data.
+ */
+export function optionTable(text: string): ToolOption[] {
+  const out: ToolOption[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const refused = /^\s+unsupported: (.*)$/.exec(line);
+    if (refused !== null) {
+      const last = out.pop();
+      if (last === undefined) throw new Error(`optionTable: ${line.trim()} follows no option`);
+      out.push({ ...last, unsupported: refused[1]! });
+      continue;
+    }
+    const m = /^--(\S+)(?: ([<[])(.*?)[>\]](\.\.\.)?)?(?:\s{2,}(.*))?$/.exec(line.trim());
+    if (m === null) throw new Error(`optionTable: cannot read ${JSON.stringify(line)}`);
+    const [, name, bracket, arg, many, help] = m;
+    out.push({
+      name: name!,
+      help: help ?? '',
+      ...(arg === undefined ? {} : { arg }),
+      ...(many === undefined ? {} : { many: true }),
+      ...(bracket === '[' ? { optional: true } : {}),
+    });
+  }
+  return out;
 }
 
 const COMMON: readonly ToolOption[] = [
