@@ -6,14 +6,7 @@
 // a broker that does serve them has ACLs klog's protocol package cannot read, and the tool says so.
 import type { CommandContext } from '../command-context.js';
 import { exceptionClass, withBootstrap } from './kafka-errors.js';
-import {
-  checkInvalid,
-  NO_SECURITY,
-  optionTable,
-  parseToolArgs,
-  type ToolOption,
-  ToolUsageError,
-} from './tool-options.js';
+import { checkInvalid, NO_SECURITY, optionTable, parseToolArgs, ToolUsageError } from './tool-options.js';
 
 const PURPOSE = 'This tool helps to manage acls on kafka.';
 const DESCRIBE_ACLS = 29;
@@ -21,9 +14,7 @@ const CREATE_ACLS = 30;
 const DELETE_ACLS = 31;
 const SECURITY_DISABLED = 54;
 
-const _named = (name: string, help: string): ToolOption => ({ name, arg: name, help });
-
-export const ACL_COMMAND_OPTIONS: readonly ToolOption[] = optionTable(`
+export const ACL_COMMAND_OPTIONS = optionTable(`
 --bootstrap-server <server to connect to>  A list of host/port pairs to use for establishing the connection to the Kafka cluster. This config is required for acl management using admin client API.
 --bootstrap-controller <bootstrap-controller>  A list of host/port pairs of the controllers.
   unsupported: klog serve has no controller listener; use --bootstrap-server

@@ -6,6 +6,7 @@
 import { DescribeConfigs, IncrementalAlterConfigs, ListGroups, Metadata } from '@klog/protocol';
 import type { CommandContext } from '../command-context.js';
 import type { AdminClient } from '../topics/admin-client.js';
+import { SOURCE_NAMES } from '../topics/describe-output.js';
 import { readProperties } from './console-producer.js';
 import { javaHashOrder, javaStringHash } from './java-order.js';
 import { exceptionText, KafkaApiError, withBootstrap } from './kafka-errors.js';
@@ -15,16 +16,13 @@ import {
   optionTable,
   type ParsedOptions,
   parseToolArgs,
-  type ToolOption,
   ToolUsageError,
 } from './tool-options.js';
 
 const PURPOSE =
   'This tool helps to manipulate and describe entity config for a topic, client, user, broker, ip, client-metrics or group';
 
-const _entity = (name: string, help: string): ToolOption => ({ name, arg: name, help });
-
-export const CONFIG_COMMAND_OPTIONS: readonly ToolOption[] = optionTable(`
+export const CONFIG_COMMAND_OPTIONS = optionTable(`
 --bootstrap-server <server to connect to>  The Kafka servers to connect to.
 --bootstrap-controller <bootstrap-controller>  The Kafka controllers to connect to.
   unsupported: klog serve has no controller listener; use --bootstrap-server
@@ -94,18 +92,6 @@ const RESOURCES: Readonly<Record<string, { type: number; dynamicSource?: number 
 };
 /** DYNAMIC_DEFAULT_BROKER_CONFIG: the source of the brokers' cluster-wide defaults (entity name ""). */
 const DYNAMIC_DEFAULT_BROKER_SOURCE = 3;
-
-/** The wire's ConfigSource ids by the names of the Admin client's ConfigEntry.ConfigSource, as Kafka prints them. */
-const SOURCE_NAMES: Readonly<Record<number, string>> = {
-  1: 'DYNAMIC_TOPIC_CONFIG',
-  2: 'DYNAMIC_BROKER_CONFIG',
-  3: 'DYNAMIC_DEFAULT_BROKER_CONFIG',
-  4: 'STATIC_BROKER_CONFIG',
-  5: 'DEFAULT_CONFIG',
-  6: 'DYNAMIC_BROKER_LOGGER_CONFIG',
-  7: 'DYNAMIC_CLIENT_METRICS_CONFIG',
-  8: 'DYNAMIC_GROUP_CONFIG',
-};
 
 interface Entities {
   readonly types: string[];

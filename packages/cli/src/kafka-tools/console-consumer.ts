@@ -19,12 +19,12 @@ import {
   intOption,
   optionTable,
   type ParsedOptions,
+  pairs,
   parseToolArgs,
-  type ToolOption,
   ToolUsageError,
 } from './tool-options.js';
 
-export const CONSOLE_CONSUMER_OPTIONS: readonly ToolOption[] = optionTable(`
+export const CONSOLE_CONSUMER_OPTIONS = optionTable(`
 --bootstrap-server <server to connect to>  REQUIRED: The server(s) to connect to.
 --topic <topic>                           The topic to consume on.
 --include <Java regex (String)>           Regular expression specifying list of topics to include for consumption.
@@ -110,16 +110,6 @@ export function formatRecord(r: FetchedRecord, props: ReadonlyMap<string, string
     fields.join(props.get('key.separator') ?? '\t') +
     (printValue ? (props.get('line.separator') ?? '\n') : '')
   );
-}
-
-function pairs(flag: string, items: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const item of items) {
-    const eq = item.indexOf('=');
-    if (eq <= 0) throw new ToolUsageError(`Invalid ${flag} ${item}: expected key=value`);
-    out.set(item.slice(0, eq).trim(), item.slice(eq + 1));
-  }
-  return out;
 }
 
 /** ConsoleConsumerOptions' checks, with its messages. */

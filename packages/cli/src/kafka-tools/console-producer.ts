@@ -15,14 +15,14 @@ import {
   checkRequired,
   optionTable,
   type ParsedOptions,
+  pairs,
   parseToolArgs,
-  type ToolOption,
   ToolUsageError,
 } from './tool-options.js';
 
 const TUNING = 'a batching or retry knob of the Java producer; klog sends each line as it comes';
 
-export const CONSOLE_PRODUCER_OPTIONS: readonly ToolOption[] = optionTable(`
+export const CONSOLE_PRODUCER_OPTIONS = optionTable(`
 --bootstrap-server <server to connect to>  REQUIRED: The server(s) to connect to.
 --topic <topic>                           REQUIRED: The topic id to produce messages to.
 --property <prop>...                      A mechanism to pass properties in the form key=value to the message reader.
@@ -69,16 +69,6 @@ const PRODUCER_SETTINGS = new Set([
   'linger.ms',
   'batch.size',
 ]);
-
-function pairs(flag: string, items: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const item of items) {
-    const eq = item.indexOf('=');
-    if (eq <= 0) throw new ToolUsageError(`Invalid ${flag} ${item}: expected key=value`);
-    out.set(item.slice(0, eq).trim(), item.slice(eq + 1));
-  }
-  return out;
-}
 
 /** A Java .properties file, in brief: `key=value` lines, `#` and `!` comments. */
 export function readProperties(path: string): Map<string, string> {

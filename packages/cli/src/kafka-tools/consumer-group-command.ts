@@ -17,11 +17,10 @@ import {
   optionTable,
   type ParsedOptions,
   parseToolArgs,
-  type ToolOption,
   ToolUsageError,
 } from './tool-options.js';
 
-export const CONSUMER_GROUP_OPTIONS: readonly ToolOption[] = optionTable(`
+export const CONSUMER_GROUP_OPTIONS = optionTable(`
 --bootstrap-server <server to connect to>  REQUIRED: The server(s) to connect to.
 --group <consumer group>...               The consumer group we wish to act on.
 --topic <topic>...                        The topic whose consumer group information should be deleted or topic whose should be included in the reset offset process.

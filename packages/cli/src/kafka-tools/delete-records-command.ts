@@ -6,12 +6,12 @@ import { DeleteRecords } from '@klog/protocol';
 import type { CommandContext } from '../command-context.js';
 import { javaHashOrder, topicPartitionHash } from './java-order.js';
 import { exceptionText, KafkaApiError, UncaughtJavaException, withBootstrap } from './kafka-errors.js';
-import { checkRequired, NO_SECURITY, optionTable, parseToolArgs, type ToolOption } from './tool-options.js';
+import { checkRequired, NO_SECURITY, optionTable, parseToolArgs } from './tool-options.js';
 
 const PURPOSE = 'This tool helps to delete records of the given partitions down to the specified offset.';
 const ADMIN_OPERATION = 'org.apache.kafka.server.common.AdminOperationException';
 
-export const DELETE_RECORDS_OPTIONS: readonly ToolOption[] = optionTable(`
+export const DELETE_RECORDS_OPTIONS = optionTable(`
 --bootstrap-server <server(s) to use for bootstrapping>  REQUIRED: The server to connect to.
 --offset-json-file <Offset json file path>  REQUIRED: The JSON file with offset per partition. The format to use is: {"partitions": [{"topic": "foo", "partition": 1, "offset": 1}], "version":1}
 --command-config <command config property file path>  A property file containing configs to be passed to Admin Client.

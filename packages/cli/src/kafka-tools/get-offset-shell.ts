@@ -4,19 +4,12 @@
 import type { CommandContext } from '../command-context.js';
 import { listOffset, listTopicPartitions } from './clients.js';
 import { exceptionText, KafkaApiError, withBootstrap } from './kafka-errors.js';
-import {
-  checkRequired,
-  NO_SECURITY,
-  optionTable,
-  parseToolArgs,
-  type ToolOption,
-  ToolUsageError,
-} from './tool-options.js';
+import { checkRequired, NO_SECURITY, optionTable, parseToolArgs, ToolUsageError } from './tool-options.js';
 import { includeList } from './topic-command.js';
 
 const USAGE_TEXT = 'An interactive shell for getting topic-partition offsets.';
 
-export const GET_OFFSET_SHELL_OPTIONS: readonly ToolOption[] = optionTable(`
+export const GET_OFFSET_SHELL_OPTIONS = optionTable(`
 --bootstrap-server <HOST1:PORT1,...,HOST3:PORT3>  REQUIRED. The server(s) to connect to in the form HOST1:PORT1,HOST2:PORT2.
 --topic-partitions <topic1:1,topic2:0-3,topic3,topic4:5-,topic5:-3>  Comma separated list of topic-partition patterns to get the offsets for: a topic regex, then an optional \`:\` and a partition, a range (lower inclusive, upper exclusive), \`N-\` or \`-N\`.
 --topic <topic>                           The topic to get the offsets for. It also accepts a regular expression. If not present, all authorized topics are queried. Cannot be used if --topic-partitions is present.

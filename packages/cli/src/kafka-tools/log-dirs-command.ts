@@ -5,18 +5,11 @@ import { DescribeLogDirs, Metadata } from '@klog/protocol';
 import type { CommandContext } from '../command-context.js';
 import { javaHashObject, javaHashOrder, javaStringHash, topicPartitionHash } from './java-order.js';
 import { exceptionClass, withBootstrap } from './kafka-errors.js';
-import {
-  checkRequired,
-  NO_SECURITY,
-  optionTable,
-  parseToolArgs,
-  type ToolOption,
-  ToolUsageError,
-} from './tool-options.js';
+import { checkRequired, NO_SECURITY, optionTable, parseToolArgs, ToolUsageError } from './tool-options.js';
 
 const PURPOSE = 'This tool helps to query log directory usage on the specified brokers.';
 
-export const LOG_DIRS_OPTIONS: readonly ToolOption[] = optionTable(`
+export const LOG_DIRS_OPTIONS = optionTable(`
 --bootstrap-server <The server(s) to use for bootstrapping>  REQUIRED: the server(s) to use for bootstrapping
 --command-config <Admin client property file>  Property file containing configs to be passed to Admin Client.
   unsupported: ${NO_SECURITY}

@@ -50,7 +50,7 @@ export const NO_SECURITY = 'klog speaks PLAINTEXT only, so there are no admin cl
  * prints it), then two or more spaces and the help; an indented line `unsupported: why` under an option
  * marks one klog refuses. Kafka's tools are read the way their help reads, and the tables stay data.
  */
-export function optionTable(text: string): ToolOption[] {
+export function optionTable(text: string): readonly ToolOption[] {
   const out: ToolOption[] = [];
   for (const line of text.split('\n')) {
     if (line.trim() === '') continue;
@@ -181,4 +181,15 @@ export function intOption(opts: ParsedOptions, name: string): number | undefined
   const n = /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
   if (!Number.isSafeInteger(n)) throw new ToolUsageError(`Cannot parse argument '${text}' of option ${name}`);
   return n;
+}
+
+/** `--property key=value` and its kind, repeated: the pairs in order, a later key replacing an earlier one. */
+export function pairs(flag: string, items: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new ToolUsageError(`Invalid ${flag} ${item}: expected key=value`);
+    out.set(item.slice(0, eq).trim(), item.slice(eq + 1));
+  }
+  return out;
 }

@@ -24,7 +24,6 @@ import {
   optionTable,
   type ParsedOptions,
   parseToolArgs,
-  type ToolOption,
   ToolUsageError,
 } from './tool-options.js';
 
@@ -35,7 +34,7 @@ const DEFAULT_CONFIG_SOURCE = 5;
 
 export const TOPIC_COMMAND_PURPOSE = 'This tool helps to create, delete, describe, or change a topic.';
 
-export const TOPIC_COMMAND_OPTIONS: readonly ToolOption[] = optionTable(`
+export const TOPIC_COMMAND_OPTIONS = optionTable(`
 --bootstrap-server <server to connect to>  REQUIRED: The Kafka server to connect to.
 --command-config <command config property file>  Property file containing configs to be passed to Admin Client.
   unsupported: ${NO_SECURITY}
