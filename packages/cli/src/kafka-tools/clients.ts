@@ -87,6 +87,33 @@ export async function partitionCount(
   }
 }
 
+/** Kafka's `Topic.isInternal`. */
+export const INTERNAL_TOPICS: ReadonlySet<string> = new Set([
+  '__consumer_offsets',
+  '__transaction_state',
+  '__share_group_state',
+]);
+
+/** Every topic the broker has, with its partition ids (Admin.listTopics, then describeTopics, in one Metadata). */
+export async function listTopicPartitions(
+  client: AdminClient,
+  includeInternal: boolean,
+): Promise<{ name: string; partitions: number[] }[]> {
+  const metadata = await client.request(Metadata, {
+    topics: null,
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
+  return metadata.topics
+    .filter((t) => t.errorCode === 0 && t.name !== null)
+    .filter((t) => includeInternal || !(t.isInternal || INTERNAL_TOPICS.has(t.name!)))
+    .map((t) => ({
+      name: t.name!,
+      partitions: t.partitions.map((p) => p.partitionIndex).sort((a, b) => a - b),
+    }));
+}
+
 /** ListOffsets for one partition: -2 earliest, -1 latest, else the first offset at or after a timestamp. */
 export async function listOffset(
   client: AdminClient,

@@ -17,96 +17,43 @@ import {
 import { KafkaApiError, withBootstrap } from './kafka-errors.js';
 import {
   intOption,
+  optionTable,
   type ParsedOptions,
+  pairs,
   parseToolArgs,
-  type ToolOption,
   ToolUsageError,
 } from './tool-options.js';
 
-export const CONSOLE_CONSUMER_OPTIONS: readonly ToolOption[] = [
-  { name: 'bootstrap-server', arg: 'server to connect to', help: 'REQUIRED: The server(s) to connect to.' },
-  { name: 'topic', arg: 'topic', help: 'The topic to consume on.' },
-  {
-    name: 'include',
-    arg: 'Java regex (String)',
-    help: 'Regular expression specifying list of topics to include for consumption.',
-    unsupported: 'name one topic with --topic',
-  },
-  { name: 'partition', arg: 'partition', help: 'The partition to consume from.' },
-  {
-    name: 'offset',
-    arg: 'consume offset',
-    help: "The offset to consume from (a non-negative number), or 'earliest' which means from beginning, or 'latest' which means from end",
-  },
-  {
-    name: 'consumer-property',
-    arg: 'consumer_prop',
-    many: true,
-    help: 'A mechanism to pass user-defined properties in the form key=value to the consumer.',
-  },
-  { name: 'command-property', arg: 'consumer_prop', many: true, help: 'Consumer properties (Kafka 4.1).' },
-  {
-    name: 'consumer.config',
-    arg: 'config file',
-    help: 'Consumer config properties file.',
-    unsupported: 'pass settings with --consumer-property',
-  },
-  {
-    name: 'command-config',
-    arg: 'config file',
-    help: 'Consumer config properties file (Kafka 4.1).',
-    unsupported: 'pass settings with --consumer-property',
-  },
-  {
-    name: 'formatter',
-    arg: 'class',
-    help: 'The name of a class to use for formatting kafka messages for display.',
-  },
-  {
-    name: 'formatter-config',
-    arg: 'config file',
-    help: 'Config properties file to initialize the message formatter.',
-    unsupported: 'use --property',
-  },
-  { name: 'property', arg: 'prop', many: true, help: 'The properties to initialize the message formatter.' },
-  {
-    name: 'from-beginning',
-    help: 'If the consumer does not already have an established offset to consume from, start with the earliest message present in the log rather than the latest message.',
-  },
-  {
-    name: 'max-messages',
-    arg: 'num_messages',
-    help: 'The maximum number of messages to consume before exiting.',
-  },
-  {
-    name: 'timeout-ms',
-    arg: 'timeout_ms',
-    help: 'If specified, exit if no message is available for consumption for the specified interval.',
-  },
-  {
-    name: 'skip-message-on-error',
-    help: 'If there is an error when processing a message, skip it instead of halt.',
-  },
-  { name: 'group', arg: 'consumer group id', help: 'The consumer group id of the consumer.' },
-  { name: 'isolation-level', arg: 'isolation level', help: 'read_committed or read_uncommitted' },
-  {
-    name: 'key-deserializer',
-    arg: 'deserializer for key',
-    help: 'The key deserializer.',
-    unsupported: 'klog prints keys and values as UTF-8 (ByteArrayDeserializer)',
-  },
-  {
-    name: 'value-deserializer',
-    arg: 'deserializer for values',
-    help: 'The value deserializer.',
-    unsupported: 'klog prints keys and values as UTF-8 (ByteArrayDeserializer)',
-  },
-  {
-    name: 'enable-systest-events',
-    help: 'Log lifecycle events of the consumer.',
-    unsupported: "a system-test hook of Kafka's",
-  },
-];
+export const CONSOLE_CONSUMER_OPTIONS = optionTable(`
+--bootstrap-server <server to connect to>  REQUIRED: The server(s) to connect to.
+--topic <topic>                           The topic to consume on.
+--include <Java regex (String)>           Regular expression specifying list of topics to include for consumption.
+  unsupported: name one topic with --topic
+--partition <partition>                   The partition to consume from.
+--offset <consume offset>                 The offset to consume from (a non-negative number), or 'earliest' which means from beginning, or 'latest' which means from end
+--consumer-property <consumer_prop>...    A mechanism to pass user-defined properties in the form key=value to the consumer.
+--command-property <consumer_prop>...     Consumer properties (Kafka 4.1).
+--consumer.config <config file>           Consumer config properties file.
+  unsupported: pass settings with --consumer-property
+--command-config <config file>            Consumer config properties file (Kafka 4.1).
+  unsupported: pass settings with --consumer-property
+--formatter <class>                       The name of a class to use for formatting kafka messages for display.
+--formatter-config <config file>          Config properties file to initialize the message formatter.
+  unsupported: use --property
+--property <prop>...                      The properties to initialize the message formatter.
+--from-beginning                          If the consumer does not already have an established offset to consume from, start with the earliest message present in the log rather than the latest message.
+--max-messages <num_messages>             The maximum number of messages to consume before exiting.
+--timeout-ms <timeout_ms>                 If specified, exit if no message is available for consumption for the specified interval.
+--skip-message-on-error                   If there is an error when processing a message, skip it instead of halt.
+--group <consumer group id>               The consumer group id of the consumer.
+--isolation-level <isolation level>       read_committed or read_uncommitted
+--key-deserializer <deserializer for key>  The key deserializer.
+  unsupported: klog prints keys and values as UTF-8 (ByteArrayDeserializer)
+--value-deserializer <deserializer for values>  The value deserializer.
+  unsupported: klog prints keys and values as UTF-8 (ByteArrayDeserializer)
+--enable-systest-events                   Log lifecycle events of the consumer.
+  unsupported: a system-test hook of Kafka's
+`);
 
 const CONSUMER_SETTINGS = new Set([
   'group.id',
@@ -163,16 +110,6 @@ export function formatRecord(r: FetchedRecord, props: ReadonlyMap<string, string
     fields.join(props.get('key.separator') ?? '\t') +
     (printValue ? (props.get('line.separator') ?? '\n') : '')
   );
-}
-
-function pairs(flag: string, items: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const item of items) {
-    const eq = item.indexOf('=');
-    if (eq <= 0) throw new ToolUsageError(`Invalid ${flag} ${item}: expected key=value`);
-    out.set(item.slice(0, eq).trim(), item.slice(eq + 1));
-  }
-  return out;
 }
 
 /** ConsoleConsumerOptions' checks, with its messages. */

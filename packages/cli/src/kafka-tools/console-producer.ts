@@ -13,79 +13,52 @@ import { partitionCount, partitionForKey } from './clients.js';
 import { KafkaApiError, withBootstrap } from './kafka-errors.js';
 import {
   checkRequired,
+  optionTable,
   type ParsedOptions,
+  pairs,
   parseToolArgs,
-  type ToolOption,
   ToolUsageError,
 } from './tool-options.js';
 
 const TUNING = 'a batching or retry knob of the Java producer; klog sends each line as it comes';
 
-export const CONSOLE_PRODUCER_OPTIONS: readonly ToolOption[] = [
-  { name: 'bootstrap-server', arg: 'server to connect to', help: 'REQUIRED: The server(s) to connect to.' },
-  { name: 'topic', arg: 'topic', help: 'REQUIRED: The topic id to produce messages to.' },
-  {
-    name: 'property',
-    arg: 'prop',
-    many: true,
-    help: 'A mechanism to pass properties in the form key=value to the message reader.',
-  },
-  {
-    name: 'producer-property',
-    arg: 'producer_prop',
-    many: true,
-    help: 'A mechanism to pass properties in the form key=value to the producer.',
-  },
-  {
-    name: 'command-property',
-    arg: 'producer_prop',
-    many: true,
-    help: 'Properties for the producer (Kafka 4.1).',
-  },
-  { name: 'producer.config', arg: 'config file', help: 'Producer config properties file.' },
-  { name: 'command-config', arg: 'config file', help: 'Producer config properties file (Kafka 4.1).' },
-  {
-    name: 'sync',
-    help: 'If set message send requests to the brokers are synchronously, one at a time as they arrive.',
-  },
-  {
-    name: 'request-required-acks',
-    arg: 'request required acks',
-    help: 'The required acks of the producer requests',
-  },
-  {
-    name: 'reader-config',
-    arg: 'config file',
-    help: 'Config properties file for the message reader.',
-    unsupported: 'use --property',
-  },
-  {
-    name: 'line-reader',
-    arg: 'reader_class',
-    help: 'The class name of the class to use for reading lines from standard in.',
-    unsupported: 'klog has LineMessageReader only',
-  },
-  {
-    name: 'compression-codec',
-    arg: 'compression-codec',
-    help: 'The compression codec.',
-    unsupported: 'klog sends uncompressed batches (the broker compresses per compression.type)',
-  },
-  ...[
-    'batch-size',
-    'message-send-max-retries',
-    'retry-backoff-ms',
-    'timeout',
-    'request-timeout-ms',
-    'metadata-expiry-ms',
-    'max-block-ms',
-    'max-memory-bytes',
-    'max-partition-memory-bytes',
-    'socket-buffer-size',
-  ].map(
-    (name): ToolOption => ({ name, arg: name, help: `The Java producer's ${name}.`, unsupported: TUNING }),
-  ),
-];
+export const CONSOLE_PRODUCER_OPTIONS = optionTable(`
+--bootstrap-server <server to connect to>  REQUIRED: The server(s) to connect to.
+--topic <topic>                           REQUIRED: The topic id to produce messages to.
+--property <prop>...                      A mechanism to pass properties in the form key=value to the message reader.
+--producer-property <producer_prop>...    A mechanism to pass properties in the form key=value to the producer.
+--command-property <producer_prop>...     Properties for the producer (Kafka 4.1).
+--producer.config <config file>           Producer config properties file.
+--command-config <config file>            Producer config properties file (Kafka 4.1).
+--sync                                    If set message send requests to the brokers are synchronously, one at a time as they arrive.
+--request-required-acks <request required acks>  The required acks of the producer requests
+--reader-config <config file>             Config properties file for the message reader.
+  unsupported: use --property
+--line-reader <reader_class>              The class name of the class to use for reading lines from standard in.
+  unsupported: klog has LineMessageReader only
+--compression-codec <compression-codec>   The compression codec.
+  unsupported: klog sends uncompressed batches (the broker compresses per compression.type)
+--batch-size <batch-size>                 The Java producer's batch-size.
+  unsupported: ${TUNING}
+--message-send-max-retries <message-send-max-retries>  The Java producer's message-send-max-retries.
+  unsupported: ${TUNING}
+--retry-backoff-ms <retry-backoff-ms>     The Java producer's retry-backoff-ms.
+  unsupported: ${TUNING}
+--timeout <timeout>                       The Java producer's timeout.
+  unsupported: ${TUNING}
+--request-timeout-ms <request-timeout-ms>  The Java producer's request-timeout-ms.
+  unsupported: ${TUNING}
+--metadata-expiry-ms <metadata-expiry-ms>  The Java producer's metadata-expiry-ms.
+  unsupported: ${TUNING}
+--max-block-ms <max-block-ms>             The Java producer's max-block-ms.
+  unsupported: ${TUNING}
+--max-memory-bytes <max-memory-bytes>     The Java producer's max-memory-bytes.
+  unsupported: ${TUNING}
+--max-partition-memory-bytes <max-partition-memory-bytes>  The Java producer's max-partition-memory-bytes.
+  unsupported: ${TUNING}
+--socket-buffer-size <socket-buffer-size>  The Java producer's socket-buffer-size.
+  unsupported: ${TUNING}
+`);
 
 /** Producer settings klog honours; any other is refused by name. */
 const PRODUCER_SETTINGS = new Set([
@@ -96,16 +69,6 @@ const PRODUCER_SETTINGS = new Set([
   'linger.ms',
   'batch.size',
 ]);
-
-function pairs(flag: string, items: readonly string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const item of items) {
-    const eq = item.indexOf('=');
-    if (eq <= 0) throw new ToolUsageError(`Invalid ${flag} ${item}: expected key=value`);
-    out.set(item.slice(0, eq).trim(), item.slice(eq + 1));
-  }
-  return out;
-}
 
 /** A Java .properties file, in brief: `key=value` lines, `#` and `!` comments. */
 export function readProperties(path: string): Map<string, string> {

@@ -12,88 +12,51 @@ import type { CommandContext } from '../command-context.js';
 import type { AdminClient } from '../topics/admin-client.js';
 import { commitOffsets, committedOffsets, fromTpKey, listOffset, partitionCount, tpKey } from './clients.js';
 import { KafkaApiError, withBootstrap } from './kafka-errors.js';
-import { type ParsedOptions, parseToolArgs, type ToolOption, ToolUsageError } from './tool-options.js';
+import {
+  NO_SECURITY,
+  optionTable,
+  type ParsedOptions,
+  parseToolArgs,
+  ToolUsageError,
+} from './tool-options.js';
 
-const NO_SECURITY = 'klog speaks PLAINTEXT only, so there are no admin client settings to pass';
-
-export const CONSUMER_GROUP_OPTIONS: readonly ToolOption[] = [
-  { name: 'bootstrap-server', arg: 'server to connect to', help: 'REQUIRED: The server(s) to connect to.' },
-  { name: 'group', arg: 'consumer group', many: true, help: 'The consumer group we wish to act on.' },
-  {
-    name: 'topic',
-    arg: 'topic',
-    many: true,
-    help: 'The topic whose consumer group information should be deleted or topic whose should be included in the reset offset process.',
-  },
-  { name: 'all-groups', help: 'Apply to all consumer groups.' },
-  { name: 'all-topics', help: 'Consider all topics assigned to a group in the `reset-offsets` process.' },
-  { name: 'list', help: 'List all consumer groups.' },
-  {
-    name: 'describe',
-    help: 'Describe consumer group and list offset lag (number of messages not yet processed) related to given group.',
-  },
-  {
-    name: 'delete',
-    help: 'Pass in groups to delete topic partition offsets and ownership information over the entire consumer group.',
-  },
-  { name: 'timeout', arg: 'timeout (ms)', help: 'The timeout that can be set for some use cases.' },
-  {
-    name: 'command-config',
-    arg: 'command config property file',
-    help: 'Property file containing configs to be passed to Admin Client and Consumer.',
-    unsupported: NO_SECURITY,
-  },
-  { name: 'reset-offsets', help: 'Reset offsets of consumer group.' },
-  { name: 'dry-run', help: 'Only show results without executing changes on Consumer Groups.' },
-  { name: 'execute', help: 'Execute operation.' },
-  { name: 'export', help: 'Export operation execution to a CSV file.', unsupported: 'not in klog yet' },
-  { name: 'to-offset', arg: 'offset', help: 'Reset offsets to a specific offset.' },
-  {
-    name: 'from-file',
-    arg: 'path to CSV file',
-    help: 'Reset offsets to values defined in CSV file.',
-    unsupported: 'not in klog yet',
-  },
-  {
-    name: 'to-datetime',
-    arg: 'datetime',
-    help: 'Reset offsets to offset from datetime.',
-    unsupported: 'not in klog yet',
-  },
-  {
-    name: 'by-duration',
-    arg: 'duration',
-    help: 'Reset offsets to offset by duration from current timestamp.',
-    unsupported: 'not in klog yet',
-  },
-  { name: 'to-earliest', help: 'Reset offsets to earliest offset.' },
-  { name: 'to-latest', help: 'Reset offsets to latest offset.' },
-  { name: 'to-current', help: 'Reset offsets to current offset.' },
-  {
-    name: 'shift-by',
-    arg: 'number-of-offsets',
-    help: "Reset offsets shifting current offset by 'n', where 'n' can be positive or negative.",
-  },
-  { name: 'members', help: 'Describe members of the group.' },
-  { name: 'verbose', help: 'Provide additional information, if any, when describing the group.' },
-  {
-    name: 'offsets',
-    help: 'Describe the group and list all topic partitions in the group along with their offset lag.',
-  },
-  {
-    name: 'state',
-    arg: 'state',
-    optional: true,
-    help: 'When specified with --describe, includes the state of the group. When specified with --list, it displays the state of all groups.',
-  },
-  {
-    name: 'type',
-    arg: 'type',
-    help: 'When specified with --list, it displays the types of all the groups.',
-    unsupported: 'klog has classic groups only',
-  },
-  { name: 'delete-offsets', help: 'Delete offsets of consumer group.', unsupported: 'not in klog yet' },
-];
+export const CONSUMER_GROUP_OPTIONS = optionTable(`
+--bootstrap-server <server to connect to>  REQUIRED: The server(s) to connect to.
+--group <consumer group>...               The consumer group we wish to act on.
+--topic <topic>...                        The topic whose consumer group information should be deleted or topic whose should be included in the reset offset process.
+--all-groups                              Apply to all consumer groups.
+--all-topics                              Consider all topics assigned to a group in the \`reset-offsets\` process.
+--list                                    List all consumer groups.
+--describe                                Describe consumer group and list offset lag (number of messages not yet processed) related to given group.
+--delete                                  Pass in groups to delete topic partition offsets and ownership information over the entire consumer group.
+--timeout <timeout (ms)>                  The timeout that can be set for some use cases.
+--command-config <command config property file>  Property file containing configs to be passed to Admin Client and Consumer.
+  unsupported: ${NO_SECURITY}
+--reset-offsets                           Reset offsets of consumer group.
+--dry-run                                 Only show results without executing changes on Consumer Groups.
+--execute                                 Execute operation.
+--export                                  Export operation execution to a CSV file.
+  unsupported: not in klog yet
+--to-offset <offset>                      Reset offsets to a specific offset.
+--from-file <path to CSV file>            Reset offsets to values defined in CSV file.
+  unsupported: not in klog yet
+--to-datetime <datetime>                  Reset offsets to offset from datetime.
+  unsupported: not in klog yet
+--by-duration <duration>                  Reset offsets to offset by duration from current timestamp.
+  unsupported: not in klog yet
+--to-earliest                             Reset offsets to earliest offset.
+--to-latest                               Reset offsets to latest offset.
+--to-current                              Reset offsets to current offset.
+--shift-by <number-of-offsets>            Reset offsets shifting current offset by 'n', where 'n' can be positive or negative.
+--members                                 Describe members of the group.
+--verbose                                 Provide additional information, if any, when describing the group.
+--offsets                                 Describe the group and list all topic partitions in the group along with their offset lag.
+--state [state]                           When specified with --describe, includes the state of the group. When specified with --list, it displays the state of all groups.
+--type <type>                             When specified with --list, it displays the types of all the groups.
+  unsupported: klog has classic groups only
+--delete-offsets                          Delete offsets of consumer group.
+  unsupported: not in klog yet
+`);
 
 const ACTIONS = ['list', 'describe', 'delete', 'reset-offsets', 'delete-offsets'] as const;
 const SCENARIOS = ['to-offset', 'to-earliest', 'to-latest', 'to-current', 'shift-by'] as const;

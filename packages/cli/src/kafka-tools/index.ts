@@ -2,10 +2,15 @@
 // in packages/cli/kafka/bin run. Each takes Kafka 4.1.0's options and answers with Kafka's exit codes.
 import type { CommandContext } from '../command-context.js';
 import { BrokerUnreachable } from '../topics/admin-client.js';
+import { kafkaAcls } from './acl-command.js';
+import { kafkaConfigs } from './config-command.js';
 import { kafkaConsoleConsumer } from './console-consumer.js';
 import { kafkaConsoleProducer } from './console-producer.js';
 import { kafkaConsumerGroups } from './consumer-group-command.js';
-import { KafkaApiError } from './kafka-errors.js';
+import { kafkaDeleteRecords } from './delete-records-command.js';
+import { kafkaGetOffsets } from './get-offset-shell.js';
+import { KafkaApiError, UncaughtJavaException } from './kafka-errors.js';
+import { kafkaLogDirs } from './log-dirs-command.js';
 import { ToolHelp, ToolUsageError } from './tool-options.js';
 import { kafkaTopics } from './topic-command.js';
 
@@ -25,6 +30,20 @@ export const KAFKA_TOOLS: ReadonlyMap<string, { readonly run: Tool; readonly des
     [
       'kafka-consumer-groups',
       { run: kafkaConsumerGroups, description: "Kafka's kafka-consumer-groups.sh (ConsumerGroupCommand)" },
+    ],
+    ['kafka-configs', { run: kafkaConfigs, description: "Kafka's kafka-configs.sh (ConfigCommand)" }],
+    [
+      'kafka-get-offsets',
+      { run: kafkaGetOffsets, description: "Kafka's kafka-get-offsets.sh (GetOffsetShell)" },
+    ],
+    [
+      'kafka-delete-records',
+      { run: kafkaDeleteRecords, description: "Kafka's kafka-delete-records.sh (DeleteRecordsCommand)" },
+    ],
+    ['kafka-log-dirs', { run: kafkaLogDirs, description: "Kafka's kafka-log-dirs.sh (LogDirsCommand)" }],
+    [
+      'kafka-acls',
+      { run: kafkaAcls, description: "Kafka's kafka-acls.sh (AclCommand), against no authorizer" },
     ],
   ],
 );
@@ -48,6 +67,10 @@ export async function runKafkaTool(
     if (error instanceof ToolHelp) {
       ctx.out(error.text);
       return 0;
+    }
+    if (error instanceof UncaughtJavaException) {
+      ctx.err(error.line);
+      return 1;
     }
     if (
       error instanceof ToolUsageError ||

@@ -38,6 +38,50 @@ export class KafkaApiError extends Error {
   }
 }
 
+/** The codes whose exception is not named after the code. */
+const EXCEPTION_NAMES: Readonly<Record<number, string>> = {
+  [-1]: 'UnknownServerException',
+  40: 'InvalidConfigurationException',
+  54: 'SecurityDisabledException',
+};
+
+/**
+ * The class Kafka's client raises for an error code: its `Errors` enum names each code's ApiException after
+ * the code (UNKNOWN_TOPIC_OR_PARTITION → UnknownTopicOrPartitionException), in org.apache.kafka.common.errors.
+ */
+export function exceptionClass(code: number): string {
+  const named = EXCEPTION_NAMES[code];
+  if (named !== undefined) return `org.apache.kafka.common.errors.${named}`;
+  const camel = errorName(code)
+    .toLowerCase()
+    .split('_')
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
+  return `org.apache.kafka.common.errors.${camel.endsWith('Exception') ? camel : `${camel}Exception`}`;
+}
+
+/** `Throwable.toString()` of an error the broker answered: what ExecutionException.getMessage() carries. */
+export function exceptionText(error: KafkaApiError): string {
+  return `${exceptionClass(error.code)}: ${error.message}`;
+}
+
+/**
+ * An exception a tool's `main` does not catch: the JVM prints `Exception in thread "main" <class>: <message>`
+ * (and the stack, which klog has not) on stderr and exits 1.
+ */
+export class UncaughtJavaException extends Error {
+  override readonly name = 'UncaughtJavaException';
+  constructor(
+    readonly javaClass: string,
+    message: string,
+  ) {
+    super(message);
+  }
+  get line(): string {
+    return `Exception in thread "main" ${this.javaClass}: ${this.message}`;
+  }
+}
+
 /** `--bootstrap-server a:9092,b:9092`: the first broker that answers. */
 export async function connectBootstrap(text: string | undefined, timeoutMs?: number): Promise<AdminClient> {
   if (text === undefined) throw new ToolUsageError('--bootstrap-server must be specified');

@@ -41,6 +41,40 @@ export interface ParsedOptions {
   readonly given: ReadonlySet<string>;
 }
 
+/** Why `--command-config` is refused: its settings are security settings, and klog speaks PLAINTEXT only. */
+export const NO_SECURITY = 'klog speaks PLAINTEXT only, so there are no admin client settings to pass';
+
+/**
+ * A tool's options written as its `--help` lists them, one option a line: `--name`, then `<arg>` for one
+ * that takes a value (`<arg>...` when it may repeat, `[arg]` when the value is optional, as jopt-simple
+ * prints it), then two or more spaces and the help; an indented line `unsupported: why` under an option
+ * marks one klog refuses. Kafka's tools are read the way their help reads, and the tables stay data.
+ */
+export function optionTable(text: string): readonly ToolOption[] {
+  const out: ToolOption[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const refused = /^\s+unsupported: (.*)$/.exec(line);
+    if (refused !== null) {
+      const last = out.pop();
+      if (last === undefined) throw new Error(`optionTable: ${line.trim()} follows no option`);
+      out.push({ ...last, unsupported: refused[1]! });
+      continue;
+    }
+    const m = /^--(\S+)(?: ([<[])(.*?)[>\]](\.\.\.)?)?(?:\s{2,}(.*))?$/.exec(line.trim());
+    if (m === null) throw new Error(`optionTable: cannot read ${JSON.stringify(line)}`);
+    const [, name, bracket, arg, many, help] = m;
+    out.push({
+      name: name!,
+      help: help ?? '',
+      ...(arg === undefined ? {} : { arg }),
+      ...(many === undefined ? {} : { many: true }),
+      ...(bracket === '[' ? { optional: true } : {}),
+    });
+  }
+  return out;
+}
+
 const COMMON: readonly ToolOption[] = [
   { name: 'help', help: 'Print usage information.' },
   { name: 'version', help: 'Display Kafka version.' },
@@ -147,4 +181,15 @@ export function intOption(opts: ParsedOptions, name: string): number | undefined
   const n = /^-?\d+$/.test(text.trim()) ? Number(text.trim()) : Number.NaN;
   if (!Number.isSafeInteger(n)) throw new ToolUsageError(`Cannot parse argument '${text}' of option ${name}`);
   return n;
+}
+
+/** `--property key=value` and its kind, repeated: the pairs in order, a later key replacing an earlier one. */
+export function pairs(flag: string, items: readonly string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const item of items) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new ToolUsageError(`Invalid ${flag} ${item}: expected key=value`);
+    out.set(item.slice(0, eq).trim(), item.slice(eq + 1));
+  }
+  return out;
 }

@@ -14,14 +14,16 @@ import {
 import type { CommandContext } from '../command-context.js';
 import type { AdminClient } from '../topics/admin-client.js';
 import { kafkaUuid } from '../topics/describe-output.js';
+import { INTERNAL_TOPICS } from './clients.js';
 import { KafkaApiError, withBootstrap } from './kafka-errors.js';
 import {
   checkInvalid,
   checkRequired,
   intOption,
+  NO_SECURITY,
+  optionTable,
   type ParsedOptions,
   parseToolArgs,
-  type ToolOption,
   ToolUsageError,
 } from './tool-options.js';
 
@@ -32,103 +34,35 @@ const DEFAULT_CONFIG_SOURCE = 5;
 
 export const TOPIC_COMMAND_PURPOSE = 'This tool helps to create, delete, describe, or change a topic.';
 
-const NO_SECURITY = 'klog speaks PLAINTEXT only, so there are no admin client settings to pass';
-
-export const TOPIC_COMMAND_OPTIONS: readonly ToolOption[] = [
-  {
-    name: 'bootstrap-server',
-    arg: 'server to connect to',
-    help: 'REQUIRED: The Kafka server to connect to.',
-  },
-  {
-    name: 'command-config',
-    arg: 'command config property file',
-    help: 'Property file containing configs to be passed to Admin Client.',
-    unsupported: NO_SECURITY,
-  },
-  { name: 'list', help: 'List all available topics.' },
-  { name: 'create', help: 'Create a new topic.' },
-  { name: 'delete', help: 'Delete a topic.' },
-  { name: 'alter', help: 'Alter the number of partitions and replica assignment.' },
-  { name: 'describe', help: 'List details for the given topics.' },
-  {
-    name: 'topic',
-    arg: 'topic',
-    help: 'The topic to create, alter, describe or delete. It also accepts a regular expression, except for --create option.',
-  },
-  {
-    name: 'topic-id',
-    arg: 'topic-id',
-    help: 'The topic-id to describe.',
-    unsupported: 'klog describes topics by name (--topic)',
-  },
-  {
-    name: 'config',
-    arg: 'name=value',
-    many: true,
-    help: 'A topic configuration override for the topic being created.',
-  },
-  {
-    name: 'delete-config',
-    arg: 'name',
-    many: true,
-    help: 'This option is no longer supported and has been deprecated since 4.0',
-    unsupported: 'removed in Kafka 4.0; use kafka-configs.sh --alter --delete-config',
-  },
-  {
-    name: 'partitions',
-    arg: '# of partitions',
-    help: 'The number of partitions for the topic being created or altered.',
-  },
-  {
-    name: 'replication-factor',
-    arg: 'replication factor',
-    help: 'The replication factor for each partition in the topic being created.',
-  },
-  {
-    name: 'replica-assignment',
-    arg: 'broker_id_for_part1_replica1 : broker_id_for_part1_replica2 , ...',
-    help: 'A list of manual partition-to-broker assignments for the topic being created or altered.',
-    unsupported: 'klog is one broker and places every partition on it',
-  },
-  {
-    name: 'under-replicated-partitions',
-    help: 'If set when describing topics, only show under-replicated partitions.',
-  },
-  {
-    name: 'unavailable-partitions',
-    help: 'If set when describing topics, only show partitions whose leader is not available.',
-  },
-  {
-    name: 'under-min-isr-partitions',
-    help: 'If set when describing topics, only show partitions whose isr count is less than the configured minimum.',
-  },
-  {
-    name: 'at-min-isr-partitions',
-    help: 'If set when describing topics, only show partitions whose isr count is equal to the configured minimum.',
-  },
-  {
-    name: 'topics-with-overrides',
-    help: 'If set when describing topics, only show topics that have overridden configs.',
-  },
-  {
-    name: 'if-exists',
-    help: 'If set when altering or deleting or describing topics, the action will only execute if the topic exists.',
-  },
-  {
-    name: 'if-not-exists',
-    help: 'If set when creating topics, the create request will not fail if the topic already exists.',
-  },
-  {
-    name: 'exclude-internal',
-    help: 'Exclude internal topics when listing or describing topics. By default, the internal topics are included.',
-  },
-  {
-    name: 'partition-size-limit-per-response',
-    arg: 'maximum number of partitions per response',
-    help: 'The maximum partition size to be included in one DescribeTopicPartitions response.',
-  },
-];
+export const TOPIC_COMMAND_OPTIONS = optionTable(`
+--bootstrap-server <server to connect to>  REQUIRED: The Kafka server to connect to.
+--command-config <command config property file>  Property file containing configs to be passed to Admin Client.
+  unsupported: ${NO_SECURITY}
+--list                                    List all available topics.
+--create                                  Create a new topic.
+--delete                                  Delete a topic.
+--alter                                   Alter the number of partitions and replica assignment.
+--describe                                List details for the given topics.
+--topic <topic>                           The topic to create, alter, describe or delete. It also accepts a regular expression, except for --create option.
+--topic-id <topic-id>                     The topic-id to describe.
+  unsupported: klog describes topics by name (--topic)
+--config <name=value>...                  A topic configuration override for the topic being created.
+--delete-config <name>...                 This option is no longer supported and has been deprecated since 4.0
+  unsupported: removed in Kafka 4.0; use kafka-configs.sh --alter --delete-config
+--partitions <# of partitions>            The number of partitions for the topic being created or altered.
+--replication-factor <replication factor>  The replication factor for each partition in the topic being created.
+--replica-assignment <broker_id_for_part1_replica1 : broker_id_for_part1_replica2 , ...>  A list of manual partition-to-broker assignments for the topic being created or altered.
+  unsupported: klog is one broker and places every partition on it
+--under-replicated-partitions             If set when describing topics, only show under-replicated partitions.
+--unavailable-partitions                  If set when describing topics, only show partitions whose leader is not available.
+--under-min-isr-partitions                If set when describing topics, only show partitions whose isr count is less than the configured minimum.
+--at-min-isr-partitions                   If set when describing topics, only show partitions whose isr count is equal to the configured minimum.
+--topics-with-overrides                   If set when describing topics, only show topics that have overridden configs.
+--if-exists                               If set when altering or deleting or describing topics, the action will only execute if the topic exists.
+--if-not-exists                           If set when creating topics, the create request will not fail if the topic already exists.
+--exclude-internal                        Exclude internal topics when listing or describing topics. By default, the internal topics are included.
+--partition-size-limit-per-response <maximum number of partitions per response>  The maximum partition size to be included in one DescribeTopicPartitions response.
+`);
 
 const ACTIONS = ['alter', 'create', 'describe', 'list', 'delete'] as const;
 const REPORTS = [
@@ -189,9 +123,6 @@ export function includeList(raw: string): RegExp {
 
 /** A topic `--topic` named matched nothing: Kafka's ensureTopicExists (an IllegalArgumentException, exit 1). */
 export class TopicMissing extends ToolUsageError {}
-
-/** Kafka's `Topic.isInternal`. */
-const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
 
 /** The configs of a create, `name=value` each (TopicCommand.parseTopicConfigsToBeAdded). */
 function topicConfigs(opts: ParsedOptions): { name: string; value: string }[] {

@@ -96,6 +96,11 @@ export class AdminClient {
     return top;
   }
 
+  /** Whether the broker's ApiVersions listed `apiKey` at all (an API klog may have no codec for). */
+  serves(apiKey: number): boolean {
+    return this.#versions.has(apiKey);
+  }
+
   async request<Req, Res>(codec: ApiCodec<Req, Res>, body: Req): Promise<Res> {
     return this.#exchange(codec, this.versionOf(codec as ApiCodec<unknown, never>), body);
   }

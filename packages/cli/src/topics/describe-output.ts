@@ -1,7 +1,7 @@
 import type { DescribeConfigsResponse } from '@klog/protocol';
 
 /** Kafka's `ConfigEntry.ConfigSource` names, as kafka-configs.sh prints them, by DescribeConfigs' number. */
-const SOURCE_NAMES: Readonly<Record<number, string>> = {
+export const SOURCE_NAMES: Readonly<Record<number, string>> = {
   0: 'UNKNOWN',
   1: 'DYNAMIC_TOPIC_CONFIG',
   2: 'DYNAMIC_BROKER_CONFIG',
@@ -9,6 +9,8 @@ const SOURCE_NAMES: Readonly<Record<number, string>> = {
   4: 'STATIC_BROKER_CONFIG',
   5: 'DEFAULT_CONFIG',
   6: 'DYNAMIC_BROKER_LOGGER_CONFIG',
+  7: 'DYNAMIC_CLIENT_METRICS_CONFIG',
+  8: 'DYNAMIC_GROUP_CONFIG',
 };
 
 /** A topic id as Kafka prints a `Uuid`: URL-safe base64 of its 16 bytes, no padding. */

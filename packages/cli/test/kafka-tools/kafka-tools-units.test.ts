@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { murmur2, rangeAssign } from '../../src/kafka-tools/clients.js';
+import { CONFIG_COMMAND_OPTIONS, configsToBeAdded } from '../../src/kafka-tools/config-command.js';
+import { parseOffsetSpec } from '../../src/kafka-tools/get-offset-shell.js';
+import {
+  javaHashObject,
+  javaHashOrder,
+  javaStringHash,
+  topicPartitionHash,
+} from '../../src/kafka-tools/java-order.js';
 import { parseToolArgs, ToolUsageError } from '../../src/kafka-tools/tool-options.js';
 import { includeList } from '../../src/kafka-tools/topic-command.js';
 
@@ -44,5 +52,69 @@ describe("the pieces of Kafka's clients the tools carry", () => {
     expect(opts.has('list')).toBe(true);
     expect(opts.value('state')).toBe('');
     expect(() => parseToolArgs('t', 'p', [{ name: 'list', help: '' }], ['--lis=1'])).toThrow(ToolUsageError);
+  });
+
+  it("iterates as java.util.HashMap does: Java's String and TopicPartition hashes, buckets, resizing", () => {
+    // Values Java gives: "hello".hashCode() and new TopicPartition("t", 0).hashCode().
+    expect(javaStringHash('hello')).toBe(99162322);
+    expect(javaStringHash('')).toBe(0);
+    expect(topicPartitionHash('t', 0)).toBe(31 * 31 + 116);
+    // LogDirsCommand's JSON as Kafka prints it (its documentation's example): the keys in this order.
+    const json = JSON.stringify(
+      javaHashObject([
+        ['version', 1],
+        [
+          'brokers',
+          [
+            javaHashObject([
+              ['broker', 0],
+              [
+                'logDirs',
+                [
+                  javaHashObject([
+                    ['logDir', '/tmp/kafka-logs'],
+                    ['error', null],
+                    ['partitions', []],
+                  ]),
+                ],
+              ],
+            ]),
+          ],
+        ],
+      ]),
+    );
+    expect(json).toBe(
+      '{"brokers":[{"broker":0,"logDirs":[{"partitions":[],"error":null,"logDir":"/tmp/kafka-logs"}]}],"version":1}',
+    );
+    // Small Integers hash to themselves: a HashSet<Integer> of them iterates in ascending order; 17 entries
+    // make the table 32 wide, so 16 no longer shares bucket 0 with 0.
+    expect(javaHashOrder([3, 1, 2], (n) => n)).toEqual([1, 2, 3]);
+    expect(javaHashOrder([16, 0], (n) => n)).toEqual([16, 0]);
+    const many = Array.from({ length: 17 }, (_, i) => 16 - i);
+    expect(javaHashOrder(many, (n) => n)).toEqual(Array.from({ length: 17 }, (_, i) => i));
+  });
+
+  it("GetOffsetShell's --time: the names and ListOffsetsRequest's special timestamps", () => {
+    expect(
+      ['latest', 'earliest', 'max-timestamp', 'earliest-local', 'latest-tiered'].map(parseOffsetSpec),
+    ).toEqual([-1, -2, -3, -4, -5]);
+    expect(parseOffsetSpec('1700000000000')).toBe(1700000000000);
+    expect(() => parseOffsetSpec('1.5')).toThrow(/^Malformed time argument 1\.5\./);
+  });
+
+  it("ConfigCommand's --add-config: commas inside square brackets stay in the value, keys are checked", () => {
+    const parse = (value: string) =>
+      configsToBeAdded(
+        parseToolArgs('kafka-configs.sh', '', CONFIG_COMMAND_OPTIONS, ['--add-config', value]),
+      );
+    expect(parse('a=1, b = [x,y] ,c=')).toEqual(
+      new Map([
+        ['a', '1'],
+        ['b', 'x,y'],
+        ['c', ''],
+      ]),
+    );
+    expect(() => parse('a')).toThrow(/^Invalid entity config/);
+    expect(() => parse('a b=1')).toThrow('Invalid character found for config key: a b');
   });
 });

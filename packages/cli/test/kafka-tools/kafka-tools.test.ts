@@ -95,7 +95,9 @@ class Transcript {
     readonly port = server.port,
   ) {}
   record(script: string, args: string[], stdout: string, input?: string): void {
-    const shown = args.map((a) => a.replace(`:${this.port}`, ':<port>')).join(' ');
+    const shown = args
+      .map((a) => a.replace(`:${this.port}`, ':<port>').replace(scratch, '<scratch>'))
+      .join(' ');
     if (input !== undefined) this.#text += `$ printf '%s' '${input.replaceAll('\n', '\\n')}' |\n`;
     this.#text += `$ bin/${script} ${shown}\n${masked(stdout).replaceAll(`:${this.port}`, ':<port>')}`;
   }
@@ -437,6 +439,259 @@ describe('kafka-console-consumer.sh and kafka-consumer-groups.sh', { timeout: LO
       status: 1,
       stderr:
         "org.apache.kafka.common.KafkaException: No key separator found on line number 1: 'no separator'\n",
+    });
+  });
+});
+
+describe("Kafka's admin tools against a broker of their own", { timeout: LONG_TIMEOUT_MS }, () => {
+  let admin: Server;
+  let at: string[];
+  beforeAll(async () => {
+    admin = await startServer('admin');
+    servers.push(admin);
+    at = ['--bootstrap-server', `localhost:${admin.port}`];
+  });
+  const fails = (script: string, args: string[], stderr: string | RegExp, stdout = '') =>
+    expect(kafka(script, [...args, ...at])).toMatchObject({
+      status: 1,
+      stdout,
+      stderr: typeof stderr === 'string' ? stderr : expect.stringMatching(stderr),
+      hung: false,
+    });
+  /** A keyed line through the console producer: one batch of one record, so its size on disk is fixed. */
+  const produce = (topic: string, lines: string) => {
+    const run = kafka(
+      'kafka-console-producer.sh',
+      ['--topic', topic, '--property', 'parse.key=true', '--property', 'key.separator=:', ...at],
+      lines,
+    );
+    expect([run.status, run.stderr]).toEqual([0, '']);
+  };
+
+  it("kafka-configs.sh: ConfigCommand's describe and alter of topics and brokers, its checks and exit codes", () => {
+    const t = new Transcript('kafka-configs.txt', admin.port);
+    const ok = (args: string[]) => {
+      const run = kafka('kafka-configs.sh', [...args, ...at]);
+      expect([run.status, run.stderr, run.hung]).toEqual([0, '', false]);
+      t.record('kafka-configs.sh', [...args, ...at], run.stdout);
+    };
+    expect(kafka('kafka-topics.sh', ['--create', '--topic', 'configured', ...at]).status).toBe(0);
+    expect(kafka('kafka-topics.sh', ['--create', '--topic', 'plain', ...at]).status).toBe(0);
+    // ConfigCommand.describeResourceConfig: "Dynamic configs for topic X are:", then each dynamic entry
+    // sorted by name, `name=value sensitive=… synonyms={SOURCE:name=value, …}`.
+    ok(['--describe', '--entity-type', 'topics', '--entity-name', 'configured']);
+    // alterConfig: commas inside [] stay in the value; "Completed updating config for topic X."
+    ok([
+      '--alter',
+      '--entity-type',
+      'topics',
+      '--entity-name',
+      'configured',
+      '--add-config',
+      'retention.ms=3600000,cleanup.policy=[compact,delete]',
+    ]);
+    ok(['--describe', '--topic', 'configured']);
+    ok(['--alter', '--topic', 'configured', '--delete-config', 'retention.ms']);
+    // Every topic (no name): Admin.listTopics' HashSet order, each with its header.
+    ok(['--describe', '--entity-type', 'topics']);
+    // Brokers: each broker's dynamic configs, then the cluster-wide defaults.
+    ok(['--describe', '--entity-type', 'brokers']);
+    ok(['--describe', '--entity-type', 'brokers', '--entity-default']);
+    t.check();
+
+    const file = join(scratch, 'add.properties');
+    writeFileSync(file, '# from a file\nsegment.ms=86400000\n');
+    const fromFile = kafka('kafka-configs.sh', [
+      '--alter',
+      '--topic',
+      'plain',
+      '--add-config-file',
+      file,
+      ...at,
+    ]);
+    expect(fromFile).toMatchObject({ status: 0, stdout: 'Completed updating config for topic plain.\n' });
+    expect(kafka('kafka-configs.sh', ['--describe', '--topic', 'plain', '--all', ...at]).stdout).toMatch(
+      /^All configs for topic plain are:\n(.*\n)* {2}segment\.ms=86400000 sensitive=false synonyms=\{DYNAMIC_TOPIC_CONFIG:segment\.ms=86400000, /,
+    );
+
+    // IllegalArgumentException and InvalidConfigurationException: the message alone on stderr, exit 1.
+    fails(
+      'kafka-configs.sh',
+      ['--topic', 'plain'],
+      'Command must include exactly one action: --describe, --alter\n',
+    );
+    fails('kafka-configs.sh', ['--describe'], 'At least one entity type must be specified\n');
+    fails('kafka-configs.sh', ['--describe', '--bogus'], 'bogus is not a recognized option\n');
+    fails(
+      'kafka-configs.sh',
+      ['--describe', '--entity-type', 'widgets'],
+      'Invalid entity type widgets, the entity type must be one of topics, clients, users, brokers, ips, broker-loggers, client-metrics, groups with a --bootstrap-server or --bootstrap-controller argument\n',
+    );
+    fails(
+      'kafka-configs.sh',
+      ['--alter', '--topic', 'plain'],
+      'At least one of --add-config, --add-config-file, or --delete-config must be specified with --alter\n',
+    );
+    fails(
+      'kafka-configs.sh',
+      ['--alter', '--topic', 'plain', '--delete-config', 'retention.ms'],
+      'Invalid config(s): retention.ms\n',
+    );
+    fails(
+      'kafka-configs.sh',
+      ['--alter', '--topic', 'plain', '--add-config', 'retention.ms'],
+      /^Invalid entity config: all configs to be added must be in the format "key=val"/,
+    );
+    fails(
+      'kafka-configs.sh',
+      ['--describe', '--entity-type', 'users'],
+      /^klog's kafka-configs\.sh does not support --entity-type users: .*\n$/,
+    );
+    // Anything else the Admin client raises: the command line, then the ExecutionException, exit 1 (the
+    // header line was printed before the broker was asked).
+    fails(
+      'kafka-configs.sh',
+      ['--describe', '--topic', 'missing'],
+      `Error while executing config command with args '--describe --topic missing --bootstrap-server localhost:${admin.port}'\njava.util.concurrent.ExecutionException: org.apache.kafka.common.errors.UnknownTopicOrPartitionException: Topic 'missing' does not exist.\n`,
+      'Dynamic configs for topic missing are:\n',
+    );
+    fails(
+      'kafka-configs.sh',
+      ['--alter', '--topic', 'plain', '--add-config', 'no.such.config=1'],
+      /\njava\.util\.concurrent\.ExecutionException: org\.apache\.kafka\.common\.errors\.InvalidConfigurationException: .*no\.such\.config/,
+    );
+  });
+
+  it('kafka-get-offsets.sh and kafka-delete-records.sh: GetOffsetShell and DeleteRecordsCommand', () => {
+    const t = new Transcript('kafka-get-offsets.txt', admin.port);
+    const ok = (script: string, args: string[]) => {
+      const run = kafka(script, [...args, ...at]);
+      expect([run.status, run.stderr, run.hung]).toEqual([0, '', false]);
+      t.record(script, [...args, ...at], run.stdout);
+    };
+    expect(
+      kafka('kafka-topics.sh', ['--create', '--topic', 'offsets', '--partitions', '3', ...at]).status,
+    ).toBe(0);
+    produce('offsets', 'a:1\nb:2\nc:3\nd:4\ne:5\nf:6\ng:7\n');
+    // `topic:partition:offset`, ordered by `topic-partition` as a string; latest by default.
+    ok('kafka-get-offsets.sh', ['--topic', 'offsets']);
+    ok('kafka-get-offsets.sh', ['--topic', 'offsets', '--time', 'earliest']);
+    ok('kafka-get-offsets.sh', ['--topic', 'offsets', '--time', '-2', '--partitions', '0,2']);
+    ok('kafka-get-offsets.sh', ['--topic-partitions', 'off.*:1-']);
+    // A timestamp before every record: the first offset; one after them all: no offset, so no line.
+    ok('kafka-get-offsets.sh', ['--topic', 'offsets', '--time', '0']);
+    ok('kafka-get-offsets.sh', ['--topic', 'offsets', '--time', '99999999999999']);
+    // DeleteRecordsCommand: the low watermarks in the order of Kafka's HashMap of TopicPartitions.
+    const json = join(scratch, 'delete.json');
+    writeFileSync(
+      json,
+      JSON.stringify({
+        partitions: [
+          { topic: 'offsets', partition: 0, offset: 1 },
+          { topic: 'offsets', partition: 1, offset: 0 },
+          { topic: 'missing', partition: 0, offset: 1 },
+        ],
+        version: 1,
+      }),
+    );
+    ok('kafka-delete-records.sh', ['--offset-json-file', json]);
+    ok('kafka-get-offsets.sh', ['--topic', 'offsets', '--time', 'earliest']);
+    t.check();
+
+    // GetOffsetShell.mainNoExit: "Error occurred: …" on stderr, exit 1.
+    fails(
+      'kafka-get-offsets.sh',
+      ['--topic', 'missing'],
+      'Error occurred: Could not match any topic-partitions with the specified filters\n',
+    );
+    fails(
+      'kafka-get-offsets.sh',
+      ['--topic', 'offsets', '--time', 'yesterday'],
+      'Error occurred: Malformed time argument yesterday. Please use -1 or latest / -2 or earliest / -3 or max-timestamp / -4 or earliest-local / -5 or latest-tiered, or a specified long format timestamp\n',
+    );
+    fails(
+      'kafka-get-offsets.sh',
+      ['--topic-partitions', 'offsets:0', '--topic', 'offsets'],
+      'Error occurred: --topic-partitions cannot be used with --topic or --partitions\n',
+    );
+    fails('kafka-get-offsets.sh', ['--bogus'], 'Error occurred: bogus is not a recognized option\n');
+    expect(kafka('kafka-get-offsets.sh', ['--topic', 'offsets'])).toMatchObject({
+      status: 1,
+      stderr: 'Missing required argument "[bootstrap-server]"\n',
+    });
+    // DeleteRecordsCommand's main catches nothing: the JVM's `Exception in thread "main"` line, exit 1.
+    fails(
+      'kafka-delete-records.sh',
+      ['--offset-json-file', join(scratch, 'none.json')],
+      `Exception in thread "main" java.nio.file.NoSuchFileException: ${join(scratch, 'none.json')}\n`,
+    );
+    const twice = join(scratch, 'twice.json');
+    writeFileSync(
+      twice,
+      '{"partitions":[{"topic":"offsets","partition":2,"offset":1},{"topic":"offsets","partition":2,"offset":2}]}',
+    );
+    fails(
+      'kafka-delete-records.sh',
+      ['--offset-json-file', twice],
+      'Exception in thread "main" org.apache.kafka.server.common.AdminCommandFailedException: Offset json file contains duplicate topic partitions: offsets-2\n',
+    );
+    expect(kafka('kafka-delete-records.sh', at)).toMatchObject({
+      status: 1,
+      stderr: 'Missing required argument "[offset-json-file]"\n',
+    });
+  });
+
+  it('kafka-log-dirs.sh and kafka-acls.sh: LogDirsCommand and AclCommand against a broker without an authorizer', () => {
+    const t = new Transcript('kafka-log-dirs.txt', admin.port);
+    expect(kafka('kafka-topics.sh', ['--create', '--topic', 'dirs', '--partitions', '2', ...at]).status).toBe(
+      0,
+    );
+    produce('dirs', 'k:first\n');
+    produce('dirs', 'other:second\n');
+    const dataDir = join(scratch, 'admin');
+    for (const args of [
+      ['--describe', '--topic-list', 'dirs'],
+      ['--describe', '--topic-list', 'dirs', '--broker-list', '0'],
+    ]) {
+      const run = kafka('kafka-log-dirs.sh', [...args, ...at]);
+      expect([run.status, run.stderr]).toEqual([0, '']);
+      // LogDirsCommand: two lines, then Jackson's JSON of HashMaps (hence "brokers" before "version").
+      t.record('kafka-log-dirs.sh', [...args, ...at], run.stdout.replaceAll(dataDir, '<data-dir>'));
+    }
+    t.check();
+    fails(
+      'kafka-log-dirs.sh',
+      ['--describe', '--broker-list', '0,5'],
+      'ERROR: The given brokers do not exist from --broker-list: 5. Current existent brokers: 0\n',
+    );
+    fails('kafka-log-dirs.sh', ['--topic-list', 'dirs'], 'Missing required argument "[describe]"\n');
+
+    // AclCommand.main: the Admin client's SecurityDisabledException, on stdout, exit 1.
+    const noAuthorizer =
+      'Error while executing ACL command: org.apache.kafka.common.errors.SecurityDisabledException: No Authorizer is configured.\n';
+    fails('kafka-acls.sh', ['--list'], '', noAuthorizer);
+    fails('kafka-acls.sh', ['--list', '--topic', 'dirs'], '', noAuthorizer);
+    fails(
+      'kafka-acls.sh',
+      ['--add', '--allow-principal', 'User:alice', '--operation', 'Read', '--topic', 'dirs'],
+      '',
+      noAuthorizer,
+    );
+    fails('kafka-acls.sh', ['--remove', '--force', '--topic', 'dirs'], '', noAuthorizer);
+    // checkArgs and addAcls' checks, before the broker is asked.
+    fails(
+      'kafka-acls.sh',
+      ['--topic', 'dirs'],
+      'Command must include exactly one action: --list, --add, --remove. \n',
+    );
+    fails(
+      'kafka-acls.sh',
+      ['--add', '--topic', 'dirs'],
+      'You must specify one of: --allow-principal, --deny-principal when trying to add ACLs.\n',
+    );
+    expect(kafka('kafka-acls.sh', ['--list'])).toMatchObject({
+      status: 1,
+      stderr: 'One of --bootstrap-server or --bootstrap-controller must be specified\n',
     });
   });
 });
