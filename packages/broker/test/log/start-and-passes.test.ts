@@ -111,7 +111,8 @@ describe('a cleaner pass over 20,000 compacted partitions', () => {
   it(
     'opens only the partitions with segments to clean, and ApiVersions is answered all through it',
     async () => {
-      b = await startBroker({ logCleanerBackoffMs: 50 });
+      // One request of 20,000 partitions, past the default max.partitions.per.request (10,000): raised here.
+      b = await startBroker({ logCleanerBackoffMs: 50, maxPartitionsPerRequest: 20_000 });
       const kafka = new Kafka({
         clientId: 'passes-test',
         brokers: [`127.0.0.1:${b.port}`],
