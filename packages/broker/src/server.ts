@@ -8,6 +8,7 @@ import {
   LOG_LINE_INTERVAL_MS,
   resolveConfig,
 } from './config/config.js';
+import { GroupConfigStore } from './config/group-config-store.js';
 import { TopicConfigStore } from './config/topic-config-store.js';
 import { TopicConfigs } from './config/topic-configs.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
@@ -91,6 +92,7 @@ export class Broker {
       const store = TopicConfigStore.open(own, new Set(this.#log.topics().keys()), syncDirectory);
       configs = new TopicConfigs(store, config.logSettings, (topic) => this.#log.reconfigureTopic(topic));
       const topicConfigs = configs;
+      const groupConfigs = GroupConfigStore.open(own, syncDirectory);
       const { clusterId } = loadOrCreateMetaProperties(own, config.nodeId, syncDirectory);
       const producerIds = new ProducerIdManager(own, syncDirectory);
       this.#fetchWaits = new FetchPurgatory();
@@ -137,6 +139,7 @@ export class Broker {
         advertisedApis: ADVERTISED_APIS,
         log: this.#log,
         topicConfigs,
+        groupConfigs,
         producerIds,
         fetchWaits: this.#fetchWaits,
         groups: this.#groups,

@@ -1,15 +1,21 @@
 import type { DescribeConfigsResponse } from '@klog/protocol';
 import { type BrokerConfig, CONFIG_TABLES, type ConfigTables } from './config.js';
 import { CONFIG_TYPE, type ConfigTypeName } from './config-def.js';
+import { GROUP_CONFIGS } from './group-config.js';
 import { STORED_TOPIC_CONFIGS, TOPIC_CONFIGS, type TopicConfigDef } from './topic-config.js';
 
 type Entry = DescribeConfigsResponse.DescribeConfigsResourceResult;
 
 /** Kafka's `ConfigResource.Type`. */
-export const RESOURCE_TYPE = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8 } as const;
+export const RESOURCE_TYPE = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, GROUP: 32 } as const;
 
 /** Kafka's `DescribeConfigsResponse.ConfigSource`: where a value comes from. */
-export const CONFIG_SOURCE = { TOPIC_CONFIG: 1, STATIC_BROKER_CONFIG: 4, DEFAULT_CONFIG: 5 } as const;
+export const CONFIG_SOURCE = {
+  TOPIC_CONFIG: 1,
+  STATIC_BROKER_CONFIG: 4,
+  DEFAULT_CONFIG: 5,
+  GROUP_CONFIG: 8,
+} as const;
 
 interface Layer {
   readonly name: string;
@@ -128,4 +134,49 @@ export function describeBrokerConfigs(
         : [{ name: s.name, value: s.value, source: CONFIG_SOURCE.DEFAULT_CONFIG }];
       return entry(version, layers, s.type, true, synonyms, documentation ? s.doc : null);
     });
+}
+
+/**
+ * A group's configs as Kafka's `ConfigHelper.createGroupConfigEntry` describes them: the group's own value
+ * (GROUP_CONFIG, its one synonym), else the broker's `group.consumer.*` default or Kafka's (DEFAULT_CONFIG,
+ * no synonyms: no broker setting has the group config's name). Writable, so not read-only.
+ */
+export function describeGroupConfigs(
+  version: number,
+  own: ReadonlyMap<string, string>,
+  brokerDefaults: ReadonlyMap<string, string>,
+  keys: readonly string[] | null,
+  synonyms: boolean,
+  documentation = false,
+): Entry[] {
+  return GROUP_CONFIGS.filter((d) => keys === null || keys.includes(d.name)).map((d) => {
+    const mine = own.get(d.name);
+    const shown =
+      mine !== undefined
+        ? entry(
+            version,
+            [{ name: d.name, value: mine, source: CONFIG_SOURCE.GROUP_CONFIG }],
+            d.type,
+            false,
+            synonyms,
+            documentation ? d.doc : null,
+          )
+        : entry(
+            version,
+            [
+              {
+                name: d.name,
+                value:
+                  (d.brokerName === undefined ? undefined : brokerDefaults.get(d.brokerName)) ??
+                  d.defaultValue,
+                source: CONFIG_SOURCE.DEFAULT_CONFIG,
+              },
+            ],
+            d.type,
+            false,
+            false,
+            documentation ? d.doc : null,
+          );
+    return shown;
+  });
 }
