@@ -8,7 +8,9 @@ import {
   LOG_LINE_INTERVAL_MS,
   resolveConfig,
 } from './config/config.js';
-import { GroupConfigStore } from './config/group-config-store.js';
+import { BROKER_CONFIGS_FILE, ConfigFileStore, GROUP_CONFIGS_FILE } from './config/config-file-store.js';
+import { checkDynamicBrokerConfig } from './config/dynamic-broker-config.js';
+import { checkGroupConfig } from './config/group-config.js';
 import { TopicConfigStore } from './config/topic-config-store.js';
 import { TopicConfigs } from './config/topic-configs.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
@@ -92,7 +94,13 @@ export class Broker {
       const store = TopicConfigStore.open(own, new Set(this.#log.topics().keys()), syncDirectory);
       configs = new TopicConfigs(store, config.logSettings, (topic) => this.#log.reconfigureTopic(topic));
       const topicConfigs = configs;
-      const groupConfigs = GroupConfigStore.open(own, syncDirectory);
+      const groupConfigs = ConfigFileStore.open(own, GROUP_CONFIGS_FILE, checkGroupConfig, syncDirectory);
+      const dynamicBrokerConfigs = ConfigFileStore.open(
+        own,
+        BROKER_CONFIGS_FILE,
+        checkDynamicBrokerConfig,
+        syncDirectory,
+      );
       const { clusterId } = loadOrCreateMetaProperties(own, config.nodeId, syncDirectory);
       const producerIds = new ProducerIdManager(own, syncDirectory);
       this.#fetchWaits = new FetchPurgatory();
@@ -140,6 +148,7 @@ export class Broker {
         log: this.#log,
         topicConfigs,
         groupConfigs,
+        dynamicBrokerConfigs,
         producerIds,
         fetchWaits: this.#fetchWaits,
         groups: this.#groups,

@@ -1,6 +1,7 @@
 import { ErrorCode, type ErrorName, errorName } from '@klog/protocol';
 import type { BrokerContext } from '../api/context.js';
 import { RESOURCE_TYPE } from './describe.js';
+import { checkDynamicBrokerConfig, dynamicBrokerConfigDef } from './dynamic-broker-config.js';
 import { groupConfigBounds, validateGroupConfigs } from './group-config.js';
 import { checkTopicConfig, topicConfigDef } from './topic-config.js';
 
@@ -14,7 +15,10 @@ export interface ConfigChange {
 }
 
 /** What altering configs uses of the broker. */
-export type AlterContext = Pick<BrokerContext, 'config' | 'log' | 'topicConfigs' | 'groupConfigs' | 'logger'>;
+export type AlterContext = Pick<
+  BrokerContext,
+  'config' | 'log' | 'topicConfigs' | 'groupConfigs' | 'dynamicBrokerConfigs' | 'logger'
+>;
 
 /** What altering one resource's configs comes to: done (or would be, validateOnly), or refused and why. */
 export type AlterOutcome =
@@ -89,6 +93,9 @@ export function alterResourceConfigs(
   replace: boolean,
   validateOnly: boolean,
 ): AlterOutcome {
+  if (resourceType === RESOURCE_TYPE.BROKER && changes.every((c) => dynamicBrokerConfigDef(c.name))) {
+    return alterDynamicBrokerConfigs(ctx, resourceName, changes, replace, validateOnly);
+  }
   if (resourceType === RESOURCE_TYPE.BROKER || resourceType === RESOURCE_TYPE.BROKER_LOGGER) {
     const names = changes.map((c) => c.name).join(', ');
     return refused(
@@ -185,6 +192,54 @@ function alterGroupConfigs(
     ctx.groupConfigs.set(group, checked.value);
     const shown = [...checked.value].map(([k, v]) => `${k}=${v}`).join(', ');
     ctx.logger.info(`group ${group}: configs now ${shown || '(none of its own)'}`);
+  }
+  return { kind: 'ok' };
+}
+
+/**
+ * This broker's dynamic configs klog stores (`DYNAMIC_BROKER_CONFIGS`), altered as Kafka's
+ * `ConfigAdminManager` and `DynamicBrokerConfig` alter per-broker ones: for this broker's id only (they are
+ * per-broker configs, which Kafka refuses at the cluster-default level), SET and DELETE, each value checked
+ * by its row, then stored durably.
+ */
+function alterDynamicBrokerConfigs(
+  ctx: AlterContext,
+  broker: string,
+  changes: readonly ConfigChange[],
+  replace: boolean,
+  validateOnly: boolean,
+): AlterOutcome {
+  const names = changes.map((c) => c.name).join(', ');
+  if (broker === '')
+    return refused(
+      'INVALID_REQUEST',
+      `Cannot update these configs at default cluster level, broker id must be specified: ${names}`,
+    );
+  if (broker !== String(ctx.config.nodeId))
+    return refused(
+      'INVALID_REQUEST',
+      `Broker ${broker} does not exist: this is broker ${ctx.config.nodeId}.`,
+    );
+  const next = new Map(replace ? [] : ctx.dynamicBrokerConfigs.get(broker));
+  for (const c of changes) {
+    if (c.operation === CONFIG_OPERATION.DELETE) {
+      next.delete(c.name);
+      continue;
+    }
+    if (c.operation !== CONFIG_OPERATION.SET) {
+      return refused(
+        'INVALID_CONFIG',
+        `Config value append or subtract is not allowed for config key: ${c.name}`,
+      );
+    }
+    const checked = checkDynamicBrokerConfig(c.name, c.value);
+    if (!checked.ok) return refused('INVALID_CONFIG', checked.reason);
+    next.set(c.name, checked.value);
+  }
+  if (!validateOnly) {
+    ctx.dynamicBrokerConfigs.set(broker, next);
+    const shown = [...next].map(([k, v]) => `${k}=${v}`).join(', ');
+    ctx.logger.info(`broker ${broker}: dynamic configs now ${shown || '(none)'}`);
   }
   return { kind: 'ok' };
 }

@@ -1,6 +1,7 @@
 import type { DescribeConfigsResponse } from '@klog/protocol';
 import { type BrokerConfig, CONFIG_TABLES, type ConfigTables } from './config.js';
 import { CONFIG_TYPE, type ConfigTypeName } from './config-def.js';
+import { DYNAMIC_BROKER_CONFIGS } from './dynamic-broker-config.js';
 import { GROUP_CONFIGS } from './group-config.js';
 import { STORED_TOPIC_CONFIGS, TOPIC_CONFIGS, type TopicConfigDef } from './topic-config.js';
 
@@ -12,6 +13,7 @@ export const RESOURCE_TYPE = { TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, GROUP: 32 
 /** Kafka's `DescribeConfigsResponse.ConfigSource`: where a value comes from. */
 export const CONFIG_SOURCE = {
   TOPIC_CONFIG: 1,
+  DYNAMIC_BROKER_CONFIG: 2,
   STATIC_BROKER_CONFIG: 4,
   DEFAULT_CONFIG: 5,
   GROUP_CONFIG: 8,
@@ -79,8 +81,9 @@ export function describeTopicConfigs(
 }
 
 /**
- * The broker's configs: read-only (klog takes them at start, from flags or `--config`, and has no dynamic
- * broker configs), each STATIC_BROKER_CONFIG when given, DEFAULT_CONFIG otherwise.
+ * The broker's configs: read-only (klog takes them at start, from flags or `--config`), each
+ * STATIC_BROKER_CONFIG when given, DEFAULT_CONFIG otherwise; and the dynamic ones klog only stores
+ * (`DYNAMIC_BROKER_CONFIGS`), writable, DYNAMIC_BROKER_CONFIG once set.
  */
 export function describeBrokerConfigs(
   version: number,
@@ -89,6 +92,7 @@ export function describeBrokerConfigs(
   synonyms: boolean,
   tables: ConfigTables = CONFIG_TABLES,
   documentation = false,
+  dynamic: ReadonlyMap<string, string> = new Map(),
 ): Entry[] {
   const text = (v: unknown) => (v === undefined ? null : String(v));
   const values = config as unknown as Readonly<Record<string, unknown>>;
@@ -98,7 +102,17 @@ export function describeBrokerConfigs(
     value: string | null;
     defaultValue: string | null;
     doc: string;
+    dynamic?: true;
   }[] = [
+    // The dynamic configs klog stores (DYNAMIC_BROKER_CONFIGS): writable, their value set at run time or Kafka's.
+    ...DYNAMIC_BROKER_CONFIGS.map((d) => ({
+      name: d.name,
+      type: d.type,
+      value: dynamic.get(d.name) ?? d.defaultValue,
+      defaultValue: d.defaultValue,
+      doc: d.doc,
+      dynamic: true as const,
+    })),
     // The topic configs' broker-level defaults, from their rows…
     ...tables.topic.map((d) => ({
       name: d.brokerName,
@@ -125,6 +139,14 @@ export function describeBrokerConfigs(
   return all
     .filter((s) => keys === null || keys.includes(s.name))
     .map((s) => {
+      if (s.dynamic) {
+        const set = dynamic.has(s.name);
+        const layers: Layer[] = [
+          ...(set ? [{ name: s.name, value: s.value, source: CONFIG_SOURCE.DYNAMIC_BROKER_CONFIG }] : []),
+          { name: s.name, value: s.defaultValue, source: CONFIG_SOURCE.DEFAULT_CONFIG },
+        ];
+        return entry(version, layers, s.type, false, synonyms, documentation ? s.doc : null);
+      }
       const given = config.explicit.has(s.name);
       const layers: Layer[] = given
         ? [

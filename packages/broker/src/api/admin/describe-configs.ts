@@ -22,7 +22,11 @@ type Result = DescribeConfigsResponse.DescribeConfigsResult;
 export const describeConfigsApi = defineApi({
   codec: DescribeConfigs,
   versions: { min: 0, max: 4 },
-  handle(ctx: Pick<BrokerContext, 'config' | 'log' | 'topicConfigs' | 'groupConfigs'>, header, request) {
+  handle(
+    ctx: Pick<BrokerContext, 'config' | 'log' | 'topicConfigs' | 'groupConfigs' | 'dynamicBrokerConfigs'>,
+    header,
+    request,
+  ) {
     const v = header.apiVersion;
     const results = request.resources.map((r): Result => {
       const base = { resourceType: r.resourceType, resourceName: r.resourceName };
@@ -65,6 +69,7 @@ export const describeConfigsApi = defineApi({
           request.includeSynonyms,
           CONFIG_TABLES,
           request.includeDocumentation,
+          ctx.dynamicBrokerConfigs.get(String(ctx.config.nodeId)),
         );
         return { ...base, errorCode: 0, errorMessage: null, configs };
       }
