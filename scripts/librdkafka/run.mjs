@@ -66,6 +66,9 @@ the suite has (classic; consumer, Kafka 4's, for the tests that make a consumer)
   --tests 0001,0012     just these test numbers
   --include-local       also run the broker-less tests that share a number with those (what \`TESTS=<n>\`
                         without -L runs)
+  --subtests <text>     only the subtests whose name holds <text> (librdkafka's SUBTESTS: test.c's
+                        test_sub_start skips the others), e.g. --tests 0081 --subtests Configs runs 0081's
+                        config subtests without its ACL and SCRAM ones (which need authorization klog lacks)
   --update-allow-list   add the tests that passed to the allow-lists and rewrite FINDINGS.md (with --full)
   --out <dir>           where the report card goes (default: artifacts/librdkafka)
   --prepare-only        get and build the suite, run nothing
@@ -74,6 +77,15 @@ the suite has (classic; consumer, Kafka 4's, for the tests that make a consumer)
 
 Environment: KLOG_CACHE_DIR (default ~/.cache/klog) holds the built suite; KLOG_LIBRDKAFKA_NO_NETNS=1 runs
 without the loopback-only network namespace.`;
+
+/**
+ * The subtests CI runs of a test number whose other subtests need what klog does not have (test.c's
+ * SUBTESTS, a part of the subtest's name): 0081_admin's ACL and SCRAM subtests need an authorizer and SASL;
+ * its config subtests (AlterConfigs, IncrementalAlterConfigs, DescribeConfigs, DescribeConfigs_groups) take
+ * seconds. CI and `--full` run only these (the allow-lists' line says so); `--tests` runs every subtest unless
+ * `--subtests` says otherwise.
+ */
+const CI_SUBTESTS = { '0081': 'Configs' };
 
 function fail(message, code = 2) {
   console.error(`librdkafka: ${message}`);
@@ -104,6 +116,8 @@ function parseArgs(argv) {
       opts.mode = 'tests';
       opts.tests = list.split(',');
     } else if (a === '--include-local') opts.includeLocal = true;
+    else if (a === '--subtests')
+      opts.subtests = argv[++i] || fail('--subtests wants a part of a subtest name');
     else if (a === '--update-allow-list') opts.update = true;
     else if (a === '--out') opts.out = resolve(argv[++i] ?? fail('--out wants a directory'));
     else if (a === '--prepare-only') opts.prepareOnly = true;
@@ -111,6 +125,8 @@ function parseArgs(argv) {
     else if (a === '--inside-netns') opts.insideNetns = true;
     else fail(`unknown option ${a} (see --help)`);
   }
+  if (opts.subtests !== undefined && opts.mode !== 'tests')
+    fail('--subtests wants --tests (the numbers to run)');
   if (opts.update && opts.mode !== 'full' && !opts.fromReport) {
     fail('--update-allow-list wants --full (it reads a whole run)');
   }
@@ -235,7 +251,7 @@ function stopBroker(broker) {
 }
 
 /** test-runner for one test number, alone (-p1), stdout line-buffered so its summary survives an abort. */
-function runTestNumber(suite, testsDir, unit, confFile, reportFile, includeLocal, brokers) {
+function runTestNumber(suite, testsDir, unit, confFile, reportFile, includeLocal, brokers, subtests) {
   const { number, scenario, protocol } = unit;
   return new Promise((done) => {
     // A clean environment: nothing of the caller's (KAFKA_PATH, BROKERS, SSL_*, …) reaches the suite.
@@ -257,6 +273,8 @@ function runTestNumber(suite, testsDir, unit, confFile, reportFile, includeLocal
       RDKAFKA_GITVER: `${suite.version}@${suite.name}`,
       // Unset means classic, as in librdkafka's own CI; test.c sets group.protocol on consumers from it.
       ...(protocol === 'classic' ? {} : { TEST_CONSUMER_GROUP_PROTOCOL: protocol }),
+      // test.c's SUBTESTS: a subtest whose name does not hold it is skipped (test_sub_start returns 0).
+      ...(subtests === undefined ? {} : { SUBTESTS: subtests }),
     };
     // librdkafka's own CI allowance (its timeouts ×3) applies when this runs in CI, as in its own CI.
     if (process.env.CI) env.CI = process.env.CI;
@@ -324,6 +342,7 @@ async function runUnit(opts, testsDir, work, unit, tests, flags, foreign) {
     join(dir, 'report.json'),
     opts.includeLocal,
     `127.0.0.1:${broker.port}`,
+    unit.subtests ?? opts.subtests,
   );
   const seconds = (Date.now() - t0) / 1000;
   const brokerExit = await stopBroker(broker);
@@ -540,6 +559,11 @@ async function main() {
         ),
       );
     }
+  }
+  // CI and --full run only the subtests of CI_SUBTESTS where a number has some; --tests runs them all.
+  if (opts.mode !== 'tests') {
+    for (const [i, u] of units.entries())
+      if (CI_SUBTESTS[u.number]) units[i] = { ...u, subtests: CI_SUBTESTS[u.number] };
   }
   // Broker-less tests (--include-local) run with the default scenario's number, as `TESTS=<n>` runs them.
   const byUnit = ({ number, scenario, protocol }) =>

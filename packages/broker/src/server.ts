@@ -8,6 +8,9 @@ import {
   LOG_LINE_INTERVAL_MS,
   resolveConfig,
 } from './config/config.js';
+import { BROKER_CONFIGS_FILE, ConfigFileStore, GROUP_CONFIGS_FILE } from './config/config-file-store.js';
+import { checkDynamicBrokerConfig } from './config/dynamic-broker-config.js';
+import { checkGroupConfig } from './config/group-config.js';
 import { TopicConfigStore } from './config/topic-config-store.js';
 import { TopicConfigs } from './config/topic-configs.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
@@ -93,6 +96,13 @@ export class Broker {
       const store = TopicConfigStore.open(own, new Set(this.#log.topics().keys()), syncDirectory);
       configs = new TopicConfigs(store, config.logSettings, (topic) => this.#log.reconfigureTopic(topic));
       const topicConfigs = configs;
+      const groupConfigs = ConfigFileStore.open(own, GROUP_CONFIGS_FILE, checkGroupConfig, syncDirectory);
+      const dynamicBrokerConfigs = ConfigFileStore.open(
+        own,
+        BROKER_CONFIGS_FILE,
+        checkDynamicBrokerConfig,
+        syncDirectory,
+      );
       const { clusterId } = loadOrCreateMetaProperties(own, config.nodeId, syncDirectory);
       const producerIds = new ProducerIdManager(own, syncDirectory);
       this.#fetchWaits = new FetchPurgatory();
@@ -139,6 +149,8 @@ export class Broker {
         advertisedApis: ADVERTISED_APIS,
         log: this.#log,
         topicConfigs,
+        groupConfigs,
+        dynamicBrokerConfigs,
         producerIds,
         fetchWaits: this.#fetchWaits,
         groups: this.#groups,

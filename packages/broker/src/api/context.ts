@@ -1,4 +1,5 @@
 import type { BrokerConfig } from '../config/config.js';
+import type { ConfigFileStore } from '../config/config-file-store.js';
 import type { TopicConfigs } from '../config/topic-configs.js';
 import type { GroupCoordinator } from '../group/group-coordinator.js';
 import type { OffsetsTopic } from '../group/offsets-topic.js';
@@ -33,6 +34,10 @@ export interface BrokerContext {
   readonly log: BrokerLog;
   /** Each topic's configs: its own, the broker's defaults, and what its logs run with. */
   readonly topicConfigs: TopicConfigs;
+  /** Each group's own configs (GROUP config resources), stored and described. */
+  readonly groupConfigs: ConfigFileStore;
+  /** This broker's dynamic configs klog stores without acting on (`DYNAMIC_BROKER_CONFIGS`), by broker id. */
+  readonly dynamicBrokerConfigs: ConfigFileStore;
   readonly producerIds: ProducerIdManager;
   readonly fetchWaits: FetchPurgatory;
   /** The group coordinator (this broker coordinates every group) and where it keeps its state. */

@@ -1,6 +1,8 @@
 import { ErrorCode, type ErrorName, errorName } from '@klog/protocol';
 import type { BrokerContext } from '../api/context.js';
 import { RESOURCE_TYPE } from './describe.js';
+import { checkDynamicBrokerConfig, dynamicBrokerConfigDef } from './dynamic-broker-config.js';
+import { groupConfigBounds, validateGroupConfigs } from './group-config.js';
 import { checkTopicConfig, topicConfigDef } from './topic-config.js';
 
 /** Kafka's `AlterConfigOp.OpType` (IncrementalAlterConfigs); AlterConfigs is a SET of the whole set. */
@@ -11,6 +13,12 @@ export interface ConfigChange {
   readonly operation: number;
   readonly value: string | null;
 }
+
+/** What altering configs uses of the broker. */
+export type AlterContext = Pick<
+  BrokerContext,
+  'config' | 'log' | 'topicConfigs' | 'groupConfigs' | 'dynamicBrokerConfigs' | 'logger'
+>;
 
 /** What altering one resource's configs comes to: done (or would be, validateOnly), or refused and why. */
 export type AlterOutcome =
@@ -40,7 +48,7 @@ interface AlterResourceResponse extends AlterResource {
  * the same way): each resource altered on its own by `alterResourceConfigs`, its outcome as a code.
  */
 export function alterResources<R extends AlterResource>(
-  ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>,
+  ctx: AlterContext,
   resources: readonly R[],
   changesOf: (resource: R) => readonly ConfigChange[],
   replace: boolean,
@@ -78,13 +86,16 @@ export function alterSummary(response: { readonly responses: readonly AlterResou
  * (IncrementalAlterConfigs) each SETs, DELETEs, APPENDs to or SUBTRACTs from a list.
  */
 export function alterResourceConfigs(
-  ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>,
+  ctx: AlterContext,
   resourceType: number,
   resourceName: string,
   changes: readonly ConfigChange[],
   replace: boolean,
   validateOnly: boolean,
 ): AlterOutcome {
+  if (resourceType === RESOURCE_TYPE.BROKER && changes.every((c) => dynamicBrokerConfigDef(c.name))) {
+    return alterDynamicBrokerConfigs(ctx, resourceName, changes, replace, validateOnly);
+  }
   if (resourceType === RESOURCE_TYPE.BROKER || resourceType === RESOURCE_TYPE.BROKER_LOGGER) {
     const names = changes.map((c) => c.name).join(', ');
     return refused(
@@ -92,18 +103,23 @@ export function alterResourceConfigs(
       `klog takes broker configs at start only (klog serve flags or --config): cannot change ${names || 'them'} at run time`,
     );
   }
-  if (resourceType !== RESOURCE_TYPE.TOPIC) {
-    return refused('INVALID_REQUEST', `klog alters topic (2) configs, not resource type ${resourceType}`);
+  if (resourceType !== RESOURCE_TYPE.TOPIC && resourceType !== RESOURCE_TYPE.GROUP) {
+    return refused(
+      'INVALID_REQUEST',
+      `klog alters topic (2) and group (32) configs, not resource type ${resourceType}`,
+    );
   }
-  const invalid = ctx.log.invalidTopicName(resourceName);
-  if (invalid !== undefined) return refused('INVALID_TOPIC_EXCEPTION', invalid);
-  if (!ctx.log.topics().has(resourceName))
-    return refused('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${resourceName}' does not exist.`);
   const seen = new Set<string>();
   for (const c of changes) {
     if (seen.has(c.name)) return refused('INVALID_REQUEST', `Error due to duplicate config keys: ${c.name}`);
     seen.add(c.name);
   }
+  if (resourceType === RESOURCE_TYPE.GROUP)
+    return alterGroupConfigs(ctx, resourceName, changes, replace, validateOnly);
+  const invalid = ctx.log.invalidTopicName(resourceName);
+  if (invalid !== undefined) return refused('INVALID_TOPIC_EXCEPTION', invalid);
+  if (!ctx.log.topics().has(resourceName))
+    return refused('UNKNOWN_TOPIC_OR_PARTITION', `Topic '${resourceName}' does not exist.`);
   const next = new Map(replace ? [] : ctx.topicConfigs.own(resourceName));
   for (const c of changes) {
     const def = topicConfigDef(c.name);
@@ -143,6 +159,87 @@ export function alterResourceConfigs(
     ctx.topicConfigs.set(resourceName, next);
     const shown = [...next].map(([k, v]) => `${k}=${v}`).join(', ');
     ctx.logger.info(`topic ${resourceName}: configs now ${shown || '(none of its own)'}`);
+  }
+  return { kind: 'ok' };
+}
+
+/**
+ * A group's configs altered as Kafka's `ControllerConfigurationValidator` checks a GROUP resource: a name that
+ * is not empty (the group need not exist), SET and DELETE only (no group config is a list), then the whole new
+ * set checked by `GroupConfig.validate` against the broker's bounds (INVALID_CONFIG, naming the bound) before
+ * it is stored durably.
+ */
+function alterGroupConfigs(
+  ctx: AlterContext,
+  group: string,
+  changes: readonly ConfigChange[],
+  replace: boolean,
+  validateOnly: boolean,
+): AlterOutcome {
+  if (group === '') return refused('INVALID_REQUEST', 'Group name must not be empty.');
+  const next = new Map<string, string | null>(replace ? [] : ctx.groupConfigs.get(group));
+  for (const c of changes) {
+    if (c.operation === CONFIG_OPERATION.DELETE) next.delete(c.name);
+    else if (c.operation === CONFIG_OPERATION.SET) next.set(c.name, c.value);
+    else if (c.operation === CONFIG_OPERATION.APPEND || c.operation === CONFIG_OPERATION.SUBTRACT) {
+      const what = c.operation === CONFIG_OPERATION.APPEND ? 'append' : 'subtract';
+      return refused('INVALID_CONFIG', `Config value ${what} is not allowed for config key: ${c.name}`);
+    } else return refused('INVALID_REQUEST', `Unknown config operation ${c.operation} for ${c.name}`);
+  }
+  const checked = validateGroupConfigs(next, groupConfigBounds(ctx.config));
+  if (!checked.ok) return refused('INVALID_CONFIG', checked.reason);
+  if (!validateOnly) {
+    ctx.groupConfigs.set(group, checked.value);
+    const shown = [...checked.value].map(([k, v]) => `${k}=${v}`).join(', ');
+    ctx.logger.info(`group ${group}: configs now ${shown || '(none of its own)'}`);
+  }
+  return { kind: 'ok' };
+}
+
+/**
+ * This broker's dynamic configs klog stores (`DYNAMIC_BROKER_CONFIGS`), altered as Kafka's
+ * `ConfigAdminManager` and `DynamicBrokerConfig` alter per-broker ones: for this broker's id only (they are
+ * per-broker configs, which Kafka refuses at the cluster-default level), SET and DELETE, each value checked
+ * by its row, then stored durably.
+ */
+function alterDynamicBrokerConfigs(
+  ctx: AlterContext,
+  broker: string,
+  changes: readonly ConfigChange[],
+  replace: boolean,
+  validateOnly: boolean,
+): AlterOutcome {
+  const names = changes.map((c) => c.name).join(', ');
+  if (broker === '')
+    return refused(
+      'INVALID_REQUEST',
+      `Cannot update these configs at default cluster level, broker id must be specified: ${names}`,
+    );
+  if (broker !== String(ctx.config.nodeId))
+    return refused(
+      'INVALID_REQUEST',
+      `Broker ${broker} does not exist: this is broker ${ctx.config.nodeId}.`,
+    );
+  const next = new Map(replace ? [] : ctx.dynamicBrokerConfigs.get(broker));
+  for (const c of changes) {
+    if (c.operation === CONFIG_OPERATION.DELETE) {
+      next.delete(c.name);
+      continue;
+    }
+    if (c.operation !== CONFIG_OPERATION.SET) {
+      return refused(
+        'INVALID_CONFIG',
+        `Config value append or subtract is not allowed for config key: ${c.name}`,
+      );
+    }
+    const checked = checkDynamicBrokerConfig(c.name, c.value);
+    if (!checked.ok) return refused('INVALID_CONFIG', checked.reason);
+    next.set(c.name, checked.value);
+  }
+  if (!validateOnly) {
+    ctx.dynamicBrokerConfigs.set(broker, next);
+    const shown = [...next].map(([k, v]) => `${k}=${v}`).join(', ');
+    ctx.logger.info(`broker ${broker}: dynamic configs now ${shown || '(none)'}`);
   }
   return { kind: 'ok' };
 }

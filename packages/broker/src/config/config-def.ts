@@ -38,6 +38,11 @@ export type Validator =
   | { readonly kind: 'oneOf'; readonly values: readonly string[] }
   /** A comma-separated list of these words, at least one (Kafka's `ValidList.in`), printed without spaces. */
   | { readonly kind: 'listOf'; readonly values: readonly string[] }
+  /**
+   * A share group's `share.auto.offset.reset` (Kafka's `ShareGroupAutoOffsetResetStrategy`): `latest`,
+   * `earliest`, or `by_duration:` and a duration that is not negative, ISO-8601 (`PnDTnHnMn.nS`).
+   */
+  | { readonly kind: 'shareOffsetReset' }
   /** A host name or address: not empty, no spaces. */
   | { readonly kind: 'host' }
   /** A directory: not empty. */
@@ -49,6 +54,9 @@ export const INT_MAX = 2 ** 31 - 1;
 export const LONG_MAX = Number.MAX_SAFE_INTEGER;
 /** Java's `Long.MAX_VALUE`, as text: the default of several LONG settings Kafka has. */
 export const JAVA_LONG_MAX = '9223372036854775807';
+
+/** Java's `Duration.parse` format, without a sign (Kafka refuses a negative duration). */
+const DURATION = /^P(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d{1,9})?S)?)?$/i;
 
 const ok = (value: string): Parsed => ({ ok: true, value });
 const bad = (reason: string): Parsed => ({ ok: false, reason });
@@ -116,6 +124,13 @@ export function parseConfigValue(validator: Validator, raw: string): Parsed {
       const wrong = items.find((s) => !validator.values.includes(s));
       if (wrong !== undefined) return bad(`must be a list of ${words}, got ${JSON.stringify(wrong)}`);
       return ok([...new Set(items)].join(','));
+    }
+    case 'shareOffsetReset': {
+      const lower = text.toLowerCase();
+      if (lower === 'latest' || lower === 'earliest') return ok(lower);
+      const duration = /^by_duration:(.*)$/i.exec(text)?.[1];
+      if (duration !== undefined && DURATION.test(duration) && /\d/.test(duration)) return ok(text);
+      return bad(`must be latest, earliest or by_duration:<PnDTnHnMn.nS>, got ${JSON.stringify(raw)}`);
     }
     case 'host':
       return text === '' || /\s/.test(raw) ? bad('expected a host name or address') : ok(raw);

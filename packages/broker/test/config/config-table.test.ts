@@ -3,6 +3,7 @@ import { BROKER_CONFIGS, type BrokerConfigDef } from '../../src/config/broker-co
 import { CONFIG_TABLES, ConfigError, type ConfigTables, resolveConfig } from '../../src/config/config.js';
 import { parseConfigValue } from '../../src/config/config-def.js';
 import { CONFIG_SOURCE, describeBrokerConfigs, describeTopicConfigs } from '../../src/config/describe.js';
+import { DYNAMIC_BROKER_CONFIGS } from '../../src/config/dynamic-broker-config.js';
 import {
   ALL_TOPIC_CONFIGS,
   STORED_TOPIC_CONFIGS,
@@ -180,11 +181,12 @@ describe('the rows themselves', () => {
     expect(broker).not.toContain('log.segment.delete.delay.ms');
   });
 
-  it('DescribeConfigs of the broker: every row with a Kafka name and every topic default, sorted by name', () => {
+  it('DescribeConfigs of the broker: every row with a Kafka name, every topic default and every stored dynamic config, sorted by name', () => {
     const names = describeBrokerConfigs(4, resolveConfig({ dataDir: '/x' }), null, false).map((e) => e.name);
     const expected = [
       ...CONFIG_TABLES.broker.flatMap((d) => (d.name === null ? [] : [d.name])),
       ...CONFIG_TABLES.topic.map((d) => d.brokerName),
+      ...DYNAMIC_BROKER_CONFIGS.map((d) => d.name),
     ].sort();
     expect(names).toEqual(expected);
     expect(names).toContain('group.min.session.timeout.ms');

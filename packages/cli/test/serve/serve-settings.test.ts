@@ -116,13 +116,15 @@ describe("the real tables: the CLI and the broker take the same values, Kafka's 
       for (const edge of [min, max]) {
         const { options } = serveWith({ broker: BROKER_CONFIGS, topic: TOPIC_CONFIGS }, [flag, String(edge)]);
         expect(options).toEqual({ [def.key]: edge });
-        // The two session timeouts bound each other (max >= min): the other one is given out of the way.
+        // A max and its min bound each other (max >= min, `atLeastKey`): the other one is given out of the way.
+        const rows: readonly BrokerConfigDef[] = BROKER_CONFIGS;
+        const maxOf = rows.find((d) => d.atLeastKey === def.key);
         const other =
-          def.key === 'groupMaxSessionTimeoutMs'
-            ? { groupMinSessionTimeoutMs: 1 }
-            : def.key === 'groupMinSessionTimeoutMs'
-              ? { groupMaxSessionTimeoutMs: 2 ** 31 - 1 }
-              : {};
+          'atLeastKey' in def
+            ? { [def.atLeastKey]: 1 }
+            : maxOf === undefined
+              ? {}
+              : { [maxOf.key]: 2 ** 31 - 1 };
         expect(() => resolveConfig({ dataDir: '/x', ...other, ...options } as never)).not.toThrow();
       }
       expect(() =>

@@ -1,7 +1,6 @@
 import { AlterConfigs } from '@klog/protocol';
-import { alterResources, alterSummary, CONFIG_OPERATION } from '../../config/alter.js';
+import { type AlterContext, alterResources, alterSummary, CONFIG_OPERATION } from '../../config/alter.js';
 import { defineApi } from '../api-handler.js';
-import type { BrokerContext } from '../context.js';
 
 /**
  * AlterConfigs: a topic's whole set of own configs replaced by the request's (what it leaves out goes back
@@ -10,7 +9,7 @@ import type { BrokerContext } from '../context.js';
 export const alterConfigsApi = defineApi({
   codec: AlterConfigs,
   versions: { min: 0, max: 2 },
-  handle: (ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>, _header, request) => ({
+  handle: (ctx: AlterContext, _header, request) => ({
     throttleTimeMs: 0,
     responses: alterResources(
       ctx,

@@ -1,7 +1,6 @@
 import { IncrementalAlterConfigs } from '@klog/protocol';
-import { alterResources, alterSummary } from '../../config/alter.js';
+import { type AlterContext, alterResources, alterSummary } from '../../config/alter.js';
 import { defineApi } from '../api-handler.js';
-import type { BrokerContext } from '../context.js';
 
 /**
  * IncrementalAlterConfigs (KIP-339): each config SET, DELETEd (back to the broker's default), or, for a
@@ -10,7 +9,7 @@ import type { BrokerContext } from '../context.js';
 export const incrementalAlterConfigsApi = defineApi({
   codec: IncrementalAlterConfigs,
   versions: { min: 0, max: 1 },
-  handle: (ctx: Pick<BrokerContext, 'log' | 'topicConfigs' | 'logger'>, _header, request) => ({
+  handle: (ctx: AlterContext, _header, request) => ({
     throttleTimeMs: 0,
     responses: alterResources(
       ctx,
