@@ -560,26 +560,42 @@ export class Log {
   }
 
   /**
-   * Replace inactive segments by their cleaned copies (`<base>.log.swap`, written and
-   * fsynced by compaction), in offset order. Each rename replaces one segment whole,
-   * so a crash leaves every segment either cleaned or not; `Log.open` finishes the swap.
+   * Replace groups of adjacent inactive segments, each by its cleaned copy (`<first base>.log.swap`,
+   * written, fsynced and committed by compaction), in offset order, as Kafka's `LocalLog.replaceSegments`:
+   * a group's other segments are removed first, then the swap is renamed over its first segment. A crash
+   * in between leaves the committed swap, and `Log.open` removes the segments it covers before renaming it,
+   * so each group ends up either all old or cleaned, never both.
    */
-  replaceWithCleaned(baseOffsets: readonly number[]): void {
+  replaceWithCleaned(groups: readonly (readonly number[])[]): void {
     this.#checkOpen();
-    for (const base of baseOffsets) {
-      const i = this.#segments.findIndex((s) => s.baseOffset === base);
-      const old = this.#segments[i];
-      if (old === undefined || old === this.activeSegment) {
-        throw new StorageError('INVALID_REQUEST', `no inactive segment at offset ${base} in ${this.dir}`);
+    for (const group of groups) {
+      const i = this.#segments.findIndex((s) => s.baseOffset === group[0]);
+      const members = this.#segments.slice(i, i + group.length);
+      if (
+        i < 0 ||
+        members.length !== group.length ||
+        members.some((s, k) => s.baseOffset !== group[k] || s === this.activeSegment)
+      ) {
+        throw new StorageError(
+          'INVALID_REQUEST',
+          `no inactive segments at offsets ${group.join(', ')} in ${this.dir}`,
+        );
       }
-      old.close();
-      removeIndexFiles(old.path);
-      io('swap in cleaned segment', old.path, () => renameSync(swapPathOf(old.path), old.path));
-      this.#segments[i] = LogSegment.open(old.path, base, {
+      const first = members[0]!;
+      for (const old of members.slice(1)) {
+        old.close();
+        removeIndexFiles(old.path);
+        io('remove cleaned-away segment', old.path, () => unlinkSync(old.path));
+      }
+      first.close();
+      removeIndexFiles(first.path);
+      io('swap in cleaned segment', first.path, () => renameSync(swapPathOf(first.path), first.path));
+      const cleaned = LogSegment.open(first.path, first.baseOffset, {
         readOnly: true,
         cache: this.#files,
-        nextBaseOffset: this.#segments[i + 1]!.baseOffset,
+        nextBaseOffset: this.#segments[i + group.length]!.baseOffset,
       });
+      this.#segments.splice(i, group.length, cleaned);
     }
     fsyncDirectory(this.dir);
   }
