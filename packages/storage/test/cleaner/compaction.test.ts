@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { ProducerState } from '@klog/core';
 import { describe, expect, it } from 'vitest';
@@ -415,5 +424,83 @@ describe("compact groups adjacent small segments (Kafka's groupSegmentsBySize)",
     const p = overwrittenRounds(tempDir(), 10, 60);
     for (const segment of p.log.segments.slice(0, -1)) expect(segment.size).toBeLessThanOrEqual(2048);
     p.close();
+  });
+});
+
+describe('a crash during the swap of a grouped segment leaves the old segments or the new one', () => {
+  it('at every step: cleaned file half or whole, swap committed, each old segment removed, swap renamed', () => {
+    const config = { segmentBytes: 600 };
+    const dataDir = tempDir();
+    const p = Partition.open(dataDir, 'prices', 0, config);
+    // Cleaned rounds leave small segments behind, which the next clean groups.
+    for (let round = 0; round < 4; round++) {
+      for (let k = 0; k < 12; k++) appendRecords(p, [kv(`key-${k}`, `round-${round}`)], NOW);
+      if (round < 3) compact(p);
+    }
+    const oldContents = contents(p);
+    const oldBases = p.log.segments.map((s) => s.baseOffset);
+    p.close();
+    const partitionDir = join(dataDir, 'prices-0');
+    const old = tempDir();
+    cpSync(partitionDir, old, { recursive: true });
+    // The real compaction, for the cleaned bytes and the state it ends in.
+    const q = Partition.open(dataDir, 'prices', 0, config);
+    compact(q);
+    const newContents = contents(q);
+    const newBases = q.log.segments.map((s) => s.baseOffset);
+    q.close();
+    const first = String(newBases[0]).padStart(20, '0');
+    const later = oldBases.filter((b) => !newBases.includes(b)).map((b) => String(b).padStart(20, '0'));
+    // The first group holds several segments: the case this test is about.
+    expect(later.length).toBeGreaterThan(0);
+    expect(Number(later[0])).toBe(oldBases[1]);
+    expect(newContents).not.toEqual(oldContents);
+    const cleaned = readFileSync(join(partitionDir, `${first}.log`));
+    // The first group cleaned, the rest of the log as it was (later groups are swapped one by one after it).
+    const groupEnd = oldBases[oldBases.indexOf(Number(later.at(-1))) + 1]!;
+    const firstGroupCleaned = [
+      ...newContents.filter(([offset]) => (offset as number) < groupEnd),
+      ...oldContents.filter(([offset]) => (offset as number) >= groupEnd),
+    ];
+    expect(firstGroupCleaned).not.toEqual(oldContents);
+
+    /** The partition directory as the old one, changed by `step`, then opened: its records. */
+    const openAfter = (step: (dir: string) => void) => {
+      rmSync(partitionDir, { recursive: true });
+      cpSync(old, partitionDir, { recursive: true });
+      step(partitionDir);
+      const r = Partition.open(dataDir, 'prices', 0, config);
+      try {
+        expect(logFiles(r.dir).filter((n) => /swap|cleaned/.test(n))).toEqual([]);
+        return contents(r);
+      } finally {
+        r.close();
+      }
+    };
+    const removeSegment = (dir: string, base: string) => {
+      for (const suffix of ['.log', '.index', '.timeindex'])
+        rmSync(join(dir, base + suffix), { force: true });
+    };
+    // Before the commit: a cleaned file half written, or whole, is dropped and the old segments stay.
+    expect(openAfter((d) => writeFileSync(join(d, `${first}.log.cleaned`), cleaned.subarray(0, 70)))).toEqual(
+      oldContents,
+    );
+    expect(openAfter((d) => writeFileSync(join(d, `${first}.log.cleaned`), cleaned))).toEqual(oldContents);
+    // After the commit: whatever old segments are still there, the swap replaces all of its group.
+    for (let removed = 0; removed <= later.length; removed++) {
+      const state = openAfter((d) => {
+        writeFileSync(join(d, `${first}.log.swap`), cleaned);
+        for (const base of later.slice(0, removed)) removeSegment(d, base);
+      });
+      expect(state, `${removed} of the group's later segments removed`).toEqual(firstGroupCleaned);
+    }
+    // The swap renamed over the group's first segment: done.
+    expect(
+      openAfter((d) => {
+        for (const base of later) removeSegment(d, base);
+        removeSegment(d, first);
+        writeFileSync(join(d, `${first}.log`), cleaned);
+      }),
+    ).toEqual(firstGroupCleaned);
   });
 });
