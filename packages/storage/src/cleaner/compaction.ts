@@ -58,9 +58,8 @@ export const DEFAULT_DEDUPE_BUFFER_BYTES = 128 * 1024 * 1024;
  *
  * Batches are rewritten with `rewriteBatch`, which keeps producerId, producerEpoch,
  * baseSequence and the batch's first and last offset. An emptied batch is dropped
- * unless its producer's window still holds it (core's `ProducerStateEntry`, replayed
- * over the whole log, epochs included): Kafka keeps a producer's last batch for its
- * `.snapshot`-less rebuild, klog keeps the whole window.
+ * unless it is its producer's last batch in the log (replayed over the whole log, epochs
+ * included), as Kafka's cleaner keeps it.
  *
  * Crash safety, as Kafka's `.cleaned` / `.swap` files: each cleaned segment is written
  * to `<base>.log.cleaned` and fsynced; then, in offset order, each is renamed to
@@ -129,9 +128,12 @@ export function compactLog(log: Log, options: CompactionOptions = {}): Compactio
 
 // #region compaction-must-keep
 /**
- * The batches compaction keeps even when it empties them: those each producer's
- * window holds, by core's `ProducerStateEntry` replayed over the whole log from the
- * batch headers (a new epoch clears a window, as in Kafka). Known by their last offset.
+ * The batches compaction keeps even when it empties them: each producer's last batch in
+ * the log (Kafka's `LogCleaner` keeps a batch while it is its producer's last, so that a
+ * rebuild from the log finds the producer's last sequence and epoch). Found by replaying
+ * the batch headers into core's `ProducerState` (a new epoch starts a new window, as in
+ * Kafka). An emptied batch its producer wrote after goes: the `.snapshot` files and the
+ * uncleaned active segment hold the rest of the window. Known by their last offset.
  */
 function mustKeep(log: Log): Set<number> {
   const state = new ProducerState();
@@ -140,7 +142,8 @@ function mustKeep(log: Log): Set<number> {
   }
   const kept = new Set<number>();
   for (const pid of state.producerIds()) {
-    for (const batch of state.get(pid)!.batches) kept.add(batch.lastOffset);
+    const last = state.get(pid)!.batches.at(-1);
+    if (last !== undefined) kept.add(last.lastOffset);
   }
   return kept;
 }

@@ -179,7 +179,7 @@ describe('compact', () => {
     p.close();
   });
 
-  it('keeps an emptied batch that its producer window still holds, epochs included', () => {
+  it('keeps an emptied batch only while it is its producer’s last in the log (Kafka’s rule), epochs included', () => {
     const p = Partition.open(tempDir(), 'orders', 0, { segmentBytes: 150 });
     // Epoch 0 writes k at seq 0..2, epoch 1 starts over at 0 and overwrites k twice.
     for (let s = 0; s < 3; s++)
@@ -205,11 +205,41 @@ describe('compact', () => {
     roll(p);
     compact(p);
     const batches = [...p.log.batches()].map(({ batch }) => batch).filter((b) => b.producerId === 5);
-    // Epoch 1 cleared the window: epoch 0's emptied batches go; epoch 1's two stay, the first emptied.
-    expect(batches.map((b) => [b.producerEpoch, b.baseSequence, b.records.length])).toEqual([
-      [1, 0, 0],
-      [1, 1, 1],
-    ]);
+    // Epoch 0's emptied batches go, and so does epoch 1's first, emptied: its producer wrote after it.
+    expect(batches.map((b) => [b.producerEpoch, b.baseSequence, b.records.length])).toEqual([[1, 1, 1]]);
+    p.close();
+  });
+
+  it('a producer’s last batch, emptied, stays: a restart replaying the cleaned log still answers its resend Duplicate', () => {
+    const dataDir = tempDir();
+    const config = { segmentBytes: 1000 };
+    const options = { producerSnapshots: true };
+    let p = Partition.open(dataDir, 'orders', 0, config, options);
+    const send = (q: Partition, s: number) =>
+      appendIdempotent(q, {
+        producerId: 7,
+        producerEpoch: 0,
+        firstSequence: s,
+        records: [kv(`k${s}`, `p7-${s}`)],
+        nowMs: NOW,
+      });
+    for (let s = 0; s < 4; s++) expect(send(p, s).kind).toBe('Append');
+    // Another writer overwrites every key producer 7 wrote: all four of its batches are emptied.
+    for (let s = 0; s < 4; s++) appendRecords(p, [kv(`k${s}`, `later-${s}`)], NOW);
+    roll(p);
+    compact(p);
+    const mine = [...p.log.batches()].map(({ batch }) => batch).filter((b) => b.producerId === 7);
+    expect(mine.map((b) => [b.baseSequence, b.records.length])).toEqual([[3, 0]]);
+    const kept = mine[0]!;
+    p.close();
+    // Without a snapshot the state comes from the last two segments, the cleaned one included.
+    for (const name of readdirSync(join(dataDir, 'orders-0'))) {
+      if (name.endsWith('.snapshot')) rmSync(join(dataDir, 'orders-0', name));
+    }
+    p = Partition.open(dataDir, 'orders', 0, config, options);
+    expect(p.log.segments.length).toBe(2);
+    expect(send(p, 3)).toMatchObject({ kind: 'Duplicate', firstOffset: kept.baseOffset });
+    expect(send(p, 4).kind).toBe('Append');
     p.close();
   });
 
