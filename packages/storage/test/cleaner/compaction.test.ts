@@ -534,3 +534,40 @@ describe('a crash during the swap of a grouped segment leaves the old segments o
     ).toEqual(firstGroupCleaned);
   });
 });
+
+describe('a fetch over segments left with emptied batches alone', () => {
+  it('reads on to the first record, within the budget, so a client is never handed nothing but empty batches', () => {
+    const p = Partition.open(tempDir(), 'prices', 0, { segmentBytes: 600 });
+    // Twelve producers write key k once each, each batch too big to share a segment or a group with another.
+    for (let pid = 1; pid <= 12; pid++) {
+      appendIdempotent(p, {
+        producerId: pid,
+        producerEpoch: 0,
+        firstSequence: 0,
+        records: [kv('k', 'x'.repeat(500))],
+        nowMs: NOW,
+      });
+    }
+    appendRecords(p, [kv('k', 'last')], NOW);
+    roll(p);
+    compact(p);
+    // Each producer's only batch is its last: kept, emptied, one segment each.
+    const emptied = p.log.segments.filter((s) =>
+      [...s.batches()].every(({ batch }) => batch.records.length === 0),
+    );
+    expect(emptied.length).toBeGreaterThanOrEqual(11);
+    const read = p.fetch(0, 1024 * 1024).records;
+    const batches: { records: number; last: number }[] = [];
+    for (let at = 0; at < read.length; ) {
+      const batch = decodeRecordBatch(read, at);
+      batches.push({ records: batch.records.length, last: batch.baseOffset + batch.lastOffsetDelta });
+      at += 12 + read.readInt32BE(at + 8);
+    }
+    expect(batches.slice(0, -1).every((b) => b.records === 0)).toBe(true);
+    expect(batches.at(-1)!.records).toBe(1);
+    expect(batches.at(-1)!.last).toBe(12);
+    // Within a small budget it stops before a batch that would not fit, past the first.
+    expect(p.fetch(0, 130).records.length).toBeLessThanOrEqual(130);
+    p.close();
+  });
+});
