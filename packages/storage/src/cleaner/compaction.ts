@@ -9,6 +9,7 @@ import { CREATE_NEW, io, ioError, openRegular } from '../io/io.js';
 import type { Log } from '../log/log.js';
 import { addBatchFromHeader } from '../producer/producer-state-rebuild.js';
 import type { LogSegment } from '../segment/log-segment.js';
+import { DEFAULT_INDEX_INTERVAL_BYTES } from '../segment/segment-index.js';
 import { cleanedPathOf, swapPathOf } from '../segment/segment-name.js';
 import { OffsetMap } from './offset-map.js';
 
@@ -57,9 +58,8 @@ export const DEFAULT_DEDUPE_BUFFER_BYTES = 128 * 1024 * 1024;
  *
  * Batches are rewritten with `rewriteBatch`, which keeps producerId, producerEpoch,
  * baseSequence and the batch's first and last offset. An emptied batch is dropped
- * unless its producer's window still holds it (core's `ProducerStateEntry`, replayed
- * over the whole log, epochs included): Kafka keeps a producer's last batch for its
- * `.snapshot`-less rebuild, klog keeps the whole window.
+ * unless it is its producer's last batch in the log (replayed over the whole log, epochs
+ * included), as Kafka's cleaner keeps it.
  *
  * Crash safety, as Kafka's `.cleaned` / `.swap` files: each cleaned segment is written
  * to `<base>.log.cleaned` and fsynced; then, in offset order, each is renamed to
@@ -115,7 +115,8 @@ export function compactLog(log: Log, options: CompactionOptions = {}): Compactio
     const current = log.segments.slice(0, -1);
     const mapEnd = fillMap(current, map, start, end);
     const touched = current.filter((s) => s.baseOffset < mapEnd);
-    const counts = rewrite(log, touched, map, windows, options.removeTombstones === true);
+    const groups = groupSegmentsBySize(touched, log.config.segmentBytes);
+    const counts = rewrite(log, groups, map, windows, options.removeTombstones === true);
     report.passes++;
     // The last pass saw the final state of every segment it rewrote.
     if (mapEnd >= end) Object.assign(report, counts);
@@ -127,9 +128,12 @@ export function compactLog(log: Log, options: CompactionOptions = {}): Compactio
 
 // #region compaction-must-keep
 /**
- * The batches compaction keeps even when it empties them: those each producer's
- * window holds, by core's `ProducerStateEntry` replayed over the whole log from the
- * batch headers (a new epoch clears a window, as in Kafka). Known by their last offset.
+ * The batches compaction keeps even when it empties them: each producer's last batch in
+ * the log (Kafka's `LogCleaner` keeps a batch while it is its producer's last, so that a
+ * rebuild from the log finds the producer's last sequence and epoch). Found by replaying
+ * the batch headers into core's `ProducerState` (a new epoch starts a new window, as in
+ * Kafka). An emptied batch its producer wrote after goes: the `.snapshot` files and the
+ * uncleaned active segment hold the rest of the window. Known by their last offset.
  */
 function mustKeep(log: Log): Set<number> {
   const state = new ProducerState();
@@ -138,7 +142,8 @@ function mustKeep(log: Log): Set<number> {
   }
   const kept = new Set<number>();
   for (const pid of state.producerIds()) {
-    for (const batch of state.get(pid)!.batches) kept.add(batch.lastOffset);
+    const last = state.get(pid)!.batches.at(-1);
+    if (last !== undefined) kept.add(last.lastOffset);
   }
   return kept;
 }
@@ -173,13 +178,73 @@ function fillMap(segments: readonly LogSegment[], map: OffsetMap, start: number,
   return end;
 }
 
+/** Kafka's `segment.index.bytes` default (10 MiB) over its 8-byte entries: what one segment's offset index holds. */
+const MAX_INDEX_ENTRIES = (10 * 1024 * 1024) / 8;
+/** Offsets in one segment are stored relative to its base offset in 4 bytes (Kafka's `OffsetIndex`). */
+const MAX_RELATIVE_OFFSET = 2 ** 31 - 1;
+
 /**
- * Write a cleaned copy of each segment, then swap them all in. Returns the counts
- * of what the rewritten segments hold now.
+ * Kafka's `LogCleaner.groupSegmentsBySize`: adjacent segments, in offset order, go into one group
+ * while their bytes stay within `segment.bytes`, their index entries within one index, and their
+ * offsets within one segment's relative-offset range. Each group is cleaned into one segment named
+ * for its first base offset, so repeated cleaning does not leave a file per small segment.
+ * (The index entries are estimated from the bytes: klog indexes one entry per 4 KiB or less.)
+ */
+export function groupSegmentsBySize(segments: readonly LogSegment[], maxBytes: number): LogSegment[][] {
+  const groups: LogSegment[][] = [];
+  let i = 0;
+  while (i < segments.length) {
+    const first = segments[i]!;
+    const group = [first];
+    let bytes = first.size;
+    let entries = indexEntriesOf(first);
+    i++;
+    while (i < segments.length) {
+      const next = segments[i]!;
+      // The group would reach up to the offset before the segment after `next`.
+      const lastOffset = (next.nextBaseOffset ?? next.baseOffset + 1) - 1;
+      if (
+        bytes + next.size > maxBytes ||
+        entries + indexEntriesOf(next) > MAX_INDEX_ENTRIES ||
+        lastOffset - first.baseOffset > MAX_RELATIVE_OFFSET
+      ) {
+        break;
+      }
+      group.push(next);
+      bytes += next.size;
+      entries += indexEntriesOf(next);
+      i++;
+    }
+    groups.push(group);
+  }
+  return groups;
+}
+
+function indexEntriesOf(segment: LogSegment): number {
+  return Math.ceil(segment.size / DEFAULT_INDEX_INTERVAL_BYTES);
+}
+
+/** The last offset of the last batch in `group`, or undefined when its segments hold no batch. */
+function lastOffsetOfGroup(group: readonly LogSegment[]): number | undefined {
+  for (let i = group.length - 1; i >= 0; i--) {
+    let last: number | undefined;
+    for (const { header } of group[i]!.headers(group[i]!.lastIndexedPosition())) last = lastOffsetOf(header);
+    if (last !== undefined) return last;
+  }
+  return undefined;
+}
+
+/**
+ * Write one cleaned segment per group (`<first base>.log.cleaned`), then commit them all and
+ * swap them in. Returns the counts of what the rewritten segments hold now.
+ *
+ * A group of several segments keeps its last batch, emptied if need be: recovery finds which
+ * old segments a committed `.swap` replaces from the offsets it holds (Kafka's `LogLoader` deletes
+ * the segments in [swap base, swap next offset)), so the swap must reach into its last segment.
  */
 function rewrite(
   log: Log,
-  segments: readonly LogSegment[],
+  groups: readonly (readonly LogSegment[])[],
   map: OffsetMap,
   windows: ReadonlySet<number>,
   removeTombstones: boolean,
@@ -195,23 +260,27 @@ function rewrite(
   const counts = { batchesAfter: 0, recordsAfter: 0 };
   const written: string[] = [];
   try {
-    for (const segment of segments) {
-      const path = cleanedPathOf(segment.path);
+    for (const group of groups) {
+      const path = cleanedPathOf(group[0]!.path);
+      const groupEnd = group.length > 1 ? lastOffsetOfGroup(group) : undefined;
       written.push(path);
       const fd = openRegular(path, CREATE_NEW, 'cleaned segment');
       try {
-        for (const { position, batch } of segment.batches()) {
-          const kept = batch.records.filter((r) => survives(batch, r));
-          if (kept.length === 0 && !windows.has(lastOffsetOf(batch))) continue;
-          // A batch that loses nothing is copied byte for byte, as it was written.
-          const out =
-            kept.length === batch.records.length
-              ? segment.readCheckedBatchAt(position).bytes
-              : rewriteBatch(batch, kept);
-          let done = 0;
-          while (done < out.length) done += writeSync(fd, out, done, out.length - done);
-          counts.batchesAfter++;
-          counts.recordsAfter += kept.length;
+        for (const segment of group) {
+          for (const { position, batch } of segment.batches()) {
+            const kept = batch.records.filter((r) => survives(batch, r));
+            const last = lastOffsetOf(batch);
+            if (kept.length === 0 && !windows.has(last) && last !== groupEnd) continue;
+            // A batch that loses nothing is copied byte for byte, as it was written.
+            const out =
+              kept.length === batch.records.length
+                ? segment.readCheckedBatchAt(position).bytes
+                : rewriteBatch(batch, kept);
+            let done = 0;
+            while (done < out.length) done += writeSync(fd, out, done, out.length - done);
+            counts.batchesAfter++;
+            counts.recordsAfter += kept.length;
+          }
         }
         fsyncSync(fd);
       } finally {
@@ -229,13 +298,14 @@ function rewrite(
     }
     throw ioError('write cleaned segment', log.dir, error);
   }
-  // The commit: in offset order, so a crash leaves the first segments cleaned and the rest as they were.
-  for (const segment of segments) {
-    io('commit cleaned segment', segment.path, () =>
-      renameSync(cleanedPathOf(segment.path), swapPathOf(segment.path)),
+  // The commit: in offset order, so a crash leaves the first groups cleaned and the rest as they were.
+  for (const group of groups) {
+    const first = group[0]!;
+    io('commit cleaned segment', first.path, () =>
+      renameSync(cleanedPathOf(first.path), swapPathOf(first.path)),
     );
   }
   fsyncDirectory(log.dir);
-  log.replaceWithCleaned(segments.map((s) => s.baseOffset));
+  log.replaceWithCleaned(groups.map((g) => g.map((s) => s.baseOffset)));
   return counts;
 }

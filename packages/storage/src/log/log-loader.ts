@@ -93,12 +93,32 @@ function finishInterruptedWork(dir: string): ReturnType<typeof listLogDir> {
   for (const path of listing.unfinished) io('remove unfinished file', path, () => unlinkSync(path));
   for (const swap of listing.swaps) {
     const target = segmentPathOfSwap(swap.path);
+    // A swap that cleaned a group of segments replaces the ones after its first too: those whose base
+    // offset lies below where the swap ends (Kafka's `LogLoader` deletes [swap base, swap next offset)).
+    const end = nextOffsetOfSwap(swap.path, swap.baseOffset);
+    for (const covered of listing.segments) {
+      if (covered.baseOffset <= swap.baseOffset || covered.baseOffset >= end) continue;
+      removeIndexFiles(covered.path);
+      io('remove segment a cleaned swap replaces', covered.path, () => unlinkSync(covered.path));
+    }
     // The old segment's index would point into the old bytes: removed first, rebuilt from the cleaned segment.
     removeIndexFiles(target);
     io('finish the swap of cleaned segment', swap.path, () => renameSync(swap.path, target));
   }
   fsyncDirectory(dir);
   return listLogDir(dir);
+}
+
+/** The offset after the last batch of a committed (so whole, fsynced) `.swap` file; its base offset when empty. */
+function nextOffsetOfSwap(path: string, baseOffset: number): number {
+  const swap = LogSegment.open(path, baseOffset, { readOnly: true });
+  try {
+    let end = baseOffset;
+    for (const { header } of swap.headers()) end = lastOffsetOf(header) + 1;
+    return end;
+  } finally {
+    swap.close();
+  }
 }
 
 /**

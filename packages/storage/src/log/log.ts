@@ -8,6 +8,7 @@ import {
   computeBatchCrc,
   decodeRecordBatch,
   lastOffsetOf,
+  RECORD_BATCH_OVERHEAD,
   type RecordBatch,
   type RecordBatchHeader,
   TIMESTAMP_TYPE_MASK,
@@ -560,26 +561,42 @@ export class Log {
   }
 
   /**
-   * Replace inactive segments by their cleaned copies (`<base>.log.swap`, written and
-   * fsynced by compaction), in offset order. Each rename replaces one segment whole,
-   * so a crash leaves every segment either cleaned or not; `Log.open` finishes the swap.
+   * Replace groups of adjacent inactive segments, each by its cleaned copy (`<first base>.log.swap`,
+   * written, fsynced and committed by compaction), in offset order, as Kafka's `LocalLog.replaceSegments`:
+   * a group's other segments are removed first, then the swap is renamed over its first segment. A crash
+   * in between leaves the committed swap, and `Log.open` removes the segments it covers before renaming it,
+   * so each group ends up either all old or cleaned, never both.
    */
-  replaceWithCleaned(baseOffsets: readonly number[]): void {
+  replaceWithCleaned(groups: readonly (readonly number[])[]): void {
     this.#checkOpen();
-    for (const base of baseOffsets) {
-      const i = this.#segments.findIndex((s) => s.baseOffset === base);
-      const old = this.#segments[i];
-      if (old === undefined || old === this.activeSegment) {
-        throw new StorageError('INVALID_REQUEST', `no inactive segment at offset ${base} in ${this.dir}`);
+    for (const group of groups) {
+      const i = this.#segments.findIndex((s) => s.baseOffset === group[0]);
+      const members = this.#segments.slice(i, i + group.length);
+      if (
+        i < 0 ||
+        members.length !== group.length ||
+        members.some((s, k) => s.baseOffset !== group[k] || s === this.activeSegment)
+      ) {
+        throw new StorageError(
+          'INVALID_REQUEST',
+          `no inactive segments at offsets ${group.join(', ')} in ${this.dir}`,
+        );
       }
-      old.close();
-      removeIndexFiles(old.path);
-      io('swap in cleaned segment', old.path, () => renameSync(swapPathOf(old.path), old.path));
-      this.#segments[i] = LogSegment.open(old.path, base, {
+      const first = members[0]!;
+      for (const old of members.slice(1)) {
+        old.close();
+        removeIndexFiles(old.path);
+        io('remove cleaned-away segment', old.path, () => unlinkSync(old.path));
+      }
+      first.close();
+      removeIndexFiles(first.path);
+      io('swap in cleaned segment', first.path, () => renameSync(swapPathOf(first.path), first.path));
+      const cleaned = LogSegment.open(first.path, first.baseOffset, {
         readOnly: true,
         cache: this.#files,
-        nextBaseOffset: this.#segments[i + 1]!.baseOffset,
+        nextBaseOffset: this.#segments[i + group.length]!.baseOffset,
       });
+      this.#segments.splice(i, group.length, cleaned);
     }
     fsyncDirectory(this.dir);
   }
@@ -700,8 +717,8 @@ export class Log {
   }
 
   /**
-   * Raw bytes of whole batches from the one holding `offset`, from one segment, up to
-   * `maxBytes` (but at least one batch), read with one `pread`: bytes ready to send
+   * Raw bytes of whole batches from the one holding `offset`, from one segment (more only while
+   * what was read holds emptied batches alone), up to `maxBytes` (but at least one batch): bytes ready to send
    * (Kafka's `LocalLog.read` over `LogSegment.read`). Not CRC-checked, as Kafka's broker
    * does not check on fetch (the consumer does); their framing and offsets come from the
    * segment's index. Empty at the log end offset; StorageError `OFFSET_OUT_OF_RANGE`
@@ -710,12 +727,32 @@ export class Log {
   readRaw(offset: number, maxBytes: number, allocate?: ReadAllocator): Buffer {
     const first = this.#firstSegmentToRead(offset, maxBytes);
     if (first === undefined) return Buffer.alloc(0);
+    const parts: Buffer[] = [];
+    let total = 0;
     for (let i = this.#segments.indexOf(first); i < this.#segments.length; i++) {
       const segment = this.#segments[i]!;
-      const bytes = segment.readRaw(segment === first ? offset : segment.baseOffset, maxBytes, allocate);
-      if (bytes.length > 0) return bytes;
+      const from = segment === first ? offset : segment.baseOffset;
+      if (parts.length === 0) {
+        const bytes = segment.readRaw(from, maxBytes, allocate);
+        if (bytes.length === 0) continue;
+        parts.push(bytes);
+        total = bytes.length;
+      } else {
+        // Only the first batch may pass the budget (Kafka's minOneMessage); later ones must fit.
+        if (maxBytes - total < RECORD_BATCH_OVERHEAD) break;
+        const bytes = segment.readRaw(from, maxBytes - total);
+        if (bytes.length > maxBytes - total) break;
+        if (bytes.length === 0) continue;
+        parts.push(bytes);
+        total += bytes.length;
+      }
+      // A read of emptied batches alone (compaction keeps a producer's last batch without its records) goes
+      // on into the next segments: a client given no record doubles its fetch size each time (librdkafka),
+      // and a run of such segments took it past its limit, to MSG_SIZE_TOO_LARGE.
+      if (holdsRecord(parts.at(-1)!)) break;
     }
-    return Buffer.alloc(0);
+    if (parts.length <= 1) return parts[0] ?? Buffer.alloc(0);
+    return Buffer.concat(parts, total);
   }
 
   /**
@@ -819,4 +856,17 @@ function checkReadArguments(offset: number, maxBytes: number): void {
       `max bytes must be a safe integer >= 0, got ${String(maxBytes)}`,
     );
   }
+}
+
+/** Whether any batch in `bytes` (whole batches, as `LogSegment.readRaw` cuts them) holds a record. */
+function holdsRecord(bytes: Buffer): boolean {
+  let at = 0;
+  while (at + RECORD_BATCH_OVERHEAD <= bytes.length) {
+    if (bytes.readInt32BE(at + BATCH_FIELD.recordsCount) > 0) return true;
+    const size = batchSize({ batchLength: bytes.readInt32BE(at + BATCH_FIELD.batchLength) });
+    // Framing a reader would refuse: served as it is, with no reading past it.
+    if (size < RECORD_BATCH_OVERHEAD) return true;
+    at += size;
+  }
+  return false;
 }

@@ -1,4 +1,13 @@
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { ProducerState } from '@klog/core';
 import { describe, expect, it } from 'vitest';
@@ -170,7 +179,7 @@ describe('compact', () => {
     p.close();
   });
 
-  it('keeps an emptied batch that its producer window still holds, epochs included', () => {
+  it('keeps an emptied batch only while it is its producer’s last in the log (Kafka’s rule), epochs included', () => {
     const p = Partition.open(tempDir(), 'orders', 0, { segmentBytes: 150 });
     // Epoch 0 writes k at seq 0..2, epoch 1 starts over at 0 and overwrites k twice.
     for (let s = 0; s < 3; s++)
@@ -196,11 +205,41 @@ describe('compact', () => {
     roll(p);
     compact(p);
     const batches = [...p.log.batches()].map(({ batch }) => batch).filter((b) => b.producerId === 5);
-    // Epoch 1 cleared the window: epoch 0's emptied batches go; epoch 1's two stay, the first emptied.
-    expect(batches.map((b) => [b.producerEpoch, b.baseSequence, b.records.length])).toEqual([
-      [1, 0, 0],
-      [1, 1, 1],
-    ]);
+    // Epoch 0's emptied batches go, and so does epoch 1's first, emptied: its producer wrote after it.
+    expect(batches.map((b) => [b.producerEpoch, b.baseSequence, b.records.length])).toEqual([[1, 1, 1]]);
+    p.close();
+  });
+
+  it('a producer’s last batch, emptied, stays: a restart replaying the cleaned log still answers its resend Duplicate', () => {
+    const dataDir = tempDir();
+    const config = { segmentBytes: 1000 };
+    const options = { producerSnapshots: true };
+    let p = Partition.open(dataDir, 'orders', 0, config, options);
+    const send = (q: Partition, s: number) =>
+      appendIdempotent(q, {
+        producerId: 7,
+        producerEpoch: 0,
+        firstSequence: s,
+        records: [kv(`k${s}`, `p7-${s}`)],
+        nowMs: NOW,
+      });
+    for (let s = 0; s < 4; s++) expect(send(p, s).kind).toBe('Append');
+    // Another writer overwrites every key producer 7 wrote: all four of its batches are emptied.
+    for (let s = 0; s < 4; s++) appendRecords(p, [kv(`k${s}`, `later-${s}`)], NOW);
+    roll(p);
+    compact(p);
+    const mine = [...p.log.batches()].map(({ batch }) => batch).filter((b) => b.producerId === 7);
+    expect(mine.map((b) => [b.baseSequence, b.records.length])).toEqual([[3, 0]]);
+    const kept = mine[0]!;
+    p.close();
+    // Without a snapshot the state comes from the last two segments, the cleaned one included.
+    for (const name of readdirSync(join(dataDir, 'orders-0'))) {
+      if (name.endsWith('.snapshot')) rmSync(join(dataDir, 'orders-0', name));
+    }
+    p = Partition.open(dataDir, 'orders', 0, config, options);
+    expect(p.log.segments.length).toBe(2);
+    expect(send(p, 3)).toMatchObject({ kind: 'Duplicate', firstOffset: kept.baseOffset });
+    expect(send(p, 4).kind).toBe('Append');
     p.close();
   });
 
@@ -374,6 +413,161 @@ describe('compact: its limits, its report, and what stands in its way', () => {
     expect(thrown(StorageError, () => compact(p)).message).toMatch(
       new RegExp(`^commit cleaned segment ${first.path}: `),
     );
+    p.close();
+  });
+});
+
+describe("compact groups adjacent small segments (Kafka's groupSegmentsBySize)", () => {
+  /** Forty rounds: every key written again, then the log compacted, as a busy compacted topic is. */
+  function overwrittenRounds(dir: string, rounds: number, keys: number) {
+    const config = { segmentBytes: 2048 };
+    const p = Partition.open(dir, 'prices', 0, config);
+    for (let round = 0; round < rounds; round++) {
+      for (let k = 0; k < keys; k++) appendRecords(p, [kv(`key-${k}`, `round-${round}`)], NOW);
+      compact(p);
+    }
+    return p;
+  }
+
+  it('after 40 rounds of overwrite and clean, a bounded number of segments holds every key’s last value', () => {
+    const dir = tempDir();
+    const p = overwrittenRounds(dir, 40, 60);
+    const live = p.log.segments.slice(0, -1).reduce((sum, s) => sum + s.size, 0);
+    // The cleaned part is what one round writes, in as few segments as segment.bytes allows (grouping
+    // stops before a group passes it, so each group is at least half full, bar the last).
+    expect(p.log.segments.length).toBeLessThanOrEqual(2 * Math.ceil(live / 2048) + 2);
+    expect(p.log.segments.length).toBeLessThan(10);
+    const latest = new Map(contents(p).map(([, key, value]) => [key, value]));
+    for (let k = 0; k < 60; k++) expect(latest.get(`key-${k}`)).toBe('round-39');
+    // Every offset is still readable in order: a fetch from the log start walks the whole log.
+    const seen = contents(p).map(([offset]) => offset as number);
+    expect(seen).toEqual([...seen].sort((a, b) => a - b));
+    const before = contents(p);
+    p.close();
+    // The same after a restart: the grouped segments are whole segments, with their indexes rebuilt.
+    const again = Partition.open(dir, 'prices', 0, { segmentBytes: 2048 });
+    expect(contents(again)).toEqual(before);
+    again.close();
+  });
+
+  it('never groups past segment.bytes', () => {
+    const p = overwrittenRounds(tempDir(), 10, 60);
+    for (const segment of p.log.segments.slice(0, -1)) expect(segment.size).toBeLessThanOrEqual(2048);
+    p.close();
+  });
+});
+
+describe('a crash during the swap of a grouped segment leaves the old segments or the new one', () => {
+  it('at every step: cleaned file half or whole, swap committed, each old segment removed, swap renamed', () => {
+    const config = { segmentBytes: 600 };
+    const dataDir = tempDir();
+    const p = Partition.open(dataDir, 'prices', 0, config);
+    // Cleaned rounds leave small segments behind, which the next clean groups.
+    for (let round = 0; round < 4; round++) {
+      for (let k = 0; k < 12; k++) appendRecords(p, [kv(`key-${k}`, `round-${round}`)], NOW);
+      if (round < 3) compact(p);
+    }
+    const oldContents = contents(p);
+    const oldBases = p.log.segments.map((s) => s.baseOffset);
+    p.close();
+    const partitionDir = join(dataDir, 'prices-0');
+    const old = tempDir();
+    cpSync(partitionDir, old, { recursive: true });
+    // The real compaction, for the cleaned bytes and the state it ends in.
+    const q = Partition.open(dataDir, 'prices', 0, config);
+    compact(q);
+    const newContents = contents(q);
+    const newBases = q.log.segments.map((s) => s.baseOffset);
+    q.close();
+    const first = String(newBases[0]).padStart(20, '0');
+    const later = oldBases.filter((b) => !newBases.includes(b)).map((b) => String(b).padStart(20, '0'));
+    // The first group holds several segments: the case this test is about.
+    expect(later.length).toBeGreaterThan(0);
+    expect(Number(later[0])).toBe(oldBases[1]);
+    expect(newContents).not.toEqual(oldContents);
+    const cleaned = readFileSync(join(partitionDir, `${first}.log`));
+    // The first group cleaned, the rest of the log as it was (later groups are swapped one by one after it).
+    const groupEnd = oldBases[oldBases.indexOf(Number(later.at(-1))) + 1]!;
+    const firstGroupCleaned = [
+      ...newContents.filter(([offset]) => (offset as number) < groupEnd),
+      ...oldContents.filter(([offset]) => (offset as number) >= groupEnd),
+    ];
+    expect(firstGroupCleaned).not.toEqual(oldContents);
+
+    /** The partition directory as the old one, changed by `step`, then opened: its records. */
+    const openAfter = (step: (dir: string) => void) => {
+      rmSync(partitionDir, { recursive: true });
+      cpSync(old, partitionDir, { recursive: true });
+      step(partitionDir);
+      const r = Partition.open(dataDir, 'prices', 0, config);
+      try {
+        expect(logFiles(r.dir).filter((n) => /swap|cleaned/.test(n))).toEqual([]);
+        return contents(r);
+      } finally {
+        r.close();
+      }
+    };
+    const removeSegment = (dir: string, base: string) => {
+      for (const suffix of ['.log', '.index', '.timeindex'])
+        rmSync(join(dir, base + suffix), { force: true });
+    };
+    // Before the commit: a cleaned file half written, or whole, is dropped and the old segments stay.
+    expect(openAfter((d) => writeFileSync(join(d, `${first}.log.cleaned`), cleaned.subarray(0, 70)))).toEqual(
+      oldContents,
+    );
+    expect(openAfter((d) => writeFileSync(join(d, `${first}.log.cleaned`), cleaned))).toEqual(oldContents);
+    // After the commit: whatever old segments are still there, the swap replaces all of its group.
+    for (let removed = 0; removed <= later.length; removed++) {
+      const state = openAfter((d) => {
+        writeFileSync(join(d, `${first}.log.swap`), cleaned);
+        for (const base of later.slice(0, removed)) removeSegment(d, base);
+      });
+      expect(state, `${removed} of the group's later segments removed`).toEqual(firstGroupCleaned);
+    }
+    // The swap renamed over the group's first segment: done.
+    expect(
+      openAfter((d) => {
+        for (const base of later) removeSegment(d, base);
+        removeSegment(d, first);
+        writeFileSync(join(d, `${first}.log`), cleaned);
+      }),
+    ).toEqual(firstGroupCleaned);
+  });
+});
+
+describe('a fetch over segments left with emptied batches alone', () => {
+  it('reads on to the first record, within the budget, so a client is never handed nothing but empty batches', () => {
+    const p = Partition.open(tempDir(), 'prices', 0, { segmentBytes: 600 });
+    // Twelve producers write key k once each, each batch too big to share a segment or a group with another.
+    for (let pid = 1; pid <= 12; pid++) {
+      appendIdempotent(p, {
+        producerId: pid,
+        producerEpoch: 0,
+        firstSequence: 0,
+        records: [kv('k', 'x'.repeat(500))],
+        nowMs: NOW,
+      });
+    }
+    appendRecords(p, [kv('k', 'last')], NOW);
+    roll(p);
+    compact(p);
+    // Each producer's only batch is its last: kept, emptied, one segment each.
+    const emptied = p.log.segments.filter((s) =>
+      [...s.batches()].every(({ batch }) => batch.records.length === 0),
+    );
+    expect(emptied.length).toBeGreaterThanOrEqual(11);
+    const read = p.fetch(0, 1024 * 1024).records;
+    const batches: { records: number; last: number }[] = [];
+    for (let at = 0; at < read.length; ) {
+      const batch = decodeRecordBatch(read, at);
+      batches.push({ records: batch.records.length, last: batch.baseOffset + batch.lastOffsetDelta });
+      at += 12 + read.readInt32BE(at + 8);
+    }
+    expect(batches.slice(0, -1).every((b) => b.records === 0)).toBe(true);
+    expect(batches.at(-1)!.records).toBe(1);
+    expect(batches.at(-1)!.last).toBe(12);
+    // Within a small budget it stops before a batch that would not fit, past the first.
+    expect(p.fetch(0, 130).records.length).toBeLessThanOrEqual(130);
     p.close();
   });
 });

@@ -276,9 +276,9 @@ describe('compaction and the index files', () => {
     const p = Partition.open(tempDir(), 'orders', 0);
     appendRecords(p, records(1), NOW);
     for (const base of [0, 77]) {
-      expect(thrown(StorageError, () => writableLog(p).replaceWithCleaned([base]))).toMatchObject({
+      expect(thrown(StorageError, () => writableLog(p).replaceWithCleaned([[base]]))).toMatchObject({
         code: 'INVALID_REQUEST',
-        message: `no inactive segment at offset ${base} in ${p.dir}`,
+        message: `no inactive segments at offsets ${base} in ${p.dir}`,
       });
     }
     p.close();
