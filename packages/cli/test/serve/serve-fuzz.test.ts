@@ -330,7 +330,9 @@ describe('klog serve under a seeded fuzz of the admin and group APIs', () => {
         `fuzz: ${sent} frames, ${answered} answered, ${closedByBroker} closed the connection, ` +
           `${givenUp} given up, ${probes} probes answered, ${dirs} partition directories`,
       );
-      expect(probes).toBe(Math.floor((FRAMES - 1) / PROBE_EVERY));
+      // Eight senders share the count: the last PROBE_EVERY frames may or may not see one more probe out.
+      expect(probes).toBeGreaterThanOrEqual(Math.floor((FRAMES - 1) / PROBE_EVERY));
+      expect(probes).toBeLessThanOrEqual(Math.ceil(FRAMES / PROBE_EVERY));
       // max.broker.partitions' default held: the issue's run grew to 196,669 (266,477 here without it).
       if (process.env.KLOG_FUZZ_SERVE_ARGS === undefined) expect(dirs).toBeLessThanOrEqual(120_000);
       const reasons = [...served.closes].sort((a, b) => b[1] - a[1]);
