@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, HANG_MS, root } from '../run-klog.js';
+import { bin, HANG_MS, klog, root } from '../run-klog.js';
 
 /**
  * Kafka's tools as packages/cli/kafka/bin ships them (the scripts, run as a shell runs them), against
@@ -537,6 +537,44 @@ describe('kafka-consumer-groups.sh: --delete-offsets, --to-datetime, --by-durati
     expect(kafka('kafka-consumer-groups.sh', ['--list', '--export', ...at])).toMatchObject({
       status: 1,
       stderr: 'Option "[export]" can\'t be used with option "[list]"\n',
+    });
+  });
+});
+
+describe('kafka-dump-log.sh', { timeout: LONG_TIMEOUT_MS }, () => {
+  it("is DumpLogSegments' flags in front of klog dump-log's own dump, and refuses what it cannot honour", () => {
+    const at = ['--bootstrap-server', `localhost:${server.port}`];
+    expect(kafka('kafka-topics.sh', ['--create', '--topic', 'dumped', ...at]).status).toBe(0);
+    expect(kafka('kafka-console-producer.sh', ['--topic', 'dumped', ...at], 'alpha\nbeta\n').status).toBe(0);
+    const segment = join(scratch, 'data', 'dumped-0', '00000000000000000000.log');
+    const index = segment.replace(/\.log$/, '.index');
+    for (const [flags, same] of [
+      [['--print-data-log'], ['--records']],
+      [['--deep-iteration'], ['--deep-iteration']],
+      [[], []],
+    ] as const) {
+      const tool = kafka('kafka-dump-log.sh', ['--files', `${segment},${index}`, ...flags]);
+      const own = klog(['dump-log', segment, index, ...same]);
+      expect([tool.status, tool.hung]).toEqual([0, false]);
+      expect(tool.stdout).toContain('Dumping');
+      expect(tool.stdout).toBe(own.stdout);
+    }
+    expect(kafka('kafka-dump-log.sh', ['--files', segment, '--print-data-log']).stdout).toMatch(
+      /payload: beta/,
+    );
+    expect(kafka('kafka-dump-log.sh', ['--print-data-log'])).toMatchObject({
+      status: 1,
+      stdout: '',
+      stderr: 'Missing required argument "[files]"\n',
+    });
+    expect(kafka('kafka-dump-log.sh', ['--files', segment, '--transaction-log-decoder'])).toMatchObject({
+      status: 1,
+      stderr:
+        "klog's kafka-dump-log.sh does not support --transaction-log-decoder: klog has no transactions\n",
+    });
+    expect(kafka('kafka-dump-log.sh', ['--files', segment, '--max-bytes', '100'])).toMatchObject({
+      status: 1,
+      stderr: expect.stringMatching(/^klog's kafka-dump-log\.sh does not support --max-bytes: /),
     });
   });
 });
