@@ -51,7 +51,7 @@ Example:
   klog idem-demo --now-ms 1700000000000 --data-dir /tmp/klog-data
   klog dump-log /tmp/klog-data/orders-0 --records`;
 
-interface DumpLogFlags {
+export interface DumpLogFlags {
   readonly indexSanityCheck?: boolean;
   readonly verifyIndexOnly?: boolean;
   readonly records?: boolean;
@@ -103,50 +103,59 @@ export function dumpLogCommand(ctx: CommandContext): Command {
       if (paths.length === 0) {
         throw new UsageError("missing required argument 'path' (see klog dump-log --help)");
       }
-      const indexMode: IndexMode | undefined = flags.indexSanityCheck
-        ? 'sanity-check'
-        : flags.verifyIndexOnly
-          ? 'verify-only'
-          : undefined;
-      // Index files given by path, or the index files of the segments and directories given, with an index flag.
-      const indexPaths = paths.filter(isIndexFile);
-      if (indexMode !== undefined || indexPaths.length > 0) {
-        const targets =
-          indexMode === undefined
-            ? indexPaths
-            : paths.flatMap((p) =>
-                isIndexFile(p)
-                  ? [p]
-                  : statSync(p, { throwIfNoEntry: false })?.isDirectory()
-                    ? indexFilesIn(p)
-                    : [`${p.replace(/\.log$/, '')}.index`, `${p.replace(/\.log$/, '')}.timeindex`],
-              );
-        const problems = targets.flatMap((t) => dumpIndexFile(t, indexMode ?? 'dump', ctx.out, ctx.style));
-        if (problems.length > 0) {
-          throw new CorruptData(
-            `dump-log: ${problems.length} index problem${problems.length === 1 ? '' : 's'}; the first: ${problems[0]}`,
-          );
-        }
-        const rest = paths.filter((p) => !isIndexFile(p));
-        if (indexMode !== undefined || rest.length === 0) return;
-        paths.splice(0, paths.length, ...rest);
-      }
-      const plan = planDump(paths);
-      const findings = dumpLog(
-        plan,
-        { records: recordsShown(flags), offsetsDecoder: flags.offsetsDecoder === true },
-        ctx.out,
-        ctx.err,
-        ctx.style,
-      );
-      if (findings.length > 0) {
-        const first = findings[0]!;
-        const files = new Set(findings.map((f) => f.file)).size;
-        const total = plan.files.filter((f) => f.kind !== 'unknown').length;
-        throw new CorruptData(
-          `dump-log: corrupt data: ${findings.length} problem${findings.length === 1 ? '' : 's'} in ` +
-            `${files} of ${total} file${total === 1 ? '' : 's'}; the first: ${basename(first.file)} ${first.what}`,
-        );
-      }
+      dumpLogPaths(paths, flags, ctx);
     });
+}
+
+/**
+ * The dump of `paths` (segments, directories, index files) as `flags` ask: `klog dump-log` and Kafka's
+ * kafka-dump-log.sh (DumpLogSegments, in kafka-tools/) both run this.
+ */
+export function dumpLogPaths(inputPaths: readonly string[], flags: DumpLogFlags, ctx: CommandContext): void {
+  const paths = [...inputPaths];
+  const indexMode: IndexMode | undefined = flags.indexSanityCheck
+    ? 'sanity-check'
+    : flags.verifyIndexOnly
+      ? 'verify-only'
+      : undefined;
+  // Index files given by path, or the index files of the segments and directories given, with an index flag.
+  const indexPaths = paths.filter(isIndexFile);
+  if (indexMode !== undefined || indexPaths.length > 0) {
+    const targets =
+      indexMode === undefined
+        ? indexPaths
+        : paths.flatMap((p) =>
+            isIndexFile(p)
+              ? [p]
+              : statSync(p, { throwIfNoEntry: false })?.isDirectory()
+                ? indexFilesIn(p)
+                : [`${p.replace(/\.log$/, '')}.index`, `${p.replace(/\.log$/, '')}.timeindex`],
+          );
+    const problems = targets.flatMap((t) => dumpIndexFile(t, indexMode ?? 'dump', ctx.out, ctx.style));
+    if (problems.length > 0) {
+      throw new CorruptData(
+        `dump-log: ${problems.length} index problem${problems.length === 1 ? '' : 's'}; the first: ${problems[0]}`,
+      );
+    }
+    const rest = paths.filter((p) => !isIndexFile(p));
+    if (indexMode !== undefined || rest.length === 0) return;
+    paths.splice(0, paths.length, ...rest);
+  }
+  const plan = planDump(paths);
+  const findings = dumpLog(
+    plan,
+    { records: recordsShown(flags), offsetsDecoder: flags.offsetsDecoder === true },
+    ctx.out,
+    ctx.err,
+    ctx.style,
+  );
+  if (findings.length > 0) {
+    const first = findings[0]!;
+    const files = new Set(findings.map((f) => f.file)).size;
+    const total = plan.files.filter((f) => f.kind !== 'unknown').length;
+    throw new CorruptData(
+      `dump-log: corrupt data: ${findings.length} problem${findings.length === 1 ? '' : 's'} in ` +
+        `${files} of ${total} file${total === 1 ? '' : 's'}; the first: ${basename(first.file)} ${first.what}`,
+    );
+  }
 }

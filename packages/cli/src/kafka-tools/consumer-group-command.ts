@@ -1,17 +1,19 @@
 // kafka-consumer-groups.sh, after Kafka's `org.apache.kafka.tools.consumer.group.ConsumerGroupCommand`
 // (and ConsumerGroupCommandOptions): --list, --describe (--offsets, --members, --state, --verbose),
 // --reset-offsets, --delete, with ConsumerGroupService's printf layouts. `klog groups` runs this code.
+import { readFileSync } from 'node:fs';
 import {
   consumerAssignmentPartitions,
   DeleteGroups,
   DescribeGroups,
   FindCoordinator,
   ListGroups,
+  OffsetDelete,
 } from '@klog/protocol';
 import type { CommandContext } from '../command-context.js';
 import type { AdminClient } from '../topics/admin-client.js';
 import { commitOffsets, committedOffsets, fromTpKey, listOffset, partitionCount, tpKey } from './clients.js';
-import { KafkaApiError, withBootstrap } from './kafka-errors.js';
+import { exceptionText, KafkaApiError, withBootstrap } from './kafka-errors.js';
 import {
   NO_SECURITY,
   optionTable,
@@ -36,14 +38,10 @@ export const CONSUMER_GROUP_OPTIONS = optionTable(`
 --dry-run                                 Only show results without executing changes on Consumer Groups.
 --execute                                 Execute operation.
 --export                                  Export operation execution to a CSV file.
-  unsupported: not in klog yet
 --to-offset <offset>                      Reset offsets to a specific offset.
 --from-file <path to CSV file>            Reset offsets to values defined in CSV file.
-  unsupported: not in klog yet
 --to-datetime <datetime>                  Reset offsets to offset from datetime.
-  unsupported: not in klog yet
 --by-duration <duration>                  Reset offsets to offset by duration from current timestamp.
-  unsupported: not in klog yet
 --to-earliest                             Reset offsets to earliest offset.
 --to-latest                               Reset offsets to latest offset.
 --to-current                              Reset offsets to current offset.
@@ -55,11 +53,19 @@ export const CONSUMER_GROUP_OPTIONS = optionTable(`
 --type <type>                             When specified with --list, it displays the types of all the groups.
   unsupported: klog has classic groups only
 --delete-offsets                          Delete offsets of consumer group.
-  unsupported: not in klog yet
 `);
 
 const ACTIONS = ['list', 'describe', 'delete', 'reset-offsets', 'delete-offsets'] as const;
-const SCENARIOS = ['to-offset', 'to-earliest', 'to-latest', 'to-current', 'shift-by'] as const;
+const SCENARIOS = [
+  'to-offset',
+  'to-earliest',
+  'to-latest',
+  'to-current',
+  'shift-by',
+  'to-datetime',
+  'by-duration',
+  'from-file',
+] as const;
 
 /** Java's `%-Ns`: left-aligned in N columns. */
 const pad = (s: string, n: number) => s.padEnd(n);
@@ -348,6 +354,110 @@ async function partitionsToReset(client: AdminClient, group: string, opts: Parse
   return out;
 }
 
+/**
+ * Kafka's `Utils.getDateTime`: `yyyy-MM-ddTHH:mm:ss.SSS`, then `Z`, `±hh:mm` or `±hh` (UTC when the time has
+ * no zone), read strictly as SimpleDateFormat with lenient off does; the ParseException's text otherwise.
+ */
+export function parseDateTime(text: string): number | { readonly error: string } {
+  // Java's split("T") drops trailing empty parts, so "2024-01-01T" has no time part either.
+  if (text.split('T').filter((part, i, all) => part !== '' || all.slice(i).some((x) => x !== '')).length < 2)
+    return {
+      error:
+        "java.text.ParseException: Error parsing timestamp. It does not contain a 'T' according to ISO8601 format",
+    };
+  const time = text.slice(text.indexOf('T') + 1);
+  const full = /[+\-Z]/.test(time) ? text : `${text}Z`;
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})(Z|([+-])(\d{2})(?::?(\d{2}))?)$/.exec(
+    full,
+  );
+  const bad = { error: `java.text.ParseException: Unparseable date: "${full}"` };
+  if (m === null) return bad;
+  const [y, mo, d, h, mi, sec, ms] = m.slice(1, 8).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const at = Date.UTC(y, mo - 1, d, h, mi, sec, ms);
+  const check = new Date(at);
+  if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || sec > 59) return bad;
+  const zone = m[8] === 'Z' ? 0 : (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11] ?? 0));
+  return at - zone * 60_000;
+}
+
+/**
+ * java.time.Duration.parse (`PnDTnHnMn.nS`, signs allowed on the whole and on each part), in milliseconds;
+ * DateTimeParseException's text otherwise.
+ */
+export function parseDuration(text: string): number | { readonly error: string } {
+  const m =
+    /^([-+]?)P(?:([-+]?\d+)D)?(T(?:([-+]?\d+)H)?(?:([-+]?\d+)M)?(?:([-+]?\d+)(?:[.,](\d{0,9}))?S)?)?$/i.exec(
+      text,
+    );
+  if (m === null || (m[2] ?? m[3]) === undefined || m[3]?.toUpperCase() === 'T')
+    return { error: 'Text cannot be parsed to a Duration' };
+  const n = (s: string | undefined) => Number(s ?? 0);
+  const seconds = n(m[6]);
+  const fraction = m[7] === undefined || m[7] === '' ? 0 : Number(`0.${m[7]}`) * 1000;
+  const ms =
+    n(m[2]) * 86_400_000 +
+    n(m[4]) * 3_600_000 +
+    n(m[5]) * 60_000 +
+    seconds * 1000 +
+    (m[6]?.startsWith('-') ? -fraction : fraction);
+  return m[1] === '-' ? -ms : ms;
+}
+
+/**
+ * GroupOffsetsResetter.parseResetPlan: `topic,partition,offset` lines for the one group named, or
+ * `group,topic,partition,offset` lines (what --export writes for several groups); group → tpKey → offset.
+ */
+export function parseResetPlan(
+  csv: string,
+  groups: readonly string[],
+): Map<string, Map<string, number>> | { readonly error: string } {
+  const lines = csv.split('\n');
+  // Java's split drops the trailing empty lines.
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  const fields = (line: string) => line.replace(/\r$/, '').split(',');
+  const isInt = (s: string | undefined) => s !== undefined && /^-?\d+$/.test(s.trim());
+  const noGroup = lines.length > 0 && fields(lines[0]!).length === 3 && isInt(fields(lines[0]!)[1]);
+  const plan = new Map<string, Map<string, number>>();
+  for (const line of lines) {
+    const f = fields(line);
+    const [group, topic, partition, offset] = groups.length === 1 && noGroup ? [groups[0]!, ...f] : f;
+    if (f.length !== (groups.length === 1 && noGroup ? 3 : 4) || !isInt(partition) || !isInt(offset))
+      return { error: `Cannot read the reset plan line '${line}'` };
+    const forGroup = plan.get(group!) ?? new Map<string, number>();
+    forGroup.set(tpKey(topic!, Number(partition)), Number(offset));
+    plan.set(group!, forGroup);
+  }
+  return plan;
+}
+
+/** ConsumerGroupService.exportOffsetsToCsv: a CSV line per partition, the group first when several are named. */
+export function exportOffsetsToCsv(
+  offsets: ReadonlyMap<string, ReadonlyMap<string, number>>,
+  singleGroup: boolean,
+): string {
+  let out = '';
+  for (const [group, byTp] of offsets)
+    for (const [k, o] of byTp) {
+      const [t, p] = fromTpKey(k);
+      out += `${singleGroup ? '' : `${group},`}${t},${p},${o}\n`;
+    }
+  return out;
+}
+
+/** A bad --to-datetime, --by-duration or --from-file value: printError's line, as Kafka's RuntimeException gives it. */
+function failed(value: number | { readonly error: string }): number {
+  if (typeof value === 'number') return value;
+  throw new KafkaApiError(-1, value.error);
+}
+
 async function resetOffsets(
   client: AdminClient,
   ctx: CommandContext,
@@ -362,29 +472,61 @@ async function resetOffsets(
     );
     return undefined;
   }
-  const keys = await partitionsToReset(client, group, opts);
-  const committed = await committedOffsets(client, group);
   const out = new Map<string, number>();
-  for (const k of keys.sort()) {
-    const [t, p] = fromTpKey(k);
-    const start = await listOffset(client, t, p, -2);
-    const end = await listOffset(client, t, p, -1);
-    // ResetOffsetsCommand.checkOffsetRange: a target past either end of the log is moved to that end.
-    const clamp = (o: number) => Math.min(end, Math.max(start, o));
-    let target: number;
-    if (opts.has('to-earliest')) target = start;
-    else if (opts.has('to-latest')) target = end;
-    else if (opts.has('to-offset')) target = clamp(Number(opts.value('to-offset')));
-    else {
-      const current = committed.get(k);
-      if (current === undefined)
-        throw new KafkaApiError(
-          -1,
-          `Partition ${t}-${p} has no committed offset to ${opts.has('shift-by') ? 'shift' : 'keep'}`,
-        );
-      target = opts.has('shift-by') ? clamp(current + Number(opts.value('shift-by'))) : current;
+  // ResetOffsetsCommand.checkOffsetRange: a target past either end of the log is moved to that end.
+  const clamped = async (t: string, p: number, o: number) =>
+    Math.min(await listOffset(client, t, p, -1), Math.max(await listOffset(client, t, p, -2), o));
+  if (opts.has('from-file')) {
+    const path = opts.value('from-file')!;
+    let csv: string;
+    try {
+      csv = readFileSync(path, 'utf8');
+    } catch {
+      throw new KafkaApiError(-1, `java.nio.file.NoSuchFileException: ${path}`);
     }
-    out.set(k, target);
+    const plan = parseResetPlan(csv, opts.values('group'));
+    if ('error' in plan) throw new KafkaApiError(-1, plan.error);
+    const forGroup = plan.get(group);
+    if (forGroup === undefined) {
+      errorLine(ctx, `No reset plan for group ${group} found.`);
+      return out;
+    }
+    for (const [k, o] of [...forGroup].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      out.set(k, await clamped(...fromTpKey(k), o));
+  } else {
+    const keys = await partitionsToReset(client, group, opts);
+    const committed = await committedOffsets(client, group);
+    // --to-datetime and --by-duration: ListOffsets by timestamp (GroupOffsetsResetter.getLogTimestampOffsets).
+    const timestamp = opts.has('to-datetime')
+      ? failed(parseDateTime(opts.value('to-datetime')!))
+      : opts.has('by-duration')
+        ? Date.now() - failed(parseDuration(opts.value('by-duration')!))
+        : undefined;
+    for (const k of keys.sort()) {
+      const [t, p] = fromTpKey(k);
+      let target: number;
+      if (timestamp !== undefined) {
+        target = await listOffset(client, t, p, timestamp);
+        if (target < 0) {
+          ctx.out(`\nWarn: Partition ${p} from topic ${t} is empty. Falling back to latest known offset.`);
+          target = await listOffset(client, t, p, -1);
+        }
+      } else if (opts.has('to-earliest')) target = await listOffset(client, t, p, -2);
+      else if (opts.has('to-latest')) target = await listOffset(client, t, p, -1);
+      else if (opts.has('to-offset')) target = await clamped(t, p, Number(opts.value('to-offset')));
+      else {
+        const current = committed.get(k);
+        if (current === undefined)
+          throw new KafkaApiError(
+            -1,
+            `Partition ${t}-${p} has no committed offset to ${opts.has('shift-by') ? 'shift' : 'keep'}`,
+          );
+        target = opts.has('shift-by')
+          ? await clamped(t, p, current + Number(opts.value('shift-by')))
+          : current;
+      }
+      out.set(k, target);
+    }
   }
   if (opts.has('execute')) {
     const errors = await commitOffsets(client, group, out);
@@ -393,8 +535,84 @@ async function resetOffsets(
   return out;
 }
 
-/** ConsumerGroupCommand.printOffsetsToReset: each line led by a newline, the header only when there are rows. */
-function printOffsetsToReset(ctx: CommandContext, group: string, offsets: ReadonlyMap<string, number>): void {
+/**
+ * ConsumerGroupService.deleteOffsets: OffsetDelete for the partitions named (`topic` is all of a topic's);
+ * a line for the group's result, then TOPIC/PARTITION/STATUS, a topic Metadata cannot find as partition `-`.
+ */
+async function deleteOffsets(
+  client: AdminClient,
+  ctx: CommandContext,
+  group: string,
+  topics: readonly string[],
+): Promise<void> {
+  const status = new Map<string, string | null>();
+  const partitions = new Map<string, number[]>();
+  for (const spec of topics) {
+    const colon = spec.indexOf(':');
+    const topic = colon < 0 ? spec : spec.slice(0, colon);
+    let parts: number[];
+    if (colon >= 0)
+      parts = spec
+        .slice(colon + 1)
+        .split(',')
+        .map(Number);
+    else {
+      try {
+        parts = Array.from({ length: await partitionCount(client, topic, false) }, (_, i) => i);
+      } catch (error) {
+        if (!(error instanceof KafkaApiError)) throw error;
+        status.set(tpKey(topic, -1), exceptionText(error));
+        continue;
+      }
+    }
+    partitions.set(topic, [...(partitions.get(topic) ?? []), ...parts]);
+  }
+  const res = await client.request(OffsetDelete, {
+    groupId: group,
+    topics: [...partitions].map(([name, ps]) => ({
+      name,
+      partitions: ps.map((partitionIndex) => ({ partitionIndex })),
+    })),
+  });
+  // DeleteConsumerGroupOffsetsResult.all() fails with the group's error, else with a partition's.
+  let top = res.errorCode;
+  for (const [topic, ps] of partitions)
+    for (const p of ps) {
+      const answered = res.topics
+        .find((t) => t.name === topic)
+        ?.partitions.find((x) => x.partitionIndex === p);
+      const code = top !== 0 ? top : (answered?.errorCode ?? -1);
+      if (top === 0 && code !== 0) top = code;
+      status.set(tpKey(topic, p), code === 0 ? null : exceptionText(new KafkaApiError(code, null)));
+    }
+  if (top === 0) ctx.out(`Request succeeded for deleting offsets from group ${group}.`);
+  else if ([24, 30, 68, 69].includes(top)) errorLine(ctx, new KafkaApiError(top, null).message);
+  else if ([3, 29, 86].includes(top))
+    errorLine(ctx, 'Encountered some partition-level error, see the follow-up details.');
+  else errorLine(ctx, `Encountered some unknown error: ${new KafkaApiError(top, null).codeName}`);
+  const rows = [...status]
+    .map(([k, why]) => [...fromTpKey(k), why] as const)
+    .sort(([t1, p1], [t2, p2]) => (`${t1}${p1}` < `${t2}${p2}` ? -1 : `${t1}${p1}` > `${t2}${p2}` ? 1 : 0));
+  const w = Math.max(15, ...rows.map(([t]) => t.length));
+  const line = (t: string, p: string, s: string) => `\n${pad(t, w)} ${pad(p, 10)} ${pad(s, 15)}`;
+  ctx.out(
+    line('TOPIC', 'PARTITION', 'STATUS') +
+      rows
+        .map(([t, p, why]) =>
+          line(t, p >= 0 ? String(p) : '-', why === null ? 'Successful' : `Error: ${why}`),
+        )
+        .join(''),
+  );
+}
+
+/**
+ * ConsumerGroupCommand.printOffsetsToReset: every group's offsets, computed first, in one table; each line led
+ * by a newline, the header only when some group was reset.
+ */
+function printOffsetsToReset(
+  ctx: CommandContext,
+  offsets: ReadonlyMap<string, ReadonlyMap<string, number>>,
+): void {
   const line = (a: string, b: string, c: string, d: string) =>
     `${pad(a, 30)} ${pad(b, 30)} ${pad(c, 10)} ${pad(d, 15)}`;
   const lines =
@@ -402,10 +620,12 @@ function printOffsetsToReset(ctx: CommandContext, group: string, offsets: Readon
       ? []
       : [
           line('GROUP', 'TOPIC', 'PARTITION', 'NEW-OFFSET'),
-          ...[...offsets].map(([k, o]) => {
-            const [t, p] = fromTpKey(k);
-            return line(group, t, String(p), String(o));
-          }),
+          ...[...offsets].flatMap(([group, byTp]) =>
+            [...byTp].map(([k, o]) => {
+              const [t, p] = fromTpKey(k);
+              return line(group, t, String(p), String(o));
+            }),
+          ),
         ];
   ctx.out(lines.map((l) => `\n${l}`).join(''));
 }
@@ -433,12 +653,18 @@ function checkArgs(opts: ParsedOptions): void {
       throw new ToolUsageError(
         'Option [reset-offsets] takes exactly one of these options: [to-offset], [to-earliest], [to-latest], [to-current], [shift-by], [to-datetime], [by-duration], [from-file]',
       );
-    if (!opts.has('topic') && !opts.has('all-topics'))
+    if (!opts.has('topic') && !opts.has('all-topics') && !opts.has('from-file'))
       throw new ToolUsageError('Option [reset-offsets] takes one of these options: [all-topics], [topic]');
     for (const n of ['to-offset', 'shift-by'])
       if (opts.has(n) && !/^-?\d+$/.test(opts.value(n)!))
         throw new ToolUsageError(`Cannot parse argument '${opts.value(n)}' of option ${n}`);
   }
+  if (opts.has('delete-offsets') && !(opts.has('group') && opts.has('topic')))
+    throw new ToolUsageError('Option [delete-offsets] takes the following options: [group], [topic]');
+  if (opts.has('export') && !opts.has('reset-offsets'))
+    throw new ToolUsageError(
+      `Option "[export]" can't be used with option "[${ACTIONS.find((a) => opts.has(a))}]"`,
+    );
   for (const d of ['members', 'offsets', 'state', 'verbose'])
     if (opts.has(d) && !opts.has('describe') && !(d === 'state' && opts.has('list')))
       throw new ToolUsageError(
@@ -486,6 +712,10 @@ export async function executeConsumerGroupCommand(
       await deleteGroups(client, ctx, groups);
       return;
     }
+    if (opts.has('delete-offsets')) {
+      await deleteOffsets(client, ctx, groups[0]!, opts.values('topic'));
+      return;
+    }
     if (opts.has('describe')) {
       for (const group of groups) {
         if (opts.has('members')) await describeMembers(client, ctx, group, opts.has('verbose'));
@@ -499,10 +729,14 @@ export async function executeConsumerGroupCommand(
         'WARN: No action will be performed as the --execute option is missing. In a future major release, the default behavior of this command will be to prompt the user before executing the reset rather than doing a dry run. You should add the --dry-run option explicitly if you are scripting this command and want to keep the current default behavior without prompting.',
       );
     }
+    const all = new Map<string, Map<string, number>>();
     for (const group of groups) {
       const offsets = await resetOffsets(client, ctx, group, opts);
-      printOffsetsToReset(ctx, group, offsets ?? new Map());
+      if (offsets !== undefined) all.set(group, offsets);
     }
+    // ConsumerGroupCommand.run: --export prints the CSV (println: a last empty line) instead of the table.
+    if (opts.has('export')) ctx.out(exportOffsetsToCsv(all, opts.values('group').length === 1));
+    else printOffsetsToReset(ctx, all);
   });
   return reported;
 }

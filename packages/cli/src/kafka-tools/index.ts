@@ -8,6 +8,7 @@ import { kafkaConsoleConsumer } from './console-consumer.js';
 import { kafkaConsoleProducer } from './console-producer.js';
 import { kafkaConsumerGroups } from './consumer-group-command.js';
 import { kafkaDeleteRecords } from './delete-records-command.js';
+import { kafkaDumpLog } from './dump-log-segments.js';
 import { kafkaGetOffsets } from './get-offset-shell.js';
 import { KafkaApiError, UncaughtJavaException } from './kafka-errors.js';
 import { kafkaLogDirs } from './log-dirs-command.js';
@@ -40,6 +41,7 @@ export const KAFKA_TOOLS: ReadonlyMap<string, { readonly run: Tool; readonly des
       'kafka-delete-records',
       { run: kafkaDeleteRecords, description: "Kafka's kafka-delete-records.sh (DeleteRecordsCommand)" },
     ],
+    ['kafka-dump-log', { run: kafkaDumpLog, description: "Kafka's kafka-dump-log.sh (DumpLogSegments)" }],
     ['kafka-log-dirs', { run: kafkaLogDirs, description: "Kafka's kafka-log-dirs.sh (LogDirsCommand)" }],
     [
       'kafka-acls',

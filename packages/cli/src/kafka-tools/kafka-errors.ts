@@ -22,6 +22,8 @@ const DEFAULT_MESSAGES: Readonly<Record<number, string>> = {
   40: 'Configuration is invalid.',
   68: 'The group is not empty.',
   69: 'The group id does not exist.',
+  24: 'The configured groupId is invalid.',
+  86: 'Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.',
 };
 
 /** A Kafka error the broker answered with: its code, and the message Kafka's client would carry. */

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, HANG_MS, root } from '../run-klog.js';
+import { bin, HANG_MS, klog, root } from '../run-klog.js';
 
 /**
  * Kafka's tools as packages/cli/kafka/bin ships them (the scripts, run as a shell runs them), against
@@ -410,10 +410,6 @@ describe('kafka-console-consumer.sh and kafka-consumer-groups.sh', { timeout: LO
       status: 1,
       stderr: expect.stringMatching(/^Option \[reset-offsets\] takes exactly one of these options: /),
     });
-    expect(kafka('kafka-consumer-groups.sh', ['--delete-offsets', '--group', 'g', ...at])).toMatchObject({
-      status: 1,
-      stderr: "klog's kafka-consumer-groups.sh does not support --delete-offsets: not in klog yet\n",
-    });
     expect(
       kafka('kafka-console-consumer.sh', ['--topic', 'orders', '--group', 'g', '--partition', '0', ...at]),
     ).toMatchObject({
@@ -439,6 +435,145 @@ describe('kafka-console-consumer.sh and kafka-consumer-groups.sh', { timeout: LO
       status: 1,
       stderr:
         "org.apache.kafka.common.KafkaException: No key separator found on line number 1: 'no separator'\n",
+    });
+  });
+});
+
+describe('kafka-consumer-groups.sh: --delete-offsets, --to-datetime, --by-duration, --from-file, --export', {
+  timeout: LONG_TIMEOUT_MS,
+}, () => {
+  it("GroupOffsetsResetter's scenarios and ConsumerGroupService.deleteOffsets, as Kafka prints them", () => {
+    const at = ['--bootstrap-server', `localhost:${server.port}`];
+    const t = new Transcript('consumer-groups-more.txt');
+    const ok = (args: string[]) => {
+      const run = kafka('kafka-consumer-groups.sh', args);
+      expect([run.status, run.hung]).toEqual([0, false]);
+      t.record('kafka-consumer-groups.sh', args, run.stdout);
+      return run;
+    };
+    const reset = ['--reset-offsets', '--group', 'payments'];
+    expect(
+      kafka('kafka-topics.sh', ['--create', '--topic', 'invoices', '--partitions', '2', ...at]).status,
+    ).toBe(0);
+    expect(kafka('kafka-topics.sh', ['--create', '--topic', 'refunds', ...at]).status).toBe(0);
+    for (const topic of ['invoices', 'refunds'])
+      expect(
+        kafka('kafka-console-producer.sh', ['--topic', topic, ...at], 'one\ntwo\nthree\nfour\n').status,
+      ).toBe(0);
+    for (const topic of ['invoices', 'refunds'])
+      expect(
+        kafka('kafka-console-consumer.sh', [
+          '--topic',
+          topic,
+          '--from-beginning',
+          '--group',
+          'payments',
+          '--max-messages',
+          '4',
+          ...at,
+        ]).status,
+      ).toBe(0);
+    // Long before the records: the first offset; after them all: the log end, with Kafka's warning.
+    ok([...reset, '--topic', 'invoices', '--to-datetime', '2001-02-03T04:05:06.789', '--dry-run', ...at]);
+    ok([
+      ...reset,
+      '--topic',
+      'invoices:1',
+      '--to-datetime',
+      '2199-12-31T23:59:59.000+07:00',
+      '--dry-run',
+      ...at,
+    ]);
+    ok([...reset, '--all-topics', '--by-duration', 'P3650DT1H', '--export', '--dry-run', ...at]);
+    const plan = join(scratch, 'plan.csv');
+    writeFileSync(plan, 'invoices,0,1\ninvoices,1,99\nrefunds,0,2\n');
+    ok([...reset, '--from-file', plan, '--execute', ...at]);
+    ok(['--describe', '--group', 'payments', ...at]);
+    writeFileSync(plan, 'payments,refunds,0,3\nelsewhere,refunds,0,1\n');
+    ok([
+      '--reset-offsets',
+      '--group',
+      'payments',
+      '--group',
+      'nobody',
+      '--from-file',
+      plan,
+      '--dry-run',
+      ...at,
+    ]);
+    ok(['--delete-offsets', '--group', 'payments', '--topic', 'invoices:0', '--topic', 'refunds', ...at]);
+    ok(['--delete-offsets', '--group', 'payments', '--topic', 'no-such-topic', '--topic', 'invoices', ...at]);
+    ok(['--describe', '--group', 'payments', ...at]);
+    ok(['--delete-offsets', '--group', 'nobody', '--topic', 'invoices', ...at]);
+    t.check();
+
+    // Bad values: printError's line (Kafka's RuntimeException around the parser's exception).
+    const bad = (args: string[]) =>
+      kafka('kafka-consumer-groups.sh', [...reset, '--all-topics', ...args, ...at]);
+    expect(bad(['--to-datetime', '2024-01-01 00:00:00.000', '--dry-run'])).toMatchObject({
+      status: 1,
+      stdout:
+        "\nError: Executing consumer group command failed due to java.text.ParseException: Error parsing timestamp. It does not contain a 'T' according to ISO8601 format\n",
+    });
+    expect(bad(['--to-datetime', '2024-02-30T00:00:00.000', '--dry-run'])).toMatchObject({
+      status: 1,
+      stdout:
+        '\nError: Executing consumer group command failed due to java.text.ParseException: Unparseable date: "2024-02-30T00:00:00.000Z"\n',
+    });
+    expect(bad(['--by-duration', '3 days', '--dry-run'])).toMatchObject({
+      status: 1,
+      stdout: '\nError: Executing consumer group command failed due to Text cannot be parsed to a Duration\n',
+    });
+    expect(bad(['--from-file', join(scratch, 'absent.csv'), '--dry-run'])).toMatchObject({
+      status: 1,
+      stdout: `\nError: Executing consumer group command failed due to java.nio.file.NoSuchFileException: ${join(scratch, 'absent.csv')}\n`,
+    });
+    expect(
+      kafka('kafka-consumer-groups.sh', ['--delete-offsets', '--group', 'payments', ...at]),
+    ).toMatchObject({
+      status: 1,
+      stderr: 'Option [delete-offsets] takes the following options: [group], [topic]\n',
+    });
+    expect(kafka('kafka-consumer-groups.sh', ['--list', '--export', ...at])).toMatchObject({
+      status: 1,
+      stderr: 'Option "[export]" can\'t be used with option "[list]"\n',
+    });
+  });
+});
+
+describe('kafka-dump-log.sh', { timeout: LONG_TIMEOUT_MS }, () => {
+  it("is DumpLogSegments' flags in front of klog dump-log's own dump, and refuses what it cannot honour", () => {
+    const at = ['--bootstrap-server', `localhost:${server.port}`];
+    expect(kafka('kafka-topics.sh', ['--create', '--topic', 'dumped', ...at]).status).toBe(0);
+    expect(kafka('kafka-console-producer.sh', ['--topic', 'dumped', ...at], 'alpha\nbeta\n').status).toBe(0);
+    const segment = join(scratch, 'data', 'dumped-0', '00000000000000000000.log');
+    for (const [flags, same] of [
+      [['--print-data-log'], ['--records']],
+      [['--deep-iteration'], ['--deep-iteration']],
+      [[], []],
+    ] as const) {
+      const tool = kafka('kafka-dump-log.sh', ['--files', `${segment},`, ...flags]);
+      const own = klog(['dump-log', segment, ...same]);
+      expect([tool.status, tool.hung]).toEqual([0, false]);
+      expect(tool.stdout).toContain('Dumping');
+      expect(tool.stdout).toBe(own.stdout);
+    }
+    expect(kafka('kafka-dump-log.sh', ['--files', segment, '--print-data-log']).stdout).toMatch(
+      /payload: beta/,
+    );
+    expect(kafka('kafka-dump-log.sh', ['--print-data-log'])).toMatchObject({
+      status: 1,
+      stdout: '',
+      stderr: 'Missing required argument "[files]"\n',
+    });
+    expect(kafka('kafka-dump-log.sh', ['--files', segment, '--transaction-log-decoder'])).toMatchObject({
+      status: 1,
+      stderr:
+        "klog's kafka-dump-log.sh does not support --transaction-log-decoder: klog has no transactions\n",
+    });
+    expect(kafka('kafka-dump-log.sh', ['--files', segment, '--max-bytes', '100'])).toMatchObject({
+      status: 1,
+      stderr: expect.stringMatching(/^klog's kafka-dump-log\.sh does not support --max-bytes: /),
     });
   });
 });
