@@ -56,7 +56,11 @@ export function dumpIndexFile(
     problem(`${path}: no segment ${basename(segmentPath)} beside it to check it against`);
     return problems;
   }
-  const bytes = readFileSync(path);
+  const whole = readFileSync(path);
+  const size = offsetIndex ? OFFSET_ENTRY_BYTES : TIME_ENTRY_BYTES;
+  // A live segment's index is preallocated and zero-filled past its entries: as Kafka's DumpLogSegments, the
+  // entries end at the first one after the first whose relative offset is 0 (in dump and verify modes).
+  const bytes = mode === 'sanity-check' ? whole : whole.subarray(0, usedBytes(whole, offsetIndex, size));
   const segment = LogSegment.open(segmentPath, base, {
     readOnly: true,
     nextBaseOffset: nextBaseOffset(segmentPath, base),
@@ -71,7 +75,6 @@ export function dumpIndexFile(
       return problems;
     }
     if (typeof sanity === 'string') problem(`${path} failed sanity check: ${sanity}`);
-    const size = offsetIndex ? OFFSET_ENTRY_BYTES : TIME_ENTRY_BYTES;
     for (let at = 0; at + size <= bytes.length; at += size) {
       if (offsetIndex) {
         const offset = base + bytes.readInt32BE(at);
@@ -113,6 +116,15 @@ export function dumpIndexFile(
     segment.close();
   }
   return problems;
+}
+
+/** The bytes of `index` before its zero-filled tail: entries up to the first after the first with relative offset 0. */
+function usedBytes(index: Buffer, offsetIndex: boolean, size: number): number {
+  const relativeAt = offsetIndex ? 0 : 8;
+  for (let at = size; at + size <= index.length; at += size) {
+    if (index.readInt32BE(at + relativeAt) === 0) return at;
+  }
+  return index.length - (index.length % size);
 }
 
 /** The index files of a partition directory, in offset order. */

@@ -61,4 +61,23 @@ describe("klog dump-log and index files, as Kafka's DumpLogSegments", () => {
     expect(sanity.status).toBe(1);
     expect(sanity.stdout).toMatch(/failed sanity check: .*out of order/);
   });
+
+  it("a live segment's preallocated index: the entries end at the zero-filled tail, as Kafka's dump", () => {
+    const dir = partition('live');
+    for (const [name, entry] of [
+      ['00000000000000000000.index', 8],
+      ['00000000000000000000.timeindex', 12],
+    ] as const) {
+      const file = join(dir, name);
+      const entries = readFileSync(file);
+      // What an open segment's index looks like on disk: its entries, then zeros up to its preallocated size.
+      writeFileSync(file, Buffer.concat([entries, Buffer.alloc(4096 * entry)]));
+      const run = klog(['dump-log', file]);
+      expect(run.status).toBe(0);
+      const lines = run.stdout.split('\n').filter((l) => /^(offset|timestamp): /.test(l));
+      expect(lines).toHaveLength(entries.length / entry);
+      const verify = klog(['dump-log', file, '--verify-index-only']);
+      expect(verify.status).toBe(0);
+    }
+  });
 });
