@@ -178,16 +178,23 @@ describe('a closed pipe ends quietly', () => {
     expect(status).toBe('141');
   });
 
-  /** Run klog with its stdout a pipe whose reader is gone before klog writes a byte. */
+  /**
+   * Run klog with its stdout a pipe whose reader is gone before klog writes a byte. `sh` holds the command
+   * until the read end's 'close' (the descriptor really closed): a busy machine could otherwise start klog
+   * first, and a short write into the still-open pipe would succeed.
+   */
   function intoClosedPipe(args: string[], env: NodeJS.ProcessEnv = {}) {
     return new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, [bin, ...args], { env: { ...process.env, ...env } });
-      child.stdout.destroy(); // the read end closes now; node has not even started yet
+      const child = spawn('sh', ['-c', 'read go && exec "$0" "$@"', process.execPath, bin, ...args], {
+        env: { ...process.env, ...env },
+      });
       let stderr = '';
       child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
       });
       child.on('close', (code) => resolve({ code, stderr }));
+      child.stdout.on('close', () => child.stdin.end('go\n'));
+      child.stdout.destroy();
     });
   }
 
