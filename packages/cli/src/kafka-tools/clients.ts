@@ -151,6 +151,7 @@ export async function fetchOnce(
   client: AdminClient,
   positions: readonly { topic: string; partition: number; offset: number }[],
   maxWaitMs: number,
+  partitionMaxBytes = 1_048_576,
 ): Promise<{ records: FetchedRecord[]; errors: { topic: string; partition: number; code: number }[] }> {
   const byTopic = new Map<string, { partition: number; offset: number }[]>();
   for (const p of positions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
@@ -172,7 +173,7 @@ export async function fetchOnce(
         fetchOffset: p.offset,
         lastFetchedEpoch: -1,
         logStartOffset: -1,
-        partitionMaxBytes: 1_048_576,
+        partitionMaxBytes,
       })),
     })),
     forgottenTopicsData: [],

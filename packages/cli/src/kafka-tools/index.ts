@@ -7,11 +7,13 @@ import { kafkaConfigs } from './config-command.js';
 import { kafkaConsoleConsumer } from './console-consumer.js';
 import { kafkaConsoleProducer } from './console-producer.js';
 import { kafkaConsumerGroups } from './consumer-group-command.js';
+import { kafkaConsumerPerfTest } from './consumer-performance.js';
 import { kafkaDeleteRecords } from './delete-records-command.js';
 import { kafkaDumpLog } from './dump-log-segments.js';
 import { kafkaGetOffsets } from './get-offset-shell.js';
 import { KafkaApiError, UncaughtJavaException } from './kafka-errors.js';
 import { kafkaLogDirs } from './log-dirs-command.js';
+import { kafkaProducerPerfTest } from './producer-performance.js';
 import { ToolHelp, ToolUsageError } from './tool-options.js';
 import { kafkaTopics } from './topic-command.js';
 
@@ -43,6 +45,20 @@ export const KAFKA_TOOLS: ReadonlyMap<string, { readonly run: Tool; readonly des
     ],
     ['kafka-dump-log', { run: kafkaDumpLog, description: "Kafka's kafka-dump-log.sh (DumpLogSegments)" }],
     ['kafka-log-dirs', { run: kafkaLogDirs, description: "Kafka's kafka-log-dirs.sh (LogDirsCommand)" }],
+    [
+      'kafka-producer-perf-test',
+      {
+        run: kafkaProducerPerfTest,
+        description: "Kafka's kafka-producer-perf-test.sh (ProducerPerformance)",
+      },
+    ],
+    [
+      'kafka-consumer-perf-test',
+      {
+        run: kafkaConsumerPerfTest,
+        description: "Kafka's kafka-consumer-perf-test.sh (ConsumerPerformance)",
+      },
+    ],
     [
       'kafka-acls',
       { run: kafkaAcls, description: "Kafka's kafka-acls.sh (AclCommand), against no authorizer" },

@@ -15,14 +15,15 @@ export class BrokerUnreachable extends Error {
 }
 
 /**
- * The little Kafka client `klog topics` needs: one connection, one request at a time, each API in the
- * highest version both sides have (asked with ApiVersions v0, which every broker answers) — so it works
- * against `klog serve` and against a Kafka broker alike.
+ * The little Kafka client `klog topics` needs: one connection, each API in the highest version both sides
+ * have (asked with ApiVersions v0, which every broker answers) — so it works against `klog serve` and
+ * against a Kafka broker alike. Requests may overlap (the perf tools keep several Produce in flight): a
+ * broker answers a connection's requests in the order they came, so answers are matched first in, first out.
  */
 export class AdminClient {
   readonly #socket: Socket;
   readonly #frames = new FrameDecoder();
-  #pending: { resolve: (frame: Uint8Array) => void; reject: (error: Error) => void } | undefined;
+  readonly #pending: { resolve: (frame: Uint8Array) => void; reject: (error: Error) => void }[] = [];
   #correlationId = 0;
   #versions = new Map<number, { min: number; max: number }>();
   #failure: Error | undefined;
@@ -35,17 +36,12 @@ export class AdminClient {
     this.#socket = socket;
     socket.on('data', (chunk) => {
       this.#frames.push(chunk);
-      const frame = this.#frames.next();
-      if (frame !== undefined && this.#pending !== undefined) {
-        const p = this.#pending;
-        this.#pending = undefined;
-        p.resolve(frame);
-      }
+      for (let frame = this.#frames.next(); frame !== undefined; frame = this.#frames.next())
+        this.#pending.shift()?.resolve(frame);
     });
     const fail = (error: Error) => {
       this.#failure ??= error;
-      this.#pending?.reject(error);
-      this.#pending = undefined;
+      for (const p of this.#pending.splice(0)) p.reject(error);
     };
     socket.on('error', (e) => fail(new BrokerUnreachable(`the connection to ${where} failed: ${e.message}`)));
     socket.on('close', () => fail(new BrokerUnreachable(`${where} closed the connection`)));
@@ -105,17 +101,33 @@ export class AdminClient {
     return this.#exchange(codec, this.versionOf(codec as ApiCodec<unknown, never>), body);
   }
 
+  /** A request the broker does not answer (Produce with acks=0): written, nothing awaited. */
+  post<Req, Res>(codec: ApiCodec<Req, Res>, body: Req): void {
+    if (this.#failure !== undefined) throw this.#failure;
+    const version = this.versionOf(codec as ApiCodec<unknown, never>);
+    this.#socket.write(encodeRequest(codec, version, ++this.#correlationId, 'klog-topics', body));
+  }
+
+  /** Resolves once everything written so far has left for the kernel (the socket's buffer is empty). */
+  drained(): Promise<void> {
+    if (this.#socket.writableLength === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#socket.once('drain', () => resolve()));
+  }
+
   async #exchange<Req, Res>(codec: ApiCodec<Req, Res>, version: number, body: Req): Promise<Res> {
     if (this.#failure !== undefined) throw this.#failure;
     const correlationId = ++this.#correlationId;
     const frame = await new Promise<Uint8Array>((resolve, reject) => {
       const timer = setTimeout(() => {
-        this.#pending = undefined;
-        reject(
-          new BrokerUnreachable(`no answer from ${this.where} to ${codec.name} within ${this.timeoutMs} ms`),
+        // An answer that never came leaves the connection out of step: nothing after it can be matched.
+        const late = new BrokerUnreachable(
+          `no answer from ${this.where} to ${codec.name} within ${this.timeoutMs} ms`,
         );
+        this.#failure ??= late;
+        for (const p of this.#pending.splice(0)) p.reject(late);
+        this.#socket.destroy();
       }, this.timeoutMs);
-      this.#pending = {
+      this.#pending.push({
         resolve: (f) => {
           clearTimeout(timer);
           resolve(f);
@@ -124,7 +136,7 @@ export class AdminClient {
           clearTimeout(timer);
           reject(e);
         },
-      };
+      });
       this.#socket.write(encodeRequest(codec, version, correlationId, 'klog-topics', body));
     });
     const decoded = decodeResponse(codec, version, frame);

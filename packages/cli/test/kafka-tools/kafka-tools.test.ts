@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -11,9 +10,9 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bin, HANG_MS, klog, root } from '../run-klog.js';
+import { klog, root } from '../run-klog.js';
+import { kafka, kafkaBin, type Server, startServer } from './tool-runner.js';
 
 /**
  * Kafka's tools as packages/cli/kafka/bin ships them (the scripts, run as a shell runs them), against
@@ -23,41 +22,13 @@ import { bin, HANG_MS, klog, root } from '../run-klog.js';
  * Topic ids are random, so `TopicId: <22 characters>` is compared as `TopicId: <id>`.
  */
 const LONG_TIMEOUT_MS = 300_000;
-const kafkaBin = join(root, 'packages/cli/kafka/bin');
 const goldenDir = join(root, 'expected/kafka-tools');
 const scratch = mkdtempSync(join(tmpdir(), 'klog-kafka-tools-'));
 let server: Server;
 
-type Server = { child: ChildProcess; port: number; exited: Promise<number | null> };
-
-function startServer(dir: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        bin,
-        'serve',
-        '--port',
-        '0',
-        '--data-dir',
-        join(scratch, dir),
-        '--group-initial-rebalance-delay-ms',
-        '0',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
-    child.once('exit', (code) => reject(new Error(`klog serve exited ${code} before listening`)));
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      const m = /listening on 127\.0\.0\.1:(\d+)/.exec(line);
-      if (m !== null) resolve({ child, port: Number(m[1]), exited });
-    });
-  });
-}
-
 const servers: Server[] = [];
 beforeAll(async () => {
-  server = await startServer('data');
+  server = await startServer(join(scratch, 'data'));
   servers.push(server);
 });
 afterAll(async () => {
@@ -67,18 +38,6 @@ afterAll(async () => {
   }
   rmSync(scratch, { recursive: true, force: true });
 });
-
-/** One of the scripts, as `sh` runs it: `kafka('kafka-topics.sh', '--list', …)`. */
-function kafka(script: string, args: string[], input?: string) {
-  const run = spawnSync(join(kafkaBin, script), args, {
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '' },
-    timeout: HANG_MS,
-    killSignal: 'SIGKILL',
-    ...(input === undefined ? {} : { input }),
-  });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr, hung: run.signal === 'SIGKILL' };
-}
 
 // Random on every run: a topic's id, and the group a console consumer without --group joins
 // (ConsoleConsumerOptions: console-consumer-<0..99999>).
@@ -223,7 +182,7 @@ describe('kafka-topics.sh', { timeout: LONG_TIMEOUT_MS }, () => {
 
 describe("Kafka 4.1's quickstart, verbatim but for bin/'s path", { timeout: LONG_TIMEOUT_MS }, () => {
   it('create, describe, produce with keys, consume from the beginning, a group, describe it, reset it, read again', async () => {
-    const own = await startServer('quickstart');
+    const own = await startServer(join(scratch, 'quickstart'));
     servers.push(own);
     const at = ['--bootstrap-server', `localhost:${own.port}`];
     const t = new Transcript('quickstart.txt', own.port);
@@ -582,7 +541,7 @@ describe("Kafka's admin tools against a broker of their own", { timeout: LONG_TI
   let admin: Server;
   let at: string[];
   beforeAll(async () => {
-    admin = await startServer('admin');
+    admin = await startServer(join(scratch, 'admin'));
     servers.push(admin);
     at = ['--bootstrap-server', `localhost:${admin.port}`];
   });
