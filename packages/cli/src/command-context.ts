@@ -13,6 +13,11 @@ export interface CommandContext {
    * the reader of stdout has gone, the line is dropped and the command goes on.
    */
   readonly log: (line: string) => void;
+  /**
+   * Writes out what `out` has gathered so far. A command that prints as things happen (a console consumer,
+   * which may run until Ctrl-C) calls it after each round; others are written out in chunks and at the end.
+   */
+  readonly flush?: () => void;
   readonly style: Style;
 }
 

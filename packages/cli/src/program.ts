@@ -162,6 +162,7 @@ export async function main(argv: string[]): Promise<number> {
         if (!(error instanceof OutputClosed)) throw error;
       }
     },
+    flush,
     style: createStyle(colorEnabled({ isTTY: onTerminal(1) }, process.env)),
   };
   try {

@@ -171,6 +171,13 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
   const reset = opts.has('from-beginning') ? 'earliest' : (settings.get('auto.offset.reset') ?? 'latest');
 
   let processed = 0;
+  // Ctrl-C: Kafka's shutdown hook wakes the consumer, which commits, leaves its group and prints its count;
+  // the JVM then exits as a process stopped by SIGINT does (130). A second Ctrl-C stops at once.
+  let interrupted = false;
+  const onInterrupt = () => {
+    interrupted = true;
+  };
+  process.once('SIGINT', onInterrupt);
   const code = await withBootstrap(
     opts.value('bootstrap-server'),
     async (client) => {
@@ -211,7 +218,7 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
         if (member !== undefined && autoCommit) await member.commit(positions);
       };
       try {
-        while (maxMessages === -1 || processed < maxMessages) {
+        while ((maxMessages === -1 || processed < maxMessages) && !interrupted) {
           const wanted = [...positions].map(([k, offset]) => {
             const [t, p] = k.split('\u0000') as [string, string];
             return { topic: t, partition: Number(p), offset };
@@ -227,6 +234,8 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
             processed++;
             positions.set(tpKey(r.topic, r.partition), r.offset + 1);
           }
+          // ConsoleConsumer.process flushes after each record: what was read shows at once, not at the end.
+          ctx.flush?.();
           if (records.length > 0) lastRecordAt = Date.now();
           else if (timeoutMs >= 0 && Date.now() - lastRecordAt > timeoutMs) {
             // ConsumerWrapper.receive's TimeoutException, logged by process() before it stops.
@@ -257,6 +266,7 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
     },
     330_000,
   );
+  process.off('SIGINT', onInterrupt);
   ctx.err(`Processed a total of ${processed} messages`);
-  return code;
+  return interrupted ? 130 : code;
 }

@@ -9,8 +9,9 @@ import { InitProducerId, Produce } from '@klog/protocol';
 import type { RecordInput } from '@klog/storage';
 import { buildProducerBatch } from '@klog/storage/internals';
 import type { CommandContext } from '../command-context.js';
+import { type AdminClient, BrokerUnreachable } from '../topics/admin-client.js';
 import { partitionCount, partitionForKey } from './clients.js';
-import { KafkaApiError, withBootstrap } from './kafka-errors.js';
+import { connectBootstrap, KafkaApiError, withBootstrap } from './kafka-errors.js';
 import {
   checkRequired,
   optionTable,
@@ -40,14 +41,11 @@ export const CONSOLE_PRODUCER_OPTIONS = optionTable(`
   unsupported: klog sends uncompressed batches (the broker compresses per compression.type)
 --batch-size <batch-size>                 The Java producer's batch-size.
   unsupported: ${TUNING}
---message-send-max-retries <message-send-max-retries>  The Java producer's message-send-max-retries.
-  unsupported: ${TUNING}
---retry-backoff-ms <retry-backoff-ms>     The Java producer's retry-backoff-ms.
-  unsupported: ${TUNING}
+--message-send-max-retries <message-send-max-retries>  How many times a send that failed for a reason that may pass (no answer in time, a lost connection) is sent again: the producer's retries. (default: 3)
+--retry-backoff-ms <retry-backoff-ms>     How long to wait before each retry: the producer's retry.backoff.ms. (default: 100)
 --timeout <timeout>                       The Java producer's timeout.
   unsupported: ${TUNING}
---request-timeout-ms <request-timeout-ms>  The Java producer's request-timeout-ms.
-  unsupported: ${TUNING}
+--request-timeout-ms <request-timeout-ms>  The ack timeout of the producer requests. Value must be non-negative and non-zero. (default: 1500)
 --metadata-expiry-ms <metadata-expiry-ms>  The Java producer's metadata-expiry-ms.
   unsupported: ${TUNING}
 --max-block-ms <max-block-ms>             The Java producer's max-block-ms.
@@ -68,6 +66,10 @@ const PRODUCER_SETTINGS = new Set([
   'bootstrap.servers',
   'linger.ms',
   'batch.size',
+  'request.timeout.ms',
+  'retries',
+  'retry.backoff.ms',
+  'delivery.timeout.ms',
 ]);
 
 /** A Java .properties file, in brief: `key=value` lines, `#` and `!` comments. */
@@ -206,7 +208,39 @@ export async function kafkaConsoleProducer(args: readonly string[], ctx: Command
       'Must set acks to all in order to use the idempotent producer. Otherwise we cannot guarantee idempotence.',
     );
 
-  return withBootstrap(opts.value('bootstrap-server'), async (client) => {
+  // ConsoleProducerOptions.producerProps (CommandLineUtils.maybeMergeOptions): the option when given, else the
+  // producer's own setting, else the option's default.
+  const merged = (option: string, setting: string, fallback: number) => {
+    const text = opts.value(option) ?? settings.get(setting);
+    if (text === undefined) return fallback;
+    const n = Number(text);
+    if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n))
+      throw new ToolUsageError(
+        `Invalid value ${text} for configuration ${setting}: Not a number of type INT`,
+      );
+    return n;
+  };
+  const requestTimeoutMs = merged('request-timeout-ms', 'request.timeout.ms', 1500);
+  if (requestTimeoutMs === 0)
+    throw new ToolUsageError(
+      'Invalid value 0 for configuration request.timeout.ms: Value must be at least 1',
+    );
+  const retries = merged('message-send-max-retries', 'retries', 3);
+  const retryBackoffMs = merged('retry-backoff-ms', 'retry.backoff.ms', 100);
+  const bootstrap = opts.value('bootstrap-server');
+  const clientId = settings.get('client.id') ?? 'console-producer';
+  const log4j = (level: string, message: string, logger: string) => {
+    const d = new Date();
+    const p2 = (n: number, w = 2) => String(n).padStart(w, '0');
+    // Kafka's tools-log4j2.yaml: "[%d] %p %m (%c)%n" on stderr, WARN and above.
+    ctx.err(
+      `[${d.getFullYear()}-${p2(d.getMonth() + 1)}-${p2(d.getDate())} ${p2(d.getHours())}:${p2(d.getMinutes())}:${p2(d.getSeconds())},${p2(d.getMilliseconds(), 3)}] ${level} ${message} (${logger})`,
+    );
+  };
+
+  return withBootstrap(bootstrap, async (first) => {
+    let client = first;
+    const opened: AdminClient[] = [];
     let producerId = -1;
     let producerEpoch = -1;
     if (idempotent) {
@@ -247,14 +281,44 @@ export async function kafkaConsoleProducer(args: readonly string[], ctx: Command
         producerEpoch,
         baseSequence: idempotent ? sequence : -1,
       });
-      const res = await client.request(Produce, {
+      const body = {
         transactionalId: null,
         acks,
         timeoutMs: 30_000,
         topicData: [{ name: topic, partitionData: [{ index: partition, records: batch }] }],
-      } as never);
+      } as never;
+      // The Java producer's Sender: a request with no answer within request.timeout.ms is a disconnect, and the
+      // same batch — same producer id, epoch and sequence — goes again on a new connection, up to `retries`
+      // times. With idempotence the broker knows it for a DUPLICATE and answers with the first write's offsets;
+      // without, it is written twice: chapter 7's lost ack.
+      let p: { errorCode: number; errorMessage: string | null } | undefined;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const res = await client.request(Produce, body, requestTimeoutMs);
+          p = res?.responses[0]?.partitionResponses[0];
+          break;
+        } catch (error) {
+          if (!(error instanceof BrokerUnreachable)) throw error;
+          const timedOut = error.message.startsWith('no answer');
+          const lost = timedOut
+            ? { errorCode: 7, errorMessage: 'Disconnected from node 0 due to timeout' }
+            : { errorCode: 13, errorMessage: 'Disconnected from node 0' };
+          if (attempt >= retries) {
+            p = lost;
+            break;
+          }
+          log4j(
+            'WARN',
+            `[Producer clientId=${clientId}] Got error produce response with correlation id ${client.correlationId} on topic-partition ${topic}-${partition}, retrying (${retries - attempt - 1} attempts left). Error: ${timedOut ? 'REQUEST_TIMED_OUT' : 'NETWORK_EXCEPTION'}. Error Message: ${lost.errorMessage}`,
+            'org.apache.kafka.clients.producer.internals.Sender',
+          );
+          client.close();
+          await new Promise((done) => setTimeout(done, retryBackoffMs));
+          client = await connectBootstrap(bootstrap);
+          opened.push(client);
+        }
+      }
       sequences.set(partition, sequence + 1);
-      const p = res?.responses[0]?.partitionResponses[0];
       if (acks !== 0 && p !== undefined && p.errorCode !== 0) {
         // Kafka's ErrorLoggingCallback: the failure is reported and the producer goes on.
         const e = new KafkaApiError(p.errorCode, p.errorMessage);
@@ -264,6 +328,7 @@ export async function kafkaConsoleProducer(args: readonly string[], ctx: Command
       }
       if (prompt) writeSync(1, '>');
     }
+    for (const c of opened) c.close();
     return 0;
   });
 }

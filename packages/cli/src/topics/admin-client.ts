@@ -97,8 +97,14 @@ export class AdminClient {
     return this.#versions.has(apiKey);
   }
 
-  async request<Req, Res>(codec: ApiCodec<Req, Res>, body: Req): Promise<Res> {
-    return this.#exchange(codec, this.versionOf(codec as ApiCodec<unknown, never>), body);
+  /** `timeoutMs`: this request's own limit (a producer's request.timeout.ms), else the connection's. */
+  async request<Req, Res>(codec: ApiCodec<Req, Res>, body: Req, timeoutMs = this.timeoutMs): Promise<Res> {
+    return this.#exchange(codec, this.versionOf(codec as ApiCodec<unknown, never>), body, timeoutMs);
+  }
+
+  /** The correlation id of the last request written (a client's log lines name it). */
+  get correlationId(): number {
+    return this.#correlationId;
   }
 
   /** A request the broker does not answer (Produce with acks=0): written, nothing awaited. */
@@ -114,19 +120,24 @@ export class AdminClient {
     return new Promise((resolve) => this.#socket.once('drain', () => resolve()));
   }
 
-  async #exchange<Req, Res>(codec: ApiCodec<Req, Res>, version: number, body: Req): Promise<Res> {
+  async #exchange<Req, Res>(
+    codec: ApiCodec<Req, Res>,
+    version: number,
+    body: Req,
+    timeoutMs = this.timeoutMs,
+  ): Promise<Res> {
     if (this.#failure !== undefined) throw this.#failure;
     const correlationId = ++this.#correlationId;
     const frame = await new Promise<Uint8Array>((resolve, reject) => {
       const timer = setTimeout(() => {
         // An answer that never came leaves the connection out of step: nothing after it can be matched.
         const late = new BrokerUnreachable(
-          `no answer from ${this.where} to ${codec.name} within ${this.timeoutMs} ms`,
+          `no answer from ${this.where} to ${codec.name} within ${timeoutMs} ms`,
         );
         this.#failure ??= late;
         for (const p of this.#pending.splice(0)) p.reject(late);
         this.#socket.destroy();
-      }, this.timeoutMs);
+      }, timeoutMs);
       this.#pending.push({
         resolve: (f) => {
           clearTimeout(timer);
