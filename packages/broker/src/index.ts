@@ -27,6 +27,7 @@ export {
   TOPIC_CONFIGS,
   type TopicConfigDef,
 } from './config/topic-config.js';
+export { type EmbeddedKafka, type EmbeddedKafkaOptions, startKafka } from './embedded.js';
 export { createLogger, LOG_LEVELS, type Logger, type LogLevel, SILENT } from './logging/logger.js';
 export type { ConnectionStats } from './network/connection.js';
 export { Broker, type StartOptions } from './server.js';
