@@ -85,6 +85,7 @@ function metadataBytes(protocols: readonly Protocol[]): number {
   return n;
 }
 
+/** The operations over the group map of the `GroupMetadataManager`; a closed coordinator answers before they run. */
 export class ClassicGroupOps {
   constructor(
     private readonly groups: Map<string, ClassicGroup>,
@@ -422,6 +423,7 @@ export class ClassicGroupOps {
   // ---------------------------------------------------------------------------------------------------
   // Heartbeats and member expiry
 
+  /** Kafka's `rescheduleClassicGroupMemberHeartbeat`: the member expires unless it is heard from within `timeoutMs`. */
   scheduleHeartbeat(group: ClassicGroup, member: ClassicGroupMember, timeoutMs: number): void {
     const memberId = member.memberId;
     this.timer.schedule(classicGroupHeartbeatKey(group.groupId, memberId), timeoutMs, () => {
