@@ -1,0 +1,202 @@
+/**
+ * The groups of one coordinator, as Kafka 4.1's `GroupMetadataManager` holds them: the group map, the
+ * classic protocol's operations (classic/classic-group-ops.ts), ListGroups and DescribeGroups, the removal
+ * of a group, its tombstones, the replay of its GroupMetadata record at load, and the timers started once
+ * the log is loaded and stopped when the coordinator closes.
+ */
+import { decodeGroupMetadataValue } from '@klog/protocol';
+import { ClassicGroup, ClassicGroupMember, EMPTY_BYTES, type GroupState } from './classic/classic-group.js';
+import { ClassicGroupOps, joinError, syncError } from './classic/classic-group-ops.js';
+import type { CoordinatorWriter, OffsetsRecord } from './coordinator-runtime.js';
+import type { GroupCoordinatorConfig } from './group-coordinator-config.js';
+import { newGroupMetadataTombstoneRecord } from './record-helpers.js';
+import type { CoordinatorTimer } from './timer.js';
+
+export interface DescribedGroup {
+  readonly groupId: string;
+  readonly state: GroupState;
+  readonly protocolType: string;
+  readonly protocolName: string;
+  readonly generationId: number;
+  readonly leader: string | null;
+  readonly members: {
+    memberId: string;
+    groupInstanceId: string | null;
+    clientId: string;
+    clientHost: string;
+    metadata: Uint8Array;
+    assignment: Uint8Array;
+  }[];
+}
+
+/** Timer keys, one per group or member, as Kafka's `classicGroupHeartbeatKey` and its siblings name them. */
+export function classicGroupHeartbeatKey(groupId: string, memberId: string): string {
+  return `heartbeat\u0000${groupId}\u0000${memberId}`;
+}
+
+export function classicGroupPendingMemberKey(groupId: string, memberId: string): string {
+  return `pending-member\u0000${groupId}\u0000${memberId}`;
+}
+
+export function classicGroupJoinKey(groupId: string): string {
+  return `join\u0000${groupId}`;
+}
+
+export function classicGroupSyncKey(groupId: string): string {
+  return `sync\u0000${groupId}`;
+}
+
+export class GroupMetadataManager {
+  readonly #groups = new Map<string, ClassicGroup>();
+  /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup of classic groups. */
+  readonly classic: ClassicGroupOps;
+
+  constructor(
+    private readonly timer: CoordinatorTimer,
+    runtime: CoordinatorWriter,
+    config: GroupCoordinatorConfig,
+    newId: () => string,
+    onEvent: (line: string) => void,
+  ) {
+    this.classic = new ClassicGroupOps(this.#groups, timer, runtime, config, newId, onEvent);
+  }
+
+  group(groupId: string): ClassicGroup | undefined {
+    return this.#groups.get(groupId);
+  }
+
+  get groupCount(): number {
+    return this.#groups.size;
+  }
+
+  /** The ids of every group, taken now (a caller may remove groups as it goes). */
+  groupIds(): string[] {
+    return [...this.#groups.keys()];
+  }
+
+  /** Kafka's `getOrMaybeCreateClassicGroup(groupId, true)`: the group, made Empty at `nowMs` if it is new. */
+  getOrMaybeCreateClassicGroup(groupId: string, nowMs: number): ClassicGroup {
+    let group = this.#groups.get(groupId);
+    if (group === undefined) {
+      group = new ClassicGroup(groupId, nowMs);
+      this.#groups.set(groupId, group);
+    }
+    return group;
+  }
+
+  /** Kafka's `listGroups`: every group but a Dead one, filtered by state and type (only classic ones exist). */
+  listGroups(
+    statesFilter: readonly string[],
+    typesFilter: readonly string[],
+  ): { groupId: string; protocolType: string; state: GroupState }[] {
+    const states = new Set(statesFilter.map((s) => s.toLowerCase()));
+    const types = new Set(typesFilter.map((s) => s.toLowerCase()));
+    if (types.size > 0 && !types.has('classic')) return [];
+    return [...this.#groups.values()]
+      .filter((g) => !g.is('Dead') && (states.size === 0 || states.has(g.state.toLowerCase())))
+      .map((g) => ({ groupId: g.groupId, protocolType: g.protocolType() ?? '', state: g.state }));
+  }
+
+  /** Kafka's `describeGroups` for one classic group. */
+  describe(groupId: string): DescribedGroup | undefined {
+    const g = this.#groups.get(groupId);
+    if (g === undefined) return undefined;
+    const stable = g.is('Stable');
+    return {
+      groupId,
+      state: g.state,
+      protocolType: g.protocolType() ?? '',
+      protocolName: stable ? (g.protocolName ?? '') : '',
+      generationId: g.generationId,
+      leader: g.leaderId,
+      // Kafka shows metadata and assignments only once they mean something: in a Stable group.
+      members: [...g.members.values()].map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        clientId: m.clientId,
+        clientHost: m.clientHost,
+        metadata: stable ? (m.metadata(g.protocolName!) ?? EMPTY_BYTES) : EMPTY_BYTES,
+        assignment: stable ? m.assignment : EMPTY_BYTES,
+      })),
+    };
+  }
+
+  /** Kafka's `createGroupTombstoneRecords` for a classic group: its GroupMetadata tombstone. */
+  createGroupTombstoneRecords(groupId: string, records: OffsetsRecord[]): void {
+    records.push(newGroupMetadataTombstoneRecord(groupId));
+  }
+
+  /** Kafka's `maybeDeleteGroup`: an Empty group's tombstone (its offsets are gone); true if it is deleted. */
+  maybeDeleteGroup(groupId: string, records: OffsetsRecord[]): boolean {
+    const group = this.#groups.get(groupId);
+    if (group === undefined || !group.isEmpty()) return false;
+    this.createGroupTombstoneRecords(groupId, records);
+    return true;
+  }
+
+  /** Kafka's `removeGroup`, run by the replay of a tombstone: the group is Dead, its timers stop, it is gone. */
+  removeGroup(groupId: string): void {
+    const group = this.#groups.get(groupId);
+    if (group === undefined) return;
+    group.transitionTo('Dead', this.timer.now());
+    this.timer.cancel(classicGroupJoinKey(groupId));
+    this.timer.cancel(classicGroupSyncKey(groupId));
+    for (const id of group.pendingMembers) this.timer.cancel(classicGroupPendingMemberKey(groupId, id));
+    this.#groups.delete(groupId);
+  }
+
+  /**
+   * Kafka's `replay` of a GroupMetadata record (`ClassicGroup.fromRecord`): the group as its last
+   * generation left it, Stable with members or Empty; a tombstone removes it.
+   */
+  replayClassic(groupId: string, value: Uint8Array | null): void {
+    if (value === null) {
+      this.removeGroup(groupId);
+      return;
+    }
+    const v = decodeGroupMetadataValue(value);
+    const group = new ClassicGroup(
+      groupId,
+      v.currentStateTimestamp >= 0 ? v.currentStateTimestamp : this.timer.now(),
+    );
+    group.generationId = v.generation;
+    group.setProtocolType(v.protocolType === '' ? null : v.protocolType);
+    group.protocolName = v.protocol;
+    for (const m of v.members) {
+      const member = new ClassicGroupMember(
+        m.memberId,
+        m.groupInstanceId,
+        m.clientId,
+        m.clientHost,
+        m.rebalanceTimeout < 0 ? m.sessionTimeout : m.rebalanceTimeout,
+        m.sessionTimeout,
+        v.protocolType,
+        [{ name: v.protocol ?? '', metadata: m.subscription }],
+      );
+      member.assignment = m.assignment;
+      group.add(member);
+    }
+    group.leaderId = v.leader;
+    group.state = v.members.length > 0 ? 'Stable' : 'Empty';
+    this.#groups.set(groupId, group);
+  }
+
+  /** Kafka's `onLoaded`: members of loaded groups must heartbeat within their session timeout, as after a rebalance. */
+  onLoaded(): void {
+    for (const group of this.#groups.values()) {
+      for (const m of group.members.values()) this.classic.scheduleHeartbeat(group, m, m.sessionTimeoutMs);
+    }
+  }
+
+  /** Kafka's `onUnloaded`: waiting joins and syncs are answered NOT_COORDINATOR (a client finds the coordinator again). */
+  onUnloaded(): void {
+    for (const group of this.#groups.values()) {
+      for (const m of group.members.values()) {
+        m.awaitingJoin?.(joinError('NOT_COORDINATOR', m.memberId));
+        m.awaitingJoin = undefined;
+        m.awaitingSync?.(syncError('NOT_COORDINATOR'));
+        m.awaitingSync = undefined;
+      }
+    }
+  }
+}
