@@ -34,6 +34,19 @@ export interface KafkaMessage {
   validVersions: string;
   flexibleVersions: string;
   fields: KafkaField[];
+  /** Structs shared by several fields, named by their type and written once (ConsumerGroupDescribe's). */
+  commonStructs?: { name: string; fields: KafkaField[] }[];
+}
+
+/** The message's fields with every field of a common struct's type given that struct's fields. */
+export function withCommonStructs(m: KafkaMessage): KafkaField[] {
+  const common = new Map((m.commonStructs ?? []).map((s) => [s.name, s.fields]));
+  const expand = (fields: KafkaField[]): KafkaField[] =>
+    fields.map((f) => {
+      const children = f.fields ?? common.get(f.type.replace(/^\[\]/, ''));
+      return children === undefined ? f : { ...f, fields: expand(children) };
+    });
+  return expand(m.fields);
 }
 
 /** Kafka's JSON allows `//` comments; strip them (outside strings) before parsing. */
@@ -138,12 +151,7 @@ export function compareWithKafka(api: ApiDef, dirs: readonly string[]): string[]
         `${message.name}: flexible=${formatRange(api.flexible)}, Kafka ${latest.flexibleVersions}`,
       );
     }
-    compareFields(
-      message.name,
-      message.fields,
-      kafka.map((m) => m.fields),
-      problems,
-    );
+    compareFields(message.name, message.fields, kafka.map(withCommonStructs), problems);
   }
   return problems;
 }

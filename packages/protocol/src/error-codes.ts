@@ -63,6 +63,13 @@ export const ErrorCode = {
   UNSTABLE_OFFSET_COMMIT: 88,
   PRODUCER_FENCED: 90,
   UNKNOWN_TOPIC_ID: 100,
+  INCONSISTENT_TOPIC_ID: 103,
+  // Kafka 4's consumer group protocol (KIP-848): ConsumerGroupHeartbeat, OffsetCommit/OffsetFetch v9.
+  FENCED_MEMBER_EPOCH: 110,
+  UNRELEASED_INSTANCE_ID: 111,
+  UNSUPPORTED_ASSIGNOR: 112,
+  STALE_MEMBER_EPOCH: 113,
+  INVALID_REGULAR_EXPRESSION: 128,
 } as const;
 
 export type ErrorName = keyof typeof ErrorCode;

@@ -7,6 +7,7 @@
  * carries an expire timestamp), GroupMetadataValue version 3; version 4 of both values is flexible, and is
  * read here too. A null value is a tombstone: the group or the offset is deleted.
  */
+import { type ConsumerGroupRecordKey, readConsumerGroupRecordKey } from './consumer-group-records.js';
 import { Reader } from './wire/reader.js';
 import { Writer } from './wire/writer.js';
 
@@ -18,7 +19,8 @@ export type OffsetsRecordKey =
       readonly topic: string;
       readonly partition: number;
     }
-  | { readonly kind: 'groupMetadata'; readonly version: number; readonly group: string };
+  | { readonly kind: 'groupMetadata'; readonly version: number; readonly group: string }
+  | ConsumerGroupRecordKey;
 
 export interface OffsetCommitValue {
   readonly offset: number;
@@ -88,11 +90,16 @@ export function decodeOffsetsRecordKey(bytes: Uint8Array): OffsetsRecordKey {
   } else if (version === 2) {
     key = { kind: 'groupMetadata', version, group: r.string('group') };
   } else {
-    return r.fail(
-      'version',
-      `key version ${version} is not an offset commit (0, 1) or group metadata (2) key`,
-      0,
-    );
+    // The consumer group records (KIP-848): consumer-group-records.ts.
+    const consumerGroupKey = readConsumerGroupRecordKey(version, r);
+    if (consumerGroupKey === undefined) {
+      return r.fail(
+        'version',
+        `key version ${version} is not an offset commit (0, 1), group metadata (2) or consumer group (3-8, 16) key`,
+        0,
+      );
+    }
+    key = consumerGroupKey;
   }
   if (r.remaining !== 0) r.fail('key', `${r.remaining} bytes after the key`);
   return key;

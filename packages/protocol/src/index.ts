@@ -2,6 +2,37 @@ export { apiKeyName } from './api-keys.js';
 export type { ApiCodec } from './apis/api-codec.js';
 export * from './apis/index.js';
 export { decodeResponse, encodeRequest } from './client.js';
+export {
+  type ConsumerGroupCurrentMemberAssignmentValue,
+  type ConsumerGroupMemberMetadataValue,
+  type ConsumerGroupMetadataValue,
+  type ConsumerGroupPartitionMetadataValue,
+  type ConsumerGroupRecordKey,
+  type ConsumerGroupRegularExpressionValue,
+  type ConsumerGroupTargetAssignmentMemberValue,
+  type ConsumerGroupTargetAssignmentMetadataValue,
+  decodeConsumerGroupCurrentMemberAssignmentValue,
+  decodeConsumerGroupMemberMetadataValue,
+  decodeConsumerGroupMetadataValue,
+  decodeConsumerGroupPartitionMetadataValue,
+  decodeConsumerGroupRegularExpressionValue,
+  decodeConsumerGroupTargetAssignmentMemberValue,
+  decodeConsumerGroupTargetAssignmentMetadataValue,
+  encodeConsumerGroupCurrentMemberAssignmentKey,
+  encodeConsumerGroupCurrentMemberAssignmentValue,
+  encodeConsumerGroupMemberMetadataKey,
+  encodeConsumerGroupMemberMetadataValue,
+  encodeConsumerGroupMetadataKey,
+  encodeConsumerGroupMetadataValue,
+  encodeConsumerGroupPartitionMetadataKey,
+  encodeConsumerGroupRegularExpressionKey,
+  encodeConsumerGroupRegularExpressionValue,
+  encodeConsumerGroupTargetAssignmentMemberKey,
+  encodeConsumerGroupTargetAssignmentMemberValue,
+  encodeConsumerGroupTargetAssignmentMetadataKey,
+  encodeConsumerGroupTargetAssignmentMetadataValue,
+  type TopicPartitions,
+} from './consumer-group-records.js';
 export { ErrorCode, type ErrorName, errorName, isErrorName } from './error-codes.js';
 export { type ErrorResponse, errorResponseFor, hasErrorResponse } from './error-response.js';
 export { ProtocolDecodeError, ProtocolEncodeError } from './errors.js';

@@ -5,6 +5,7 @@ import {
   decodeResponse,
   ErrorCode,
   encodeRequest,
+  errorName,
   errorResponseFor,
   Fetch,
   type FetchRequest,
@@ -180,5 +181,22 @@ describe('errorResponseFor: the error response to a request, in its version', ()
     expect(() => errorResponseFor(truncated.subarray(0, truncated.length - 2), UNSUPPORTED)).toThrow(
       ProtocolDecodeError,
     );
+  });
+});
+
+describe('error codes of the consumer group protocol (KIP-848) and topic ids', () => {
+  it("carry Kafka 4.1.0's codes (its Errors enum), and name them back", () => {
+    const codes = {
+      INCONSISTENT_TOPIC_ID: 103,
+      FENCED_MEMBER_EPOCH: 110,
+      UNRELEASED_INSTANCE_ID: 111,
+      UNSUPPORTED_ASSIGNOR: 112,
+      STALE_MEMBER_EPOCH: 113,
+      INVALID_REGULAR_EXPRESSION: 128,
+    } as const;
+    for (const [name, code] of Object.entries(codes)) {
+      expect(ErrorCode[name as keyof typeof codes]).toBe(code);
+      expect(errorName(code)).toBe(name);
+    }
   });
 });

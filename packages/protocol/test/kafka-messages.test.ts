@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withKafkaAbouts } from '../generator/about-from-kafka.js';
-import { compareWithKafka } from '../generator/compare-kafka.js';
+import { compareWithKafka, withCommonStructs } from '../generator/compare-kafka.js';
 import { parseDefinition } from '../generator/definition.js';
 import { PACKAGE_DIR, readDefinitions } from '../generator/main.js';
 
@@ -115,6 +115,27 @@ describe("the definitions against Kafka's message JSON (generator/compare-kafka.
     expect(compareWithKafka(parseDefinition(source.path, changed), [KAFKA])).toEqual([
       'ApiVersionsResponse.ErrorCode: versions 1+, Kafka 0+',
     ]);
+  });
+
+  it("a field typed by one of the commonStructs gets that struct's fields, however deep", () => {
+    const leaf = { name: 'Id', type: 'int32', versions: '0+' };
+    const fields = withCommonStructs({
+      apiKey: 99,
+      name: 'ToyResponse',
+      validVersions: '0',
+      flexibleVersions: '0+',
+      fields: [
+        { name: 'Outer', type: 'Wrap', versions: '0+' },
+        { name: 'Own', type: '[]Part', versions: '0+', fields: [leaf] },
+      ],
+      commonStructs: [
+        { name: 'Wrap', fields: [{ name: 'Parts', type: '[]Part', versions: '0+' }] },
+        { name: 'Part', fields: [{ name: 'Other', type: 'string', versions: '0+' }] },
+      ],
+    });
+    expect(fields[0]!.fields![0]!.fields).toEqual([{ name: 'Other', type: 'string', versions: '0+' }]);
+    // A struct written out in place keeps its own fields.
+    expect(fields[1]!.fields).toEqual([leaf]);
   });
 
   it('generator/about-from-kafka.ts puts back every about text the definitions keep, and nothing twice', () => {

@@ -3,15 +3,106 @@
  * the JSON Kafka 4's decoder prints (the record's key type or value version, and its fields, byte fields
  * in base64), a tombstone's payload as `<DELETE>`. A record that is not one of the coordinator's is shown
  * as the tool shows it without the decoder.
+ *
+ * The consumer group records (types 3–8 and 16, KIP-848) are printed as Kafka's generated
+ * `CoordinatorRecordJsonConverters` write them (`DumpLogSegments.OffsetsMessageParser`, the same JSON as
+ * `GroupMetadataMessageFormatter`'s `data`): fields by their camelCase names in the schema's order, a
+ * topic id as `Uuid.toString` (base64url), a tagged field only when it is not its default.
  */
 import {
+  type ConsumerGroupRecordKey,
+  decodeConsumerGroupCurrentMemberAssignmentValue,
+  decodeConsumerGroupMemberMetadataValue,
+  decodeConsumerGroupMetadataValue,
+  decodeConsumerGroupPartitionMetadataValue,
+  decodeConsumerGroupRegularExpressionValue,
+  decodeConsumerGroupTargetAssignmentMemberValue,
+  decodeConsumerGroupTargetAssignmentMetadataValue,
   decodeGroupMetadataValue,
   decodeOffsetCommitValue,
   decodeOffsetsRecordKey,
   type OffsetsRecordKey,
+  type TopicPartitions,
 } from '@klog/protocol';
+import { kafkaUuid } from '../topics/describe-output.js';
 
 const base64 = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
+
+/** The key's fields as Kafka's key JSON names them. */
+function consumerGroupKeyData(k: ConsumerGroupRecordKey): Record<string, string> {
+  switch (k.kind) {
+    case 'consumerGroupMemberMetadata':
+    case 'consumerGroupTargetAssignmentMember':
+    case 'consumerGroupCurrentMemberAssignment':
+      return { groupId: k.group, memberId: k.memberId };
+    case 'consumerGroupRegularExpression':
+      return { groupId: k.group, regularExpression: k.regex };
+    default:
+      return { groupId: k.group };
+  }
+}
+
+const topicPartitionsJson = (tps: TopicPartitions) =>
+  tps.map((tp) => ({ topicId: kafkaUuid(tp.topicId), partitions: tp.partitions }));
+
+/** The value's `data` JSON (version 0 for every one of these records). */
+function consumerGroupValueJson(k: ConsumerGroupRecordKey, value: Uint8Array): string {
+  switch (k.kind) {
+    case 'consumerGroupMetadata': {
+      const v = decodeConsumerGroupMetadataValue(value);
+      // MetadataHash is a full int64 (a LongNode in Kafka's JSON), beyond what JSON.stringify takes.
+      return v.metadataHash === 0n
+        ? JSON.stringify({ epoch: v.epoch })
+        : `{"epoch":${v.epoch},"metadataHash":${v.metadataHash}}`;
+    }
+    case 'consumerGroupPartitionMetadata': {
+      const v = decodeConsumerGroupPartitionMetadataValue(value);
+      return JSON.stringify({
+        topics: v.topics.map((t) => ({
+          topicId: kafkaUuid(t.topicId),
+          topicName: t.topicName,
+          numPartitions: t.numPartitions,
+          partitionMetadata: t.partitionMetadata,
+        })),
+      });
+    }
+    case 'consumerGroupMemberMetadata': {
+      const { classicMemberMetadata: classic, ...v } = decodeConsumerGroupMemberMetadataValue(value);
+      return JSON.stringify({
+        ...v,
+        ...(classic === null
+          ? {}
+          : {
+              classicMemberMetadata: {
+                sessionTimeoutMs: classic.sessionTimeoutMs,
+                supportedProtocols: classic.supportedProtocols.map((p) => ({
+                  name: p.name,
+                  metadata: base64(p.metadata),
+                })),
+              },
+            }),
+      });
+    }
+    case 'consumerGroupTargetAssignmentMetadata':
+      return JSON.stringify(decodeConsumerGroupTargetAssignmentMetadataValue(value));
+    case 'consumerGroupTargetAssignmentMember': {
+      const v = decodeConsumerGroupTargetAssignmentMemberValue(value);
+      return JSON.stringify({ topicPartitions: topicPartitionsJson(v.topicPartitions) });
+    }
+    case 'consumerGroupCurrentMemberAssignment': {
+      const v = decodeConsumerGroupCurrentMemberAssignmentValue(value);
+      return JSON.stringify({
+        memberEpoch: v.memberEpoch,
+        previousMemberEpoch: v.previousMemberEpoch,
+        state: v.state,
+        assignedPartitions: topicPartitionsJson(v.assignedPartitions),
+        partitionsPendingRevocation: topicPartitionsJson(v.partitionsPendingRevocation),
+      });
+    }
+    case 'consumerGroupRegularExpression':
+      return JSON.stringify(decodeConsumerGroupRegularExpressionValue(value));
+  }
+}
 
 /** ` key: … payload: …` for one record, or undefined when it is not a coordinator record. */
 export function offsetsRecordText(key: Uint8Array | null, value: Uint8Array | null): string | undefined {
@@ -28,9 +119,14 @@ export function offsetsRecordText(key: Uint8Array | null, value: Uint8Array | nu
           type: String(k.version),
           data: { group: k.group, topic: k.topic, partition: k.partition },
         })
-      : JSON.stringify({ type: String(k.version), data: { group: k.group } });
+      : k.kind === 'groupMetadata'
+        ? JSON.stringify({ type: String(k.version), data: { group: k.group } })
+        : JSON.stringify({ type: String(k.version), data: consumerGroupKeyData(k) });
   if (value === null) return ` key: ${keyText} payload: <DELETE>`;
   try {
+    if (k.kind !== 'offsetCommit' && k.kind !== 'groupMetadata') {
+      return ` key: ${keyText} payload: {"version":"0","data":${consumerGroupValueJson(k, value)}}`;
+    }
     if (k.kind === 'offsetCommit') {
       const { version, ...v } = decodeOffsetCommitValue(value);
       const data: Record<string, unknown> = { offset: v.offset };

@@ -28,6 +28,8 @@ import { IncrementalAlterConfigs, type IncrementalAlterConfigsRequest, type Incr
 import { OffsetDelete, type OffsetDeleteRequest, type OffsetDeleteResponse } from './admin/offset-delete.js';
 import { DescribeCluster, type DescribeClusterRequest, type DescribeClusterResponse } from './admin/describe-cluster.js';
 import { DescribeProducers, type DescribeProducersRequest, type DescribeProducersResponse } from './admin/describe-producers.js';
+import { ConsumerGroupHeartbeat, type ConsumerGroupHeartbeatRequest, type ConsumerGroupHeartbeatResponse } from './consumer/consumer-group-heartbeat.js';
+import { ConsumerGroupDescribe, type ConsumerGroupDescribeRequest, type ConsumerGroupDescribeResponse } from './admin/consumer-group-describe.js';
 import { DescribeTopicPartitions, type DescribeTopicPartitionsRequest, type DescribeTopicPartitionsResponse } from './admin/describe-topic-partitions.js';
 
 export * from './producer/produce.js';
@@ -57,6 +59,8 @@ export * from './admin/incremental-alter-configs.js';
 export * from './admin/offset-delete.js';
 export * from './admin/describe-cluster.js';
 export * from './admin/describe-producers.js';
+export * from './consumer/consumer-group-heartbeat.js';
+export * from './admin/consumer-group-describe.js';
 export * from './admin/describe-topic-partitions.js';
 
 /** The request and response types of every API klog has codecs for, by API key. */
@@ -115,6 +119,10 @@ export interface ApiMessages {
   60: { readonly request: DescribeClusterRequest; readonly response: DescribeClusterResponse };
   /** DescribeProducers. */
   61: { readonly request: DescribeProducersRequest; readonly response: DescribeProducersResponse };
+  /** ConsumerGroupHeartbeat. */
+  68: { readonly request: ConsumerGroupHeartbeatRequest; readonly response: ConsumerGroupHeartbeatResponse };
+  /** ConsumerGroupDescribe. */
+  69: { readonly request: ConsumerGroupDescribeRequest; readonly response: ConsumerGroupDescribeResponse };
   /** DescribeTopicPartitions. */
   75: { readonly request: DescribeTopicPartitionsRequest; readonly response: DescribeTopicPartitionsResponse };
 }
@@ -148,5 +156,7 @@ export const API_CODECS: ReadonlyMap<number, ApiCodec<unknown, never>> = new Map
   [47, OffsetDelete as ApiCodec<unknown, never>],
   [60, DescribeCluster as ApiCodec<unknown, never>],
   [61, DescribeProducers as ApiCodec<unknown, never>],
+  [68, ConsumerGroupHeartbeat as ApiCodec<unknown, never>],
+  [69, ConsumerGroupDescribe as ApiCodec<unknown, never>],
   [75, DescribeTopicPartitions as ApiCodec<unknown, never>],
 ]);
