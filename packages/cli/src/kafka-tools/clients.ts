@@ -7,6 +7,7 @@ import {
   Fetch,
   FindCoordinator,
   Heartbeat,
+  InitProducerId,
   JoinGroup,
   LeaveGroup,
   ListOffsets,
@@ -85,6 +86,23 @@ export async function partitionCount(
     if (t === undefined || t.errorCode !== 0) throw new KafkaApiError(t?.errorCode ?? 3, null);
     return t.partitions.length;
   }
+}
+
+/** A producer without idempotence: no id, no epoch (RecordBatch's -1s). */
+export const NO_PRODUCER_ID = { producerId: -1, producerEpoch: -1 } as const;
+
+/** InitProducerId without a transactional id: an idempotent producer's id and epoch (Kafka's Sender asks first). */
+export async function initProducerId(
+  client: AdminClient,
+): Promise<{ readonly producerId: number; readonly producerEpoch: number }> {
+  const init = await client.request(InitProducerId, {
+    transactionalId: null,
+    transactionTimeoutMs: 60_000,
+    producerId: -1,
+    producerEpoch: -1,
+  });
+  if (init.errorCode !== 0) throw new KafkaApiError(init.errorCode, null);
+  return { producerId: init.producerId, producerEpoch: init.producerEpoch };
 }
 
 /** Kafka's `Topic.isInternal`. */

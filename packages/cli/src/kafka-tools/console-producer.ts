@@ -5,12 +5,12 @@
 import { readFileSync, writeSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { isatty } from 'node:tty';
-import { InitProducerId, Produce } from '@klog/protocol';
+import { Produce } from '@klog/protocol';
 import type { RecordInput } from '@klog/storage';
 import { buildProducerBatch } from '@klog/storage/internals';
 import type { CommandContext } from '../command-context.js';
 import { type AdminClient, BrokerUnreachable } from '../topics/admin-client.js';
-import { partitionCount, partitionForKey } from './clients.js';
+import { initProducerId, NO_PRODUCER_ID, partitionCount, partitionForKey } from './clients.js';
 import { connectBootstrap, KafkaApiError, withBootstrap } from './kafka-errors.js';
 import {
   checkRequired,
@@ -241,19 +241,7 @@ export async function kafkaConsoleProducer(args: readonly string[], ctx: Command
   return withBootstrap(bootstrap, async (first) => {
     let client = first;
     const opened: AdminClient[] = [];
-    let producerId = -1;
-    let producerEpoch = -1;
-    if (idempotent) {
-      const init = await client.request(InitProducerId, {
-        transactionalId: null,
-        transactionTimeoutMs: 60_000,
-        producerId: -1,
-        producerEpoch: -1,
-      });
-      if (init.errorCode !== 0) throw new KafkaApiError(init.errorCode, null);
-      producerId = init.producerId;
-      producerEpoch = init.producerEpoch;
-    }
+    const { producerId, producerEpoch } = idempotent ? await initProducerId(client) : NO_PRODUCER_ID;
     const partitions = await partitionCount(client, topic, true);
     const sequences = new Map<number, number>();
     let sticky = Math.floor(Math.random() * partitions);

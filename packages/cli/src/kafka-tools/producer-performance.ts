@@ -6,12 +6,12 @@
 // a line every 5 s, then the total line with latency percentiles, in Kafka's words and number formats.
 import { readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { InitProducerId, Produce } from '@klog/protocol';
+import { Produce } from '@klog/protocol';
 import type { RecordInput } from '@klog/storage';
 import { buildProducerBatch } from '@klog/storage/internals';
 import type { CommandContext } from '../command-context.js';
 import type { AdminClient } from '../topics/admin-client.js';
-import { partitionCount } from './clients.js';
+import { initProducerId, NO_PRODUCER_ID, partitionCount } from './clients.js';
 import { readProperties } from './console-producer.js';
 import { exceptionText, KafkaApiError, UncaughtJavaException, withBootstrap } from './kafka-errors.js';
 import { optionTable, type ParsedOptions, parseToolArgs, ToolUsageError } from './tool-options.js';
@@ -336,19 +336,7 @@ async function produceAll(
       "klog's kafka-producer-perf-test.sh sends uncompressed batches (a topic's compression.type compresses them on the broker)",
     );
 
-  let producerId = -1;
-  let producerEpoch = -1;
-  if (idempotent) {
-    const init = await client.request(InitProducerId, {
-      transactionalId: null,
-      transactionTimeoutMs: 60_000,
-      producerId: -1,
-      producerEpoch: -1,
-    });
-    if (init.errorCode !== 0) throw new KafkaApiError(init.errorCode, null);
-    producerId = init.producerId;
-    producerEpoch = init.producerEpoch;
-  }
+  const { producerId, producerEpoch } = idempotent ? await initProducerId(client) : NO_PRODUCER_ID;
   const partitions = await partitionCount(client, config.topic, true);
   const sequences = new Map<number, number>();
   let sticky = Math.floor(Math.random() * partitions);
