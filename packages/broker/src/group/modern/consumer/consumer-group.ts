@@ -42,6 +42,11 @@ export class ConsumerGroup {
   readonly staticMembers = new Map<string, string>();
   readonly targetAssignment = new Map<string, TopicPartitionsMap>();
   readonly resolvedRegularExpressions = new Map<string, ConsumerGroupRegularExpressionValue>();
+  /**
+   * The `topicsVersion` at which this group last compared its MetadataHash (Kafka's in-memory
+   * `metadataRefreshDeadline`, not persisted: after a load the first heartbeat recomputes it).
+   */
+  metadataRefreshVersion: number | undefined = undefined;
   /** topic id → partition → epoch of the member that owns it (assigned or pending revocation). */
   readonly #currentPartitionEpoch = new Map<string, Map<number, number>>();
 
