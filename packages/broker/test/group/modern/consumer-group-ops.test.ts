@@ -182,4 +182,46 @@ describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
     });
     expect(missing).toMatchObject({ kind: 'error', code: 'GROUP_ID_NOT_FOUND' });
   });
+
+  it('an empty regex clears a regex subscription (Kafka clients send "" when switching to names)', () => {
+    const { c } = setup(2);
+    const r = c.heartbeat({
+      groupId: 'g',
+      rebalanceTimeoutMs: 1,
+      topicPartitions: [],
+      subscribedTopicRegex: 't.*',
+    });
+    if (r.kind !== 'ok') throw new Error(JSON.stringify(r));
+    const r2 = c.heartbeat({
+      groupId: 'g',
+      memberId: r.memberId,
+      memberEpoch: r.memberEpoch,
+      topicPartitions: r.assignment,
+      subscribedTopicNames: ['t1'],
+      subscribedTopicRegex: '',
+    });
+    // The epoch moves (the subscription changed); the partitions stay, so no assignment is sent.
+    expect(r2).toMatchObject({ kind: 'ok', memberEpoch: 2, assignment: null });
+    const g = c.groups.get('g')!;
+    expect(g.members.get(r.memberId)!.subscribedTopicRegex).toBeNull();
+    expect([...g.resolvedRegularExpressions.keys()]).toEqual([]);
+    expect(
+      c.log.filter((x) => x.type === 16).map((x) => [x.type === 16 && x.regex, x.value === null]),
+    ).toEqual([
+      ['t.*', false],
+      ['t.*', true],
+    ]);
+  });
+
+  it("the group's tombstones, replayed, delete the group (Kafka's createGroupTombstoneRecords order)", () => {
+    const { c } = setup(2);
+    c.heartbeat({ groupId: 'g', ...full });
+    c.heartbeat({ groupId: 'g', rebalanceTimeoutMs: 1, topicPartitions: [], subscribedTopicRegex: 't.*' });
+    const g = c.groups.get('g')!;
+    const tombstones = g.createGroupTombstoneRecords();
+    expect(tombstones.map((r) => r.type)).toEqual([8, 8, 7, 7, 6, 5, 5, 16, 4, 3]);
+    c.log.push(...tombstones);
+    const c2 = c.restart();
+    expect(c2.groups.has('g')).toBe(false);
+  });
 });

@@ -62,10 +62,18 @@ export class Coordinator {
   readonly image: FakeImage;
   readonly ops: ConsumerGroupOps;
   readonly logLines: string[] = [];
-  #ids = 0;
+  /** Shared across restarts: member ids stay unique, as Kafka's random ones are. */
+  readonly #ids: { n: number };
 
-  constructor(image: FakeImage, log: ConsumerGroupRecord[] = [], timer = new FakeTimer(), config = CONFIG) {
+  constructor(
+    image: FakeImage,
+    log: ConsumerGroupRecord[] = [],
+    timer = new FakeTimer(),
+    config = CONFIG,
+    ids = { n: 0 },
+  ) {
     this.image = image;
+    this.#ids = ids;
     this.log = log;
     this.timer = timer;
     this.ops = new ConsumerGroupOps({
@@ -74,7 +82,7 @@ export class Coordinator {
       config,
       image,
       write: (_g, records) => this.#write(records),
-      newMemberId: () => `m${++this.#ids}`,
+      newMemberId: () => `m${++this.#ids.n}`,
       log: (l) => this.logLines.push(l),
     });
     for (const r of log) this.#replay(r);
@@ -118,7 +126,7 @@ export class Coordinator {
   /** A new coordinator over the same log (a restart): the timer is a fresh clock at the same time. */
   restart(): Coordinator {
     this.timer.cancelAll();
-    return new Coordinator(this.image, this.log, new FakeTimer(this.timer.now()));
+    return new Coordinator(this.image, this.log, new FakeTimer(this.timer.now()), CONFIG, this.#ids);
   }
 }
 

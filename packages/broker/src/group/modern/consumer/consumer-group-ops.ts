@@ -233,7 +233,13 @@ export class ConsumerGroupOps {
         req.subscribedTopicNames === null
           ? member.subscribedTopicNames
           : [...new Set(req.subscribedTopicNames)].sort(),
-      subscribedTopicRegex: req.subscribedTopicRegex ?? member.subscribedTopicRegex,
+      // An empty regex clears it (Kafka's `isNotEmpty` checks in maybeUpdateRegularExpressions); klog stores null.
+      subscribedTopicRegex:
+        req.subscribedTopicRegex === null
+          ? member.subscribedTopicRegex
+          : req.subscribedTopicRegex === ''
+            ? null
+            : req.subscribedTopicRegex,
       clientId: ctx.clientId,
       clientHost: ctx.clientHost,
       classicMemberMetadata: null,
