@@ -224,4 +224,21 @@ describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
     const c2 = c.restart();
     expect(c2.groups.has('g')).toBe(false);
   });
+
+  it("validates offset commits and fetches as Kafka's ConsumerGroup does (v9, member epochs)", () => {
+    const { c } = setup(2);
+    c.heartbeat({ groupId: 'g', ...full });
+    const g = c.groups.get('g')!;
+    expect(g.validateOffsetCommit('m1', null, 1, 9)).toBeUndefined();
+    expect(g.validateOffsetCommit('m1', null, 1, 8)).toBe('UNSUPPORTED_VERSION');
+    expect(g.validateOffsetCommit('m1', null, 0, 9)).toBe('STALE_MEMBER_EPOCH');
+    expect(g.validateOffsetCommit('zz', null, 1, 9)).toBe('UNKNOWN_MEMBER_ID');
+    expect(g.validateOffsetCommit('', null, -1, 9)).toBe('UNKNOWN_MEMBER_ID');
+    expect(g.validateOffsetFetch(null, -1)).toBeUndefined();
+    expect(g.validateOffsetFetch('m1', 2)).toBe('STALE_MEMBER_EPOCH');
+    expect(g.validateDeleteGroup()).toBe('NON_EMPTY_GROUP');
+    c.heartbeat({ groupId: 'g', memberId: 'm1', memberEpoch: -1 });
+    expect(g.validateOffsetCommit('', null, -1, 2)).toBeUndefined();
+    expect(g.validateDeleteGroup()).toBeUndefined();
+  });
 });
