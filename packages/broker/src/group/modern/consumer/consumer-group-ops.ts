@@ -1,0 +1,655 @@
+import { BUILT_IN_ASSIGNORS } from '../../assignor/index.js';
+import type { TopicPartitionsMap } from '../../assignor/partition-assignor.js';
+import type { CoordinatorTimer } from '../../timer.js';
+import {
+  assignmentEquals,
+  EMPTY_ASSIGNMENT,
+  type TopicPartitions,
+  toTopicPartitions,
+} from '../assignment.js';
+import { ConsumerGroupError, type ConsumerGroupErrorName } from '../errors.js';
+import { MemberState } from '../member-state.js';
+import { buildTargetAssignment } from '../target-assignment-builder.js';
+import { computeGroupHash } from '../topic-metadata-hash.js';
+import type { TopicsImage } from '../topics-image.js';
+import { ConsumerGroup } from './consumer-group.js';
+import { type ConsumerGroupMember, isReconciledTo, sameStrings } from './consumer-group-member.js';
+import {
+  type ConsumerGroupRecord,
+  newConsumerGroupCurrentAssignmentRecord,
+  newConsumerGroupCurrentAssignmentTombstoneRecord,
+  newConsumerGroupEpochRecord,
+  newConsumerGroupMemberSubscriptionRecord,
+  newConsumerGroupMemberSubscriptionTombstoneRecord,
+  newConsumerGroupRegularExpressionRecord,
+  newConsumerGroupRegularExpressionTombstone,
+  newConsumerGroupSubscriptionMetadataTombstoneRecord,
+  newConsumerGroupTargetAssignmentRecord,
+  newConsumerGroupTargetAssignmentTombstoneRecord,
+} from './consumer-record-helpers.js';
+import { buildCurrentAssignment } from './current-assignment-builder.js';
+
+/** Kafka's member epochs with a meaning (`ConsumerGroupHeartbeatRequest`). */
+export const JOIN_GROUP_MEMBER_EPOCH = 0;
+export const LEAVE_GROUP_MEMBER_EPOCH = -1;
+export const LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
+
+/** The broker's `group.consumer.*` settings the engine uses (Kafka's `GroupCoordinatorConfig`). */
+export interface ConsumerGroupConfig {
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  /** `group.consumer.assignors`, the first is the default. */
+  readonly assignors: readonly string[];
+  readonly maxSize: number;
+}
+
+/** ConsumerGroupHeartbeat request fields (Kafka's `ConsumerGroupHeartbeatRequestData`). */
+export interface ConsumerGroupHeartbeatRequest {
+  readonly groupId: string;
+  readonly memberId: string;
+  readonly memberEpoch: number;
+  readonly instanceId: string | null;
+  readonly rackId: string | null;
+  readonly rebalanceTimeoutMs: number;
+  readonly subscribedTopicNames: readonly string[] | null;
+  readonly subscribedTopicRegex: string | null;
+  readonly serverAssignor: string | null;
+  readonly topicPartitions: TopicPartitions | null;
+}
+
+export interface RequestContext {
+  readonly clientId: string;
+  readonly clientHost: string;
+}
+
+export type ConsumerGroupHeartbeatResponse =
+  | {
+      readonly kind: 'ok';
+      readonly memberId: string;
+      readonly memberEpoch: number;
+      readonly heartbeatIntervalMs: number;
+      /** Present only when Kafka sends it (join, full request, or a changed assignment). */
+      readonly assignment: TopicPartitions | null;
+    }
+  | { readonly kind: 'error'; readonly code: ConsumerGroupErrorName; readonly message: string };
+
+/** Kafka's `CoordinatorResult`: records to append (then replay), and the answer. */
+export interface ConsumerGroupResult<T> {
+  readonly records: readonly ConsumerGroupRecord[];
+  readonly response: T;
+}
+
+export type DescribedConsumerGroup =
+  | {
+      readonly kind: 'ok';
+      readonly groupId: string;
+      readonly groupState: string;
+      readonly groupEpoch: number;
+      readonly assignmentEpoch: number;
+      readonly assignorName: string;
+      readonly members: readonly DescribedMember[];
+    }
+  | {
+      readonly kind: 'error';
+      readonly groupId: string;
+      readonly code: ConsumerGroupErrorName;
+      readonly message: string;
+    };
+
+export interface DescribedMember {
+  readonly memberId: string;
+  readonly instanceId: string | null;
+  readonly rackId: string | null;
+  readonly memberEpoch: number;
+  readonly clientId: string;
+  readonly clientHost: string;
+  readonly subscribedTopicNames: readonly string[];
+  readonly subscribedTopicRegex: string | null;
+  readonly assignment: DescribedAssignment;
+  readonly targetAssignment: DescribedAssignment;
+  /** 1: consumer protocol (klog has no classic members in consumer groups). */
+  readonly memberType: 0 | 1;
+}
+
+export type DescribedAssignment = readonly { topicId: string; topicName: string; partitions: number[] }[];
+
+export interface ConsumerGroupOpsDeps {
+  /** The consumer groups, changed only by replay of the records the ops return. */
+  readonly groups: ReadonlyMap<string, ConsumerGroup>;
+  readonly timer: CoordinatorTimer;
+  readonly config: ConsumerGroupConfig;
+  readonly image: TopicsImage;
+  /** Appends and replays records a timer produced (a fence); the runtime's write. */
+  readonly write: (groupId: string, records: readonly ConsumerGroupRecord[]) => void;
+  /** Kafka's per-group `consumer.session.timeout.ms` / `consumer.heartbeat.interval.ms` overrides. */
+  readonly groupConfig?: (groupId: string) => { sessionTimeoutMs?: number; heartbeatIntervalMs?: number };
+  readonly newMemberId?: () => string;
+  readonly log?: (line: string) => void;
+}
+
+/** Kafka's timer keys (GMM L5966, L5970). */
+export const groupSessionTimeoutKey = (groupId: string, memberId: string) =>
+  `session-timeout-${groupId}-${memberId}`;
+export const groupRebalanceTimeoutKey = (groupId: string, memberId: string) =>
+  `rebalance-timeout-${groupId}-${memberId}`;
+
+/**
+ * The consumer-group (KIP-848) half of Kafka's `GroupMetadataManager`: `consumerGroupHeartbeat`
+ * (L2179–2334), `consumerGroupLeave` (L3904), `consumerGroupFenceMembers` (L4049), the session and
+ * rebalance timers, and `consumerGroupDescribe` (L643). Every op reads the groups and returns records;
+ * it never changes a group itself, so a restart that replays the same records rebuilds the same state.
+ */
+export class ConsumerGroupOps {
+  readonly #d: ConsumerGroupOpsDeps;
+
+  constructor(deps: ConsumerGroupOpsDeps) {
+    this.#d = deps;
+  }
+
+  heartbeat(
+    req: ConsumerGroupHeartbeatRequest,
+    ctx: RequestContext,
+  ): ConsumerGroupResult<ConsumerGroupHeartbeatResponse> {
+    try {
+      if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH)
+        return this.#leave(req);
+      return this.#heartbeat(req, ctx);
+    } catch (e) {
+      if (e instanceof ConsumerGroupError)
+        return { records: [], response: { kind: 'error', code: e.code, message: e.message } };
+      throw e;
+    }
+  }
+
+  #group(groupId: string): ConsumerGroup {
+    const g = this.#d.groups.get(groupId);
+    if (g === undefined) throw new ConsumerGroupError('GROUP_ID_NOT_FOUND', `Group ${groupId} not found.`);
+    return g;
+  }
+
+  #heartbeat(
+    req: ConsumerGroupHeartbeatRequest,
+    ctx: RequestContext,
+  ): ConsumerGroupResult<ConsumerGroupHeartbeatResponse> {
+    const records: ConsumerGroupRecord[] = [];
+    const create = req.memberEpoch === JOIN_GROUP_MEMBER_EPOCH;
+    // A new group exists only once its records replay; until then the op works on an empty one.
+    const group =
+      this.#d.groups.get(req.groupId) ?? (create ? new ConsumerGroup(req.groupId) : this.#group(req.groupId));
+    const memberId = req.memberId === '' ? (this.#d.newMemberId ?? newMemberId)() : req.memberId;
+    if (!group.members.has(memberId) && group.members.size >= this.#d.config.maxSize)
+      throw new ConsumerGroupError(
+        'GROUP_MAX_SIZE_REACHED',
+        `The consumer group has reached its maximum capacity of ${this.#d.config.maxSize} members.`,
+      );
+
+    // The member: dynamic (GMM L2886) or static (L2951).
+    let member: ConsumerGroupMember;
+    let replaced: ConsumerGroupMember | undefined;
+    if (req.instanceId === null) {
+      member = group.getOrMaybeCreateMember(memberId, create);
+      throwIfMemberEpochIsInvalid(member, req.memberEpoch, req.topicPartitions);
+    } else {
+      const existing = group.staticMember(req.instanceId);
+      if (create) {
+        if (existing === undefined) member = group.getOrMaybeCreateMember(memberId, true);
+        else {
+          if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH)
+            throw new ConsumerGroupError(
+              'UNRELEASED_INSTANCE_ID',
+              `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`,
+            );
+          // The new id takes over the old one's assignment (Kafka's replaceMember).
+          member = { ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0 };
+          replaced = existing;
+          records.push(...removeMemberRecords(group.groupId, existing.memberId));
+          records.push(newConsumerGroupMemberSubscriptionRecord(group.groupId, member));
+          records.push(
+            newConsumerGroupTargetAssignmentRecord(
+              group.groupId,
+              memberId,
+              group.targetAssignmentOf(existing.memberId),
+            ),
+          );
+          records.push(newConsumerGroupCurrentAssignmentRecord(group.groupId, member));
+        }
+      } else {
+        if (existing === undefined)
+          throw new ConsumerGroupError('UNKNOWN_MEMBER_ID', `Instance id ${req.instanceId} is unknown.`);
+        throwIfInstanceIdIsFenced(existing, memberId, req.instanceId);
+        throwIfMemberEpochIsInvalid(existing, req.memberEpoch, req.topicPartitions);
+        member = existing;
+      }
+    }
+
+    // 1. The subscription (Kafka's Builder.maybeUpdate…: a null field keeps the current value).
+    const updated: ConsumerGroupMember = {
+      ...member,
+      instanceId: req.instanceId ?? member.instanceId,
+      rackId: req.rackId ?? member.rackId,
+      rebalanceTimeoutMs: req.rebalanceTimeoutMs === -1 ? member.rebalanceTimeoutMs : req.rebalanceTimeoutMs,
+      serverAssignor: req.serverAssignor ?? member.serverAssignor,
+      subscribedTopicNames:
+        req.subscribedTopicNames === null
+          ? member.subscribedTopicNames
+          : [...new Set(req.subscribedTopicNames)].sort(),
+      // An empty regex clears it (Kafka's `isNotEmpty` checks in maybeUpdateRegularExpressions); klog stores null.
+      subscribedTopicRegex:
+        req.subscribedTopicRegex === null
+          ? member.subscribedTopicRegex
+          : req.subscribedTopicRegex === ''
+            ? null
+            : req.subscribedTopicRegex,
+      clientId: ctx.clientId,
+      clientHost: ctx.clientHost,
+      classicMemberMetadata: null,
+    };
+    if (updated.serverAssignor !== null && !this.#d.config.assignors.includes(updated.serverAssignor))
+      throw new ConsumerGroupError(
+        'UNSUPPORTED_ASSIGNOR',
+        `ServerAssignor ${updated.serverAssignor} is not supported. Supported assignors: ${this.#d.config.assignors.join(', ')}.`,
+      );
+    let bump = group.groupEpoch === 0;
+    if (subscriptionChanged(member, updated)) {
+      records.push(newConsumerGroupMemberSubscriptionRecord(group.groupId, updated));
+      if (!sameStrings(member.subscribedTopicNames, updated.subscribedTopicNames)) bump = true;
+    }
+    const others = [...group.members.values()].filter(
+      (m) => m.memberId !== memberId && m.memberId !== replaced?.memberId,
+    );
+    const members = [...others, updated];
+    const regex = this.#maybeUpdateRegularExpressions(group, member, updated, members, records);
+    bump ||= regex.bump;
+    const topicNamesOf = (m: ConsumerGroupMember): Set<string> => {
+      const out = new Set(m.subscribedTopicNames);
+      if (m.subscribedTopicRegex !== null)
+        for (const t of regex.resolved.get(m.subscribedTopicRegex) ?? []) out.add(t);
+      return out;
+    };
+
+    // Kafka's updateSubscriptionMetadata (L3637): a new hash of the subscribed topics bumps the epoch too.
+    let groupEpoch = group.groupEpoch;
+    const image = this.#d.image;
+    if (bump || group.metadataRefreshVersion !== image.topicsVersion) {
+      const subscribed = new Set<string>();
+      for (const m of members) for (const t of topicNamesOf(m)) subscribed.add(t);
+      const hash = computeGroupHash(subscribed, image);
+      if (hash !== group.metadataHash) bump = true;
+      if (bump) {
+        groupEpoch = group.groupEpoch + 1;
+        records.push(newConsumerGroupEpochRecord(group.groupId, groupEpoch, hash));
+      }
+      if (group.hasSubscriptionMetadataRecord)
+        records.push(newConsumerGroupSubscriptionMetadataTombstoneRecord(group.groupId));
+      // In-memory only, as Kafka's refresh deadline.
+      if (this.#d.groups.get(group.groupId) === group) group.metadataRefreshVersion = image.topicsVersion;
+    }
+
+    // 2. The target assignment, when the group epoch moved past it (L3715).
+    let targetEpoch = group.assignmentEpoch;
+    let target: TopicPartitionsMap = group.targetAssignmentOf(memberId, updated.instanceId);
+    if (groupEpoch > group.assignmentEpoch) {
+      const preferred = group.preferredServerAssignor(members);
+      const assignor = BUILT_IN_ASSIGNORS.get(preferred ?? this.#d.config.assignors[0] ?? 'uniform')!;
+      const result = buildTargetAssignment({
+        groupId: group.groupId,
+        groupEpoch,
+        assignor,
+        members,
+        memberTopicNames: topicNamesOf,
+        subscriptionType: ConsumerGroup.subscriptionType(members),
+        currentTarget: (m) => (m === updated ? target : group.targetAssignmentOf(m.memberId)),
+        storedTarget: (id) =>
+          id === memberId && replaced !== undefined ? target : group.targetAssignment.get(id),
+        image,
+      });
+      records.push(...result.records);
+      targetEpoch = groupEpoch;
+      target = result.targetAssignment.get(memberId) ?? EMPTY_ASSIGNMENT;
+    }
+
+    // 3. Reconcile the member towards it (L3460).
+    let reconciled = updated;
+    if (!isReconciledTo(updated, targetEpoch)) {
+      reconciled = buildCurrentAssignment(updated, {
+        targetAssignmentEpoch: targetEpoch,
+        targetAssignment: target,
+        currentPartitionEpoch: (t, p) => {
+          // A replaced static member's partitions pass to its successor: not "owned by another".
+          const e = group.currentPartitionEpoch(t, p);
+          if (e !== -1 && replaced !== undefined && ownsPartition(replaced, t, p)) return -1;
+          return e;
+        },
+        ownedTopicPartitions: req.topicPartitions,
+      });
+      if (currentAssignmentChanged(updated, reconciled)) {
+        records.push(newConsumerGroupCurrentAssignmentRecord(group.groupId, reconciled));
+        if (reconciled.state === MemberState.UNREVOKED_PARTITIONS)
+          this.#scheduleRebalanceTimeout(
+            group.groupId,
+            memberId,
+            reconciled.memberEpoch,
+            reconciled.rebalanceTimeoutMs,
+          );
+        else this.#d.timer.cancel(groupRebalanceTimeoutKey(group.groupId, memberId));
+      }
+    }
+    this.#scheduleSessionTimeout(group.groupId, memberId);
+    if (create && !group.members.has(memberId))
+      this.#d.log?.(`group ${group.groupId}: member ${memberId} joins (consumer protocol)`);
+
+    const full =
+      req.rebalanceTimeoutMs !== -1 &&
+      (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) &&
+      req.topicPartitions !== null;
+    const sendAssignment =
+      req.memberEpoch === 0 ||
+      full ||
+      !assignmentEquals(member.assignedPartitions, reconciled.assignedPartitions);
+    return {
+      records,
+      response: {
+        kind: 'ok',
+        memberId,
+        memberEpoch: reconciled.memberEpoch,
+        heartbeatIntervalMs: this.#heartbeatIntervalMs(group.groupId),
+        assignment: sendAssignment ? toTopicPartitions(reconciled.assignedPartitions) : null,
+      },
+    };
+  }
+
+  /**
+   * Kafka's `maybeUpdateRegularExpressions` (L3076), made synchronous: a regex new to the group, or one
+   * whose topics changed since its resolution, is resolved now against the image (full match, as Kafka's
+   * RE2J `matches()`; JS regex dialect, not RE2's), and written as a type 16 record.
+   */
+  #maybeUpdateRegularExpressions(
+    group: ConsumerGroup,
+    member: ConsumerGroupMember,
+    updated: ConsumerGroupMember,
+    members: readonly ConsumerGroupMember[],
+    records: ConsumerGroupRecord[],
+  ): { bump: boolean; resolved: Map<string, readonly string[]> } {
+    const resolved = new Map<string, readonly string[]>();
+    for (const [re, v] of group.resolvedRegularExpressions) resolved.set(re, v.topics);
+    let bump = false;
+    const oldRe = member.subscribedTopicRegex;
+    const newRe = updated.subscribedTopicRegex;
+    if (oldRe !== newRe) {
+      bump = true;
+      if (oldRe !== null && !members.some((m) => m.subscribedTopicRegex === oldRe) && resolved.has(oldRe)) {
+        records.push(newConsumerGroupRegularExpressionTombstone(group.groupId, oldRe));
+        resolved.delete(oldRe);
+      }
+    }
+    if (newRe !== null) {
+      const stored = group.resolvedRegularExpressions.get(newRe);
+      if (stored === undefined || stored.version !== this.#d.image.topicsVersion) {
+        let compiled: RegExp;
+        try {
+          compiled = new RegExp(`^(?:${newRe})$`);
+        } catch (e) {
+          throw new ConsumerGroupError(
+            'INVALID_REGULAR_EXPRESSION',
+            `SubscribedTopicRegex \`${newRe}\` is not a valid regular expression: ${(e as Error).message}.`,
+          );
+        }
+        const topics = [...this.#d.image.topics().keys()].filter((t) => compiled.test(t)).sort();
+        if (stored === undefined || !sameStrings(stored.topics, topics)) {
+          records.push(
+            newConsumerGroupRegularExpressionRecord(group.groupId, newRe, {
+              topics,
+              version: this.#d.image.topicsVersion,
+              timestamp: this.#d.timer.now(),
+            }),
+          );
+          bump = true;
+        }
+        resolved.set(newRe, topics);
+      }
+    }
+    return { bump, resolved };
+  }
+
+  /** Kafka's `consumerGroupLeave` (L3904): -1 fences the member, -2 keeps a static member's place. */
+  #leave(req: ConsumerGroupHeartbeatRequest): ConsumerGroupResult<ConsumerGroupHeartbeatResponse> {
+    const group = this.#group(req.groupId);
+    const interval = 0;
+    const ok = (memberEpoch: number, memberId: string): ConsumerGroupHeartbeatResponse => ({
+      kind: 'ok',
+      memberId,
+      memberEpoch,
+      heartbeatIntervalMs: interval,
+      assignment: null,
+    });
+    if (req.instanceId === null) {
+      const member = group.getOrMaybeCreateMember(req.memberId, false);
+      this.#d.log?.(`group ${group.groupId}: member ${member.memberId} left (epoch -1)`);
+      return { records: this.fenceMembers(group, [member]), response: ok(req.memberEpoch, req.memberId) };
+    }
+    const member = group.staticMember(req.instanceId);
+    if (member === undefined)
+      throw new ConsumerGroupError('UNKNOWN_MEMBER_ID', `Instance id ${req.instanceId} is unknown.`);
+    throwIfInstanceIdIsFenced(member, req.memberId, req.instanceId);
+    if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
+      // The session timer stays: a static member that does not come back is fenced later.
+      const leaving: ConsumerGroupMember = {
+        ...member,
+        memberEpoch: LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+        partitionsPendingRevocation: EMPTY_ASSIGNMENT,
+      };
+      return {
+        records: [newConsumerGroupCurrentAssignmentRecord(group.groupId, leaving)],
+        response: ok(LEAVE_GROUP_STATIC_MEMBER_EPOCH, member.memberId),
+      };
+    }
+    return { records: this.fenceMembers(group, [member]), response: ok(req.memberEpoch, req.memberId) };
+  }
+
+  /**
+   * Kafka's `consumerGroupFenceMembers` (L4049): tombstones of each member's 8, 7 and 5 records, of a regex
+   * no one else uses, and always a group-epoch bump (with the hash of what is left) so the others rebalance.
+   */
+  fenceMembers(group: ConsumerGroup, fenced: readonly ConsumerGroupMember[]): ConsumerGroupRecord[] {
+    if (fenced.length === 0) return [];
+    const records: ConsumerGroupRecord[] = [];
+    for (const m of fenced) records.push(...removeMemberRecords(group.groupId, m.memberId));
+    const gone = new Set(fenced.map((m) => m.memberId));
+    const left = [...group.members.values()].filter((m) => !gone.has(m.memberId));
+    const deletedRegexes = new Set<string>();
+    for (const m of fenced) {
+      const re = m.subscribedTopicRegex;
+      if (
+        re !== null &&
+        !left.some((o) => o.subscribedTopicRegex === re) &&
+        group.resolvedRegularExpressions.has(re)
+      )
+        deletedRegexes.add(re);
+    }
+    for (const re of deletedRegexes)
+      records.push(newConsumerGroupRegularExpressionTombstone(group.groupId, re));
+    const hash = computeGroupHash(group.subscribedTopicNames(left), this.#d.image);
+    records.push(newConsumerGroupEpochRecord(group.groupId, group.groupEpoch + 1, hash));
+    for (const m of fenced) this.#cancelTimers(group.groupId, m.memberId);
+    return records;
+  }
+
+  /** Kafka's `onLoaded` (L5837) for consumer groups: session timers for all, rebalance timers for UNREVOKED. */
+  onLoaded(): void {
+    for (const g of this.#d.groups.values())
+      for (const m of g.members.values()) {
+        this.#scheduleSessionTimeout(g.groupId, m.memberId);
+        if (m.state === MemberState.UNREVOKED_PARTITIONS)
+          this.#scheduleRebalanceTimeout(g.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
+      }
+  }
+
+  /** Kafka's `consumerGroupDescribe` (L643) and `ConsumerGroup.asDescribedGroup` (L1108). */
+  describe(groupIds: readonly string[]): DescribedConsumerGroup[] {
+    return groupIds.map((groupId): DescribedConsumerGroup => {
+      if (groupId === '')
+        return { kind: 'error', groupId, code: 'INVALID_GROUP_ID', message: 'Group id must not be empty.' };
+      const g = this.#d.groups.get(groupId);
+      if (g === undefined)
+        return { kind: 'error', groupId, code: 'GROUP_ID_NOT_FOUND', message: `Group ${groupId} not found.` };
+      const described = (a: TopicPartitionsMap): DescribedAssignment =>
+        toTopicPartitions(a).map((tp) => ({ ...tp, topicName: this.#d.image.topicName(tp.topicId) ?? '' }));
+      return {
+        kind: 'ok',
+        groupId,
+        groupState: g.state(),
+        groupEpoch: g.groupEpoch,
+        assignmentEpoch: g.assignmentEpoch,
+        assignorName: g.preferredServerAssignor() ?? this.#d.config.assignors[0] ?? 'uniform',
+        members: [...g.members.values()].map((m) => ({
+          memberId: m.memberId,
+          instanceId: m.instanceId,
+          rackId: m.rackId,
+          memberEpoch: m.memberEpoch,
+          clientId: m.clientId,
+          clientHost: m.clientHost,
+          subscribedTopicNames: m.subscribedTopicNames,
+          subscribedTopicRegex: m.subscribedTopicRegex,
+          assignment: described(m.assignedPartitions),
+          targetAssignment: described(g.targetAssignmentOf(m.memberId)),
+          memberType: 1,
+        })),
+      };
+    });
+  }
+
+  #sessionTimeoutMs(groupId: string): number {
+    return this.#d.groupConfig?.(groupId).sessionTimeoutMs ?? this.#d.config.sessionTimeoutMs;
+  }
+
+  #heartbeatIntervalMs(groupId: string): number {
+    return this.#d.groupConfig?.(groupId).heartbeatIntervalMs ?? this.#d.config.heartbeatIntervalMs;
+  }
+
+  /** On expiry the member is fenced (GMM L4304, L4334). */
+  #scheduleSessionTimeout(groupId: string, memberId: string): void {
+    const ms = this.#sessionTimeoutMs(groupId);
+    this.#d.timer.schedule(groupSessionTimeoutKey(groupId, memberId), ms, () => {
+      const g = this.#d.groups.get(groupId);
+      const m = g?.members.get(memberId);
+      if (g === undefined || m === undefined) return;
+      this.#d.log?.(`group ${groupId}: member ${memberId} expired (no heartbeat within ${ms} ms), fenced`);
+      this.#d.write(groupId, this.fenceMembers(g, [m]));
+    });
+  }
+
+  /** Fences a member still at `memberEpoch` when the timeout passes (GMM L4485). */
+  #scheduleRebalanceTimeout(
+    groupId: string,
+    memberId: string,
+    memberEpoch: number,
+    rebalanceTimeoutMs: number,
+  ): void {
+    this.#d.timer.schedule(groupRebalanceTimeoutKey(groupId, memberId), rebalanceTimeoutMs, () => {
+      const g = this.#d.groups.get(groupId);
+      const m = g?.members.get(memberId);
+      if (g === undefined || m === undefined || m.memberEpoch !== memberEpoch) return;
+      this.#d.log?.(
+        `group ${groupId}: member ${memberId} did not revoke its partitions within ${rebalanceTimeoutMs} ms, fenced`,
+      );
+      this.#d.write(groupId, this.fenceMembers(g, [m]));
+    });
+  }
+
+  #cancelTimers(groupId: string, memberId: string): void {
+    this.#d.timer.cancel(groupSessionTimeoutKey(groupId, memberId));
+    this.#d.timer.cancel(groupRebalanceTimeoutKey(groupId, memberId));
+  }
+
+  /** Cancels the timers of a removed group's members (the runtime calls it after a type 3 tombstone). */
+  onGroupRemoved(group: ConsumerGroup): void {
+    for (const id of group.members.keys()) this.#cancelTimers(group.groupId, id);
+  }
+}
+
+/** Kafka's `GMM.removeMember` (L4260): current, target and subscription tombstones, in that order. */
+function removeMemberRecords(groupId: string, memberId: string): ConsumerGroupRecord[] {
+  return [
+    newConsumerGroupCurrentAssignmentTombstoneRecord(groupId, memberId),
+    newConsumerGroupTargetAssignmentTombstoneRecord(groupId, memberId),
+    newConsumerGroupMemberSubscriptionTombstoneRecord(groupId, memberId),
+  ];
+}
+
+/** Kafka's `throwIfConsumerGroupMemberEpochIsInvalid` (L1516–1533). */
+function throwIfMemberEpochIsInvalid(
+  m: ConsumerGroupMember,
+  received: number,
+  owned: TopicPartitions | null,
+): void {
+  if (received > m.memberEpoch)
+    throw new ConsumerGroupError(
+      'FENCED_MEMBER_EPOCH',
+      `The consumer group member has a greater member epoch (${received}) than the one known by the group coordinator (${m.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+    );
+  if (
+    received < m.memberEpoch &&
+    (received !== m.previousMemberEpoch || !isSubset(owned, m.assignedPartitions))
+  )
+    throw new ConsumerGroupError(
+      'FENCED_MEMBER_EPOCH',
+      `The consumer group member has a smaller member epoch (${received}) than the one known by the group coordinator (${m.memberEpoch}). The member must abandon all its partitions and rejoin.`,
+    );
+}
+
+function throwIfInstanceIdIsFenced(
+  m: ConsumerGroupMember,
+  receivedMemberId: string,
+  instanceId: string,
+): void {
+  if (m.memberId !== receivedMemberId)
+    throw new ConsumerGroupError(
+      'FENCED_INSTANCE_ID',
+      `Static member ${receivedMemberId} with instance id ${instanceId} was fenced by member ${m.memberId}.`,
+    );
+}
+
+function isSubset(owned: TopicPartitions | null, assigned: TopicPartitionsMap): boolean {
+  if (owned === null) return true;
+  return owned.every((tp) => tp.partitions.every((p) => assigned.get(tp.topicId)?.has(p) === true));
+}
+
+function ownsPartition(m: ConsumerGroupMember, topicId: string, p: number): boolean {
+  return (
+    m.assignedPartitions.get(topicId)?.has(p) === true ||
+    m.partitionsPendingRevocation.get(topicId)?.has(p) === true
+  );
+}
+
+function subscriptionChanged(a: ConsumerGroupMember, b: ConsumerGroupMember): boolean {
+  return (
+    a.instanceId !== b.instanceId ||
+    a.rackId !== b.rackId ||
+    a.rebalanceTimeoutMs !== b.rebalanceTimeoutMs ||
+    a.serverAssignor !== b.serverAssignor ||
+    a.subscribedTopicRegex !== b.subscribedTopicRegex ||
+    a.clientId !== b.clientId ||
+    a.clientHost !== b.clientHost ||
+    !sameStrings(a.subscribedTopicNames, b.subscribedTopicNames) ||
+    a.classicMemberMetadata !== b.classicMemberMetadata
+  );
+}
+
+function currentAssignmentChanged(a: ConsumerGroupMember, b: ConsumerGroupMember): boolean {
+  return (
+    a.memberEpoch !== b.memberEpoch ||
+    a.previousMemberEpoch !== b.previousMemberEpoch ||
+    a.state !== b.state ||
+    !assignmentEquals(a.assignedPartitions, b.assignedPartitions) ||
+    !assignmentEquals(a.partitionsPendingRevocation, b.partitionsPendingRevocation)
+  );
+}
+
+/** Kafka's `Uuid.randomUuid().toString()`: 22 base64url characters, never starting with '-'. */
+function newMemberId(): string {
+  for (;;) {
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    const s = Buffer.from(bytes).toString('base64url');
+    if (!s.startsWith('-')) return s;
+  }
+}
