@@ -25,6 +25,14 @@ export interface GroupCoordinatorConfig {
   readonly offsetsRetentionMs: number;
   /** Kafka's `group.classic.new.member.join.timeout.ms`: a new member's join times out after this. */
   readonly newMemberJoinTimeoutMs: number;
+  /** Kafka's `group.consumer.session.timeout.ms`: a consumer group member is fenced after this without a heartbeat. */
+  readonly consumerGroupSessionTimeoutMs: number;
+  /** Kafka's `group.consumer.heartbeat.interval.ms`, told to consumer group members. */
+  readonly consumerGroupHeartbeatIntervalMs: number;
+  /** Kafka's `group.consumer.assignors`: the server-side assignors, the first is the default. */
+  readonly consumerGroupAssignors: readonly string[];
+  /** Kafka's `group.consumer.max.size` (Integer.MAX_VALUE there): members of one consumer group; klog bounds it as `groupMaxSize`. */
+  readonly consumerGroupMaxSize: number;
 }
 
 export const DEFAULT_GROUP_CONFIG: GroupCoordinatorConfig = {
@@ -36,4 +44,8 @@ export const DEFAULT_GROUP_CONFIG: GroupCoordinatorConfig = {
   offsetMetadataMaxBytes: 4096,
   offsetsRetentionMs: 7 * 24 * 60 * 60 * 1000,
   newMemberJoinTimeoutMs: 300_000,
+  consumerGroupSessionTimeoutMs: 45_000,
+  consumerGroupHeartbeatIntervalMs: 5000,
+  consumerGroupAssignors: ['uniform', 'range'],
+  consumerGroupMaxSize: 1000,
 };

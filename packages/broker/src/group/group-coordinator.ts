@@ -20,6 +20,7 @@ import {
   type SyncGroupInput,
   syncError,
 } from './classic/classic-group-ops.js';
+import { decodeConsumerGroupRecord, encodeConsumerGroupRecord } from './consumer-record-serde.js';
 import {
   appendErrorToResponseError,
   type CoordinatorResult,
@@ -28,7 +29,20 @@ import {
   type OffsetsRecord,
 } from './coordinator-runtime.js';
 import { DEFAULT_GROUP_CONFIG, type GroupCoordinatorConfig } from './group-coordinator-config.js';
-import { type DescribedGroup, GroupMetadataManager } from './group-metadata-manager.js';
+import {
+  type ConsumerGroupConfigLookup,
+  type DescribedGroup,
+  EMPTY_TOPICS_IMAGE,
+  GroupMetadataManager,
+} from './group-metadata-manager.js';
+import type {
+  ConsumerGroup,
+  ConsumerGroupHeartbeatRequest,
+  ConsumerGroupHeartbeatResponse,
+  DescribedConsumerGroup,
+  RequestContext,
+  TopicsImage,
+} from './modern/index.js';
 import {
   type CommitInput,
   type FetchedOffsets,
@@ -53,7 +67,14 @@ export {
   type OffsetsRecord,
 } from './coordinator-runtime.js';
 export { DEFAULT_GROUP_CONFIG, type GroupCoordinatorConfig } from './group-coordinator-config.js';
-export type { DescribedGroup } from './group-metadata-manager.js';
+export type { ConsumerGroupConfigLookup, DescribedGroup } from './group-metadata-manager.js';
+export type {
+  ConsumerGroupHeartbeatRequest,
+  ConsumerGroupHeartbeatResponse,
+  DescribedConsumerGroup,
+  RequestContext,
+  TopicsImage,
+} from './modern/index.js';
 export type {
   CommitInput,
   CommittedOffset,
@@ -76,10 +97,20 @@ export class GroupCoordinator {
     readonly partitionExists: PartitionCheck = () => true,
     private readonly newId: () => string = randomUUID,
     private readonly onEvent: (line: string) => void = () => {},
+    image: TopicsImage = EMPTY_TOPICS_IMAGE,
+    groupConfig: ConsumerGroupConfigLookup = () => ({}),
   ) {
     this.#config = { ...DEFAULT_GROUP_CONFIG, ...config };
     this.#runtime = new CoordinatorRuntime(log, (r) => this.#replay(r), onEvent);
-    this.#groups = new GroupMetadataManager(timer, this.#runtime, this.#config, this.newId, this.onEvent);
+    this.#groups = new GroupMetadataManager(
+      timer,
+      this.#runtime,
+      this.#config,
+      this.newId,
+      this.onEvent,
+      image,
+      groupConfig,
+    );
     this.#offsets = new OffsetMetadataManager(this.#groups, timer, this.#config, partitionExists);
   }
 
@@ -89,6 +120,10 @@ export class GroupCoordinator {
 
   group(groupId: string): ClassicGroup | undefined {
     return this.#groups.group(groupId);
+  }
+
+  consumerGroup(groupId: string): ConsumerGroup | undefined {
+    return this.#groups.consumerGroup(groupId);
   }
 
   get groupCount(): number {
@@ -126,6 +161,43 @@ export class GroupCoordinator {
   ): LeaveGroupResult {
     if (this.#closed) return { errorCode: 'NOT_COORDINATOR', members: [] };
     return this.#groups.classic.leave(groupId, members);
+  }
+
+  // The consumer protocol (KIP-848): ConsumerGroupHeartbeat, ConsumerGroupDescribe.
+
+  /**
+   * Kafka's `GroupCoordinatorShard.consumerGroupHeartbeat`: the engine's records, encoded at this edge,
+   * written and replayed (consumer group records are replayed at write time, as in Kafka); an append that
+   * fails changes nothing and answers COORDINATOR_NOT_AVAILABLE.
+   */
+  consumerGroupHeartbeat(
+    req: ConsumerGroupHeartbeatRequest,
+    ctx: RequestContext,
+  ): ConsumerGroupHeartbeatResponse {
+    if (this.#closed)
+      return { kind: 'error', code: 'NOT_COORDINATOR', message: 'The coordinator is closed.' };
+    const result = this.#groups.consumer.heartbeat(req, ctx);
+    return this.write(
+      req.groupId,
+      { records: result.records.map(encodeConsumerGroupRecord), response: result.response },
+      (e): ConsumerGroupHeartbeatResponse => ({
+        kind: 'error',
+        code: 'COORDINATOR_NOT_AVAILABLE',
+        message: `The group's records could not be written: ${e}.`,
+      }),
+    );
+  }
+
+  /** Kafka's `consumerGroupDescribe`, one answer per group id asked. */
+  consumerGroupDescribe(groupIds: readonly string[]): DescribedConsumerGroup[] {
+    if (this.#closed)
+      return groupIds.map((groupId) => ({
+        kind: 'error',
+        groupId,
+        code: 'NOT_COORDINATOR',
+        message: 'The coordinator is closed.',
+      }));
+    return this.#groups.consumer.describe(groupIds);
   }
 
   // Offsets: OffsetCommit, OffsetFetch, OffsetDelete, expiry.
@@ -251,11 +323,10 @@ export class GroupCoordinator {
         this.#groups.replayClassic(k.group, record.value);
         return;
       default:
-        // Kafka 4's consumer group records (types 3-8, 16): nothing here writes them yet, and a log that holds
-        // them (from a Kafka) is refused at load, as before the records could be decoded, not half applied.
-        throw new Error(
-          `__consumer_offsets holds a ${k.kind} record of group ${k.group} (KIP-848's consumer group protocol), which this klog does not replay yet`,
-        );
+        // Kafka 4's consumer group records (types 3-8, 16): decoded here, at the coordinator's edge, and
+        // replayed by the engine as typed records (Kafka's `GroupCoordinatorShard.replay` overloads).
+        this.#groups.replayConsumer(decodeConsumerGroupRecord(k, record.value));
+        return;
     }
   }
 

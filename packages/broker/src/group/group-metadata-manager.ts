@@ -7,10 +7,32 @@
 import { decodeGroupMetadataValue } from '@klog/protocol';
 import { ClassicGroup, ClassicGroupMember, EMPTY_BYTES, type GroupState } from './classic/classic-group.js';
 import { ClassicGroupOps, joinError, syncError } from './classic/classic-group-ops.js';
+import { encodeConsumerGroupRecord } from './consumer-record-serde.js';
 import type { CoordinatorWriter, OffsetsRecord } from './coordinator-runtime.js';
 import type { GroupCoordinatorConfig } from './group-coordinator-config.js';
+import {
+  type ConsumerGroup,
+  ConsumerGroupOps,
+  type ConsumerGroupRecord,
+  replayConsumerGroupRecord,
+  type TopicsImage,
+} from './modern/index.js';
 import { newGroupMetadataTombstoneRecord } from './record-helpers.js';
 import type { CoordinatorTimer } from './timer.js';
+
+/** No topics: the image of a coordinator built without the broker's log (unit tests of the classic protocol). */
+export const EMPTY_TOPICS_IMAGE: TopicsImage = {
+  topicsVersion: 0,
+  topics: () => new Map(),
+  topicId: () => undefined,
+  topicName: () => undefined,
+};
+
+/** A group's own `consumer.*` GROUP configs (Kafka's `GroupConfigManager`), where it has any. */
+export type ConsumerGroupConfigLookup = (groupId: string) => {
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+};
 
 export interface DescribedGroup {
   readonly groupId: string;
@@ -48,8 +70,15 @@ export function classicGroupSyncKey(groupId: string): string {
 
 export class GroupMetadataManager {
   readonly #groups = new Map<string, ClassicGroup>();
+  /**
+   * The consumer (KIP-848) groups. Kafka keeps both kinds in one map; klog keeps two, and a group id is in
+   * at most one of them (the conversion between them writes the one's tombstones with the other's records).
+   */
+  readonly #consumerGroups = new Map<string, ConsumerGroup>();
   /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup of classic groups. */
   readonly classic: ClassicGroupOps;
+  /** ConsumerGroupHeartbeat and ConsumerGroupDescribe of consumer groups, and their timers. */
+  readonly consumer: ConsumerGroupOps;
 
   constructor(
     private readonly timer: CoordinatorTimer,
@@ -57,8 +86,35 @@ export class GroupMetadataManager {
     config: GroupCoordinatorConfig,
     newId: () => string,
     onEvent: (line: string) => void,
+    image: TopicsImage = EMPTY_TOPICS_IMAGE,
+    groupConfig: ConsumerGroupConfigLookup = () => ({}),
   ) {
     this.classic = new ClassicGroupOps(this.#groups, timer, runtime, config, newId, onEvent);
+    this.consumer = new ConsumerGroupOps({
+      groups: this.#consumerGroups,
+      timer,
+      config: {
+        sessionTimeoutMs: config.consumerGroupSessionTimeoutMs,
+        heartbeatIntervalMs: config.consumerGroupHeartbeatIntervalMs,
+        assignors: config.consumerGroupAssignors,
+        maxSize: config.consumerGroupMaxSize,
+      },
+      image,
+      // A timer's fence goes through the runtime as any write: encoded, appended, then replayed.
+      write: (groupId, records) => {
+        runtime.write(
+          groupId,
+          { records: records.map(encodeConsumerGroupRecord), response: undefined },
+          () => {},
+        );
+      },
+      groupConfig,
+      log: onEvent,
+    });
+  }
+
+  consumerGroup(groupId: string): ConsumerGroup | undefined {
+    return this.#consumerGroups.get(groupId);
   }
 
   group(groupId: string): ClassicGroup | undefined {
@@ -66,12 +122,12 @@ export class GroupMetadataManager {
   }
 
   get groupCount(): number {
-    return this.#groups.size;
+    return this.#groups.size + this.#consumerGroups.size;
   }
 
   /** The ids of every group, taken now (a caller may remove groups as it goes). */
   groupIds(): string[] {
-    return [...this.#groups.keys()];
+    return [...this.#groups.keys(), ...this.#consumerGroups.keys()];
   }
 
   /** Kafka's `getOrMaybeCreateClassicGroup(groupId, true)`: the group, made Empty at `nowMs` if it is new. */
@@ -181,11 +237,24 @@ export class GroupMetadataManager {
     this.#groups.set(groupId, group);
   }
 
-  /** Kafka's `onLoaded`: members of loaded groups must heartbeat within their session timeout, as after a rebalance. */
+  /**
+   * Kafka's `replay` of a consumer group record (types 3-8, 16), at load and after each write: the engine's
+   * replay changes the group; a group its epoch tombstone removed has its members' timers cancelled.
+   */
+  replayConsumer(record: ConsumerGroupRecord): void {
+    const removed = replayConsumerGroupRecord(this.#consumerGroups, record);
+    if (removed !== undefined) this.consumer.onGroupRemoved(removed);
+  }
+
+  /**
+   * Kafka's `onLoaded`: members of loaded groups must heartbeat within their session timeout, as after a
+   * rebalance; a consumer group's member also gets its rebalance timer back while it is revoking.
+   */
   onLoaded(): void {
     for (const group of this.#groups.values()) {
       for (const m of group.members.values()) this.classic.scheduleHeartbeat(group, m, m.sessionTimeoutMs);
     }
+    this.consumer.onLoaded();
   }
 
   /** Kafka's `onUnloaded`: waiting joins and syncs are answered NOT_COORDINATOR (a client finds the coordinator again). */
