@@ -10,12 +10,13 @@ import {
 } from './config/config.js';
 import { BROKER_CONFIGS_FILE, ConfigFileStore, GROUP_CONFIGS_FILE } from './config/config-file-store.js';
 import { checkDynamicBrokerConfig } from './config/dynamic-broker-config.js';
-import { checkGroupConfig } from './config/group-config.js';
+import { checkGroupConfig, consumerGroupOverrides } from './config/group-config.js';
 import { TopicConfigStore } from './config/topic-config-store.js';
 import { TopicConfigs } from './config/topic-configs.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
 import { SystemTimer } from './group/timer.js';
+import { topicsImageOf } from './group/topics-image-port.js';
 import { FetchPurgatory } from './log/fetch-purgatory.js';
 import {
   type BrokerLog,
@@ -122,6 +123,10 @@ export class Broker {
           groupMaxSize: config.groupMaxSize,
           groupMaxMetadataBytes: config.messageMaxBytes,
           offsetsRetentionMs: config.offsetsRetentionMinutes * 60_000,
+          consumerGroupSessionTimeoutMs: config.groupConsumerSessionTimeoutMs,
+          consumerGroupHeartbeatIntervalMs: config.groupConsumerHeartbeatIntervalMs,
+          consumerGroupAssignors: config.groupConsumerAssignors.split(','),
+          consumerGroupMaxSize: config.groupConsumerMaxSize,
         },
         (topic, partition) => {
           try {
@@ -132,6 +137,8 @@ export class Broker {
         },
         undefined,
         (line) => this.#logger.info(line),
+        topicsImageOf(log),
+        (groupId) => consumerGroupOverrides(groupConfigs.get(groupId)),
       );
       const loaded = this.#offsetsTopic.load(this.#groups);
       if (this.#offsetsTopic.exists) {

@@ -1,4 +1,5 @@
 import { alterConfigsApi } from './admin/alter-configs.js';
+import { consumerGroupDescribeApi } from './admin/consumer-group-describe.js';
 import { createPartitionsApi } from './admin/create-partitions.js';
 import { createTopicsApi } from './admin/create-topics.js';
 import { deleteGroupsApi } from './admin/delete-groups.js';
@@ -13,6 +14,7 @@ import { describeTopicPartitionsApi } from './admin/describe-topic-partitions.js
 import { incrementalAlterConfigsApi } from './admin/incremental-alter-configs.js';
 import { listGroupsApi } from './admin/list-groups.js';
 import { offsetDeleteApi } from './admin/offset-delete.js';
+import { consumerGroupHeartbeatApi } from './consumer/consumer-group-heartbeat.js';
 import { fetchApi } from './consumer/fetch.js';
 import { heartbeatApi } from './consumer/heartbeat.js';
 import { joinGroupApi } from './consumer/join-group.js';
@@ -57,4 +59,6 @@ export const API_HANDLERS = [
   listGroupsApi,
   deleteGroupsApi,
   offsetDeleteApi,
+  consumerGroupHeartbeatApi,
+  consumerGroupDescribeApi,
 ] as const;

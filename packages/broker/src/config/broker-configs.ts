@@ -310,14 +310,14 @@ export const BROKER_CONFIGS = [
   },
   // The consumer group protocol's (KIP-848) group settings, Kafka's GroupCoordinatorConfig: the defaults and
   // bounds of a group's own consumer.session.timeout.ms and consumer.heartbeat.interval.ms (GROUP config
-  // resources). klog has only the classic protocol, so these only bound and fill what DescribeConfigs shows.
+  // resources), which drive the coordinator's session and heartbeat timers of consumer groups.
   {
     name: 'group.consumer.session.timeout.ms',
     key: 'groupConsumerSessionTimeoutMs',
     type: 'INT',
     validator: range(1, INT_MAX),
     defaultValue: 45_000,
-    doc: "a consumer-protocol group's session timeout unless the group sets its own (stored, not acted on)",
+    doc: "a consumer-protocol group's session timeout unless the group sets its own",
   },
   {
     name: 'group.consumer.min.session.timeout.ms',
@@ -342,7 +342,7 @@ export const BROKER_CONFIGS = [
     type: 'INT',
     validator: range(1, INT_MAX),
     defaultValue: 5000,
-    doc: "a consumer-protocol group's heartbeat interval unless the group sets its own (stored, not acted on)",
+    doc: "a consumer-protocol group's heartbeat interval unless the group sets its own",
   },
   {
     name: 'group.consumer.min.heartbeat.interval.ms',
@@ -360,6 +360,33 @@ export const BROKER_CONFIGS = [
     atLeastKey: 'groupConsumerMinHeartbeatIntervalMs',
     defaultValue: 15_000,
     doc: 'longest consumer.heartbeat.interval.ms a group may be given (at least the shortest)',
+  },
+  {
+    // Kafka's GroupCoordinatorConfig.CONSUMER_GROUP_ASSIGNORS_CONFIG: class names or the built-in names; klog
+    // has only the two built in, the first is the default.
+    name: 'group.consumer.assignors',
+    key: 'groupConsumerAssignors',
+    type: 'LIST',
+    validator: { kind: 'listOf', values: ['uniform', 'range'] },
+    defaultValue: 'uniform,range',
+    doc: 'server-side assignors a consumer-protocol group may use, the first the default',
+  },
+  {
+    // Kafka's default is Integer.MAX_VALUE; klog bounds it as group.max.size.
+    name: 'group.consumer.max.size',
+    key: 'groupConsumerMaxSize',
+    type: 'INT',
+    validator: range(1, INT_MAX),
+    defaultValue: 1000,
+    doc: 'members of one consumer-protocol group at most',
+  },
+  {
+    name: 'group.consumer.migration.policy',
+    key: 'groupConsumerMigrationPolicy',
+    type: 'STRING',
+    validator: { kind: 'oneOf', values: ['disabled', 'downgrade', 'upgrade', 'bidirectional'] },
+    defaultValue: 'bidirectional',
+    doc: 'whether an empty group may change between the classic and the consumer protocol, and which way',
   },
   {
     name: 'offsets.retention.minutes',

@@ -151,6 +151,7 @@ export function resolveConfig(options: BrokerOptions, tables: ConfigTables = CON
     const atLeast = def.atLeastKey === undefined ? undefined : (values[def.atLeastKey] as number | undefined);
     values[def.key] = checked(def, value, atLeast);
   }
+  checkConsumerGroupSettings(values);
   const topicDefault = (name: string) =>
     Number(logSettings.get(name) ?? tables.topic.find((d) => d.brokerName === name)!.defaultValue);
   const host = values.host as string;
@@ -169,4 +170,28 @@ export function resolveConfig(options: BrokerOptions, tables: ConfigTables = CON
     logSettings,
     explicit,
   } as unknown as BrokerConfig;
+}
+
+/**
+ * Kafka's `GroupCoordinatorConfig` requires of the consumer group protocol's settings: each default within
+ * its bounds, and a heartbeat interval shorter than the session timeout.
+ */
+function checkConsumerGroupSettings(values: Record<string, unknown>): void {
+  const n = (key: string) => values[key] as number;
+  for (const [what, key] of [
+    ['session.timeout.ms', 'SessionTimeoutMs'],
+    ['heartbeat.interval.ms', 'HeartbeatIntervalMs'],
+  ] as const) {
+    const value = n(`groupConsumer${key}`);
+    const min = n(`groupConsumerMin${key}`);
+    const max = n(`groupConsumerMax${key}`);
+    if (value < min || value > max)
+      throw new ConfigError(
+        `group.consumer.${what} must be from group.consumer.min.${what} (${min}) to group.consumer.max.${what} (${max}), got ${value}`,
+      );
+  }
+  if (n('groupConsumerHeartbeatIntervalMs') >= n('groupConsumerSessionTimeoutMs'))
+    throw new ConfigError(
+      'group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms',
+    );
 }

@@ -3,7 +3,9 @@ import { type ConfigTypeName, INT_MAX, type Parsed, parseConfigValue, type Valid
 /**
  * A group's own configs (ConfigResource type GROUP, 32), as Kafka 4.1.0's `GroupConfig` defines them: the
  * settings of the consumer (KIP-848), share (KIP-932) and streams (KIP-1071) group protocols a group may
- * override. klog has only the classic protocol, so these are checked, stored and described, not acted on.
+ * override. The two consumer rows set a consumer group's session timeout and heartbeat interval (Kafka's
+ * `GroupConfigManager`, read by the coordinator's engine); the share and streams rows are checked, stored
+ * and described, not acted on (klog has no share or streams groups).
  * Pure: the rows, the checks of `GroupConfig.validate` and the effective values; the broker stores them.
  */
 
@@ -28,7 +30,7 @@ export interface GroupConfigDef {
 }
 
 const storedOnly = (doc: string) =>
-  `${doc} (klog stores this config but does not act on it: it has only the classic group protocol)`;
+  `${doc} (klog stores this config but does not act on it: it has no share or streams groups)`;
 
 const atLeast = (min: number): Validator => ({ kind: 'range', min, max: INT_MAX });
 
@@ -44,7 +46,7 @@ export const GROUP_CONFIGS: readonly GroupConfigDef[] = [
       max: 'group.consumer.max.heartbeat.interval.ms',
     },
     brokerName: 'group.consumer.heartbeat.interval.ms',
-    doc: storedOnly('how often members of a consumer-protocol group are told to heartbeat'),
+    doc: 'how often members of a consumer-protocol group are told to heartbeat',
   },
   {
     name: 'consumer.session.timeout.ms',
@@ -56,7 +58,7 @@ export const GROUP_CONFIGS: readonly GroupConfigDef[] = [
       max: 'group.consumer.max.session.timeout.ms',
     },
     brokerName: 'group.consumer.session.timeout.ms',
-    doc: storedOnly('how long a consumer-protocol member may go without a heartbeat before it is removed'),
+    doc: 'how long a consumer-protocol member may go without a heartbeat before it is removed',
   },
   {
     name: 'share.auto.offset.reset',
@@ -236,4 +238,21 @@ export function groupConfigDefaults(settings: GroupBrokerSettings): ReadonlyMap<
     ['group.consumer.session.timeout.ms', String(settings.groupConsumerSessionTimeoutMs)],
     ['group.consumer.heartbeat.interval.ms', String(settings.groupConsumerHeartbeatIntervalMs)],
   ]);
+}
+
+/**
+ * A group's own `consumer.session.timeout.ms` and `consumer.heartbeat.interval.ms`, where it set them (Kafka's
+ * `GroupConfigManager.groupConfig`, read by `GroupMetadataManager.consumerGroupSessionTimeoutMs` and its
+ * sibling): the coordinator falls back to the broker's `group.consumer.*` for the others.
+ */
+export function consumerGroupOverrides(stored: ReadonlyMap<string, string>): {
+  sessionTimeoutMs?: number;
+  heartbeatIntervalMs?: number;
+} {
+  const session = stored.get('consumer.session.timeout.ms');
+  const heartbeat = stored.get('consumer.heartbeat.interval.ms');
+  return {
+    ...(session === undefined ? {} : { sessionTimeoutMs: Number(session) }),
+    ...(heartbeat === undefined ? {} : { heartbeatIntervalMs: Number(heartbeat) }),
+  };
 }

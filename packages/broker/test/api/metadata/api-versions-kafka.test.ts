@@ -99,9 +99,6 @@ const REASONS: Record<string, string> = {
   UnregisterBroker: ONE_BROKER,
   DescribeTransactions: NO_TXN,
   ListTransactions: NO_TXN,
-  ConsumerGroupHeartbeat:
-    'Kafka 4’s consumer group protocol (KIP-848) is not served yet: clients with group.protocol=consumer see it missing and must use classic',
-  ConsumerGroupDescribe: 'Kafka 4’s consumer group protocol (KIP-848) is not served yet',
   ListConfigResources:
     'not served yet: it lists client-metrics and group config resources, neither of which klog has',
   ShareGroupHeartbeat: NO_SHARE,

@@ -38,6 +38,8 @@ const ADVERTISED = {
   75: [0, 0], // DescribeTopicPartitions
   42: [0, 2], // DeleteGroups
   47: [0, 0], // OffsetDelete
+  68: [0, 1], // ConsumerGroupHeartbeat (KIP-848)
+  69: [0, 1], // ConsumerGroupDescribe (KIP-848)
 };
 
 describe('ApiVersions', () => {
