@@ -193,3 +193,28 @@ describe('the rows themselves', () => {
     expect(names).not.toContain('host');
   });
 });
+
+describe('the consumer group protocol settings (Kafka 4.1 GroupCoordinatorConfig)', () => {
+  it("Kafka's defaults; an assignor not built in, a default outside its bounds, a heartbeat not under the session: refused", () => {
+    const c = resolveConfig({ dataDir: '/x' });
+    expect([c.groupConsumerAssignors, c.groupConsumerMaxSize, c.groupConsumerMigrationPolicy]).toEqual([
+      'uniform,range',
+      1000,
+      'bidirectional',
+    ]);
+    expect(() => resolveConfig({ dataDir: '/x', groupConsumerAssignors: 'sticky' })).toThrow(ConfigError);
+    expect(() => resolveConfig({ dataDir: '/x', groupConsumerMigrationPolicy: 'sideways' })).toThrow(
+      ConfigError,
+    );
+    expect(() => resolveConfig({ dataDir: '/x', groupConsumerSessionTimeoutMs: 30_000 })).toThrow(
+      /group.consumer.session.timeout.ms must be from group.consumer.min.session.timeout.ms \(45000\)/,
+    );
+    expect(() =>
+      resolveConfig({
+        dataDir: '/x',
+        groupConsumerMinSessionTimeoutMs: 5000,
+        groupConsumerSessionTimeoutMs: 5000,
+      }),
+    ).toThrow(/group.consumer.heartbeat.interval.ms must be less than group.consumer.session.timeout.ms/);
+  });
+});
