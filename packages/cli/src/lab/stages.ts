@@ -125,6 +125,7 @@ class Producer {
     expected: Readonly<Record<string, unknown>>,
     window: readonly SentBatch[],
     epoch = this.epoch,
+    windowEpoch?: number,
   ): void {
     const end = this.log.logEndOffset;
     const request = `${what}: ${this.describe(epoch, firstSeq, records)}`;
@@ -132,6 +133,9 @@ class Producer {
     expectFields(request, expected, answer, [
       { ...logEndRow(this.log, end), field: 'log end offset (ต้องไม่มีอะไรถูกเขียน)' },
       windowRow(this.entry, window),
+      // Where epochs are the point (stage 6), the window's own epoch beside its batches: a refused batch of
+      // another epoch leaves it as it was (Kafka's ProducerStateEntry keeps its epoch until a batch is written).
+      ...(windowEpoch === undefined ? [] : [epochRow(this.entry, windowEpoch)]),
     ]);
   }
 }
@@ -277,6 +281,7 @@ const epoch: Stage = {
       outOfOrder(p.next, old.firstSeq),
       before,
       newer,
+      p.epoch,
     );
     p.epoch = newer;
     const fresh = p.sendNew(rng.int(1, 3), `batch ใหม่จาก epoch ${newer}`, (sent) => sent.slice(-1));
@@ -287,8 +292,17 @@ const epoch: Stage = {
       outOfOrder(p.next, old.firstSeq),
       [fresh],
       old.epoch,
+      newer,
     );
-    p.resend(`ส่ง batch ของ epoch ${newer} ซ้ำ`, fresh.firstSeq, fresh.records, duplicateOf(fresh), [fresh]);
+    p.resend(
+      `ส่ง batch ของ epoch ${newer} ซ้ำ`,
+      fresh.firstSeq,
+      fresh.records,
+      duplicateOf(fresh),
+      [fresh],
+      newer,
+      newer,
+    );
   },
 };
 

@@ -156,6 +156,23 @@ describe('klog lab check', () => {
     expect(lines[at + 3]).toMatch(/^ {4}✗ firstOffset +(\d+) +(?!\1)\d+$/);
   });
 
+  it("the epoch stage's report shows the window's epoch beside its batches", () => {
+    const run = klog([
+      'lab',
+      'check',
+      fixture('forgets-epoch'),
+      '--stage',
+      'epoch',
+      '--seed',
+      '7',
+      '--no-save',
+    ]);
+    expect(run.status).toBe(1);
+    const newer = Number(/^ {4}คำขอ {4}ช่วงเดิมจาก epoch (\d+):/m.exec(run.stdout)?.[1]);
+    // The batch of the new epoch was refused: the window is still the old epoch's.
+    expect(run.stdout).toMatch(new RegExp(`^ {4}✓ producerEpoch +${newer - 1} +${newer - 1}$`, 'm'));
+  });
+
   it('replays a run from its seed, and draws other inputs from another seed', () => {
     const args = ['lab', 'check', fixture('never-evicts'), '--no-save'];
     const a = klog([...args, '--seed', '77']);
