@@ -71,7 +71,7 @@ export async function partitionCount(
 ): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     const res = await client.request(Metadata, {
-      topics: [{ name: topic }],
+      topics: [{ name: topic, topicId: '00000000-0000-0000-0000-000000000000' }],
       allowAutoTopicCreation: autoCreate,
       includeClusterAuthorizedOperations: false,
       includeTopicAuthorizedOperations: false,
