@@ -166,7 +166,9 @@ export class TopicService {
       t.isInternal || INTERNAL_TOPICS.has(t.name);
     const filter = topic === undefined ? undefined : includeList(topic);
     return metadata.topics
-      .flatMap((t) => (t.errorCode === 0 && t.name !== null ? [{ name: t.name, isInternal: t.isInternal }] : []))
+      .flatMap((t) =>
+        t.errorCode === 0 && t.name !== null ? [{ name: t.name, isInternal: t.isInternal }] : [],
+      )
       .filter((t) => !(excludeInternal && internal(t)))
       .map((t) => t.name)
       .filter((name) => filter === undefined || filter.test(name))

@@ -6,14 +6,11 @@ import {
   errorName,
 } from '@klog/protocol';
 import { isInternalTopic } from '../../group/offsets-topic.js';
-import { LogError } from '../../log/log-port.js';
+import { LogError, NO_TOPIC_ID } from '../../log/log-port.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
-import { topicId } from './create-topics.js';
 
 type Result = DeleteTopicsResponse.DeletableTopicResult;
-
-const NO_TOPIC_ID = '00000000-0000-0000-0000-000000000000';
 
 /**
  * Deletes one topic as Kafka's controller does for a DeleteTopics: its partitions' files, then its configs.
@@ -28,16 +25,21 @@ function deleteTopic(
 ): Result {
   const result = (topic: string | null, code: ErrorName, message: string | null): Result => ({
     name: topic,
-    topicId: topic === null ? id : topicId(topic),
+    topicId: topic === null ? id : (ids.get(topic) ?? NO_TOPIC_ID),
     errorCode: ErrorCode[code],
     errorMessage: message,
   });
+  // The id is read before the deletion drops it: the answer names the topic deleted by its id.
+  const ids = new Map<string, string>();
   let topic = name;
   if (topic === null) {
-    // Version 6 may name a topic by id only: klog's ids are a hash of the name (create-topics.ts).
-    topic = [...ctx.log.topics().keys()].find((t) => topicId(t) === id) ?? null;
+    // Version 6 may name a topic by id only (Kafka's `ReplicationControlManager.deleteTopics` by id).
+    topic = ctx.log.topicName(id) ?? null;
     if (topic === null) return result(null, 'UNKNOWN_TOPIC_ID', `No topic with id ${id}.`);
-  } else if (withId && id !== NO_TOPIC_ID && topicId(topic) !== id) {
+  }
+  const own = ctx.log.topicId(topic);
+  if (own !== undefined) ids.set(topic, own);
+  if (name !== null && withId && id !== NO_TOPIC_ID && own !== id) {
     return result(topic, 'INVALID_REQUEST', `Topic ${topic} does not have id ${id}.`);
   }
   if (isInternalTopic(topic)) {
