@@ -23,44 +23,35 @@ function deleteTopic(
   id: string,
   withId: boolean,
 ): Result {
-  const result = (topic: string | null, code: ErrorName, message: string | null): Result => ({
+  // Version 6 may name a topic by id only (Kafka's `ReplicationControlManager.deleteTopics` by id).
+  const topic = name ?? ctx.log.topicName(id) ?? null;
+  // The id is read before the deletion drops it: the answer names the topic deleted by its id.
+  const own = topic === null ? undefined : ctx.log.topicId(topic);
+  const result = (code: ErrorName, message: string | null): Result => ({
     name: topic,
-    topicId: topic === null ? id : (ids.get(topic) ?? NO_TOPIC_ID),
+    topicId: topic === null ? id : (own ?? NO_TOPIC_ID),
     errorCode: ErrorCode[code],
     errorMessage: message,
   });
-  // The id is read before the deletion drops it: the answer names the topic deleted by its id.
-  const ids = new Map<string, string>();
-  let topic = name;
-  if (topic === null) {
-    // Version 6 may name a topic by id only (Kafka's `ReplicationControlManager.deleteTopics` by id).
-    topic = ctx.log.topicName(id) ?? null;
-    if (topic === null) return result(null, 'UNKNOWN_TOPIC_ID', `No topic with id ${id}.`);
-  }
-  const own = ctx.log.topicId(topic);
-  if (own !== undefined) ids.set(topic, own);
+  if (topic === null) return result('UNKNOWN_TOPIC_ID', `No topic with id ${id}.`);
   if (name !== null && withId && id !== NO_TOPIC_ID && own !== id) {
-    return result(topic, 'INVALID_REQUEST', `Topic ${topic} does not have id ${id}.`);
+    return result('INVALID_REQUEST', `Topic ${topic} does not have id ${id}.`);
   }
   if (isInternalTopic(topic)) {
-    return result(
-      topic,
-      'INVALID_REQUEST',
-      `${topic} is internal: the group coordinator's, it cannot be deleted.`,
-    );
+    return result('INVALID_REQUEST', `${topic} is internal: the group coordinator's, it cannot be deleted.`);
   }
   if (!ctx.log.topics().has(topic)) {
-    return result(topic, 'UNKNOWN_TOPIC_OR_PARTITION', 'This server does not host this topic-partition.');
+    return result('UNKNOWN_TOPIC_OR_PARTITION', 'This server does not host this topic-partition.');
   }
   try {
     ctx.log.deleteTopic(topic);
   } catch (error) {
-    if (error instanceof LogError) return result(topic, error.code, error.message);
+    if (error instanceof LogError) return result(error.code, error.message);
     throw error;
   }
   ctx.topicConfigs.delete(topic);
   ctx.logger.info(`deleted topic ${topic} (DeleteTopics)`);
-  return result(topic, 'NONE', null);
+  return result('NONE', null);
 }
 
 export const deleteTopicsApi = defineApi({
