@@ -101,11 +101,13 @@ const requestInputs = fc.oneof(
 );
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
 
 /** Array elements + string characters in a decoded value; byte strings must be views into `frame`. */
 function measure(value: unknown, frame: Uint8Array): number {
-  // A UUID's 36 characters come from its 16 bytes.
-  if (typeof value === 'string') return UUID.test(value) ? 16 : value.length;
+  // A UUID's 36 characters come from its 16 bytes; the zero UUID is also the default a version without
+  // the field is given (Metadata's TopicId below v10), which comes from no bytes.
+  if (typeof value === 'string') return UUID.test(value) ? (value === ZERO_UUID ? 0 : 16) : value.length;
   if (value instanceof Uint8Array) {
     if (value.buffer !== frame.buffer) throw new Error('a byte string was copied out of the frame');
     return 0;

@@ -55,6 +55,7 @@ function fetchError(request: FetchRequest, errorCode: number): FetchResponse {
     sessionId: 0,
     responses: request.topics.map((t) => ({
       topic: t.topic,
+      topicId: t.topicId,
       partitions: t.partitions.map((p) => ({
         partitionIndex: p.partition,
         errorCode,

@@ -44,6 +44,9 @@ function produce(acks: number): ProduceRequest {
   };
 }
 
+/** The topic's id: what Fetch 13+ names it by. */
+const ORDERS_ID = '0b6e8a1c-2f3d-4e5f-8a9b-0c1d2e3f4a5b';
+
 const fetchRequest: FetchRequest = {
   clusterId: null,
   replicaId: -1,
@@ -53,9 +56,11 @@ const fetchRequest: FetchRequest = {
   isolationLevel: 0,
   sessionId: 0,
   sessionEpoch: -1,
+  replicaState: { replicaId: -1, replicaEpoch: -1 },
   topics: [
     {
       topic: 'orders',
+      topicId: ORDERS_ID,
       partitions: [
         {
           partition: 3,
@@ -64,6 +69,7 @@ const fetchRequest: FetchRequest = {
           lastFetchedEpoch: -1,
           logStartOffset: -1,
           partitionMaxBytes: 1024,
+          replicaDirectoryId: '00000000-0000-0000-0000-000000000000',
         },
       ],
     },
@@ -121,7 +127,7 @@ describe('errorResponseFor: the error response to a request, in its version', ()
     expect(answer).toEqual({ kind: 'noResponse', reason: 'the request expects no response' });
   });
 
-  it('Fetch, every version klog has codecs for (0–12): each partition with the code and no records', () => {
+  it('Fetch, every version klog has codecs for (0–18): each partition with the code and no records', () => {
     expect(Fetch.minVersion).toBe(0);
     for (const version of versions(Fetch)) {
       const answer = errorResponseFor(
@@ -132,7 +138,9 @@ describe('errorResponseFor: the error response to a request, in its version', ()
       const { body } = decodeResponse(Fetch, version, concatBytes(answer.frame.chunks).subarray(4));
       expect(body.errorCode).toBe(version >= 7 ? UNSUPPORTED : 0); // the top-level code is v7's
       expect(body.responses).toHaveLength(1);
-      expect(body.responses[0]!.topic).toBe('orders');
+      // From v13 the topic is named by its id only.
+      if (version >= 13) expect(body.responses[0]!.topicId).toBe(ORDERS_ID);
+      else expect(body.responses[0]!.topic).toBe('orders');
       expect(body.responses[0]!.partitions).toMatchObject([
         { partitionIndex: 3, errorCode: UNSUPPORTED, highWatermark: -1 },
       ]);
@@ -144,16 +152,16 @@ describe('errorResponseFor: the error response to a request, in its version', ()
   });
 
   it('what cannot be answered says why: a version past the codecs, an API klog has no definition of', () => {
-    const fetch13 = encodeRequest(
-      { ...Fetch, maxVersion: 13, writeRequest: () => {} },
-      13,
+    const fetch19 = encodeRequest(
+      { ...Fetch, maxVersion: 19, writeRequest: () => {} },
+      19,
       1,
       'c',
       fetchRequest,
     );
-    expect(errorResponseFor(frameOf(fetch13), UNSUPPORTED)).toEqual({
+    expect(errorResponseFor(frameOf(fetch19), UNSUPPORTED)).toEqual({
       kind: 'unanswerable',
-      reason: 'klog has no codec for v13 (its codecs: v0–v12)',
+      reason: 'klog has no codec for v19 (its codecs: v0–v18)',
     });
     const addPartitionsToTxn = new Uint8Array([0, 24, 0, 3, 0, 0, 0, 5, 0, 1, 0x63]);
     expect(errorResponseFor(addPartitionsToTxn, UNSUPPORTED)).toEqual({

@@ -97,6 +97,7 @@ describe('encodeResponse', () => {
       controllerId: -1,
       topics: [],
       clusterAuthorizedOperations: -2147483648,
+      errorCode: 0,
     };
     const v9 = concatBytes(encodeResponse(Metadata, 9, 5, empty).chunks);
     const v8 = concatBytes(encodeResponse(Metadata, 8, 5, empty).chunks);
@@ -136,6 +137,7 @@ describe('encodeResponse', () => {
       controllerId: 0,
       topics: [],
       clusterAuthorizedOperations: 7,
+      errorCode: 0,
     };
     expect(() => encodeResponse(Metadata, 7, 1, ops)).toThrow(
       'clusterAuthorizedOperations: version 7 has no such field, and its value is not the default',

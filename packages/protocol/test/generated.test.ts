@@ -96,6 +96,7 @@ describe('the generator', () => {
       controllerId: -1,
       topics: [],
       clusterAuthorizedOperations: 7,
+      errorCode: 0,
     };
     for (const version of [5, 6]) {
       expect(() => Metadata.writeResponse(version, new Writer(), response)).toThrow(

@@ -23,6 +23,8 @@ import { decodeFrame, kafkajsFrame, kafkajsPayload, respond } from './clients.js
  */
 
 const NO_OPS = -2147483648;
+/** What a version without topic ids decodes a topic's id as. */
+const ZERO_ID = '00000000-0000-0000-0000-000000000000';
 
 /** A KafkaJS-encoded produce request, and the RecordBatch bytes klog reads out of it. */
 async function kafkajsBatch(messages: number, producerId = 5, firstSequence = 3) {
@@ -78,7 +80,10 @@ describe('KafkaJS 2.2.4 → klog: requests', () => {
         allowAutoTopicCreation: false,
       });
       const d = decodeFrame<MetadataRequest>(frame);
-      expect(d.body.topics).toEqual([{ name: 'orders' }, { name: 'ไทย' }]);
+      expect(d.body.topics).toEqual([
+        { name: 'orders', topicId: ZERO_ID },
+        { name: 'ไทย', topicId: ZERO_ID },
+      ]);
       expect(d.body.allowAutoTopicCreation).toBe(version < 4);
       expect(d.trailing).toBe(0);
     }
@@ -160,6 +165,7 @@ describe('KafkaJS 2.2.4 → klog: requests', () => {
       expect(d.body.topics).toEqual([
         {
           topic: 'orders',
+          topicId: ZERO_ID,
           partitions: [
             {
               partition: 0,
@@ -168,6 +174,7 @@ describe('KafkaJS 2.2.4 → klog: requests', () => {
               lastFetchedEpoch: -1,
               logStartOffset: -1,
               partitionMaxBytes: 1_048_576,
+              replicaDirectoryId: ZERO_ID,
             },
           ],
         },
@@ -271,6 +278,7 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
           {
             errorCode: 0,
             name: 'orders',
+            topicId: '00000000-0000-0000-0000-000000000000',
             isInternal: false,
             partitions: [0, 1].map((p) => ({
               errorCode: 0,
@@ -285,6 +293,7 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
           },
         ],
         clusterAuthorizedOperations: NO_OPS,
+        errorCode: 0,
       });
       const data = (await response.parse(await response.decode(kafkajsPayload(chunks)))) as {
         brokers: { nodeId: number; host: string; port: number }[];
@@ -373,6 +382,7 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
         responses: [
           {
             topic: 'orders',
+            topicId: '00000000-0000-0000-0000-000000000000',
             partitions: [
               {
                 partitionIndex: 1,
@@ -424,6 +434,7 @@ describe('klog → KafkaJS 2.2.4: responses', () => {
         responses: [
           {
             topic: 'orders',
+            topicId: '00000000-0000-0000-0000-000000000000',
             partitions: [
               {
                 partitionIndex: 0,

@@ -24,6 +24,8 @@ import { decodeFrame, platformaticFrame, platformaticParse, respond } from './cl
  */
 
 const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+/** A topic id as klog draws them (random, version 4). */
+const TOPIC_ID = '0b6e8a1c-2f3d-4e5f-8a9b-0c1d2e3f4a5b';
 
 describe('@platformatic/kafka 1.35 → klog: requests', () => {
   it('ApiVersions v3: header v2 (tag buffer) with an INT16 client id, the client software in compact strings', () => {
@@ -45,11 +47,79 @@ describe('@platformatic/kafka 1.35 → klog: requests', () => {
     const d = decodeFrame<MetadataRequest>(frame);
     expect(d.header.headerVersion).toBe(2);
     expect(d.body).toEqual({
-      topics: [{ name: 'orders' }, { name: 'payments' }],
+      // Version 9 has no topic ids: the decoder fills in the zero id.
+      topics: [
+        { name: 'orders', topicId: ZERO_UUID },
+        { name: 'payments', topicId: ZERO_UUID },
+      ],
       allowAutoTopicCreation: true,
       includeClusterAuthorizedOperations: false,
       includeTopicAuthorizedOperations: false,
     });
+    expect(d.trailing).toBe(0);
+  });
+
+  it('Metadata v12: topics by name, each with a null topic id', () => {
+    const { frame } = platformaticFrame('metadataV12', [['orders'], true, false], true);
+    const d = decodeFrame<MetadataRequest>(frame);
+    expect(d.body).toEqual({
+      topics: [{ topicId: ZERO_UUID, name: 'orders' }],
+      allowAutoTopicCreation: true,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    expect(d.trailing).toBe(0);
+  });
+
+  it('Fetch v17: each topic by its id (no name), the follower fields at their defaults', () => {
+    const { frame } = platformaticFrame(
+      'fetchV17',
+      [
+        500,
+        1,
+        10_485_760,
+        0,
+        0,
+        -1,
+        [
+          {
+            topicId: TOPIC_ID,
+            partitions: [
+              {
+                partition: 2,
+                currentLeaderEpoch: -1,
+                fetchOffset: 17n,
+                lastFetchedEpoch: -1,
+                partitionMaxBytes: 1_048_576,
+              },
+            ],
+          },
+        ],
+        [],
+        '',
+      ],
+      true,
+    );
+    const d = decodeFrame<FetchRequest>(frame);
+    expect(d.header).toMatchObject({ apiKey: 1, apiVersion: 17, headerVersion: 2 });
+    expect(d.body.topics).toEqual([
+      {
+        topic: '',
+        topicId: TOPIC_ID,
+        partitions: [
+          {
+            partition: 2,
+            currentLeaderEpoch: -1,
+            fetchOffset: 17,
+            lastFetchedEpoch: -1,
+            logStartOffset: -1,
+            partitionMaxBytes: 1_048_576,
+            replicaDirectoryId: ZERO_UUID,
+          },
+        ],
+      },
+    ]);
+    expect(d.body.replicaState).toEqual({ replicaId: -1, replicaEpoch: -1 });
     expect(d.trailing).toBe(0);
   });
 
@@ -137,9 +207,12 @@ describe('@platformatic/kafka 1.35 → klog: requests', () => {
       isolationLevel: 1,
       sessionId: 0,
       sessionEpoch: -1,
+      // Fields of later versions (the follower's, the topic id) at their defaults.
+      replicaState: { replicaId: -1, replicaEpoch: -1 },
       topics: [
         {
           topic: 'orders',
+          topicId: ZERO_UUID,
           partitions: [
             {
               partition: 2,
@@ -148,6 +221,7 @@ describe('@platformatic/kafka 1.35 → klog: requests', () => {
               lastFetchedEpoch: -1,
               logStartOffset: -1,
               partitionMaxBytes: 1_048_576,
+              replicaDirectoryId: ZERO_UUID,
             },
           ],
         },
@@ -245,9 +319,9 @@ describe('klog → @platformatic/kafka 1.35: responses', () => {
     ]);
   });
 
-  it('Metadata v9: broker, cluster id, controller and the topic name (which platformatic uses as the topic id)', () => {
-    const { mod } = platformaticFrame('metadataV9', [[]], true);
-    const chunks = respond(Metadata, 9, 9, {
+  it('Metadata v12: broker, cluster id, controller and the topic id (which platformatic then fetches by)', () => {
+    const { mod } = platformaticFrame('metadataV12', [[]], true);
+    const chunks = respond(Metadata, 12, 9, {
       throttleTimeMs: 0,
       brokers: [{ nodeId: 0, host: '127.0.0.1', port: 19092, rack: null }],
       clusterId: 'klog',
@@ -256,6 +330,7 @@ describe('klog → @platformatic/kafka 1.35: responses', () => {
         {
           errorCode: 0,
           name: 'orders',
+          topicId: TOPIC_ID,
           isInternal: false,
           partitions: [
             {
@@ -270,18 +345,34 @@ describe('klog → @platformatic/kafka 1.35: responses', () => {
           ],
           topicAuthorizedOperations: -2147483648,
         },
+        {
+          errorCode: 100,
+          name: null,
+          topicId: ZERO_UUID,
+          isInternal: false,
+          partitions: [],
+          topicAuthorizedOperations: -2147483648,
+        },
       ],
       clusterAuthorizedOperations: -2147483648,
+      errorCode: 0,
     });
-    const parsed = platformaticParse(mod, chunks, true) as {
+    let parsed: {
       brokers: unknown[];
       controllerId: number;
-      topics: { name: string; topicId: string; partitions: { leaderId: number }[] }[];
+      topics: { name: string | null; topicId: string; partitions: { leaderId: number }[] }[];
     };
+    try {
+      parsed = platformaticParse(mod, chunks, true) as typeof parsed;
+    } catch (error) {
+      // platformatic throws a ResponseError for any topic with an error, carrying what it read.
+      parsed = (error as { response: typeof parsed }).response;
+    }
     expect(parsed.brokers).toEqual([{ nodeId: 0, host: '127.0.0.1', port: 19092, rack: null }]);
     expect(parsed.controllerId).toBe(0);
-    expect(parsed.topics[0]).toMatchObject({ name: 'orders', topicId: 'orders' });
+    expect(parsed.topics[0]).toMatchObject({ name: 'orders', topicId: TOPIC_ID });
     expect(parsed.topics[0]!.partitions[0]!.leaderId).toBe(0);
+    expect(parsed.topics[1]).toMatchObject({ name: null, topicId: ZERO_UUID });
   });
 
   it('InitProducerId v4: the allocated id', () => {
@@ -351,6 +442,7 @@ describe('klog → @platformatic/kafka 1.35: responses', () => {
       responses: [
         {
           topic: 'orders',
+          topicId: ZERO_UUID,
           partitions: [
             {
               partitionIndex: 0,
@@ -377,7 +469,61 @@ describe('klog → @platformatic/kafka 1.35: responses', () => {
       }[];
     };
     const p = parsed.responses[0]!.partitions[0]!;
+    // Up to v12 platformatic keeps the topic's name where it keeps an id.
     expect(parsed.responses[0]!.topicId).toBe('orders');
+    expect(p.highWatermark).toBe(2n);
+    expect(p.records[0]!.records.map((r) => [r.offsetDelta, r.key.toString(), r.value.toString()])).toEqual([
+      [0, 'k0', 'v0'],
+      [1, 'k1', 'v1'],
+    ]);
+  });
+
+  it('Fetch v17: the topic by its id, records and high watermark as platformatic reads them', () => {
+    const messages = [0, 1].map((i) => ({
+      topic: 'orders',
+      partition: 0,
+      key: Buffer.from(`k${i}`),
+      value: Buffer.from(`v${i}`),
+    }));
+    const produced = decodeFrame<ProduceRequest>(
+      platformaticFrame('produceV8', [-1, 1, messages, {}], false).frame,
+    );
+    const records = produced.body.topicData[0]!.partitionData[0]!.records!;
+    const { mod } = platformaticFrame('fetchV17', [1, 1, 1, 0, 0, -1, [], [], ''], true);
+    const chunks = respond(Fetch, 17, 9, {
+      throttleTimeMs: 0,
+      errorCode: 0,
+      sessionId: 0,
+      responses: [
+        {
+          topic: 'orders',
+          topicId: TOPIC_ID,
+          partitions: [
+            {
+              partitionIndex: 0,
+              errorCode: 0,
+              highWatermark: 2,
+              lastStableOffset: 2,
+              logStartOffset: 0,
+              abortedTransactions: null,
+              preferredReadReplica: -1,
+              records,
+            },
+          ],
+        },
+      ],
+    });
+    const parsed = platformaticParse(mod, chunks, true) as {
+      responses: {
+        topicId: string;
+        partitions: {
+          highWatermark: bigint;
+          records: { records: { key: Buffer; value: Buffer; offsetDelta: number }[] }[];
+        }[];
+      }[];
+    };
+    const p = parsed.responses[0]!.partitions[0]!;
+    expect(parsed.responses[0]!.topicId).toBe(TOPIC_ID);
     expect(p.highWatermark).toBe(2n);
     expect(p.records[0]!.records.map((r) => [r.offsetDelta, r.key.toString(), r.value.toString()])).toEqual([
       [0, 'k0', 'v0'],

@@ -104,6 +104,7 @@ describe('the client side, for klog’s own tools', () => {
       controllerId: 0,
       topics: [],
       clusterAuthorizedOperations: -2147483648,
+      errorCode: 0,
     });
     const all = concatBytes(response.chunks);
     expect(decodeResponse(Metadata, 9, all.subarray(4))).toMatchObject({

@@ -57,6 +57,16 @@ export {
   validateRecords,
 } from './log/log-validator.js';
 export {
+  encodePartitionMetadata,
+  kafkaStringToUuid,
+  newTopicId,
+  PARTITION_METADATA_FILE,
+  readPartitionMetadata,
+  uuidToKafkaString,
+  writePartitionMetadata,
+  ZERO_TOPIC_ID,
+} from './partition/partition-metadata.js';
+export {
   decodeProducerSnapshot,
   encodeProducerSnapshot,
   type LoadedSnapshot,

@@ -115,6 +115,15 @@ export interface BrokerLog {
   checkLogs(): Promise<LoadReport>;
   /** topic → partition count. */
   topics(): ReadonlyMap<string, number>;
+  /**
+   * The topic's id as its `partition.metadata` files keep it (8-4-4-4-12 hex, as the codecs carry uuids);
+   * undefined for no such topic.
+   */
+  topicId(topic: string): string | undefined;
+  /** The topic an id names (Metadata v12 and Fetch v13 ask by id); undefined when none has it. */
+  topicName(id: string): string | undefined;
+  /** One more on every create, addPartitions and delete (the role of Kafka's metadata image offset). */
+  readonly topicsVersion: number;
   partition(topic: string, partition: number): BrokerPartition | undefined;
   /** Creates the topic's partitions. Throws LogError (TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION…). */
   createTopic(topic: string, partitions: number): void;
@@ -142,6 +151,9 @@ export interface BrokerLog {
   /** Flushes and closes every partition, releasing the data directory. */
   close(): void;
 }
+
+/** Kafka's `Uuid.ZERO_UUID`: the topic id answered where there is no topic (an error, a validateOnly create). */
+export const NO_TOPIC_ID = '00000000-0000-0000-0000-000000000000';
 
 /** A log operation refused: the Kafka error to answer with, and why. */
 export class LogError extends Error {
@@ -416,6 +428,11 @@ export function openBrokerLog(options: LogOptions): BrokerLog {
       };
     },
     topics: () => manager.topics(),
+    topicId: (topic) => manager.topicId(topic),
+    topicName: (id) => manager.topicName(id),
+    get topicsVersion() {
+      return manager.topicsVersion;
+    },
     partition(topic, partition) {
       const p = call(() => manager.partition(topic, partition));
       if (p === undefined) return undefined;

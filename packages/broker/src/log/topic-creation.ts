@@ -15,7 +15,13 @@ export interface NewTopic {
 }
 
 export type TopicCreation =
-  | { readonly kind: 'created'; readonly partitions: number; readonly configs: ReadonlyMap<string, string> }
+  | {
+      readonly kind: 'created';
+      readonly partitions: number;
+      readonly configs: ReadonlyMap<string, string>;
+      /** The id the log drew for it (hex); undefined when only checked (`validateOnly`, `checkNewTopic`). */
+      readonly topicId: string | undefined;
+    }
   | { readonly kind: 'refused'; readonly code: ErrorName; readonly message: string };
 
 /** The settings that bound what one operation and the whole broker may hold. */
@@ -60,7 +66,12 @@ export function createTopic(ctx: TopicCreationContext, topic: NewTopic, validate
   ctx.logger.info(
     `created topic ${topic.name} with ${topic.partitions} partition(s) (${topic.reason})${shown === '' ? '' : `: ${shown}`}`,
   );
-  return { kind: 'created', partitions: topic.partitions, configs: own };
+  return {
+    kind: 'created',
+    partitions: topic.partitions,
+    configs: own,
+    topicId: ctx.log.topicId(topic.name),
+  };
 }
 
 /**
@@ -86,7 +97,7 @@ export function checkNewTopic(log: BrokerLog, topic: NewTopic): TopicCreation {
     if (!checked.ok) return refused('INVALID_CONFIG', checked.reason);
     own.set(c.name, checked.value);
   }
-  return { kind: 'created', partitions: topic.partitions, configs: own };
+  return { kind: 'created', partitions: topic.partitions, configs: own, topicId: undefined };
 }
 
 /**

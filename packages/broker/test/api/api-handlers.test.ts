@@ -29,6 +29,7 @@ const metadataV1To4 = defineApi({
     controllerId: -1,
     topics: [],
     clusterAuthorizedOperations: 0,
+    errorCode: 0,
   }),
   summary: () => 'test',
 });
@@ -69,8 +70,8 @@ describe('the handler registry', () => {
   });
 
   it('refuses versions its codec cannot read, and two handlers for one key', () => {
-    expect(() => defineApi({ ...metadataV1To4, versions: { min: 0, max: 10 } })).toThrow(
-      'Metadata: versions 0–10 are not within those it has codecs for (0–9)',
+    expect(() => defineApi({ ...metadataV1To4, versions: { min: 0, max: 14 } })).toThrow(
+      'Metadata: versions 0–14 are not within those it has codecs for (0–13)',
     );
     expect(() => defineApi({ ...metadataV1To4, versions: { min: 4, max: 3 } })).toThrow(RangeError);
     expect(() => handlersByKey([metadataV1To4, metadataV1To4])).toThrow(

@@ -317,6 +317,8 @@ export async function platformaticFetchAll(
   const out: ReadRecord[] = [];
   try {
     const ends = await consumer.listOffsets({ topics: [topic] });
+    // Fetch 13+ names a topic by the id Metadata 10+ gave (platformatic picks Fetch 17 against klog).
+    const topicId = (await consumer.metadata({ topics: [topic] })).topics.get(topic)!.id;
     for (let partition = 0; partition < partitions; partition++) {
       const end = Number(ends.get(topic)?.[partition] ?? 0n);
       let offset = 0;
@@ -325,7 +327,7 @@ export async function platformaticFetchAll(
           node: 0,
           topics: [
             {
-              topicId: topic,
+              topicId,
               partitions: [
                 {
                   partition,

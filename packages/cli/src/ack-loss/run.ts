@@ -144,6 +144,26 @@ async function runOnce(
   };
 }
 
+/** The idempotent run's claims as a learner behind `--window` reads them. */
+const CLAIM_WORDS: Readonly<Record<string, string>> = {
+  'the broker lost as many acks as asked': 'broker ทำ ack หายครบตามที่สั่ง',
+  [`every fault was on ${TOPIC}-${PARTITION}`]: `ack ที่หายทุกตัวเป็นของ ${TOPIC}-${PARTITION}`,
+  'the application was told every message was written': 'application ได้ยินว่าทุกข้อความถูกเขียนแล้ว',
+  'nothing on the log but the messages sent': 'ใน log มีแต่ข้อความที่ส่งไป',
+  'no message is missing from the log': 'ไม่มีข้อความไหนหายไปจาก log',
+  'every offset the application was told holds its message': 'ทุก offset ที่ application ได้ยินมีข้อความของมันอยู่จริง',
+  'records on the log = messages + duplicates': 'จำนวน record ใน log = ข้อความ + ของซ้ำ',
+  'the application sent again once per dropped response, or never':
+    'application ส่งเองอีกรอบครั้งเดียวต่อคำตอบที่ถูกทิ้ง หรือไม่ส่งเลย',
+  'no duplicate': 'ไม่มีของซ้ำ',
+  'each message whose ack was lost was told the offset it was first written at':
+    'ข้อความที่ ack หายได้ยิน offset ที่มันถูกเขียนครั้งแรก',
+  'one producer id and epoch wrote every batch': 'ทุก batch มาจาก producer id กับ epoch เดียว',
+  'the producer id is a real one': 'producer id เป็นเลขจริงที่ broker แจก',
+  "the records' sequence numbers are 0, 1, 2, … in log order":
+    'sequence ของ record เรียง 0, 1, 2, … ตามลำดับใน log',
+};
+
 /**
  * The claims of a run, checked before they are printed: both runs — every lost ack happened, every message
  * acked and on the log, every offset told holds its message; idempotence on — no duplicate, each faulted
@@ -159,7 +179,12 @@ function checkRun(o: AckLossOptions, client: KafkaClient, r: RunResult): string[
   const claim = (what: string, expected: unknown, actual: unknown) => {
     if (o.window === undefined || !r.idempotence) return check(what, expected, actual);
     if (!isDeepStrictEqual(expected, actual)) {
-      broken.push(`${what}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`);
+      // The learner's report is Thai, as the lab's: the claim in its words, without the client (the report's
+      // heading names it) and the mode (only the idempotent run is kept).
+      const rule = what.slice(what.indexOf(': ') + 2);
+      broken.push(
+        `${CLAIM_WORDS[rule] ?? rule}: ควรเป็น ${JSON.stringify(expected)} ได้จริง ${JSON.stringify(actual)}`,
+      );
     }
   };
   const what = `${client.name}, idempotence ${modeName(r.idempotence)}`;
@@ -429,6 +454,6 @@ function windowReport(io: DemoIo, window: string, results: readonly ClientResult
   io.out('');
   const dups = broken.reduce((n, r) => n + r.on.tally.duplicates, 0);
   throw new InvariantBroken(
-    `ack-loss-demo --window ${window}: with idempotence on, your window broke ${broken.reduce((n, r) => n + r.broken.length, 0)} claims of ${broken.length} client(s) and let ${dups} duplicate(s) onto the log (listed above)`,
+    `ack-loss-demo --window ${window}: เมื่อเปิด idempotence หน้าต่างของคุณทำให้ข้อที่ต้องเป็นจริงพังไป ${broken.reduce((n, r) => n + r.broken.length, 0)} ข้อ ใน client ${broken.length} ตัว และปล่อยของซ้ำลง log ${dups} record (รายการอยู่ข้างบน)`,
   );
 }

@@ -6,6 +6,7 @@ import { UsageError } from '../errors.js';
 import { wholeNumber } from '../flags.js';
 import { initLab } from '../lab/init.js';
 import { LabFileError } from '../lab/lab-file-error.js';
+import { LAB_HISTORY_VERSION, OPEN_HISTORY, writeHistory } from '../lab/lab-history.js';
 import { progressPath, readProgress, saveProgress } from '../lab/progress.js';
 import { MAX_SEED } from '../lab/random.js';
 import { failureLines, LESSON_PAGE, stageLine } from '../lab/report.js';
@@ -34,7 +35,8 @@ ${STAGES.map((s, i) => `  ${i + 1}. ${s.title}`).join('\n')}
 ส่ง Produce request ดิบเข้าไป แล้วตรวจประวัติหา anomaly ตามชื่อที่ Jepsen ใช้ (duplicate,
 lost-write, inconsistent-offsets, nonmonotonic-send)
 
-ผลเก็บไว้ใน .klog-lab.json ข้าง file ของคุณ (klog lab status แสดงผลนี้)
+ผลเก็บไว้ใน .klog-lab.json ข้าง file ของคุณ (klog lab status แสดงผลนี้) เมื่อขั้นใดไม่ผ่าน ลำดับการส่ง
+คำตอบ และ log ของขั้นนั้นถูกเขียนลง klog-lab-history.json ข้างกัน ให้เปิดในหน้า simulator ของเว็บบทเรียน
 
 exit code: 0 ผ่านทุกขั้น, 1 มีขั้นที่ไม่ผ่าน (รายงานอยู่บน stdout),
 2 ใช้คำสั่งผิด หรือ file โหลดไม่ได้`;
@@ -149,6 +151,21 @@ export function labCommand(ctx: CommandContext): Command {
         ctx.out('');
         ctx.out(`== ${SECTION_FAILED} ==`);
         for (const line of failureLines(STAGES, outcome, replay, ctx.style)) ctx.out(line);
+        // The failing history as a file the site's simulator opens (--no-save writes nothing beside the file).
+        if (raw.save && outcome.why.kind === 'verdict') {
+          const stage = STAGES[outcome.index]!;
+          const path = writeHistory(file, {
+            version: LAB_HISTORY_VERSION,
+            stage: stage.id,
+            title: stage.title,
+            seed,
+            summary: outcome.why.failure.summary,
+            rows: outcome.why.failure.rows,
+            ...outcome.why.trace,
+          });
+          ctx.out(`    ดูบน timeline  ${path}`);
+          ctx.out(`                   (หน้า simulator ของเว็บบทเรียน › ${OPEN_HISTORY})`);
+        }
         ctx.out('');
         ctx.out(
           only === undefined ? `ผ่าน ${outcome.passed} จาก ${STAGES.length} stage` : 'stage ที่รันแยกไม่ผ่าน',

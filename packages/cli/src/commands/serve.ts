@@ -41,7 +41,7 @@ as Kafka's segment files under --data-dir; a retry of a batch the broker already
 wrote is answered with the offsets it was first written at, a gap in sequence
 numbers with OUT_OF_ORDER_SEQUENCE_NUMBER.
 
-Served: ApiVersions 0-3, Metadata 0-9, Produce 3-8, Fetch 4-12, ListOffsets 0-5,
+Served: ApiVersions 0-3, Metadata 0-13, Produce 3-8, Fetch 4-18, ListOffsets 0-5,
 CreateTopics 0-7, InitProducerId 0-4, and consumer groups (Kafka's classic
 protocol): FindCoordinator 0-4, JoinGroup 0-6, SyncGroup 0-4, Heartbeat 0-4,
 LeaveGroup 0-4, OffsetCommit 1-8, OffsetFetch 1-8, ListGroups 0-5,

@@ -23,6 +23,9 @@ import { CONTROL_FLAG, decodeRecordBatch, LOG_OVERHEAD } from '@klog/storage/int
 import type { AdminClient } from '../topics/admin-client.js';
 import { KafkaApiError } from './kafka-errors.js';
 
+/** Kafka's `Uuid.ZERO_UUID`: no topic id (a topic asked for by name). */
+const ZERO_TOPIC_ID = '00000000-0000-0000-0000-000000000000';
+
 /** Kafka's `Utils.murmur2`: the default partitioner's hash of a record key. */
 export function murmur2(data: Uint8Array): number {
   const length = data.length;
@@ -72,7 +75,7 @@ export async function partitionCount(
 ): Promise<number> {
   for (let attempt = 0; ; attempt++) {
     const res = await client.request(Metadata, {
-      topics: [{ name: topic }],
+      topics: [{ name: topic, topicId: ZERO_TOPIC_ID }],
       allowAutoTopicCreation: autoCreate,
       includeClusterAuthorizedOperations: false,
       includeTopicAuthorizedOperations: false,
@@ -173,6 +176,18 @@ export async function fetchOnce(
 ): Promise<{ records: FetchedRecord[]; errors: { topic: string; partition: number; code: number }[] }> {
   const byTopic = new Map<string, { partition: number; offset: number }[]>();
   for (const p of positions) byTopic.set(p.topic, [...(byTopic.get(p.topic) ?? []), p]);
+  // Fetch 13+ names topics by id (KIP-516), as Kafka's consumer does: the ids from Metadata first.
+  const ids = new Map<string, string>();
+  if (client.versionOf(Fetch as never) >= 13) {
+    const meta = await client.request(Metadata, {
+      topics: [...byTopic.keys()].map((name) => ({ name, topicId: ZERO_TOPIC_ID })),
+      allowAutoTopicCreation: false,
+      includeClusterAuthorizedOperations: false,
+      includeTopicAuthorizedOperations: false,
+    });
+    for (const t of meta.topics) if (t.name !== null && t.errorCode === 0) ids.set(t.name, t.topicId);
+  }
+  const nameOf = new Map([...ids].map(([name, id]) => [id, name]));
   const res = await client.request(Fetch, {
     clusterId: null,
     replicaId: -1,
@@ -184,7 +199,7 @@ export async function fetchOnce(
     sessionEpoch: -1,
     topics: [...byTopic].map(([topic, ps]) => ({
       topic,
-      topicId: '00000000-0000-0000-0000-000000000000',
+      topicId: ids.get(topic) ?? ZERO_TOPIC_ID,
       partitions: ps.map((p) => ({
         partition: p.partition,
         currentLeaderEpoch: -1,
@@ -200,7 +215,8 @@ export async function fetchOnce(
   if (res.errorCode !== 0) throw new KafkaApiError(res.errorCode, null);
   const records: FetchedRecord[] = [];
   const errors: { topic: string; partition: number; code: number }[] = [];
-  for (const t of res.responses) {
+  for (const r of res.responses) {
+    const t = { ...r, topic: nameOf.get(r.topicId) ?? r.topic };
     for (const p of t.partitions) {
       if (p.errorCode !== 0) {
         errors.push({ topic: t.topic, partition: p.partitionIndex, code: p.errorCode });

@@ -166,7 +166,9 @@ export class TopicService {
       t.isInternal || INTERNAL_TOPICS.has(t.name);
     const filter = topic === undefined ? undefined : includeList(topic);
     return metadata.topics
-      .filter((t) => t.errorCode === 0 && t.name !== null)
+      .flatMap((t) =>
+        t.errorCode === 0 && t.name !== null ? [{ name: t.name, isInternal: t.isInternal }] : [],
+      )
       .filter((t) => !(excludeInternal && internal(t)))
       .map((t) => t.name)
       .filter((name) => filter === undefined || filter.test(name))
@@ -274,7 +276,7 @@ export class TopicService {
       let cursor: { topicName: string; partitionIndex: number } | null = null;
       do {
         const res: DescribeTopicPartitionsResponse = await this.client.request(DescribeTopicPartitions, {
-          topics: names.map((name) => ({ name })),
+          topics: names.map((name) => ({ name, topicId: ZERO_UUID })),
           responsePartitionLimit: limit,
           cursor,
         });
@@ -297,16 +299,17 @@ export class TopicService {
       return out;
     }
     const metadata = await this.client.request(Metadata, {
-      topics: names.map((name) => ({ name })),
+      topics: names.map((name) => ({ name, topicId: ZERO_UUID })),
       allowAutoTopicCreation: false,
       includeClusterAuthorizedOperations: false,
       includeTopicAuthorizedOperations: false,
     });
     return metadata.topics.map((t) => {
-      if (t.errorCode !== 0) throw new KafkaApiError(t.errorCode, null);
+      if (t.errorCode !== 0 || t.name === null) throw new KafkaApiError(t.errorCode, null);
       return {
         name: t.name,
-        topicId: ZERO_UUID,
+        // Metadata 10+ carries the id; older versions leave it zero (no id printed).
+        topicId: t.topicId,
         partitions: t.partitions.map((p) => ({
           partition: p.partitionIndex,
           leader: p.leaderId,

@@ -3,6 +3,7 @@
 import { resolve } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { guardWindow, LearnerThrew } from './guard.js';
+import { startTrace, trace } from './lab-history.js';
 import { firstLine, loadWindowFile } from './load-window.js';
 import { Rng } from './random.js';
 import type { WorkerReport } from './stage-report.js';
@@ -33,12 +34,13 @@ async function run(): Promise<void> {
   for (const [index, stage] of STAGES.entries()) {
     if (only !== undefined && index !== only) continue;
     post({ kind: 'start', index });
+    startTrace();
     try {
       // Each stage draws from its own stream of the seed: passing an earlier stage changes no later input.
       await stage.run(lab, new Rng((seed + Math.imul(index + 1, 0x9e3779b9)) >>> 0), file);
       post({ kind: 'pass', index });
     } catch (error) {
-      if (error instanceof StageFailed) post({ kind: 'fail', index, failure: error.failure });
+      if (error instanceof StageFailed) post({ kind: 'fail', index, failure: error.failure, trace: trace() });
       else if (error instanceof LearnerThrew)
         post({ kind: 'threw', index, fn: error.fn, message: error.message });
       else post({ kind: 'error', index, message: firstLine(error) });

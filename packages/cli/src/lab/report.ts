@@ -6,8 +6,26 @@ import type { Row } from './verdict-rows.js';
 /** A value longer than this is printed on its own line, not in a column. */
 const LONG_VALUE = 24;
 
-/** The page the sections are on, as the course names it. */
+/** The page the sections are on, as the course names it, and where the lesson site serves it. */
 export const LESSON_PAGE = 'docs/07-idem.mdx';
+export const LESSON_PATH = '/07-idem/';
+
+/**
+ * The id the site gives a heading (Starlight's, by github-slugger): lower case, punctuation dropped, each
+ * space a hyphen; Thai letters and their marks kept.
+ */
+export function headingId(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
+    .replace(/ /g, '-');
+}
+
+/** The section's address on the lesson site, page and anchor. */
+export function sectionLink(heading: string): string {
+  return `${LESSON_PATH}#${headingId(heading)}`;
+}
 
 export function stageLine(stages: readonly Stage[], index: number, mark: string): string {
   const stage = stages[index]!;
@@ -64,6 +82,11 @@ export function failureLines(
       lines.push(`${head}: ${why.message}`);
       break;
   }
-  lines.push('', `    อ่านทวน  ${LESSON_PAGE} § ${stage.section}`, `    รันซ้ำ    ${replay}`);
+  lines.push(
+    '',
+    `    อ่านทวน  ${LESSON_PAGE} § ${stage.section}`,
+    `             บนเว็บบทเรียน ${sectionLink(stage.section)}`,
+    `    รันซ้ำ    ${replay}`,
+  );
   return lines;
 }

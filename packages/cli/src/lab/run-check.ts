@@ -69,7 +69,7 @@ export function runCheck(
             kind: 'failed',
             index: report.index,
             passed,
-            why: { kind: 'verdict', failure: report.failure },
+            why: { kind: 'verdict', failure: report.failure, trace: report.trace },
           });
         case 'threw':
           return finish({

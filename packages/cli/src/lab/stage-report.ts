@@ -1,3 +1,4 @@
+import type { StageTrace } from './lab-history.js';
 import type { StageFailure } from './verdict-rows.js';
 
 /** What the check's worker tells the main thread, stage by stage. */
@@ -6,7 +7,13 @@ export type WorkerReport =
   | { readonly kind: 'names'; readonly names: readonly string[] }
   | { readonly kind: 'start'; readonly index: number }
   | { readonly kind: 'pass'; readonly index: number }
-  | { readonly kind: 'fail'; readonly index: number; readonly failure: StageFailure }
+  | {
+      readonly kind: 'fail';
+      readonly index: number;
+      readonly failure: StageFailure;
+      /** What the stage sent and wrote up to the failure, for the simulator's timeline. */
+      readonly trace: StageTrace;
+    }
   | { readonly kind: 'threw'; readonly index: number; readonly fn: string; readonly message: string }
   | { readonly kind: 'error'; readonly index: number; readonly message: string }
   | { readonly kind: 'done' };
@@ -20,7 +27,7 @@ export type CheckOutcome =
       readonly index: number;
       readonly passed: number;
       readonly why:
-        | { readonly kind: 'verdict'; readonly failure: StageFailure }
+        | { readonly kind: 'verdict'; readonly failure: StageFailure; readonly trace: StageTrace }
         | { readonly kind: 'threw'; readonly fn: string; readonly message: string }
         | { readonly kind: 'hung'; readonly fn: string; readonly ms: number }
         | { readonly kind: 'error'; readonly message: string };

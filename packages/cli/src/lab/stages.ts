@@ -13,7 +13,9 @@ import {
 } from '@klog/core';
 import { CORE_WINDOW, checkModel, type Outcome } from '@klog/model';
 import { appendIdempotent, appendRecords, Partition, type RecordInput } from '@klog/storage';
+import type { SentBatch as BrokerBatch, History } from './broker-history.js';
 import { anomalyFailure, BROKER_SCENARIO, checkHistory, runBrokerScenario } from './broker-stage.js';
+import { range, trace } from './lab-history.js';
 import type { Rng } from './random.js';
 import {
   epochRow,
@@ -65,6 +67,19 @@ class Producer {
   }
 
   append(epoch: number, firstSeq: number, records: number): unknown {
+    const end = this.log.logEndOffset;
+    const who = `pid ${this.producerId} · epoch ${epoch}`;
+    const seq = range(firstSeq, incrementSequence(firstSeq as Sequence, records - 1));
+    const answer = this.#append(epoch, firstSeq, records);
+    // The trace keeps what the log holds, whatever the window answered: a window that lets a duplicate
+    // through shows it here as a second write of the same sequences.
+    trace().sends.push({ who, seq, answer: answerWords(answer) });
+    if (this.log.logEndOffset > end)
+      trace().log.push({ offsets: range(end, this.log.logEndOffset - 1), who, seq });
+    return answer;
+  }
+
+  #append(epoch: number, firstSeq: number, records: number): unknown {
     return this.lab.appendBatch(
       this.entry,
       {
@@ -110,6 +125,7 @@ class Producer {
     expected: Readonly<Record<string, unknown>>,
     window: readonly SentBatch[],
     epoch = this.epoch,
+    windowEpoch?: number,
   ): void {
     const end = this.log.logEndOffset;
     const request = `${what}: ${this.describe(epoch, firstSeq, records)}`;
@@ -117,7 +133,25 @@ class Producer {
     expectFields(request, expected, answer, [
       { ...logEndRow(this.log, end), field: 'log end offset (ต้องไม่มีอะไรถูกเขียน)' },
       windowRow(this.entry, window),
+      // Where epochs are the point (stage 6), the window's own epoch beside its batches: a refused batch of
+      // another epoch leaves it as it was (Kafka's ProducerStateEntry keeps its epoch until a batch is written).
+      ...(windowEpoch === undefined ? [] : [epochRow(this.entry, windowEpoch)]),
     ]);
+  }
+}
+
+/** A verdict as the report and the simulator say it (Kafka's error names). */
+function answerWords(answer: unknown): string {
+  const a = (answer ?? {}) as Record<string, unknown>;
+  switch (a['kind']) {
+    case 'Append':
+      return `APPEND · offset ${show(a['firstOffset'])}..${show(a['lastOffset'])}`;
+    case 'Duplicate':
+      return `DUPLICATE · offset เดิม ${show(a['firstOffset'])}..${show(a['lastOffset'])}`;
+    case 'OutOfOrderSequence':
+      return `OUT_OF_ORDER_SEQUENCE_NUMBER · รอ ${show(a['expected'])} ได้ ${show(a['got'])}`;
+    default:
+      return show(answer);
   }
 }
 
@@ -247,6 +281,7 @@ const epoch: Stage = {
       outOfOrder(p.next, old.firstSeq),
       before,
       newer,
+      p.epoch,
     );
     p.epoch = newer;
     const fresh = p.sendNew(rng.int(1, 3), `batch ใหม่จาก epoch ${newer}`, (sent) => sent.slice(-1));
@@ -257,8 +292,17 @@ const epoch: Stage = {
       outOfOrder(p.next, old.firstSeq),
       [fresh],
       old.epoch,
+      newer,
     );
-    p.resend(`ส่ง batch ของ epoch ${newer} ซ้ำ`, fresh.firstSeq, fresh.records, duplicateOf(fresh), [fresh]);
+    p.resend(
+      `ส่ง batch ของ epoch ${newer} ซ้ำ`,
+      fresh.firstSeq,
+      fresh.records,
+      duplicateOf(fresh),
+      [fresh],
+      newer,
+      newer,
+    );
   },
 };
 
@@ -449,6 +493,50 @@ const model: Stage = {
   },
 };
 
+/** The broker stage's sends and the partition as read back, for the simulator's timeline. */
+function traceBrokerHistory(history: History): void {
+  const seqOf = (b: BrokerBatch) => range(b.firstSeq, b.firstSeq + b.values.length - 1);
+  for (const { batch, attempt, outcome } of history.sends) {
+    const answer =
+      outcome.kind === 'ack'
+        ? `ตอบรับ · offset ${range(outcome.baseOffset, outcome.baseOffset + batch.values.length - 1)}`
+        : outcome.kind === 'error'
+          ? outcome.error
+          : `ack หาย (${outcome.why})`;
+    trace().sends.push({
+      who: `${batch.client} · epoch ${batch.epoch}`,
+      seq: seqOf(batch),
+      answer: `batch ${batch.name}${attempt > 1 ? ` รอบที่ ${attempt}` : ''} · ${answer}`,
+    });
+  }
+  // Values are `<batch>.<i>`: consecutive records of one batch name are one write on the timeline.
+  const owner = new Map(history.sends.map(({ batch }) => [batch.name, batch]));
+  let run: { name: string; from: number; to: number; first: number; last: number } | undefined;
+  const flush = () => {
+    if (run === undefined) return;
+    const batch = owner.get(run.name);
+    trace().log.push({
+      offsets: range(run.from, run.to),
+      who: batch === undefined ? `batch ${run.name}` : `${batch.client} · batch ${run.name}`,
+      // The values, not a sequence: a batch refused and sent again as a new one carries them at new sequences.
+      seq: `ค่า ${run.name}.${range(run.first, run.last)}`,
+    });
+  };
+  for (const { offset, value } of history.reads) {
+    const dot = value.lastIndexOf('.');
+    const name = value.slice(0, dot);
+    const i = Number(value.slice(dot + 1));
+    if (run !== undefined && run.name === name && run.to === offset - 1) {
+      run.to = offset;
+      run.last = i;
+      continue;
+    }
+    flush();
+    run = { name, from: offset, to: offset, first: i, last: i };
+  }
+  flush();
+}
+
 const broker: Stage = {
   id: 'broker',
   title: 'หลัง broker ตัวจริง: ค้างห้า ack หาย ส่งซ้ำแบบรวมก้อน roll แล้ว restart และ epoch ใหม่',
@@ -460,6 +548,7 @@ const broker: Stage = {
       ids.b = ids.a + 1;
       ids.c = ids.a + 2;
       const history = await runBrokerScenario(file, dir, ids);
+      traceBrokerHistory(history);
       expectFields(
         BROKER_SCENARIO,
         { 'segment ก่อน restart': 'มากกว่า 1' },

@@ -1,3 +1,5 @@
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkHistory, type SendEvent, type SentBatch } from '../../src/lab/broker-history.js';
@@ -60,6 +62,27 @@ describe('klog lab check --stage broker', () => {
       expect(run.stdout).toMatch(new RegExp(`^ {4}✗ anomaly +ไม่มี +${anomaly}$`, 'm'));
     });
   }
+
+  it("leaves the run's sends and the partition as read, for the simulator's timeline", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'klog-lab-broker-history-'));
+    try {
+      copyFileSync(fixture('window-of-4'), join(dir, 'lab.ts'));
+      const run = klog(['lab', 'check', join(dir, 'lab.ts'), '--stage', 'broker', '--seed', '3']);
+      expect(run.status).toBe(1);
+      const history = JSON.parse(readFileSync(join(dir, 'klog-lab-history.json'), 'utf8'));
+      expect(history.stage).toBe('broker');
+      expect(history.sends[0]).toMatchObject({
+        who: expect.stringMatching(/^producer A · epoch \d+$/),
+        seq: '0..1',
+      });
+      expect(history.sends[0].answer).toMatch(/^batch a0 · ack หาย/);
+      // The duplicate the report names: a0's values written at two places on the log.
+      const a0 = history.log.filter((w: { who: string }) => w.who === 'producer A · batch a0');
+      expect(a0.map((w: { seq: string }) => w.seq)).toEqual(['ค่า a0.0..1', 'ค่า a0.0..1']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 
   it('passes the solution alone and names the file whose window judged', () => {
     const run = klog(['lab', 'check', fixture('solution'), '--stage', 'broker', '--seed', '3', '--no-save']);

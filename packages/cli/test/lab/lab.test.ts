@@ -156,6 +156,23 @@ describe('klog lab check', () => {
     expect(lines[at + 3]).toMatch(/^ {4}✗ firstOffset +(\d+) +(?!\1)\d+$/);
   });
 
+  it("the epoch stage's report shows the window's epoch beside its batches", () => {
+    const run = klog([
+      'lab',
+      'check',
+      fixture('forgets-epoch'),
+      '--stage',
+      'epoch',
+      '--seed',
+      '7',
+      '--no-save',
+    ]);
+    expect(run.status).toBe(1);
+    const newer = Number(/^ {4}คำขอ {4}ช่วงเดิมจาก epoch (\d+):/m.exec(run.stdout)?.[1]);
+    // The batch of the new epoch was refused: the window is still the old epoch's.
+    expect(run.stdout).toMatch(new RegExp(`^ {4}✓ producerEpoch +${newer - 1} +${newer - 1}$`, 'm'));
+  });
+
   it('replays a run from its seed, and draws other inputs from another seed', () => {
     const args = ['lab', 'check', fixture('never-evicts'), '--no-save'];
     const a = klog([...args, '--seed', '77']);
@@ -335,10 +352,34 @@ describe('klog lab init, then check, then status', () => {
     expect(done[12]).toMatch(/ · ผ่านทุก stage$/);
   });
 
-  it('--no-save leaves no progress file', () => {
+  it('--no-save leaves no progress file and no history', () => {
     const dir = mkdtempSync(join(scratch, 'nosave-'));
     copyFileSync(fixture('never-evicts'), join(dir, 'lab.ts'));
     klog(['lab', 'check', join(dir, 'lab.ts'), '--no-save', '--seed', '1']);
     expect(existsSync(join(dir, '.klog-lab.json'))).toBe(false);
+    expect(existsSync(join(dir, 'klog-lab-history.json'))).toBe(false);
+  });
+
+  it("a failed stage leaves its history beside the file, for the simulator's timeline", () => {
+    const dir = mkdtempSync(join(scratch, 'history-'));
+    copyFileSync(fixture('appends-before-judging'), join(dir, 'lab.ts'));
+    const run = klog(['lab', 'check', join(dir, 'lab.ts'), '--seed', '3']);
+    expect(run.status).toBe(1);
+    const path = join(dir, 'klog-lab-history.json');
+    expect(run.stdout).toContain(`    ดูบน timeline  ${path}\n`);
+    expect(run.stdout).toContain('(หน้า simulator ของเว็บบทเรียน › เปิดประวัติจาก klog lab check)');
+    const history = JSON.parse(readFileSync(path, 'utf8'));
+    expect(history).toMatchObject({ version: 1, stage: 'duplicate', seed: 3 });
+    expect(history.summary).toBe(failure(run.stdout)!.message);
+    // Every send in order with its answer, and the log as written: the resent batch is on it twice.
+    const answers = history.sends.map((s: { answer: string }) => s.answer.split(' ')[0]);
+    expect(answers.at(-1)).toBe('DUPLICATE');
+    expect(answers.slice(0, -1).every((a: string) => a === 'APPEND')).toBe(true);
+    const last = history.sends.at(-1);
+    const writes = history.log.filter(
+      (w: { who: string; seq: string }) => w.who === last.who && w.seq === last.seq,
+    );
+    expect(writes).toHaveLength(2);
+    expect(history.rows.find((r: { field: string }) => r.field === 'window')).toBeDefined();
   });
 });

@@ -27,6 +27,12 @@ import type { RecoveryReport } from '../segment/recovery.js';
 import { SegmentFileCache } from '../segment/segment-file-cache.js';
 import { indexPathsOf, parseSegmentFileName, temporaryPathOf } from '../segment/segment-name.js';
 import { Partition, type PartitionOptions } from './partition.js';
+import {
+  newTopicId,
+  PARTITION_METADATA_FILE,
+  readPartitionMetadata,
+  writePartitionMetadata,
+} from './partition-metadata.js';
 import { MAX_PARTITIONS, partitionDirName, validateTopicName } from './topic.js';
 
 export interface LogManagerOptions {
@@ -204,6 +210,10 @@ function parsePartitionDirName(name: string): { topic: string; partition: number
 export class LogManager {
   readonly #lock: DirectoryLock;
   readonly #topics = new Map<string, number>();
+  /** topic → its id, and back (Kafka's `TopicsImage` keeps both maps): hex, as the wire codecs carry ids. */
+  readonly #topicIds = new Map<string, string>();
+  readonly #byId = new Map<string, string>();
+  #topicsVersion = 0;
   readonly #open = new Map<string, Partition>();
   readonly #files: SegmentFileCache;
   readonly #unmapped: UnmappedEntry[] = [];
@@ -314,7 +324,42 @@ export class LogManager {
         );
       }
       this.#topics.set(topic, partitions.length);
+      this.#setTopicId(topic, this.#discoverTopicId(topic, partitions.length));
     }
+  }
+
+  /**
+   * The topic's id from its partitions' `partition.metadata` files: the one they all hold; one drawn now
+   * when none holds any (a data directory from before topic ids gets them on its first start), written
+   * where it is missing; two different ids are refused, as Kafka's `UnifiedLog` refuses a partition whose
+   * file disagrees with the topic's id (`InconsistentTopicIdException`).
+   */
+  #discoverTopicId(topic: string, count: number): string {
+    let found: { id: string; dir: string } | undefined;
+    const missing: string[] = [];
+    for (let p = 0; p < count; p++) {
+      const dir = join(this.dataDir, partitionDirName(topic, p));
+      const id = readPartitionMetadata(dir);
+      if (id === undefined) missing.push(dir);
+      else if (found === undefined) found = { id, dir };
+      else if (found.id !== id) {
+        const a = join(found.dir, PARTITION_METADATA_FILE);
+        const b = join(dir, PARTITION_METADATA_FILE);
+        throw new StorageError(
+          'KAFKA_STORAGE_ERROR',
+          `topic ${topic} has two topic ids: ${a} holds ${found.id}, ${b} holds ${id} (Kafka's INCONSISTENT_TOPIC_ID)`,
+          { path: b },
+        );
+      }
+    }
+    const id = found?.id ?? newTopicId();
+    for (const dir of missing) writePartitionMetadata(dir, id);
+    return id;
+  }
+
+  #setTopicId(topic: string, id: string): void {
+    this.#topicIds.set(topic, id);
+    this.#byId.set(id, topic);
   }
 
   /** Hidden entries of the data directory that map to no topic, found on open: left alone, to be reported. */
@@ -325,6 +370,24 @@ export class LogManager {
   /** topic → partition count, for every topic found on disk or created. */
   topics(): ReadonlyMap<string, number> {
     return this.#topics;
+  }
+
+  /** The topic's id (hex, 8-4-4-4-12), as its `partition.metadata` files keep it; undefined for no such topic. */
+  topicId(topic: string): string | undefined {
+    return this.#topicIds.get(topic);
+  }
+
+  /** The topic an id names; undefined when no topic has it (deleted, or never made here). */
+  topicName(id: string): string | undefined {
+    return this.#byId.get(id);
+  }
+
+  /**
+   * One more on every change of the topics: a creation, more partitions, a deletion (the role of the offset
+   * of Kafka's metadata image), so a reader can tell its view of them is stale.
+   */
+  get topicsVersion(): number {
+    return this.#topicsVersion;
   }
 
   /**
@@ -353,12 +416,18 @@ export class LogManager {
         );
       }
     }
+    // A new id each time, so a topic deleted and made again under its name is another topic to a client
+    // (Kafka's `ReplicationControlManager.createTopic` draws `Uuid.randomUuid`).
+    const id = newTopicId();
     for (let p = 0; p < partitions; p++) {
       const dir = join(this.dataDir, partitionDirName(topic, p));
       io('create partition directory', dir, () => mkdirSync(dir));
+      writePartitionMetadata(dir, id);
     }
     fsyncDirectory(this.dataDir);
     this.#topics.set(topic, partitions);
+    this.#setTopicId(topic, id);
+    this.#topicsVersion++;
   }
 
   /** The partition, its log opened on first use; undefined when the topic or partition does not exist. */
@@ -544,12 +613,15 @@ export class LogManager {
         `topic ${topic} has ${now} partitions: a new count must be more, at most ${MAX_PARTITIONS}, got ${String(count)}`,
       );
     }
+    const id = this.#topicIds.get(topic)!;
     for (let p = now; p < count; p++) {
       const dir = join(this.dataDir, partitionDirName(topic, p));
       io('create partition directory', dir, () => mkdirSync(dir));
+      writePartitionMetadata(dir, id);
     }
     fsyncDirectory(this.dataDir);
     this.#topics.set(topic, count);
+    this.#topicsVersion++;
   }
 
   /**
@@ -573,6 +645,10 @@ export class LogManager {
       doomed.push(hidden);
     }
     this.#topics.delete(topic);
+    const id = this.#topicIds.get(topic);
+    this.#topicIds.delete(topic);
+    if (id !== undefined) this.#byId.delete(id);
+    this.#topicsVersion++;
     for (let p = 0; p < count; p++) {
       this.#listed.delete(`${topic}-${p}`);
       this.#loaded?.delete(`${topic}-${p}`);

@@ -29,10 +29,16 @@ function fill(dataDir: string, opts: LogManagerOptions): void {
   manager.close();
 }
 
-/** Partition directories holding any file: a partition that was opened has at least its segment. */
+/**
+ * Partition directories holding any file but the topic id's (`partition.metadata`, written on creation): a
+ * partition that was opened has at least its segment.
+ */
 function withFiles(dataDir: string): number[] {
   const found: number[] = [];
-  for (let p = 0; p < PARTITIONS; p++) if (readdirSync(join(dataDir, `t-${p}`)).length > 0) found.push(p);
+  for (let p = 0; p < PARTITIONS; p++) {
+    const names = readdirSync(join(dataDir, `t-${p}`)).filter((n) => n !== 'partition.metadata');
+    if (names.length > 0) found.push(p);
+  }
   return found;
 }
 

@@ -74,13 +74,14 @@ describe('a log opened over missing segments says which offsets are gone', () =>
         ['t', 0, 1, undefined],
         ['t', 1, 0, 'torn-tail'],
       ]);
-      // t-2 and t-3 were never written to (t-2 was opened, so it has its empty segment; t-3 has none).
+      // t-2 and t-3 were never written to (t-2 was opened, so it has its empty segment; t-3 has none, only
+      // its topic id).
       expect({ opened: check.opened, empty: check.empty, complete: check.complete }).toEqual({
         opened: 3,
         empty: 1,
         complete: true,
       });
-      expect(readdirSync(join(dataDir, 't-3'))).toEqual([]);
+      expect(readdirSync(join(dataDir, 't-3'))).toEqual(['partition.metadata']);
     } finally {
       manager.close();
     }

@@ -2,6 +2,7 @@
 // sees is rendered from the sandbox's state after each action, with textContent only.
 import { toProducerId } from '@klog/core';
 import { VERDICT_NAMES } from '@klog/model';
+import { mountLabHistory } from './lab-history.js';
 import { counterexampleReplay, type Replay } from './replay.js';
 import {
   DEFAULT_IN_FLIGHT,
@@ -346,5 +347,6 @@ export function mountSimulator(root: HTMLElement): void {
   } else {
     cap.value = String(DEFAULT_IN_FLIGHT);
   }
+  mountLabHistory(root, setText);
   render();
 }

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   CreateTopics,
   type CreateTopicsRequest,
@@ -10,6 +9,7 @@ import {
 } from '@klog/protocol';
 import { describeTopicConfigs } from '../../config/describe.js';
 import { isInternalTopic } from '../../group/offsets-topic.js';
+import { NO_TOPIC_ID } from '../../log/log-port.js';
 import {
   checkNewTopic,
   createTopic,
@@ -21,15 +21,6 @@ import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
 type TopicResult = CreateTopicsResponse.CreatableTopicResult;
-
-/**
- * A topic's id, as CreateTopics v7 returns it: stable for a name (a hash of it, in a UUID's form), since
- * klog's log keeps no topic ids; Metadata stops at version 9, before topic ids.
- */
-export function topicId(name: string): string {
-  const h = createHash('sha256').update(`klog topic ${name}`).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((Number.parseInt(h.slice(16, 17), 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
 
 /**
  * CreateTopics, checked as Kafka's controller checks it: one replica on one broker, partitions from the
@@ -75,7 +66,7 @@ type TopicPlan =
 function failed(name: string, code: ErrorName, message: string): TopicResult {
   return {
     name,
-    topicId: '00000000-0000-0000-0000-000000000000',
+    topicId: NO_TOPIC_ID,
     errorCode: ErrorCode[code],
     errorMessage: message,
     numPartitions: -1,
@@ -165,7 +156,8 @@ function create(
   );
   return {
     name: topic.name,
-    topicId: topicId(topic.name),
+    // The id the log drew and keeps in each partition's `partition.metadata`; zero for validateOnly.
+    topicId: created.topicId ?? NO_TOPIC_ID,
     errorCode: ErrorCode.NONE,
     errorMessage: null,
     numPartitions: created.partitions,

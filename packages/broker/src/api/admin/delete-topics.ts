@@ -6,14 +6,11 @@ import {
   errorName,
 } from '@klog/protocol';
 import { isInternalTopic } from '../../group/offsets-topic.js';
-import { LogError } from '../../log/log-port.js';
+import { LogError, NO_TOPIC_ID } from '../../log/log-port.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
-import { topicId } from './create-topics.js';
 
 type Result = DeleteTopicsResponse.DeletableTopicResult;
-
-const NO_TOPIC_ID = '00000000-0000-0000-0000-000000000000';
 
 /**
  * Deletes one topic as Kafka's controller does for a DeleteTopics: its partitions' files, then its configs.
@@ -26,39 +23,35 @@ function deleteTopic(
   id: string,
   withId: boolean,
 ): Result {
-  const result = (topic: string | null, code: ErrorName, message: string | null): Result => ({
+  // Version 6 may name a topic by id only (Kafka's `ReplicationControlManager.deleteTopics` by id).
+  const topic = name ?? ctx.log.topicName(id) ?? null;
+  // The id is read before the deletion drops it: the answer names the topic deleted by its id.
+  const own = topic === null ? undefined : ctx.log.topicId(topic);
+  const result = (code: ErrorName, message: string | null): Result => ({
     name: topic,
-    topicId: topic === null ? id : topicId(topic),
+    topicId: topic === null ? id : (own ?? NO_TOPIC_ID),
     errorCode: ErrorCode[code],
     errorMessage: message,
   });
-  let topic = name;
-  if (topic === null) {
-    // Version 6 may name a topic by id only: klog's ids are a hash of the name (create-topics.ts).
-    topic = [...ctx.log.topics().keys()].find((t) => topicId(t) === id) ?? null;
-    if (topic === null) return result(null, 'UNKNOWN_TOPIC_ID', `No topic with id ${id}.`);
-  } else if (withId && id !== NO_TOPIC_ID && topicId(topic) !== id) {
-    return result(topic, 'INVALID_REQUEST', `Topic ${topic} does not have id ${id}.`);
+  if (topic === null) return result('UNKNOWN_TOPIC_ID', `No topic with id ${id}.`);
+  if (name !== null && withId && id !== NO_TOPIC_ID && own !== id) {
+    return result('INVALID_REQUEST', `Topic ${topic} does not have id ${id}.`);
   }
   if (isInternalTopic(topic)) {
-    return result(
-      topic,
-      'INVALID_REQUEST',
-      `${topic} is internal: the group coordinator's, it cannot be deleted.`,
-    );
+    return result('INVALID_REQUEST', `${topic} is internal: the group coordinator's, it cannot be deleted.`);
   }
   if (!ctx.log.topics().has(topic)) {
-    return result(topic, 'UNKNOWN_TOPIC_OR_PARTITION', 'This server does not host this topic-partition.');
+    return result('UNKNOWN_TOPIC_OR_PARTITION', 'This server does not host this topic-partition.');
   }
   try {
     ctx.log.deleteTopic(topic);
   } catch (error) {
-    if (error instanceof LogError) return result(topic, error.code, error.message);
+    if (error instanceof LogError) return result(error.code, error.message);
     throw error;
   }
   ctx.topicConfigs.delete(topic);
   ctx.logger.info(`deleted topic ${topic} (DeleteTopics)`);
-  return result(topic, 'NONE', null);
+  return result('NONE', null);
 }
 
 export const deleteTopicsApi = defineApi({

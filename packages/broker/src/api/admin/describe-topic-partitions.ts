@@ -4,10 +4,10 @@ import {
   ErrorCode,
   errorName,
 } from '@klog/protocol';
+import { NO_TOPIC_ID } from '../../log/log-port.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 import { NO_OPERATIONS, TOPIC_OPERATIONS } from '../metadata/metadata.js';
-import { topicId } from './create-topics.js';
 
 type Topic = DescribeTopicPartitionsResponse.DescribeTopicPartitionsResponseTopic;
 
@@ -37,7 +37,7 @@ export const describeTopicPartitionsApi = defineApi({
           errorCode:
             invalid === undefined ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_TOPIC_EXCEPTION,
           name,
-          topicId: '00000000-0000-0000-0000-000000000000',
+          topicId: NO_TOPIC_ID,
           isInternal: false,
           partitions: [],
           topicAuthorizedOperations: NO_OPERATIONS,
@@ -54,7 +54,7 @@ export const describeTopicPartitionsApi = defineApi({
       topics.push({
         errorCode: ErrorCode.NONE,
         name,
-        topicId: topicId(name),
+        topicId: ctx.log.topicId(name) ?? NO_TOPIC_ID,
         isInternal: name.startsWith('__'),
         partitions: Array.from({ length: Math.max(0, to - from) }, (_, i) => ({
           errorCode: ErrorCode.NONE,

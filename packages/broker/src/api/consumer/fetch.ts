@@ -7,7 +7,7 @@ import {
   type RequestHeader,
 } from '@klog/protocol';
 import { FetchPurgatory } from '../../log/fetch-purgatory.js';
-import { LogError, partitionOrError } from '../../log/log-port.js';
+import { LogError, NO_TOPIC_ID, partitionOrError } from '../../log/log-port.js';
 import { type ClientInfo, defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
@@ -16,6 +16,30 @@ type PartitionData = FetchResponse.PartitionData;
 const NO_RECORDS = new Uint8Array(0);
 /** Kafka's READ_COMMITTED isolation level. */
 const READ_COMMITTED = 1;
+
+/** A topic of the request with its name: from the request up to v12, from its id from v13 (undefined: unknown). */
+interface FetchTopic {
+  readonly name: string | undefined;
+  readonly topicId: string;
+  readonly partitions: readonly FetchRequest.FetchPartition[];
+}
+
+/**
+ * The request's topics by name. From version 13 a topic is named by its id only (KIP-516): looked up in the
+ * log's ids, as Kafka's `KafkaApis.handleFetchRequest` looks them up in its metadata cache; an id no topic
+ * has is kept, to be answered UNKNOWN_TOPIC_ID.
+ */
+function resolveTopics(
+  ctx: Pick<BrokerContext, 'log'>,
+  version: number,
+  request: FetchRequest,
+): FetchTopic[] {
+  return request.topics.map((t) => ({
+    name: version >= 13 ? ctx.log.topicName(t.topicId) : t.topic,
+    topicId: version >= 13 ? t.topicId : NO_TOPIC_ID,
+    partitions: t.partitions,
+  }));
+}
 
 interface Read {
   readonly response: FetchResponse;
@@ -36,6 +60,7 @@ interface Read {
 function readOnce(
   ctx: Pick<BrokerContext, 'config' | 'fetchWaits' | 'log' | 'readBuffers' | 'responseMemory'>,
   request: FetchRequest,
+  topics: readonly FetchTopic[],
 ): Read {
   // And what the response pool has left (queued.max.request.bytes): a response is held until the kernel takes
   // it, so consumers that do not read pin at most the pool and one batch each, however many they are.
@@ -43,15 +68,28 @@ function readOnce(
   let bytes = 0;
   let anyError = false;
   let returnedData = false;
-  const responses = request.topics.map((topic) => ({
-    topic: topic.topic,
+  const responses = topics.map((topic) => ({
+    // Not sent from v13 (the id is), but the summary line names the partition by it.
+    topic: topic.name ?? topic.topicId,
+    topicId: topic.topicId,
     partitions: topic.partitions.map((p): PartitionData => {
       const base = {
         partitionIndex: p.partition,
         abortedTransactions: request.isolationLevel === READ_COMMITTED ? [] : null,
         preferredReadReplica: -1,
       };
-      const partition = partitionOrError(ctx.log, topic.topic, p.partition);
+      if (topic.name === undefined) {
+        anyError = true;
+        return {
+          ...base,
+          errorCode: ErrorCode.UNKNOWN_TOPIC_ID,
+          highWatermark: -1,
+          lastStableOffset: -1,
+          logStartOffset: -1,
+          records: NO_RECORDS,
+        };
+      }
+      const partition = partitionOrError(ctx.log, topic.name, p.partition);
       if (partition instanceof LogError) {
         anyError = true;
         return {
@@ -126,7 +164,7 @@ function readOnce(
  */
 async function handleFetch(
   ctx: Pick<BrokerContext, 'config' | 'fetchWaits' | 'log' | 'readBuffers' | 'responseMemory'>,
-  _header: RequestHeader,
+  header: RequestHeader,
   request: FetchRequest,
   client: ClientInfo,
 ): Promise<FetchResponse> {
@@ -138,10 +176,12 @@ async function handleFetch(
       responses: [],
     };
   }
-  let read = readOnce(ctx, request);
+  // Resolved once: a topic deleted while the fetch waits is then answered by its partitions' absence.
+  const topics = resolveTopics(ctx, header.apiVersion, request);
+  let read = readOnce(ctx, request, topics);
   if (read.bytes >= request.minBytes || request.maxWaitMs <= 0 || read.anyError) return read.response;
-  const keys = request.topics.flatMap((t) =>
-    t.partitions.map((p) => FetchPurgatory.key(t.topic, p.partition)),
+  const keys = topics.flatMap((t) =>
+    t.name === undefined ? [] : t.partitions.map((p) => FetchPurgatory.key(t.name!, p.partition)),
   );
   const deadline = performance.now() + request.maxWaitMs;
   for (;;) {
@@ -150,15 +190,19 @@ async function handleFetch(
     await ctx.fetchWaits.wait(keys, left, client.gone);
     // The connection has gone: no one to answer, and the log may be closing.
     if (client.gone.aborted) return read.response;
-    read = readOnce(ctx, request);
+    read = readOnce(ctx, request, topics);
     if (read.bytes >= request.minBytes || read.anyError || ctx.fetchWaits.closed) return read.response;
   }
 }
 
-/** Not 13+: those name topics by id, which klog's log does not keep. */
+/**
+ * Versions 4 to 18, Kafka 4.1.0's. The follower's fields of 15+ (ReplicaState, ReplicaDirectoryId, the
+ * v18 HighWatermark) are read and ignored: a consumer sends their defaults. NodeEndpoints (16+) goes only
+ * with NOT_LEADER_OR_FOLLOWER and FENCED_LEADER_EPOCH, which one node never answers: never sent.
+ */
 export const fetchApi = defineApi({
   codec: Fetch,
-  versions: { min: 4, max: 12 },
+  versions: { min: 4, max: 18 },
   handle: handleFetch,
   summary(request, response) {
     const parts = response.responses.flatMap((t, i) =>

@@ -7,7 +7,7 @@ import {
   type RequestHeader,
 } from '@klog/protocol';
 import { isInternalTopic } from '../../group/offsets-topic.js';
-import { LogError } from '../../log/log-port.js';
+import { LogError, NO_TOPIC_ID } from '../../log/log-port.js';
 import { createTopic } from '../../log/topic-creation.js';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
@@ -41,14 +41,32 @@ function handleMetadata(
   header: RequestHeader,
   request: MetadataRequest,
 ): MetadataResponse {
-  const all = request.topics === null || (header.apiVersion === 0 && request.topics.length === 0);
-  const known = ctx.log.topics();
-  const names = all ? [...known.keys()].sort() : (request.topics ?? []).map((t) => t.name);
-  const topics: TopicMetadata[] = [];
-  for (const name of names) {
-    if (name === null) continue;
-    topics.push(topicMetadata(ctx, request, name, known.get(name)));
+  const version = header.apiVersion;
+  const all = request.topics === null || (version === 0 && request.topics.length === 0);
+  // Versions 10 and 11 carry a TopicId but cannot ask by it (Kafka's `KafkaApis.handleTopicMetadataRequest`):
+  // the whole request is refused, as `MetadataRequest.getErrorResponse` answers it.
+  if (!all && version < 12) {
+    for (const t of request.topics ?? []) {
+      // Kafka's messages: "Topic name can not be null…", "Topic IDs are not supported in requests…".
+      if (t.name === null || t.topicId !== NO_TOPIC_ID) return refused(request);
+    }
   }
+  const known = ctx.log.topics();
+  const topics: TopicMetadata[] = [];
+  // From version 12 a topic may be asked for by id (a null name): any id asked for makes it a request by
+  // ids, as in Kafka, answering an unknown id UNKNOWN_TOPIC_ID with no name, before the topics found.
+  const ids = all ? [] : (request.topics ?? []).map((t) => t.topicId).filter((id) => id !== NO_TOPIC_ID);
+  let names: string[];
+  if (all) names = [...known.keys()].sort();
+  else if (ids.length > 0) {
+    names = [];
+    for (const id of new Set(ids)) {
+      const name = ctx.log.topicName(id);
+      if (name !== undefined) names.push(name);
+      else topics.push({ ...failedTopic(ErrorCode.UNKNOWN_TOPIC_ID, null), topicId: id });
+    }
+  } else names = (request.topics ?? []).flatMap((t) => (t.name === null ? [] : [t.name]));
+  for (const name of names) topics.push(topicMetadata(ctx, request, name, known.get(name)));
   return {
     throttleTimeMs: 0,
     brokers: [
@@ -60,6 +78,38 @@ function handleMetadata(
     clusterAuthorizedOperations: request.includeClusterAuthorizedOperations
       ? CLUSTER_OPERATIONS
       : NO_OPERATIONS,
+    errorCode: ErrorCode.NONE,
+  };
+}
+
+/** A topic answered with an error: no partitions, the zero id (Kafka never tells the id of a topic it refuses). */
+function failedTopic(errorCode: number, name: string | null): TopicMetadata {
+  return {
+    errorCode,
+    name,
+    topicId: NO_TOPIC_ID,
+    isInternal: false,
+    partitions: [],
+    topicAuthorizedOperations: NO_OPERATIONS,
+  };
+}
+
+/**
+ * The whole request refused with INVALID_REQUEST, as Kafka's `MetadataRequest.getErrorResponse` answers it:
+ * each topic asked for with the error (a null name as ""), no brokers, the top-level ErrorCode from v13.
+ */
+function refused(request: MetadataRequest): MetadataResponse {
+  return {
+    throttleTimeMs: 0,
+    brokers: [],
+    clusterId: null,
+    controllerId: -1,
+    topics: (request.topics ?? []).map((t) => ({
+      ...failedTopic(ErrorCode.INVALID_REQUEST, t.name ?? ''),
+      topicId: t.topicId,
+    })),
+    clusterAuthorizedOperations: NO_OPERATIONS,
+    errorCode: ErrorCode.INVALID_REQUEST,
   };
 }
 
@@ -72,13 +122,7 @@ function topicMetadata(
   name: string,
   partitions: number | undefined,
 ): TopicMetadata {
-  const failed = (errorCode: number): TopicMetadata => ({
-    errorCode,
-    name,
-    isInternal: false,
-    partitions: [],
-    topicAuthorizedOperations: NO_OPERATIONS,
-  });
+  const failed = (errorCode: number): TopicMetadata => failedTopic(errorCode, name);
   let count = partitions;
   if (count === undefined) {
     const invalid = ctx.log.invalidTopicName(name);
@@ -108,6 +152,7 @@ function topicMetadata(
   return {
     errorCode: ErrorCode.NONE,
     name,
+    topicId: ctx.log.topicId(name) ?? NO_TOPIC_ID,
     isInternal: isInternalTopic(name),
     partitions: Array.from({ length: count }, (_, partitionIndex) => ({
       errorCode: ErrorCode.NONE,
@@ -122,14 +167,14 @@ function topicMetadata(
   };
 }
 
-/** Not 10+: @platformatic/kafka would then send topic ids as Fetch topic names. */
 export const metadataApi = defineApi({
   codec: Metadata,
-  versions: { min: 0, max: 9 },
+  versions: { min: 0, max: 13 },
   handle: handleMetadata,
   summary(_, response) {
     const topics = response.topics.map(
-      (t) => `${t.name}${t.errorCode === 0 ? `(${t.partitions.length})` : ` ${errorName(t.errorCode)}`}`,
+      (t) =>
+        `${t.name ?? t.topicId}${t.errorCode === 0 ? `(${t.partitions.length})` : ` ${errorName(t.errorCode)}`}`,
     );
     return `topics: ${topics.join(', ') || 'none'}`;
   },

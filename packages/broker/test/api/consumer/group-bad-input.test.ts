@@ -190,7 +190,7 @@ describe('bad group input', { timeout: 120_000 }, () => {
       });
       c.send(
         encodeRequest(Metadata, 1, 2, 'bad-input', {
-          topics: [{ name: '__consumer_offsets' }],
+          topics: [{ name: '__consumer_offsets', topicId: '00000000-0000-0000-0000-000000000000' }],
           allowAutoTopicCreation: true,
           includeClusterAuthorizedOperations: false,
           includeTopicAuthorizedOperations: false,
@@ -226,7 +226,7 @@ describe('bad group input', { timeout: 120_000 }, () => {
       const c = await RawClient.connect(auto.port);
       c.send(
         encodeRequest(Metadata, 1, 1, 'bad-input', {
-          topics: [{ name: '__consumer_offsets' }],
+          topics: [{ name: '__consumer_offsets', topicId: '00000000-0000-0000-0000-000000000000' }],
           allowAutoTopicCreation: true,
           includeClusterAuthorizedOperations: false,
           includeTopicAuthorizedOperations: false,

@@ -44,10 +44,8 @@ const SARAMA =
 const REASONS: Record<string, string> = {
   'Produce max':
     'v9–v13 not served yet: v9 is the first flexible version, v12 adds partitions to a transaction implicitly (KIP-890), v13 names topics by id (KIP-516)',
-  'Fetch max': 'v13–v18 not served yet: v13 names topics by id (KIP-516), and klog has no topic ids yet',
   'ListOffsets min':
     "v0: Sarama 1.22's GetOffset sends v0 with its Version left unset (the broker's Sarama test); Kafka 4 removed it (KIP-896)",
-  'Metadata max': 'v10–v13 not served yet: v10 carries topic ids (KIP-516), and klog has no topic ids yet',
   'OffsetCommit min':
     "v1: Sarama 1.22's consumer group commits with v1 (the broker's Sarama test); Kafka 4 removed it (KIP-896)",
   'OffsetCommit max':

@@ -11,9 +11,9 @@ afterAll(() => b.stop());
 /** What klog advertises, API key → [min, max] (see src/api/advertised.ts for why each range). */
 const ADVERTISED = {
   0: [0, 8], // Produce: v0 advertised as Kafka 4 does (KAFKA-18659); v0–v2 refused
-  1: [4, 12], // Fetch: not 13+ (topic ids)
+  1: [4, 18], // Fetch: Kafka 4.1.0's, by topic id from 13
   2: [0, 10], // ListOffsets
-  3: [0, 9], // Metadata: not 10+ (platformatic would send topic ids in Fetch)
+  3: [0, 13], // Metadata: Kafka 4.1.0's, topic ids from 10
   8: [1, 8], // OffsetCommit: Sarama 1.22 sends 1 (Kafka 4 removed it), librdkafka 1 or 2, platformatic 8
   9: [1, 8], // OffsetFetch: librdkafka needs 1, platformatic 8
   10: [0, 4], // FindCoordinator: librdkafka needs 0, platformatic 4

@@ -49,6 +49,7 @@ import type { FetchRequest, FetchResponse } from './fetch.js';
 export function readFetchRequestV11(r: Reader): FetchRequest {
   const clusterId: string | null = null;
   const replicaId = r.int32('replicaId');
+  const replicaState: FetchRequest.ReplicaState = { replicaId: -1, replicaEpoch: -1 };
   const maxWaitMs = r.int32('maxWaitMs');
   const minBytes = r.int32('minBytes');
   const maxBytes = r.int32('maxBytes');
@@ -57,6 +58,7 @@ export function readFetchRequestV11(r: Reader): FetchRequest {
   const sessionEpoch = r.int32('sessionEpoch');
   const topics = r.array('topics', 6, (r): FetchRequest.FetchTopic => {
     const topic = r.string('topics[].topic');
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const partitions = r.array('topics[].partitions', 28, (r): FetchRequest.FetchPartition => {
       const partition = r.int32('topics[].partitions[].partition');
       const currentLeaderEpoch = r.int32('topics[].partitions[].currentLeaderEpoch');
@@ -64,17 +66,19 @@ export function readFetchRequestV11(r: Reader): FetchRequest {
       const lastFetchedEpoch: number = -1;
       const logStartOffset = r.int64('topics[].partitions[].logStartOffset');
       const partitionMaxBytes = r.int32('topics[].partitions[].partitionMaxBytes');
-      return { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes };
+      const replicaDirectoryId: string = '00000000-0000-0000-0000-000000000000';
+      return { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId };
     });
-    return { topic, partitions };
+    return { topic, topicId, partitions };
   });
   const forgottenTopicsData = r.array('forgottenTopicsData', 6, (r): FetchRequest.ForgottenTopic => {
     const topic = r.string('forgottenTopicsData[].topic');
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const partitions = r.array('forgottenTopicsData[].partitions', 4, (r) => r.int32('forgottenTopicsData[].partitions[]'));
-    return { topic, partitions };
+    return { topic, topicId, partitions };
   });
   const rackId = r.string('rackId');
-  return { clusterId, replicaId, maxWaitMs, minBytes, maxBytes, isolationLevel, sessionId, sessionEpoch, topics, forgottenTopicsData, rackId };
+  return { clusterId, replicaId, replicaState, maxWaitMs, minBytes, maxBytes, isolationLevel, sessionId, sessionEpoch, topics, forgottenTopicsData, rackId };
 }
 
 export function writeFetchResponseV11(w: Writer, m: FetchResponse): void {
@@ -146,6 +150,7 @@ export function readFetchResponseV11(r: Reader): FetchResponse {
   const sessionId = r.int32('sessionId');
   const responses = r.array('responses', 6, (r): FetchResponse.FetchableTopicResponse => {
     const topic = r.string('responses[].topic');
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const partitions = r.array('responses[].partitions', 42, (r): FetchResponse.PartitionData => {
       const partitionIndex = r.int32('responses[].partitions[].partitionIndex');
       const errorCode = r.int16('responses[].partitions[].errorCode');
@@ -164,7 +169,8 @@ export function readFetchResponseV11(r: Reader): FetchResponse {
       const records = r.nullableBytes('responses[].partitions[].records');
       return { partitionIndex, errorCode, highWatermark, lastStableOffset, logStartOffset, divergingEpoch, currentLeader, snapshotId, abortedTransactions, preferredReadReplica, records };
     });
-    return { topic, partitions };
+    return { topic, topicId, partitions };
   });
-  return { throttleTimeMs, errorCode, sessionId, responses };
+  const nodeEndpoints: FetchResponse.NodeEndpoint[] = [];
+  return { throttleTimeMs, errorCode, sessionId, responses, nodeEndpoints };
 }

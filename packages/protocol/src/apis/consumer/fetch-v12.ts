@@ -59,6 +59,7 @@ import type { FetchRequest, FetchResponse } from './fetch.js';
 export function readFetchRequestV12(r: Reader): FetchRequest {
   let clusterId: string | null = null;
   const replicaId = r.int32('replicaId');
+  const replicaState: FetchRequest.ReplicaState = { replicaId: -1, replicaEpoch: -1 };
   const maxWaitMs = r.int32('maxWaitMs');
   const minBytes = r.int32('minBytes');
   const maxBytes = r.int32('maxBytes');
@@ -67,6 +68,7 @@ export function readFetchRequestV12(r: Reader): FetchRequest {
   const sessionEpoch = r.int32('sessionEpoch');
   const topics = r.compactArray('topics', 3, (r): FetchRequest.FetchTopic => {
     const topic = r.compactString('topics[].topic');
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const partitions = r.compactArray('topics[].partitions', 33, (r): FetchRequest.FetchPartition => {
       const partition = r.int32('topics[].partitions[].partition');
       const currentLeaderEpoch = r.int32('topics[].partitions[].currentLeaderEpoch');
@@ -74,17 +76,19 @@ export function readFetchRequestV12(r: Reader): FetchRequest {
       const lastFetchedEpoch = r.int32('topics[].partitions[].lastFetchedEpoch');
       const logStartOffset = r.int64('topics[].partitions[].logStartOffset');
       const partitionMaxBytes = r.int32('topics[].partitions[].partitionMaxBytes');
+      const replicaDirectoryId: string = '00000000-0000-0000-0000-000000000000';
       r.skipTaggedFields('topics[].partitions[]._tagged_fields');
-      return { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes };
+      return { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId };
     });
     r.skipTaggedFields('topics[]._tagged_fields');
-    return { topic, partitions };
+    return { topic, topicId, partitions };
   });
   const forgottenTopicsData = r.compactArray('forgottenTopicsData', 3, (r): FetchRequest.ForgottenTopic => {
     const topic = r.compactString('forgottenTopicsData[].topic');
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const partitions = r.compactArray('forgottenTopicsData[].partitions', 4, (r) => r.int32('forgottenTopicsData[].partitions[]'));
     r.skipTaggedFields('forgottenTopicsData[]._tagged_fields');
-    return { topic, partitions };
+    return { topic, topicId, partitions };
   });
   const rackId = r.compactString('rackId');
   r.taggedFields('_tagged_fields', (tag, r) => {
@@ -96,7 +100,7 @@ export function readFetchRequestV12(r: Reader): FetchRequest {
         return false;
     }
   });
-  return { clusterId, replicaId, maxWaitMs, minBytes, maxBytes, isolationLevel, sessionId, sessionEpoch, topics, forgottenTopicsData, rackId };
+  return { clusterId, replicaId, replicaState, maxWaitMs, minBytes, maxBytes, isolationLevel, sessionId, sessionEpoch, topics, forgottenTopicsData, rackId };
 }
 
 export function writeFetchResponseV12(w: Writer, m: FetchResponse): void {
@@ -206,6 +210,7 @@ export function readFetchResponseV12(r: Reader): FetchResponse {
   const sessionId = r.int32('sessionId');
   const responses = r.compactArray('responses', 3, (r): FetchResponse.FetchableTopicResponse => {
     const topic = r.compactString('responses[].topic');
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const partitions = r.compactArray('responses[].partitions', 37, (r): FetchResponse.PartitionData => {
       const partitionIndex = r.int32('responses[].partitions[].partitionIndex');
       const errorCode = r.int16('responses[].partitions[].errorCode');
@@ -256,8 +261,9 @@ export function readFetchResponseV12(r: Reader): FetchResponse {
       return { partitionIndex, errorCode, highWatermark, lastStableOffset, logStartOffset, divergingEpoch, currentLeader, snapshotId, abortedTransactions, preferredReadReplica, records };
     });
     r.skipTaggedFields('responses[]._tagged_fields');
-    return { topic, partitions };
+    return { topic, topicId, partitions };
   });
+  const nodeEndpoints: FetchResponse.NodeEndpoint[] = [];
   r.skipTaggedFields('_tagged_fields');
-  return { throttleTimeMs, errorCode, sessionId, responses };
+  return { throttleTimeMs, errorCode, sessionId, responses, nodeEndpoints };
 }

@@ -12,8 +12,12 @@ import { readFetchRequestV7, readFetchResponseV7, writeFetchResponseV7, writeFet
 import { readFetchRequestV9, readFetchResponseV9, writeFetchResponseV9, writeFetchRequestV9 } from './fetch-v9.js';
 import { readFetchRequestV11, readFetchResponseV11, writeFetchResponseV11, writeFetchRequestV11 } from './fetch-v11.js';
 import { readFetchRequestV12, readFetchResponseV12, writeFetchResponseV12, writeFetchRequestV12 } from './fetch-v12.js';
+import { readFetchRequestV13, readFetchResponseV13, writeFetchResponseV13, writeFetchRequestV13 } from './fetch-v13.js';
+import { readFetchRequestV15, readFetchResponseV15, writeFetchResponseV15, writeFetchRequestV15 } from './fetch-v15.js';
+import { readFetchRequestV16, readFetchResponseV16, writeFetchResponseV16, writeFetchRequestV16 } from './fetch-v16.js';
+import { readFetchRequestV17, readFetchResponseV17, writeFetchResponseV17, writeFetchRequestV17 } from './fetch-v17.js';
 
-/** FetchRequest as klog reads it, versions 0-12; a field its version lacks holds its default. */
+/** FetchRequest as klog reads it, versions 0-18; a field its version lacks holds its default. */
 export interface FetchRequest {
   /**
    * The clusterId if known. This is used to validate metadata fetches prior to broker registration.
@@ -25,6 +29,8 @@ export interface FetchRequest {
    * default -1.
    */
   replicaId: number;
+  /** ReplicaState: versions 15+, tag 1 in 15+. */
+  replicaState: FetchRequest.ReplicaState;
   /** The maximum time in milliseconds to wait for the response. MaxWaitMs: versions 0+. */
   maxWaitMs: number;
   /** The minimum bytes to accumulate in the response. MinBytes: versions 0+. */
@@ -59,9 +65,21 @@ export interface FetchRequest {
 }
 
 export declare namespace FetchRequest {
+  interface ReplicaState {
+    /**
+     * The replica ID of the follower, or -1 if this request is from a consumer. ReplicaId: versions 15+,
+     * default -1.
+     */
+    replicaId: number;
+    /** The epoch of this follower, or -1 if not available. ReplicaEpoch: versions 15+, default -1. */
+    replicaEpoch: number;
+  }
+
   interface FetchTopic {
     /** The name of the topic to fetch. Topic: versions 0-12, ignorable. */
     topic: string;
+    /** The unique topic ID. TopicId: versions 13+, ignorable. */
+    topicId: string;
     /** The partitions to fetch. Partitions: versions 0+. */
     partitions: FetchRequest.FetchPartition[];
   }
@@ -88,17 +106,23 @@ export declare namespace FetchRequest {
      * honored. PartitionMaxBytes: versions 0+.
      */
     partitionMaxBytes: number;
+    /**
+     * The directory id of the follower fetching. ReplicaDirectoryId: versions 17+, tag 0 in 17+, ignorable.
+     */
+    replicaDirectoryId: string;
   }
 
   interface ForgottenTopic {
     /** The topic name. Topic: versions 7-12, ignorable. */
     topic: string;
+    /** The unique topic ID. TopicId: versions 13+, ignorable. */
+    topicId: string;
     /** The partitions indexes to forget. Partitions: versions 7+. */
     partitions: number[];
   }
 }
 
-/** FetchResponse as klog writes it, versions 0-12; a version writes only the fields it has. */
+/** FetchResponse as klog writes it, versions 0-18; a version writes only the fields it has. */
 export interface FetchResponse {
   /**
    * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
@@ -111,12 +135,19 @@ export interface FetchResponse {
   sessionId: number;
   /** The response topics. Responses: versions 0+. */
   responses: FetchResponse.FetchableTopicResponse[];
+  /**
+   * Endpoints for all current-leaders enumerated in PartitionData, with errors NOT_LEADER_OR_FOLLOWER &
+   * FENCED_LEADER_EPOCH. NodeEndpoints: versions 16+, tag 0 in 16+.
+   */
+  nodeEndpoints?: FetchResponse.NodeEndpoint[];
 }
 
 export declare namespace FetchResponse {
   interface FetchableTopicResponse {
     /** The topic name. Topic: versions 0-12, ignorable. */
     topic: string;
+    /** The unique topic ID. TopicId: versions 13+, ignorable. */
+    topicId: string;
     /** The topic partitions. Partitions: versions 0+. */
     partitions: FetchResponse.PartitionData[];
   }
@@ -187,14 +218,28 @@ export declare namespace FetchResponse {
     /** The first offset in the aborted transaction. FirstOffset: versions 4+. */
     firstOffset: number;
   }
+
+  interface NodeEndpoint {
+    /** The ID of the associated node. NodeId: versions 16+. */
+    nodeId: number;
+    /** The node's hostname. Host: versions 16+. */
+    host: string;
+    /** The node's port. Port: versions 16+. */
+    port: number;
+    /**
+     * The rack of the node, or null if it has not been assigned to a rack. Rack: versions 16+, nullable 16+,
+     * default null.
+     */
+    rack: string | null;
+  }
 }
 
-/** Fetch: Kafka 4.1.0 has versions 4-18, flexible from 12; klog reads and writes 0-12. */
+/** Fetch: Kafka 4.1.0 has versions 4-18, flexible from 12; klog reads and writes 0-18. */
 export const Fetch: ApiCodec<FetchRequest, FetchResponse, 1> = {
   name: 'Fetch',
   apiKey: 1,
   minVersion: 0,
-  maxVersion: 12,
+  maxVersion: 18,
   firstFlexibleVersion: 12,
   kafkaVersions: { min: 4, max: 18 },
   readRequest(version: number, r: Reader): FetchRequest {
@@ -221,6 +266,16 @@ export const Fetch: ApiCodec<FetchRequest, FetchResponse, 1> = {
         return readFetchRequestV11(r);
       case 12:
         return readFetchRequestV12(r);
+      case 13:
+      case 14:
+        return readFetchRequestV13(r);
+      case 15:
+        return readFetchRequestV15(r);
+      case 16:
+        return readFetchRequestV16(r);
+      case 17:
+      case 18:
+        return readFetchRequestV17(r);
       default:
         throw new RangeError(`Fetch version ${version} is not one klog reads`);
     }
@@ -257,6 +312,20 @@ export const Fetch: ApiCodec<FetchRequest, FetchResponse, 1> = {
         return;
       case 12:
         writeFetchResponseV12(w, m);
+        return;
+      case 13:
+      case 14:
+        writeFetchResponseV13(w, m);
+        return;
+      case 15:
+        writeFetchResponseV15(w, m);
+        return;
+      case 16:
+        writeFetchResponseV16(w, m);
+        return;
+      case 17:
+      case 18:
+        writeFetchResponseV17(w, m);
         return;
       default:
         throw new RangeError(`Fetch version ${version} is not one klog writes`);
@@ -295,6 +364,20 @@ export const Fetch: ApiCodec<FetchRequest, FetchResponse, 1> = {
       case 12:
         writeFetchRequestV12(w, m);
         return;
+      case 13:
+      case 14:
+        writeFetchRequestV13(w, m);
+        return;
+      case 15:
+        writeFetchRequestV15(w, m, version);
+        return;
+      case 16:
+        writeFetchRequestV16(w, m, version);
+        return;
+      case 17:
+      case 18:
+        writeFetchRequestV17(w, m, version);
+        return;
       default:
         throw new RangeError(`Fetch version ${version} is not one klog writes`);
     }
@@ -323,6 +406,16 @@ export const Fetch: ApiCodec<FetchRequest, FetchResponse, 1> = {
         return readFetchResponseV11(r);
       case 12:
         return readFetchResponseV12(r);
+      case 13:
+      case 14:
+        return readFetchResponseV13(r);
+      case 15:
+        return readFetchResponseV15(r);
+      case 16:
+        return readFetchResponseV16(r);
+      case 17:
+      case 18:
+        return readFetchResponseV17(r);
       default:
         throw new RangeError(`Fetch version ${version} is not one klog reads`);
     }

@@ -28,8 +28,9 @@ import type { MetadataRequest, MetadataResponse } from './metadata.js';
 
 export function readMetadataRequestV0(r: Reader): MetadataRequest {
   const topics = r.array('topics', 2, (r): MetadataRequest.MetadataRequestTopic => {
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const name = r.string('topics[].name');
-    return { name };
+    return { topicId, name };
   });
   const allowAutoTopicCreation: boolean = true;
   const includeClusterAuthorizedOperations: boolean = false;
@@ -104,6 +105,7 @@ export function readMetadataResponseV0(r: Reader): MetadataResponse {
   const topics = r.array('topics', 8, (r): MetadataResponse.MetadataResponseTopic => {
     const errorCode = r.int16('topics[].errorCode');
     const name = r.string('topics[].name');
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const isInternal: boolean = false;
     const partitions = r.array('topics[].partitions', 18, (r): MetadataResponse.MetadataResponsePartition => {
       const errorCode = r.int16('topics[].partitions[].errorCode');
@@ -116,8 +118,9 @@ export function readMetadataResponseV0(r: Reader): MetadataResponse {
       return { errorCode, partitionIndex, leaderId, leaderEpoch, replicaNodes, isrNodes, offlineReplicas };
     });
     const topicAuthorizedOperations: number = -2147483648;
-    return { errorCode, name, isInternal, partitions, topicAuthorizedOperations };
+    return { errorCode, name, topicId, isInternal, partitions, topicAuthorizedOperations };
   });
   const clusterAuthorizedOperations: number = -2147483648;
-  return { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations };
+  const errorCode: number = 0;
+  return { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations, errorCode };
 }

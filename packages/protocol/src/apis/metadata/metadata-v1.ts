@@ -31,8 +31,9 @@ import type { MetadataRequest, MetadataResponse } from './metadata.js';
 
 export function readMetadataRequestV1(r: Reader): MetadataRequest {
   const topics = r.nullableArray('topics', 2, (r): MetadataRequest.MetadataRequestTopic => {
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const name = r.string('topics[].name');
-    return { name };
+    return { topicId, name };
   });
   const allowAutoTopicCreation: boolean = true;
   const includeClusterAuthorizedOperations: boolean = false;
@@ -111,6 +112,7 @@ export function readMetadataResponseV1(r: Reader): MetadataResponse {
   const topics = r.array('topics', 9, (r): MetadataResponse.MetadataResponseTopic => {
     const errorCode = r.int16('topics[].errorCode');
     const name = r.string('topics[].name');
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const isInternal = r.bool('topics[].isInternal');
     const partitions = r.array('topics[].partitions', 18, (r): MetadataResponse.MetadataResponsePartition => {
       const errorCode = r.int16('topics[].partitions[].errorCode');
@@ -123,8 +125,9 @@ export function readMetadataResponseV1(r: Reader): MetadataResponse {
       return { errorCode, partitionIndex, leaderId, leaderEpoch, replicaNodes, isrNodes, offlineReplicas };
     });
     const topicAuthorizedOperations: number = -2147483648;
-    return { errorCode, name, isInternal, partitions, topicAuthorizedOperations };
+    return { errorCode, name, topicId, isInternal, partitions, topicAuthorizedOperations };
   });
   const clusterAuthorizedOperations: number = -2147483648;
-  return { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations };
+  const errorCode: number = 0;
+  return { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations, errorCode };
 }

@@ -39,9 +39,10 @@ import type { MetadataRequest, MetadataResponse } from './metadata.js';
 
 export function readMetadataRequestV9(r: Reader): MetadataRequest {
   const topics = r.compactNullableArray('topics', 2, (r): MetadataRequest.MetadataRequestTopic => {
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const name = r.compactString('topics[].name');
     r.skipTaggedFields('topics[]._tagged_fields');
-    return { name };
+    return { topicId, name };
   });
   const allowAutoTopicCreation = r.bool('allowAutoTopicCreation');
   const includeClusterAuthorizedOperations = r.bool('includeClusterAuthorizedOperations');
@@ -125,6 +126,7 @@ export function readMetadataResponseV9(r: Reader): MetadataResponse {
   const topics = r.compactArray('topics', 10, (r): MetadataResponse.MetadataResponseTopic => {
     const errorCode = r.int16('topics[].errorCode');
     const name = r.compactString('topics[].name');
+    const topicId: string = '00000000-0000-0000-0000-000000000000';
     const isInternal = r.bool('topics[].isInternal');
     const partitions = r.compactArray('topics[].partitions', 18, (r): MetadataResponse.MetadataResponsePartition => {
       const errorCode = r.int16('topics[].partitions[].errorCode');
@@ -139,9 +141,10 @@ export function readMetadataResponseV9(r: Reader): MetadataResponse {
     });
     const topicAuthorizedOperations = r.int32('topics[].topicAuthorizedOperations');
     r.skipTaggedFields('topics[]._tagged_fields');
-    return { errorCode, name, isInternal, partitions, topicAuthorizedOperations };
+    return { errorCode, name, topicId, isInternal, partitions, topicAuthorizedOperations };
   });
   const clusterAuthorizedOperations = r.int32('clusterAuthorizedOperations');
+  const errorCode: number = 0;
   r.skipTaggedFields('_tagged_fields');
-  return { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations };
+  return { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations, errorCode };
 }

@@ -12,8 +12,12 @@ import { readMetadataRequestV5, readMetadataResponseV5, writeMetadataResponseV5,
 import { readMetadataRequestV7, readMetadataResponseV7, writeMetadataResponseV7, writeMetadataRequestV7 } from './metadata-v7.js';
 import { readMetadataRequestV8, readMetadataResponseV8, writeMetadataResponseV8, writeMetadataRequestV8 } from './metadata-v8.js';
 import { readMetadataRequestV9, readMetadataResponseV9, writeMetadataResponseV9, writeMetadataRequestV9 } from './metadata-v9.js';
+import { readMetadataRequestV10, readMetadataResponseV10, writeMetadataResponseV10, writeMetadataRequestV10 } from './metadata-v10.js';
+import { readMetadataRequestV11, readMetadataResponseV11, writeMetadataResponseV11, writeMetadataRequestV11 } from './metadata-v11.js';
+import { readMetadataRequestV12, readMetadataResponseV12, writeMetadataResponseV12, writeMetadataRequestV12 } from './metadata-v12.js';
+import { readMetadataRequestV13, readMetadataResponseV13, writeMetadataResponseV13, writeMetadataRequestV13 } from './metadata-v13.js';
 
-/** MetadataRequest as klog reads it, versions 0-9; a field its version lacks holds its default. */
+/** MetadataRequest as klog reads it, versions 0-13; a field its version lacks holds its default. */
 export interface MetadataRequest {
   /** The topics to fetch metadata for. Topics: versions 0+, nullable 1+. */
   topics: MetadataRequest.MetadataRequestTopic[] | null;
@@ -30,12 +34,14 @@ export interface MetadataRequest {
 
 export declare namespace MetadataRequest {
   interface MetadataRequestTopic {
+    /** The topic id. TopicId: versions 10+, ignorable. */
+    topicId: string;
     /** The topic name. Name: versions 0+, nullable 10+. */
-    name: string;
+    name: string | null;
   }
 }
 
-/** MetadataResponse as klog writes it, versions 0-9; a version writes only the fields it has. */
+/** MetadataResponse as klog writes it, versions 0-13; a version writes only the fields it has. */
 export interface MetadataResponse {
   /**
    * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
@@ -58,6 +64,8 @@ export interface MetadataResponse {
    * versions 8-10, default -2147483648.
    */
   clusterAuthorizedOperations: number;
+  /** ErrorCode: versions 13+, ignorable. */
+  errorCode: number;
 }
 
 export declare namespace MetadataResponse {
@@ -82,7 +90,12 @@ export declare namespace MetadataResponse {
      * The topic name. Null for non-existing topics queried by ID. This is never null when ErrorCode is zero.
      * One of Name and TopicId is always populated. Name: versions 0+, nullable 12+.
      */
-    name: string;
+    name: string | null;
+    /**
+     * The topic id. Zero for non-existing topics queried by name. This is never zero when ErrorCode is zero.
+     * One of Name and TopicId is always populated. TopicId: versions 10+, ignorable.
+     */
+    topicId: string;
     /** True if the topic is internal. IsInternal: versions 1+, default false, ignorable. */
     isInternal: boolean;
     /** Each partition in the topic. Partitions: versions 0+. */
@@ -112,12 +125,12 @@ export declare namespace MetadataResponse {
   }
 }
 
-/** Metadata: Kafka 4.1.0 has versions 0-13, flexible from 9; klog reads and writes 0-9. */
+/** Metadata: Kafka 4.1.0 has versions 0-13, flexible from 9; klog reads and writes 0-13. */
 export const Metadata: ApiCodec<MetadataRequest, MetadataResponse, 3> = {
   name: 'Metadata',
   apiKey: 3,
   minVersion: 0,
-  maxVersion: 9,
+  maxVersion: 13,
   firstFlexibleVersion: 9,
   kafkaVersions: { min: 0, max: 13 },
   readRequest(version: number, r: Reader): MetadataRequest {
@@ -141,6 +154,14 @@ export const Metadata: ApiCodec<MetadataRequest, MetadataResponse, 3> = {
         return readMetadataRequestV8(r);
       case 9:
         return readMetadataRequestV9(r);
+      case 10:
+        return readMetadataRequestV10(r);
+      case 11:
+        return readMetadataRequestV11(r);
+      case 12:
+        return readMetadataRequestV12(r);
+      case 13:
+        return readMetadataRequestV13(r);
       default:
         throw new RangeError(`Metadata version ${version} is not one klog reads`);
     }
@@ -174,6 +195,18 @@ export const Metadata: ApiCodec<MetadataRequest, MetadataResponse, 3> = {
         return;
       case 9:
         writeMetadataResponseV9(w, m);
+        return;
+      case 10:
+        writeMetadataResponseV10(w, m);
+        return;
+      case 11:
+        writeMetadataResponseV11(w, m, version);
+        return;
+      case 12:
+        writeMetadataResponseV12(w, m, version);
+        return;
+      case 13:
+        writeMetadataResponseV13(w, m, version);
         return;
       default:
         throw new RangeError(`Metadata version ${version} is not one klog writes`);
@@ -209,6 +242,18 @@ export const Metadata: ApiCodec<MetadataRequest, MetadataResponse, 3> = {
       case 9:
         writeMetadataRequestV9(w, m);
         return;
+      case 10:
+        writeMetadataRequestV10(w, m);
+        return;
+      case 11:
+        writeMetadataRequestV11(w, m, version);
+        return;
+      case 12:
+        writeMetadataRequestV12(w, m, version);
+        return;
+      case 13:
+        writeMetadataRequestV13(w, m, version);
+        return;
       default:
         throw new RangeError(`Metadata version ${version} is not one klog writes`);
     }
@@ -234,6 +279,14 @@ export const Metadata: ApiCodec<MetadataRequest, MetadataResponse, 3> = {
         return readMetadataResponseV8(r);
       case 9:
         return readMetadataResponseV9(r);
+      case 10:
+        return readMetadataResponseV10(r);
+      case 11:
+        return readMetadataResponseV11(r);
+      case 12:
+        return readMetadataResponseV12(r);
+      case 13:
+        return readMetadataResponseV13(r);
       default:
         throw new RangeError(`Metadata version ${version} is not one klog reads`);
     }
