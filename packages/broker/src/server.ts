@@ -16,7 +16,6 @@ import { TopicConfigs } from './config/topic-configs.js';
 import { GroupCoordinator } from './group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
 import { SystemTimer } from './group/timer.js';
-import { topicsImageOf } from './group/topics-image-port.js';
 import { FetchPurgatory } from './log/fetch-purgatory.js';
 import {
   type BrokerLog,
@@ -137,7 +136,7 @@ export class Broker {
         },
         undefined,
         (line) => this.#logger.info(line),
-        topicsImageOf(log),
+        log,
         (groupId) => consumerGroupOverrides(groupConfigs.get(groupId)),
       );
       const loaded = this.#offsetsTopic.load(this.#groups);

@@ -9,12 +9,13 @@ import {
 } from '@klog/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from '../../support/broker.js';
-import { RawClient } from '../../support/raw-client.js';
+import { createTopicsRaw, RawClient } from '../../support/raw-client.js';
 
 /** ConsumerGroupHeartbeat (68) and ConsumerGroupDescribe (69) over raw frames: the request checks and the join. */
 let b: TestBroker;
 beforeAll(async () => {
   b = await startBroker();
+  await createTopicsRaw(b.port, [{ name: 'six', partitions: 6 }]);
 });
 afterAll(() => b.stop());
 
@@ -104,6 +105,53 @@ describe('ConsumerGroupHeartbeat and ConsumerGroupDescribe on the wire', () => {
       includeAuthorizedOperations: false,
     });
     expect(after.groups[0]).toMatchObject({ errorCode: 0, groupState: 'Empty', members: [] });
+    c.close();
+  });
+
+  it('two members share 6 partitions, none owned twice at any step; when one leaves (epoch -1) the other takes all', async () => {
+    const c = await RawClient.connect(b.port);
+    type Owned = { topicId: string; partitions: number[] }[];
+    const members = new Map<string, { epoch: number; owned: Owned }>();
+    const beat = async (id: string, over: Partial<ConsumerGroupHeartbeatRequest> = {}) => {
+      const m = members.get(id);
+      const r = await ask(
+        c,
+        ConsumerGroupHeartbeat,
+        1,
+        join({
+          groupId: 'share',
+          memberId: id,
+          subscribedTopicNames: ['six'],
+          ...(m === undefined ? {} : { memberEpoch: m.epoch, topicPartitions: m.owned }),
+          ...over,
+        }),
+      );
+      expect(r.errorCode, r.errorMessage ?? '').toBe(0);
+      members.set(id, { epoch: r.memberEpoch, owned: r.assignment?.topicPartitions ?? m?.owned ?? [] });
+      // No partition is owned by two members at any point.
+      const all = [...members.values()].flatMap((x) => x.owned.flatMap((tp) => tp.partitions));
+      expect(new Set(all).size).toBe(all.length);
+      return r;
+    };
+    const a = 'aaaaaaaaaaaaaaaaaaaaaa';
+    const d = 'dddddddddddddddddddddd';
+    await beat(a);
+    await beat(d);
+    for (let round = 0; round < 4; round++) {
+      await beat(a);
+      await beat(d);
+    }
+    const count = (id: string) => members.get(id)!.owned.flatMap((tp) => tp.partitions).length;
+    expect([count(a), count(d)]).toEqual([3, 3]);
+    await beat(d, { memberEpoch: -1, topicPartitions: null });
+    members.delete(d);
+    await beat(a);
+    expect(
+      members
+        .get(a)!
+        .owned.flatMap((tp) => tp.partitions)
+        .sort(),
+    ).toEqual([0, 1, 2, 3, 4, 5]);
     c.close();
   });
 });
