@@ -26,7 +26,8 @@ const externals = {
     b.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.path.startsWith('node:') || args.path.startsWith('@klog/')) return undefined;
       const owner = klogPackage.exec(args.importer)?.[1];
-      if (owner === undefined) return bundled.has(args.path) ? undefined : { path: args.path, external: true };
+      if (owner === undefined)
+        return bundled.has(args.path) ? undefined : { path: args.path, external: true };
       return { path: `${owner}|${args.path}`, namespace: 'klog-dep' };
     });
     // Loaded on first use, not when the bundle starts: fs-native-extensions alone is 15 module files, and
@@ -36,7 +37,9 @@ const externals = {
       const [owner, name] = args.path.split('|');
       const requireFrom = createRequire(import.meta.resolve(`@klog/${owner}`));
       const names = Object.keys(requireFrom(name));
-      const getters = names.map((key) => `get ${JSON.stringify(key)}() { return load()[${JSON.stringify(key)}]; },`);
+      const getters = names.map(
+        (key) => `get ${JSON.stringify(key)}() { return load()[${JSON.stringify(key)}]; },`,
+      );
       return {
         contents: [
           'let loaded;',
@@ -68,7 +71,10 @@ const ownUrl = {
       } else {
         const owner = klogPackage.exec(args.path)?.[1];
         if (owner === undefined) throw new Error(`import.meta.url in ${args.path}`);
-        const inDist = relative(`${args.path.slice(0, args.path.search(klogPackage))}${sep}packages${sep}${owner}${sep}dist`, args.path);
+        const inDist = relative(
+          `${args.path.slice(0, args.path.search(klogPackage))}${sep}packages${sep}${owner}${sep}dist`,
+          args.path,
+        );
         url = `new URL(${JSON.stringify(`./${inDist.split(sep).join('/')}`)}, import.meta.resolve(${JSON.stringify(`@klog/${owner}`)})).href`;
       }
       return { contents: text.replaceAll('import.meta.url', url), loader };
