@@ -11,6 +11,7 @@ import type { CoordinatorWriter, OffsetsRecord } from './coordinator-runtime.js'
 import type { GroupCoordinatorConfig } from './group-coordinator-config.js';
 import { newGroupMetadataTombstoneRecord } from './record-helpers.js';
 import type { CoordinatorTimer } from './timer.js';
+import { classicGroupJoinKey, classicGroupPendingMemberKey, classicGroupSyncKey } from './timer-keys.js';
 
 export interface DescribedGroup {
   readonly groupId: string;
@@ -27,23 +28,6 @@ export interface DescribedGroup {
     metadata: Uint8Array;
     assignment: Uint8Array;
   }[];
-}
-
-/** Timer keys, one per group or member, as Kafka's `classicGroupHeartbeatKey` and its siblings name them. */
-export function classicGroupHeartbeatKey(groupId: string, memberId: string): string {
-  return `heartbeat\u0000${groupId}\u0000${memberId}`;
-}
-
-export function classicGroupPendingMemberKey(groupId: string, memberId: string): string {
-  return `pending-member\u0000${groupId}\u0000${memberId}`;
-}
-
-export function classicGroupJoinKey(groupId: string): string {
-  return `join\u0000${groupId}`;
-}
-
-export function classicGroupSyncKey(groupId: string): string {
-  return `sync\u0000${groupId}`;
 }
 
 export class GroupMetadataManager {
