@@ -7,19 +7,21 @@ import { benchFlushCost, benchStalledConsumers } from './broker/attack-bench.js'
 import { benchIdleConnections, benchWorkload, WORKLOADS } from './broker/broker-bench.js';
 import { benchGroupConsume } from './broker/group-bench.js';
 import type { BrokerBenchResults, Goal, Run, WorkloadResult } from './broker/results.js';
+import { benchStartup, formatStartup } from './broker/startup-bench.js';
 import { median } from './harness.js';
 import { machineInfo } from './machine.js';
 import { renderPerformancePage } from './page.js';
 import { BENCH_DIR, BROKER_RESULTS_PATH, PAGE_PATH, RESULTS_PATH } from './paths.js';
 import type { BenchResults } from './results.js';
 
-const USAGE = `usage: pnpm bench:broker [--quick] [--write | --no-write] [--profiles DIR] [--klog BIN]
+const USAGE = `usage: pnpm bench:broker [--quick | --startup] [--write | --no-write] [--profiles DIR] [--klog BIN]
 
   klog serve against librdkafka's own mock cluster (test.mock.num.brokers=1) and against raw
   loopback sockets, with the same kcat producing idempotently (acks=all) and reading back.
   A full run (a few minutes) writes bench/broker-results.json and docs/performance.mdx.
 
   --quick     a tenth of the messages, one round; writes nothing unless --write
+  --startup   only klog serve's start-up and idle RSS against Node's (issue 44), in a minute; writes nothing
   --no-write  write nothing
   --klog BIN  measure another build's CLI (its packages/cli/dist/bin.js), for a before and after on
               one machine; needs --no-write
@@ -32,6 +34,8 @@ const FETCH_RATIO_TARGET = 1.0;
 const CPU_RATIO_BOUND = 3;
 const IDLE_KIB_BOUND = 10;
 const IDLE_CONNECTIONS = 1000;
+/** Start-up rounds: each is three short processes; nine give a steady median on a busy machine. */
+const STARTUP_ROUNDS = 9;
 /** The issue's figure: 20 consumers that never read pinned 1.17 GB before the budget. */
 const STALLED_CONSUMERS = 20;
 
@@ -47,6 +51,7 @@ function tool(command: string, args: string[]): string {
 async function main(): Promise<void> {
   const values = parseBenchArgs(process.argv.slice(2), USAGE, {
     quick: { type: 'boolean' },
+    startup: { type: 'boolean' },
     write: { type: 'boolean' },
     'no-write': { type: 'boolean' },
     profiles: { type: 'string' },
@@ -63,6 +68,15 @@ async function main(): Promise<void> {
     );
   const klogBin = resolve(values.klog ?? join(BENCH_DIR, '..', 'packages', 'cli', 'dist', 'bin.js'));
   if (!existsSync(klogBin)) throw new UsageError(`${klogBin} is missing: build @klog/cli first`);
+  // Start-up is measured on what `klog` runs (bin/klog.js, the bundle), unless another build is named.
+  const startupBin =
+    values.klog === undefined ? join(BENCH_DIR, '..', 'packages', 'cli', 'bin', 'klog.js') : klogBin;
+  if (values.startup) {
+    if (values.write) throw new UsageError('--startup writes nothing: drop --write');
+    for (const line of formatStartup(await benchStartup(startupBin, STARTUP_ROUNDS)))
+      process.stdout.write(`${line}\n`);
+    return;
+  }
   const python = '/usr/bin/python3';
   tool(python, ['-c', 'import confluent_kafka']);
   const kcatVersion = /Version (\S+) .*librdkafka (\S+)/.exec(tool('kcat', ['-V']));
@@ -182,6 +196,9 @@ async function main(): Promise<void> {
   };
   const out = process.stdout;
   const f = (x: number) => x.toFixed(2);
+  // Measured once the workloads' brokers are gone, so they do not share the machine with it.
+  const startup = await benchStartup(startupBin, quick ? 3 : STARTUP_ROUNDS);
+  out.write(`\n${formatStartup(startup).join('\n')}\n`);
   out.write(
     '\nworkload            produce/mock  fetch/mock  produce/loopback  read-back/loopback  klog CPU/MB (kernel)  mock CPU/MB  kernel floor CPU/MB\n',
   );

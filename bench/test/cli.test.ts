@@ -51,13 +51,13 @@ describe.each([
     const lines = run.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toContain(first);
-    expect(lines[1]).toMatch(new RegExp(`^usage: ${usage} \\[--quick\\]`));
+    expect(lines[1]).toMatch(new RegExp(`^usage: ${usage} \\[--quick[\\] ]`));
   });
 
   it('--help prints the usage and exits 0', () => {
     const run = script(['--help']);
     expect(run.status).toBe(0);
-    expect(run.stdout).toMatch(new RegExp(`^usage: ${usage} \\[--quick\\]`));
+    expect(run.stdout).toMatch(new RegExp(`^usage: ${usage} \\[--quick[\\] ]`));
     expect(run.stderr).toBe('');
   });
 });

@@ -19,6 +19,7 @@ import {
 } from './modern/index.js';
 import { newGroupMetadataTombstoneRecord } from './record-helpers.js';
 import type { CoordinatorTimer } from './timer.js';
+import { classicGroupJoinKey, classicGroupPendingMemberKey, classicGroupSyncKey } from './timer-keys.js';
 
 /** No topics: the image of a coordinator built without the broker's log (unit tests of the classic protocol). */
 export const EMPTY_TOPICS_IMAGE: TopicsImage = {
@@ -49,23 +50,6 @@ export interface DescribedGroup {
     metadata: Uint8Array;
     assignment: Uint8Array;
   }[];
-}
-
-/** Timer keys, one per group or member, as Kafka's `classicGroupHeartbeatKey` and its siblings name them. */
-export function classicGroupHeartbeatKey(groupId: string, memberId: string): string {
-  return `heartbeat\u0000${groupId}\u0000${memberId}`;
-}
-
-export function classicGroupPendingMemberKey(groupId: string, memberId: string): string {
-  return `pending-member\u0000${groupId}\u0000${memberId}`;
-}
-
-export function classicGroupJoinKey(groupId: string): string {
-  return `join\u0000${groupId}`;
-}
-
-export function classicGroupSyncKey(groupId: string): string {
-  return `sync\u0000${groupId}`;
 }
 
 export class GroupMetadataManager {

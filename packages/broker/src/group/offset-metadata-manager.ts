@@ -10,6 +10,7 @@ import { ClassicGroup } from './classic/classic-group.js';
 import type { CoordinatorResult, OffsetsRecord } from './coordinator-runtime.js';
 import type { GroupCoordinatorConfig } from './group-coordinator-config.js';
 import type { GroupMetadataManager } from './group-metadata-manager.js';
+import type { CommittedOffset } from './offset-and-metadata.js';
 import { newOffsetCommitRecord, newOffsetCommitTombstoneRecord } from './record-helpers.js';
 import type { CoordinatorTimer } from './timer.js';
 
@@ -38,13 +39,7 @@ export interface TopicPartitionErrors {
   readonly partitions: { partitionIndex: number; errorCode: ErrorName }[];
 }
 
-export interface CommittedOffset {
-  readonly offset: number;
-  readonly leaderEpoch: number;
-  readonly metadata: string;
-  readonly commitTimestamp: number;
-  readonly expireTimestamp: number;
-}
+export type { CommittedOffset } from './offset-and-metadata.js';
 
 export interface FetchedOffsets {
   readonly errorCode: ErrorName;

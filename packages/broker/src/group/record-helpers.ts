@@ -11,7 +11,7 @@ import {
 } from '@klog/protocol';
 import { type ClassicGroup, EMPTY_BYTES } from './classic/classic-group.js';
 import type { OffsetsRecord } from './coordinator-runtime.js';
-import type { CommittedOffset } from './offset-metadata-manager.js';
+import type { CommittedOffset } from './offset-and-metadata.js';
 
 /** Kafka's `newGroupMetadataRecord`: the group's generation, protocol, leader and every member with its assignment. */
 export function newGroupMetadataRecord(

@@ -152,7 +152,7 @@ describe.skipIf(skip)('Sarama 1.22.1 (Go) against klog serve', { timeout: LONG }
     // The broker's WARN line says what it serves instead; nothing was written.
     const warned = b.lines.filter((l) => l.startsWith('warn:') && l.includes('client "sarama-test"'));
     expect(warned.some((l) => /Produce v0 .*serves v3–v8/.test(l))).toBe(true);
-    expect(warned.some((l) => /Fetch v0 .*serves v4–v12/.test(l))).toBe(true);
+    expect(warned.some((l) => /Fetch v0 .*serves v4–v18/.test(l))).toBe(true);
     const offsets = kafkajs(b.port).admin();
     await offsets.connect();
     try {

@@ -151,7 +151,7 @@ describe('one connection’s bad input closes that connection only', () => {
       /^warn: .*answered UNSUPPORTED_VERSION$/,
     );
     expect(b.lines.filter((l) => l.includes('Fetch v3 from')).at(-1)).toMatch(
-      /^debug: .*Fetch v3 from client "raw-test" is not served by klog \(it serves v4–v12\): answered UNSUPPORTED_VERSION$/,
+      /^debug: .*Fetch v3 from client "raw-test" is not served by klog \(it serves v4–v18\): answered UNSUPPORTED_VERSION$/,
     );
     // Still the same connection, answering what it serves.
     const versions = await kafkajs('apiVersions', 2, {}, 40);
@@ -171,12 +171,12 @@ describe('one connection’s bad input closes that connection only', () => {
   });
 
   it('a version past klog’s codecs: closed, as Kafka does, and the WARN line says why', async () => {
-    await closedFor(rawFrame(1, 13, 1, new Uint8Array(0), true, 'newer'));
+    await closedFor(rawFrame(1, 19, 1, new Uint8Array(0), true, 'newer'));
     expect(lastLine()).toMatch(
-      /^warn: .*Fetch v13 from client "newer" is not served by klog \(it serves v4–v12\): klog has no codec for v13 \(its codecs: v0–v12\), so the connection is closed as Kafka closes it$/,
+      /^warn: .*Fetch v19 from client "newer" is not served by klog \(it serves v4–v18\): klog has no codec for v19 \(its codecs: v0–v18\), so the connection is closed as Kafka closes it$/,
     );
-    await closedFor(rawFrame(1, 14, 2, new Uint8Array(0), true, 'newer'));
-    expect(lastLine()).toMatch(/^debug: .*Fetch v14 from client "newer" is not served by klog/);
+    await closedFor(rawFrame(1, 20, 2, new Uint8Array(0), true, 'newer'));
+    expect(lastLine()).toMatch(/^debug: .*Fetch v20 from client "newer" is not served by klog/);
     await closedFor(rawFrame(0, 9, 1, new Uint8Array(0), true, 'newer'));
     expect(lastLine()).toMatch(
       /^warn: .*Produce v9 from client "newer" is not served by klog \(it serves v3–v8\): klog has no codec for v9/,

@@ -9,14 +9,14 @@
 import type { ErrorName } from '@klog/protocol';
 import { appendErrorToResponseError, type CoordinatorWriter } from '../coordinator-runtime.js';
 import type { GroupCoordinatorConfig } from '../group-coordinator-config.js';
+import { newGroupMetadataRecord } from '../record-helpers.js';
+import type { CoordinatorTimer } from '../timer.js';
 import {
   classicGroupHeartbeatKey,
   classicGroupJoinKey,
   classicGroupPendingMemberKey,
   classicGroupSyncKey,
-} from '../group-metadata-manager.js';
-import { newGroupMetadataRecord } from '../record-helpers.js';
-import type { CoordinatorTimer } from '../timer.js';
+} from '../timer-keys.js';
 import {
   ClassicGroup,
   ClassicGroupMember,
