@@ -107,6 +107,42 @@ describe('adding a setting is one row', () => {
   });
 });
 
+/**
+ * The consumer group protocol's timings bound each other (Kafka's `GroupCoordinatorConfig`: min <= value <= max,
+ * heartbeat < session). For an edge of one of them, all six are set around it so the edge alone is tested, or
+ * 'impossible' when no values can make it valid (a session of at most 1 ms leaves no shorter heartbeat).
+ */
+function consumerGroupTimings(key: string, edge: number): Record<string, number> | 'impossible' {
+  const INT_MAX = 2 ** 31 - 1;
+  const six = (sMin: number, s: number, sMax: number, hMin: number, h: number, hMax: number) => ({
+    groupConsumerMinSessionTimeoutMs: sMin,
+    groupConsumerSessionTimeoutMs: s,
+    groupConsumerMaxSessionTimeoutMs: sMax,
+    groupConsumerMinHeartbeatIntervalMs: hMin,
+    groupConsumerHeartbeatIntervalMs: h,
+    groupConsumerMaxHeartbeatIntervalMs: hMax,
+  });
+  const e = edge;
+  switch (key) {
+    case 'groupConsumerSessionTimeoutMs':
+      return e <= 1 ? 'impossible' : six(e, e, e, 1, e - 1, e - 1);
+    case 'groupConsumerMinSessionTimeoutMs': {
+      const s = Math.max(e, 2);
+      return six(e, s, s, 1, s - 1, s - 1);
+    }
+    case 'groupConsumerMaxSessionTimeoutMs':
+      return e <= 1 ? 'impossible' : six(1, e, e, 1, e - 1, e - 1);
+    case 'groupConsumerHeartbeatIntervalMs':
+      return e >= INT_MAX ? 'impossible' : six(1, e + 1, e + 1, e, e, e);
+    case 'groupConsumerMinHeartbeatIntervalMs':
+      return e >= INT_MAX ? 'impossible' : six(1, e + 1, e + 1, e, e, e);
+    case 'groupConsumerMaxHeartbeatIntervalMs':
+      return six(1, 2, 2, 1, 1, e);
+    default:
+      return {};
+  }
+}
+
 describe("the real tables: the CLI and the broker take the same values, Kafka's bounds", () => {
   it('every flag of a whole-number setting takes its bounds and refuses one past them, as resolveConfig does', () => {
     for (const def of BROKER_CONFIGS) {
@@ -125,7 +161,17 @@ describe("the real tables: the CLI and the broker take the same values, Kafka's 
             : maxOf === undefined
               ? {}
               : { [maxOf.key]: 2 ** 31 - 1 };
-        expect(() => resolveConfig({ dataDir: '/x', ...other, ...options } as never)).not.toThrow();
+        const family = consumerGroupTimings(def.key, edge);
+        if (family === 'impossible') {
+          // Kafka's GroupCoordinatorConfig requires heartbeat < session: no companion values make this edge valid.
+          expect(() => resolveConfig({ dataDir: '/x', ...options } as never)).toThrow(
+            /group\.consumer\.|groupConsumer/,
+          );
+          continue;
+        }
+        expect(() =>
+          resolveConfig({ dataDir: '/x', ...other, ...family, ...options } as never),
+        ).not.toThrow();
       }
       expect(() =>
         serveWith({ broker: BROKER_CONFIGS, topic: TOPIC_CONFIGS }, [flag, String(max + 1)]),
