@@ -34,6 +34,12 @@ const children: ChildProcess[] = [];
 let describeTopics = '';
 let skipped: string | undefined;
 
+/** The test is skipped, and the run says why (as scripts/test-machine.mjs's `requireTool` does). */
+function skip(reason: string): void {
+  skipped = reason;
+  console.warn(`skipped: ${reason}`);
+}
+
 beforeAll(() => {
   const suite = SUITES.npm;
   let lib: string;
@@ -42,7 +48,7 @@ beforeAll(() => {
     lib = join(dirname(ensureBuilt(suite, ensureSource(suite))), '..', 'src');
   } catch (e) {
     if (!(e instanceof SuiteError)) throw e;
-    skipped = `librdkafka ${suite.version} cannot be got or built on this machine: ${e.message}`;
+    skip(`librdkafka ${suite.version} cannot be got or built on this machine: ${e.message}`);
     return;
   }
   describeTopics = join(scratch, 'describe-topics');
@@ -66,7 +72,7 @@ beforeAll(() => {
     { encoding: 'utf8' },
   );
   if (cc.error !== undefined) {
-    skipped = `gcc cannot be run (${cc.error.message}): ${PROGRAM} cannot be compiled`;
+    skip(`gcc cannot be run (${cc.error.message}): ${PROGRAM} cannot be compiled`);
     return;
   }
   if (cc.status !== 0) throw new Error(`gcc ${PROGRAM} exited ${cc.status}:\n${cc.stderr}`);
