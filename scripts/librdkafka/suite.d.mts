@@ -12,4 +12,6 @@ export declare function cacheDir(suite: Suite): string;
 export declare function treeDir(suite: Suite): string;
 export declare function ensureSource(suite: Suite): string;
 export declare function ensureBuilt(suite: Suite, tree: string): string;
+/** ensureBuilt over ensureSource under the cache's lock, for tests that run side by side. */
+export declare function ensureBuiltShared(suite: Suite): string;
 export declare function prepareSuite(suite: Suite): string;

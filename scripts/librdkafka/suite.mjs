@@ -258,6 +258,38 @@ export function ensureBuilt(suite, tree) {
   return runner;
 }
 
+/**
+ * `ensureBuilt(suite, ensureSource(suite))` for tests that run side by side (vitest's workers, turbo's
+ * packages): the first takes the cache's lock and builds (apt, npm pack, make), the others wait on the lock and
+ * then find the build. Without it two fresh runs would unpack and make into the same tree at once.
+ */
+export function ensureBuiltShared(suite) {
+  const dir = cacheDir(suite);
+  mkdirSync(dir, { recursive: true });
+  // Exit 3 marks the suite's own refusal (SuiteError: no source, no build packages), anything else a bug.
+  const code = `import(${JSON.stringify(import.meta.url)}).then((m) => {
+    const s = m.SUITES[${JSON.stringify(suite.name)}];
+    try { m.ensureBuilt(s, m.ensureSource(s)); }
+    catch (e) { if (!(e instanceof m.SuiteError)) throw e; process.stderr.write(e.message); process.exit(3); }
+  })`;
+  const r = spawnSync(
+    'flock',
+    [join(dir, '.build.lock'), process.execPath, '--input-type=module', '-e', code],
+    {
+      encoding: 'utf8',
+      stdio: ['ignore', 'inherit', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
+  if (r.error !== undefined) throw new SuiteError(`flock cannot be run: ${r.error.message}`);
+  if (r.status !== 0) {
+    const tail = (r.stderr ?? '').trimEnd().split('\n').slice(-15).join('\n');
+    const message = `librdkafka ${suite.version} was not built (exit ${r.status}):\n${tail}`;
+    throw r.status === 3 ? new SuiteError(message) : new Error(message);
+  }
+  return join(treeDir(suite), 'tests', 'test-runner');
+}
+
 /** Everything: the source, the build packages, the build. Returns the tests directory. */
 export function prepareSuite(suite) {
   const tree = ensureSource(suite);

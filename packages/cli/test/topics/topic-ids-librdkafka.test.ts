@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, ensureSource, SUITES, SuiteError } from '../../../../scripts/librdkafka/suite.mjs';
+import { ensureBuiltShared, SUITES, SuiteError } from '../../../../scripts/librdkafka/suite.mjs';
 import { bin, HANG_MS, klog } from '../run-klog.js';
 
 /**
@@ -44,8 +44,8 @@ beforeAll(() => {
   const suite = SUITES.npm;
   let lib: string;
   try {
-    // ensureBuilt returns tests/test-runner; the library and rdkafka.h are in the tree's src/.
-    lib = join(dirname(ensureBuilt(suite, ensureSource(suite))), '..', 'src');
+    // ensureBuiltShared returns tests/test-runner; the library and rdkafka.h are in the tree's src/.
+    lib = join(dirname(ensureBuiltShared(suite)), '..', 'src');
   } catch (e) {
     if (!(e instanceof SuiteError)) throw e;
     skip(`librdkafka ${suite.version} cannot be got or built on this machine: ${e.message}`);
