@@ -14,7 +14,10 @@ Talks to a running broker (klog serve, which coordinates every group itself)
 over the Kafka protocol: klog kafka-consumer-groups (kafka-consumer-groups.sh)
 under klog's names, printing what it prints. List the groups with their states,
 describe one (each partition's committed offset, log end offset, lag, and the
-member that owns it), or delete an empty one.
+member that owns it), or delete an empty one. A consumer-protocol group
+(KIP-848) is described with ConsumerGroupDescribe: --state --verbose shows its
+assignor and group epoch, --members --verbose each member's epoch and its
+current and target assignments.
 
 Examples:
   klog groups list                       (kafka-consumer-groups.sh --list --state)
@@ -59,7 +62,10 @@ export function groupsCommand(ctx: CommandContext): Command {
     .argument('<group>', 'the group id')
     .option('--members', "the group's members instead (--verbose: with their partitions)")
     .option('--state', "the group's state and coordinator instead")
-    .option('--verbose', 'with --members: each member’s partitions')
+    .option(
+      '--verbose',
+      'with --members: each member’s epoch, current and target assignment; with --state: the group and target assignment epochs',
+    )
     .addOption(bootstrapServerOption())
     .action(
       async (

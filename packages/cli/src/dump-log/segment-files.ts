@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import {
   type LogDirListing,
   listLogDir,
+  PARTITION_METADATA_FILE,
   parseSegmentFileName,
   SEGMENT_SUFFIX,
 } from '@klog/storage/internals';
@@ -142,8 +143,11 @@ function planDirectory(path: string, files: DumpItem[], dropped: string[], ignor
   const misnamed = listing.refused
     .filter((r) => parseSegmentFileName(basename(r.path)) === undefined)
     .map((r) => r.path);
+  // partition.metadata (the topic id, Kafka's PartitionMetadataFile) is in every partition directory Kafka
+  // or klog serve writes: part of the partition, not an unknown file.
+  const others = listing.others.filter((p) => basename(p) !== PARTITION_METADATA_FILE);
   ignored.push(
-    ...[...listing.others, ...misnamed, ...listing.unfinished, ...listing.swaps.map((s) => s.path)].sort(),
+    ...[...others, ...misnamed, ...listing.unfinished, ...listing.swaps.map((s) => s.path)].sort(),
   );
 }
 

@@ -3,6 +3,8 @@
 // --reset-offsets, --delete, with ConsumerGroupService's printf layouts. `klog groups` runs this code.
 import { readFileSync } from 'node:fs';
 import {
+  ConsumerGroupDescribe,
+  type ConsumerGroupDescribeResponse,
   consumerAssignmentPartitions,
   DeleteGroups,
   DescribeGroups,
@@ -50,8 +52,7 @@ export const CONSUMER_GROUP_OPTIONS = optionTable(`
 --verbose                                 Provide additional information, if any, when describing the group.
 --offsets                                 Describe the group and list all topic partitions in the group along with their offset lag.
 --state [state]                           When specified with --describe, includes the state of the group. When specified with --list, it displays the state of all groups.
---type <type>                             When specified with --list, it displays the types of all the groups.
-  unsupported: klog has classic groups only
+--type [type]                             When specified with --list, it displays the types of all the groups. It can also be used to list groups with specific types.
 --delete-offsets                          Delete offsets of consumer group.
 `);
 
@@ -80,22 +81,115 @@ const errorLine = (ctx: Pick<CommandContext, 'out'>, msg: string) => {
 /** What printError said during the current command (Kafka's tool still exits 0 after it; `klog groups` exits 1). */
 let reported: string[] = [];
 
-/** The state of a group, and its members' assignments, as DescribeGroups says. */
-async function describeGroup(client: AdminClient, group: string) {
+/** A partition as the tools list it: topic, partition. */
+type TopicPartition = readonly [string, number];
+
+/** One member as Admin's `MemberDescription` has it; the epoch and target only from ConsumerGroupDescribe. */
+interface MemberDescription {
+  readonly memberId: string;
+  readonly groupInstanceId: string;
+  readonly host: string;
+  readonly clientId: string;
+  readonly assignment: readonly TopicPartition[];
+  readonly targetAssignment: readonly TopicPartition[];
+  readonly memberEpoch: number | undefined;
+  /** ConsumerGroupDescribe v1's MemberType: false a classic member, true a consumer member. */
+  readonly upgraded: boolean | undefined;
+}
+
+/**
+ * Admin's `ConsumerGroupDescription`: a consumer group (KIP-848) from ConsumerGroupDescribe, with its epochs,
+ * or a classic one from DescribeGroups, without them.
+ */
+type GroupDescription =
+  | {
+      readonly type: 'Consumer';
+      readonly state: string;
+      readonly assignor: string;
+      readonly groupEpoch: number;
+      readonly targetAssignmentEpoch: number;
+      readonly members: readonly MemberDescription[];
+    }
+  | {
+      readonly type: 'Classic';
+      readonly state: string;
+      readonly assignor: string;
+      readonly members: readonly MemberDescription[];
+    };
+
+const GROUP_ID_NOT_FOUND = 69;
+const UNSUPPORTED_VERSION = 35;
+
+/**
+ * Admin.describeConsumerGroups (Kafka's DescribeConsumerGroupsHandler): ConsumerGroupDescribe first; a group it
+ * does not know as a consumer group (GROUP_ID_NOT_FOUND), or a broker without the API, is asked again with
+ * DescribeGroups, the classic API.
+ */
+async function describeGroup(client: AdminClient, group: string): Promise<GroupDescription> {
+  if (client.serves(ConsumerGroupDescribe.apiKey)) {
+    const res = await client.request(ConsumerGroupDescribe, {
+      groupIds: [group],
+      includeAuthorizedOperations: false,
+    });
+    const g = res.groups[0];
+    if (g === undefined)
+      throw new KafkaApiError(-1, 'the broker answered ConsumerGroupDescribe without the group');
+    if (g.errorCode === 0) {
+      const partitions = (a: ConsumerGroupDescribeResponse.Assignment): TopicPartition[] =>
+        a.topicPartitions.flatMap((t) => t.partitions.map((p) => [t.topicName, p] as const));
+      return {
+        type: 'Consumer',
+        state: g.groupState,
+        assignor: g.assignorName,
+        groupEpoch: g.groupEpoch,
+        targetAssignmentEpoch: g.assignmentEpoch,
+        members: g.members.map((m) => ({
+          memberId: m.memberId,
+          groupInstanceId: m.instanceId ?? '',
+          host: m.clientHost,
+          clientId: m.clientId,
+          assignment: partitions(m.assignment),
+          targetAssignment: partitions(m.targetAssignment),
+          memberEpoch: m.memberEpoch,
+          upgraded: m.memberType === -1 ? undefined : m.memberType === 1,
+        })),
+      };
+    }
+    if (g.errorCode !== GROUP_ID_NOT_FOUND && g.errorCode !== UNSUPPORTED_VERSION)
+      throw new KafkaApiError(g.errorCode, g.errorMessage);
+  }
   const res = await client.request(DescribeGroups, { groups: [group], includeAuthorizedOperations: false });
   const g = res.groups[0];
   if (g === undefined) throw new KafkaApiError(-1, 'the broker answered DescribeGroups without the group');
-  if (g.errorCode !== 0 && g.errorCode !== 69) throw new KafkaApiError(g.errorCode, null);
+  if (g.errorCode !== 0 && g.errorCode !== GROUP_ID_NOT_FOUND) throw new KafkaApiError(g.errorCode, null);
   const members = g.members.map((m) => ({
     memberId: m.memberId,
     groupInstanceId: m.groupInstanceId ?? '',
     host: m.clientHost,
     clientId: m.clientId,
     assignment: (consumerAssignmentPartitions(m.memberAssignment) ?? []).flatMap((a) =>
-      a.partitions.map((p) => [a.topic, p] as [string, number]),
+      a.partitions.map((p) => [a.topic, p] as const),
     ),
+    targetAssignment: [],
+    memberEpoch: undefined,
+    upgraded: undefined,
   }));
-  return { state: g.errorCode === 69 ? 'Dead' : g.groupState, protocol: g.protocolData, members };
+  return {
+    type: 'Classic',
+    state: g.errorCode === GROUP_ID_NOT_FOUND ? 'Dead' : g.groupState,
+    assignor: g.protocolData,
+    members,
+  };
+}
+
+/** ConsumerGroupService.getAssignmentString: `topic:0,1;topic2:3`, topics sorted, partitions sorted. */
+export function assignmentString(assignment: readonly TopicPartition[]): string {
+  const byTopic = new Map<string, number[]>();
+  for (const [t, p] of assignment) byTopic.set(t, [...(byTopic.get(t) ?? []), p]);
+  return [...byTopic]
+    .map(([t, ps]) => `${t}:${[...ps].sort((a, b) => a - b).join(',')}`)
+    .sort()
+    .join(';');
 }
 
 async function logEndOffsets(client: AdminClient, keys: readonly string[]): Promise<Map<string, number>> {
@@ -118,7 +212,8 @@ function shouldPrint(ctx: CommandContext, group: string, state: string, rows: nu
     return false;
   }
   if (state === 'Empty') ctx.err(`\nConsumer group '${group}' has no active members.`);
-  if (state === 'PreparingRebalance' || state === 'CompletingRebalance')
+  // A consumer group (KIP-848) rebalances in Assigning and Reconciling.
+  if (['PreparingRebalance', 'CompletingRebalance', 'Assigning', 'Reconciling'].includes(state))
     ctx.err(`\nWarning: Consumer group '${group}' is rebalancing.`);
   return rows > 0;
 }
@@ -194,6 +289,11 @@ async function describeOffsets(client: AdminClient, ctx: CommandContext, group: 
   for (const r of rows) ctx.out(line(r));
 }
 
+/**
+ * ConsumerGroupService.printMembers (Kafka 4.1): the member columns, each line ending in a space; with
+ * --verbose the epochs and assignments after them (`-` where DescribeGroups has none), and UPGRADED only in
+ * a group holding both classic and consumer members.
+ */
 async function describeMembers(
   client: AdminClient,
   ctx: CommandContext,
@@ -201,82 +301,77 @@ async function describeMembers(
   verbose: boolean,
 ): Promise<void> {
   const g = await describeGroup(client, group);
-  // printMembers prints the header whatever shouldPrintMemberState says.
-  shouldPrint(ctx, group, g.state, g.members.length);
-  const ms = g.members;
-  const w = (f: (m: (typeof ms)[number]) => string, min: number) =>
+  // The widths come from the rows only when shouldPrintMemberState says there are some; the header is
+  // printed either way.
+  const ms = shouldPrint(ctx, group, g.state, g.members.length) ? g.members : [];
+  const targetEpoch = g.type === 'Consumer' ? String(g.targetAssignmentEpoch) : '-';
+  const current = (m: MemberDescription) =>
+    m.assignment.length === 0 ? '-' : assignmentString(m.assignment);
+  const target = (m: MemberDescription) =>
+    m.targetAssignment.length === 0 ? '-' : assignmentString(m.targetAssignment);
+  const w = (f: (m: MemberDescription) => string, min: number) =>
     Math.max(min, ...ms.map((m) => f(m).length));
   const withInstance = ms.some((m) => m.groupInstanceId !== '');
-  const cols = (m: {
-    group: string;
-    id: string;
-    instance: string;
-    host: string;
-    client: string;
-    n: string;
-  }) =>
+  const upgraded = new Set(ms.map((m) => m.upgraded).filter((u) => u !== undefined));
+  const withUpgrade = upgraded.size === 2;
+  const widths = {
+    group: w(() => group, 15),
+    id: w((m) => m.memberId, 15),
+    instance: w((m) => m.groupInstanceId, 17),
+    host: w((m) => m.host, 15),
+    client: w((m) => m.clientId, 15),
+    current: w(current, 20),
+    target: w(target, 20),
+  };
+  const cols = (c: readonly [string, string, string, string, string, string]) =>
     [
-      pad(m.group, Math.max(15, group.length)),
-      pad(
-        m.id,
-        w((x) => x.memberId, 15),
-      ),
-      ...(withInstance
-        ? [
-            pad(
-              m.instance,
-              w((x) => x.groupInstanceId, 17),
-            ),
-          ]
-        : []),
-      pad(
-        m.host,
-        w((x) => x.host, 15),
-      ),
-      pad(
-        m.client,
-        w((x) => x.clientId, 15),
-      ),
-      pad(m.n, 15),
+      pad(c[0], widths.group),
+      pad(c[1], widths.id),
+      ...(withInstance ? [pad(c[2], widths.instance)] : []),
+      pad(c[3], widths.host),
+      pad(c[4], widths.client),
+      pad(c[5], 15),
     ].join(' ') + ' ';
+  const epochs = (c: readonly [string, string, string, string, string]) =>
+    [
+      pad(c[0], 15),
+      pad(c[1], widths.current),
+      pad(c[2], 15),
+      pad(c[3], widths.target),
+      ...(withUpgrade ? [c[4]] : []),
+    ].join(' ');
   ctx.out('');
   ctx.out(
-    cols({
-      group: 'GROUP',
-      id: 'CONSUMER-ID',
-      instance: 'GROUP-INSTANCE-ID',
-      host: 'HOST',
-      client: 'CLIENT-ID',
-      n: '#PARTITIONS',
-    }) + (verbose ? 'ASSIGNMENT' : ''),
+    cols(['GROUP', 'CONSUMER-ID', 'GROUP-INSTANCE-ID', 'HOST', 'CLIENT-ID', '#PARTITIONS']) +
+      (verbose
+        ? epochs(['CURRENT-EPOCH', 'CURRENT-ASSIGNMENT', 'TARGET-EPOCH', 'TARGET-ASSIGNMENT', 'UPGRADED'])
+        : ''),
   );
-  for (const m of ms) {
-    let assignment = '';
-    if (verbose) {
-      const byTopic = new Map<string, number[]>();
-      for (const [t, p] of m.assignment) byTopic.set(t, [...(byTopic.get(t) ?? []), p]);
-      assignment =
-        m.assignment.length === 0
-          ? '-'
-          : [...byTopic]
-              .map(([t, ps]) => `${t}(${ps.map(String).sort().join(',')})`)
-              .sort()
-              .join(', ');
-    }
+  for (const m of ms)
     ctx.out(
-      cols({
-        group,
-        id: m.memberId,
-        instance: m.groupInstanceId,
-        host: m.host,
-        client: m.clientId,
-        n: String(m.assignment.length),
-      }) + assignment,
+      cols([group, m.memberId, m.groupInstanceId, m.host, m.clientId, String(m.assignment.length)]) +
+        (verbose
+          ? epochs([
+              m.memberEpoch === undefined ? '-' : String(m.memberEpoch),
+              current(m),
+              targetEpoch,
+              target(m),
+              m.upgraded === undefined ? '-' : String(m.upgraded),
+            ])
+          : ''),
     );
-  }
 }
 
-async function describeState(client: AdminClient, ctx: CommandContext, group: string): Promise<void> {
+/**
+ * ConsumerGroupService.printStates (Kafka 4.1): --verbose adds GROUP-EPOCH and TARGET-ASSIGNMENT-EPOCH, which
+ * only ConsumerGroupDescribe has (`-` for a classic group).
+ */
+async function describeState(
+  client: AdminClient,
+  ctx: CommandContext,
+  group: string,
+  verbose: boolean,
+): Promise<void> {
   const g = await describeGroup(client, group);
   if (!shouldPrint(ctx, group, g.state, 1)) return;
   const batched = client.versionOf(FindCoordinator as never) >= 4;
@@ -287,30 +382,82 @@ async function describeState(client: AdminClient, ctx: CommandContext, group: st
   });
   const c = batched ? found.coordinators[0] : found;
   const coordinator = `${c?.host}:${c?.port}  (${c?.nodeId})`;
-  const width = Math.max(25, coordinator.length);
-  const line = (a: string, b: string, s: string, st: string, n: string) =>
-    `${pad(a, width)} ${pad(b, 25)} ${pad(s, 20)} ${pad(st, 15)} ${n}`;
+  const groupWidth = Math.max(15, group.length);
+  const coordinatorWidth = Math.max(25, coordinator.length);
+  const line = (cells: readonly string[]) =>
+    verbose
+      ? `${pad(cells[0]!, groupWidth)} ${pad(cells[1]!, coordinatorWidth)} ${pad(cells[2]!, 20)} ${pad(cells[3]!, 20)} ${pad(cells[4]!, 15)} ${pad(cells[5]!, 25)} ${cells[6]}`
+      : `${pad(cells[0]!, groupWidth)} ${pad(cells[1]!, coordinatorWidth)} ${pad(cells[2]!, 20)} ${pad(cells[3]!, 20)} ${cells[6]}`;
   ctx.out('');
-  ctx.out(line('GROUP', 'COORDINATOR (ID)', 'ASSIGNMENT-STRATEGY', 'STATE', '#MEMBERS'));
-  ctx.out(line(group, coordinator, g.protocol, g.state, String(g.members.length)));
+  ctx.out(
+    line([
+      'GROUP',
+      'COORDINATOR (ID)',
+      'ASSIGNMENT-STRATEGY',
+      'STATE',
+      'GROUP-EPOCH',
+      'TARGET-ASSIGNMENT-EPOCH',
+      '#MEMBERS',
+    ]),
+  );
+  ctx.out(
+    line([
+      group,
+      coordinator,
+      g.assignor === '' ? '-' : g.assignor,
+      g.state,
+      g.type === 'Consumer' ? String(g.groupEpoch) : '-',
+      g.type === 'Consumer' ? String(g.targetAssignmentEpoch) : '-',
+      String(g.members.length),
+    ]),
+  );
 }
 
+/** GroupType.parse, then toString: a type ListGroups names, as the tool prints it. */
+const GROUP_TYPES = ['Classic', 'Consumer', 'Share', 'Streams'] as const;
+const groupTypeName = (t: string) =>
+  GROUP_TYPES.find((x) => x.toLowerCase() === t.toLowerCase()) ?? 'Unknown';
+
+/**
+ * ConsumerGroupService.listGroups: the ids alone, or with --type and/or --state a table GROUP [TYPE] [STATE];
+ * only groups of the consumer protocol type (or none), of the types asked (Classic and Consumer by default:
+ * ListGroupsOptions.forConsumerGroups).
+ */
 async function listGroups(client: AdminClient, ctx: CommandContext, opts: ParsedOptions): Promise<void> {
-  const res = await client.request(ListGroups, { statesFilter: [], typesFilter: [] });
+  const includeType = opts.has('type');
+  const includeState = opts.has('state');
+  const csv = (name: string) =>
+    (opts.value(name) ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
+  // ConsumerGroupCommand.consumerGroupTypesFromString: only classic and consumer.
+  const types = csv('type');
+  const invalid = types.filter((t) => !['classic', 'consumer'].includes(t.toLowerCase()));
+  if (invalid.length > 0)
+    throw new KafkaApiError(
+      -1,
+      `Invalid types list '${opts.value('type')}'. Valid types are: Classic, Consumer`,
+    );
+  const res = await client.request(ListGroups, {
+    statesFilter: [],
+    typesFilter: includeType && types.length > 0 ? types.map(groupTypeName) : ['Classic', 'Consumer'],
+  });
   if (res.errorCode !== 0) throw new KafkaApiError(res.errorCode, null);
   const groups = res.groups.filter((g) => g.protocolType === 'consumer' || g.protocolType === '');
-  if (!opts.has('state')) {
+  if (!includeType && !includeState) {
     for (const g of groups) ctx.out(g.groupId);
     return;
   }
-  const wanted = (opts.value('state') ?? '')
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter((s) => s !== '');
+  const wanted = csv('state').map((s) => s.toLowerCase());
   const shown = groups.filter((g) => wanted.length === 0 || wanted.includes(g.groupState.toLowerCase()));
   const width = Math.max(15, ...shown.map((g) => g.groupId.length)) + 10;
-  ctx.out(`${pad('GROUP', width)} ${pad('STATE', 20)}`);
-  for (const g of shown) ctx.out(`${pad(g.groupId, width)} ${pad(g.groupState, 20)}`);
+  const line = (id: string, type: string, state: string) =>
+    [pad(id, width), ...(includeType ? [pad(type, 20)] : []), ...(includeState ? [pad(state, 20)] : [])].join(
+      ' ',
+    );
+  ctx.out(line('GROUP', 'TYPE', 'STATE'));
+  for (const g of shown) ctx.out(line(g.groupId, groupTypeName(g.groupType), g.groupState));
 }
 
 async function deleteGroups(
@@ -665,6 +812,10 @@ function checkArgs(opts: ParsedOptions): void {
     throw new ToolUsageError(
       `Option "[export]" can't be used with option "[${ACTIONS.find((a) => opts.has(a))}]"`,
     );
+  if (opts.has('type') && !opts.has('list'))
+    throw new ToolUsageError(
+      `Option "[type]" can't be used with option "[${ACTIONS.find((a) => opts.has(a))}]"`,
+    );
   for (const d of ['members', 'offsets', 'state', 'verbose'])
     if (opts.has(d) && !opts.has('describe') && !(d === 'state' && opts.has('list')))
       throw new ToolUsageError(
@@ -719,7 +870,7 @@ export async function executeConsumerGroupCommand(
     if (opts.has('describe')) {
       for (const group of groups) {
         if (opts.has('members')) await describeMembers(client, ctx, group, opts.has('verbose'));
-        else if (opts.has('state')) await describeState(client, ctx, group);
+        else if (opts.has('state')) await describeState(client, ctx, group, opts.has('verbose'));
         else await describeOffsets(client, ctx, group);
       }
       return;

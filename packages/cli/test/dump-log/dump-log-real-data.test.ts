@@ -247,6 +247,17 @@ describe('what a partition directory may hold besides segments', () => {
     expect(byPath.stderr).toBe(`Ignoring unknown file ${dir}/README.md\n`);
   });
 
+  it("a partition's partition.metadata (its topic id, as klog serve and Kafka write it) is not an unknown file", () => {
+    const dir = join(scratch, 'with-id-0');
+    cpSync(join(scratch, 'flip-src', 'flip-0'), dir, { recursive: true });
+    writeFileSync(join(dir, 'partition.metadata'), 'version: 0\ntopic_id: Dx4tPEtaaXiHlqW0w9Lh8A');
+    const inDir = klog(['dump-log', dir]);
+    expect([inDir.status, inDir.stderr]).toEqual([0, '']);
+    // Given by path it is still not a segment: Kafka's tool ignores it.
+    const byPath = klog(['dump-log', join(dir, 'partition.metadata')]);
+    expect(byPath.stderr).toBe(`Ignoring unknown file ${dir}/partition.metadata\n`);
+  });
+
   it('an empty segment says so', () => {
     const dir = join(scratch, 'empty-0');
     mkdirSync(dir);

@@ -1,0 +1,264 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ConsumerGroupHeartbeat, type ConsumerGroupHeartbeatResponse, Metadata } from '@klog/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClassicGroupMember } from '../../src/kafka-tools/clients.js';
+import { AdminClient } from '../../src/topics/admin-client.js';
+import { klog } from '../run-klog.js';
+import { kafka, type Server, startServer } from './tool-runner.js';
+
+/**
+ * kafka-consumer-groups.sh and `klog dump-log --offsets-decoder` for a consumer-protocol group (KIP-848),
+ * against `klog serve` as a process, its members speaking raw ConsumerGroupHeartbeat frames so that each
+ * epoch is known. The layouts are Kafka 4.1's ConsumerGroupCommand (printMembers, printStates,
+ * printGroupInfo); the describe goes through ConsumerGroupDescribe, and falls back to DescribeGroups for a
+ * classic group, as Admin's DescribeConsumerGroupsHandler does.
+ */
+const scratch = mkdtempSync(join(tmpdir(), 'klog-kafka-tools-cg-'));
+const dataDir = join(scratch, 'data');
+let server: Server;
+let client: AdminClient;
+let at: string[];
+const topicIds = new Map<string, string>();
+
+beforeAll(async () => {
+  server = await startServer(dataDir);
+  at = ['--bootstrap-server', `localhost:${server.port}`];
+  expect(kafka('kafka-topics.sh', ['--create', '--topic', 'orders', '--partitions', '3', ...at]).status).toBe(
+    0,
+  );
+  client = await AdminClient.connect('127.0.0.1', server.port);
+  const meta = await client.request(Metadata, {
+    topics: [{ name: 'orders', topicId: '00000000-0000-0000-0000-000000000000' }],
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
+  for (const t of meta.topics) if (t.name !== null) topicIds.set(t.name, t.topicId);
+});
+afterAll(async () => {
+  client?.close();
+  server?.child.kill('SIGTERM');
+  await server?.exited;
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** One ConsumerGroupHeartbeat; `owned` (when given) acknowledges the partitions the member now owns. */
+async function heartbeat(
+  group: string,
+  memberId: string,
+  memberEpoch: number,
+  owned?: ConsumerGroupHeartbeatResponse.TopicPartitions[],
+  subscription: { names?: string[]; regex?: string } = { names: ['orders'] },
+): Promise<ConsumerGroupHeartbeatResponse> {
+  const res = await client.request(ConsumerGroupHeartbeat, {
+    groupId: group,
+    memberId,
+    memberEpoch,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: 30_000,
+    subscribedTopicNames: memberEpoch === 0 ? (subscription.names ?? null) : null,
+    subscribedTopicRegex: memberEpoch === 0 ? (subscription.regex ?? null) : null,
+    serverAssignor: memberEpoch === 0 ? 'uniform' : null,
+    topicPartitions: owned ?? (memberEpoch === 0 ? [] : null),
+  });
+  expect(res.errorCode, res.errorMessage ?? '').toBe(0);
+  return res;
+}
+
+const ok = (args: string[]) => {
+  const run = kafka('kafka-consumer-groups.sh', [...args, ...at]);
+  expect([run.status, run.hung]).toEqual([0, false]);
+  return run;
+};
+
+/** The cells of a line printed with Java's `%-Ns` columns, cut at the header's column starts. */
+function cells(header: string, line: string): Record<string, string> {
+  const starts = [...header.matchAll(/\S+(?: \(ID\))?/g)].map((m) => [m[0], m.index] as const);
+  return Object.fromEntries(
+    starts.map(([name, start], i) => [name, line.slice(start, starts[i + 1]?.[1] ?? line.length).trimEnd()]),
+  );
+}
+
+// Member ids are the client's own in ConsumerGroupHeartbeat v1 (KIP-1082).
+const A = 'member-a-0000000000000000';
+const B = 'member-b-0000000000000000';
+
+describe('kafka-consumer-groups.sh --describe for a consumer-protocol group', { timeout: 120_000 }, () => {
+  it('shows epochs and current and target assignments column by column, mid-rebalance', async () => {
+    // A joins alone: epoch 1, all three partitions at once (nothing to revoke), acknowledged.
+    const a1 = await heartbeat('shop', A, 0);
+    expect(a1.memberEpoch).toBe(1);
+    await heartbeat('shop', A, 1, a1.assignment!.topicPartitions);
+    // B joins: the group epoch is 2, the target splits the partitions, but A still owns all three until
+    // it revokes, so B gets none yet: the group is Reconciling.
+    const b1 = await heartbeat('shop', B, 0);
+    expect(b1.memberEpoch).toBe(2);
+
+    const state = ok(['--describe', '--group', 'shop', '--state', '--verbose']);
+    const [blank, header, row, ...rest] = state.stdout.split('\n');
+    expect([blank, rest]).toEqual(['', ['']]);
+    expect(header).toMatch(
+      /^GROUP {11}COORDINATOR \(ID\) {10}ASSIGNMENT-STRATEGY {2}STATE {16}GROUP-EPOCH {5}TARGET-ASSIGNMENT-EPOCH {3}#MEMBERS$/,
+    );
+    expect(cells(header!, row!)).toEqual({
+      GROUP: 'shop',
+      'COORDINATOR (ID)': `127.0.0.1:${server.port}  (0)`,
+      'ASSIGNMENT-STRATEGY': 'uniform',
+      STATE: 'Reconciling',
+      'GROUP-EPOCH': '2',
+      'TARGET-ASSIGNMENT-EPOCH': '2',
+      '#MEMBERS': '2',
+    });
+    expect(state.stderr).toBe("\nWarning: Consumer group 'shop' is rebalancing.\n");
+
+    // Without --verbose: no epochs (printStates' short format).
+    const short = ok(['--describe', '--group', 'shop', '--state']).stdout.split('\n');
+    expect(short[1]).toMatch(/^GROUP {11}COORDINATOR \(ID\) {10}ASSIGNMENT-STRATEGY {2}STATE {16}#MEMBERS$/);
+    expect(cells(short[1]!, short[2]!)).toMatchObject({ STATE: 'Reconciling', '#MEMBERS': '2' });
+
+    const members = ok(['--describe', '--group', 'shop', '--members', '--verbose']);
+    const lines = members.stdout.split('\n');
+    expect(lines[0]).toBe('');
+    expect(lines.at(-1)).toBe('');
+    const head = lines[1]!;
+    // printMembers: the member columns (each %-Ns then a space), then %-15s %-20s %-15s %-20s.
+    expect(head).toBe(
+      `${'GROUP'.padEnd(15)} ${'CONSUMER-ID'.padEnd(25)} ${'HOST'.padEnd(15)} ${'CLIENT-ID'.padEnd(15)} ${'#PARTITIONS'.padEnd(15)} ` +
+        `${'CURRENT-EPOCH'.padEnd(15)} ${'CURRENT-ASSIGNMENT'.padEnd(20)} ${'TARGET-EPOCH'.padEnd(15)} ${'TARGET-ASSIGNMENT'.padEnd(20)}`,
+    );
+    const rows = new Map(lines.slice(2, -1).map((l) => [cells(head, l)['CONSUMER-ID'], cells(head, l)]));
+    expect([...rows.keys()].sort()).toEqual([A, B]);
+    const a = rows.get(A)!;
+    const b = rows.get(B)!;
+    expect(a).toMatchObject({
+      GROUP: 'shop',
+      '#PARTITIONS': '3',
+      'CURRENT-EPOCH': '1',
+      'CURRENT-ASSIGNMENT': 'orders:0,1,2',
+      'TARGET-EPOCH': '2',
+    });
+    expect(b).toMatchObject({
+      GROUP: 'shop',
+      '#PARTITIONS': '0',
+      'CURRENT-EPOCH': '2',
+      'CURRENT-ASSIGNMENT': '-',
+      'TARGET-EPOCH': '2',
+    });
+    expect(a.HOST).toMatch(/127\.0\.0\.1/);
+    // The target splits orders' three partitions between them, one topic:partitions list each.
+    const targets = [a['TARGET-ASSIGNMENT']!, b['TARGET-ASSIGNMENT']!];
+    for (const t of targets) expect(t).toMatch(/^orders:\d(,\d)*$/);
+    expect(
+      targets
+        .flatMap((t) => t.slice('orders:'.length).split(','))
+        .map(Number)
+        .sort(),
+    ).toEqual([0, 1, 2]);
+
+    // The same through `klog groups describe`: the protocol's epochs and assignments.
+    const viaKlog = klog([
+      'groups',
+      'describe',
+      'shop',
+      '--members',
+      '--verbose',
+      '--bootstrap-server',
+      `127.0.0.1:${server.port}`,
+    ]);
+    expect(viaKlog.status).toBe(0);
+    expect(viaKlog.stdout).toBe(members.stdout);
+    const klogState = klog([
+      'groups',
+      'describe',
+      'shop',
+      '--state',
+      '--verbose',
+      '--bootstrap-server',
+      `127.0.0.1:${server.port}`,
+    ]);
+    expect(klogState.stdout).toBe(state.stdout);
+  });
+
+  it('falls back to DescribeGroups for a classic group: no epochs, no target', async () => {
+    const classic = new ClassicGroupMember(client, 'ledger', ['orders']);
+    await classic.join();
+    const members = ok(['--describe', '--group', 'ledger', '--members', '--verbose']).stdout.split('\n');
+    const head = members[1]!;
+    expect(head).toMatch(
+      /#PARTITIONS {5}CURRENT-EPOCH {3}CURRENT-ASSIGNMENT {3}TARGET-EPOCH {4}TARGET-ASSIGNMENT {3}$/,
+    );
+    expect(cells(head, members[2]!)).toMatchObject({
+      GROUP: 'ledger',
+      'CONSUMER-ID': classic.memberId,
+      '#PARTITIONS': '3',
+      'CURRENT-EPOCH': '-',
+      'CURRENT-ASSIGNMENT': 'orders:0,1,2',
+      'TARGET-EPOCH': '-',
+      'TARGET-ASSIGNMENT': '-',
+    });
+    const state = ok(['--describe', '--group', 'ledger', '--state', '--verbose']).stdout.split('\n');
+    expect(cells(state[1]!, state[2]!)).toMatchObject({
+      'ASSIGNMENT-STRATEGY': 'range',
+      STATE: 'Stable',
+      'GROUP-EPOCH': '-',
+      'TARGET-ASSIGNMENT-EPOCH': '-',
+      '#MEMBERS': '1',
+    });
+    await classic.leave();
+  });
+
+  it('--list --type prints GROUP and TYPE (and STATE with --state); a bad type is refused', () => {
+    const typed = ok(['--list', '--type']).stdout.split('\n');
+    expect(typed[0]).toBe(`${'GROUP'.padEnd(25)} ${'TYPE'.padEnd(20)}`);
+    const byGroup = new Map(typed.slice(1, -1).map((l) => [l.slice(0, 25).trim(), l]));
+    expect(byGroup.get('ledger')).toBe(`${'ledger'.padEnd(25)} ${'Classic'.padEnd(20)}`);
+    const both = ok(['--list', '--type', 'classic', '--state']).stdout.split('\n');
+    expect(both[0]).toBe(`${'GROUP'.padEnd(25)} ${'TYPE'.padEnd(20)} ${'STATE'.padEnd(20)}`);
+    expect(both).toContain(`${'ledger'.padEnd(25)} ${'Classic'.padEnd(20)} ${'Empty'.padEnd(20)}`);
+    const bad = kafka('kafka-consumer-groups.sh', ['--list', '--type', 'share', ...at]);
+    expect(bad.stdout).toBe(
+      "\nError: Executing consumer group command failed due to Invalid types list 'share'. Valid types are: Classic, Consumer\n",
+    );
+  });
+});
+
+describe('klog dump-log --offsets-decoder on the segment a consumer-protocol group wrote', () => {
+  it('prints every record of types 3, 5, 6, 7, 8 and 16 as JSON, none undecoded', async () => {
+    // A regex subscription, so that the group writes a ConsumerGroupRegularExpression record (type 16).
+    const r = await heartbeat('regex-group', 'member-r-0000000000000000', 0, undefined, { regex: 'ord.*' });
+    expect(r.memberEpoch).toBeGreaterThan(0);
+    // Only the partitions a group hashed to hold segments.
+    const dirs = readdirSync(dataDir)
+      .filter((d) => d.startsWith('__consumer_offsets-'))
+      .filter((d) => readdirSync(join(dataDir, d)).some((f) => f.endsWith('.log')));
+    const lines: string[] = [];
+    for (const d of dirs) {
+      const run = klog(['dump-log', join(dataDir, d), '--offsets-decoder']);
+      expect([run.status, run.stderr]).toEqual([0, '']);
+      lines.push(...run.stdout.split('\n').filter((l) => l.includes(' key: ')));
+    }
+    const types = new Set(lines.map((l) => /key: \{"type":"(\d+)"/.exec(l)?.[1]));
+    for (const t of ['3', '5', '6', '7', '8', '16']) expect(types).toContain(t);
+    for (const l of lines) expect(l).not.toMatch(/not a value of this key/);
+    // Member A's last current assignment (type 8): epoch 1, previous 0, Stable (0), all of orders.
+    const ordersId = Buffer.from(topicIds.get('orders')!.replaceAll('-', ''), 'hex').toString('base64url');
+    expect(lines).toContainEqual(
+      expect.stringContaining(
+        `key: {"type":"8","data":{"groupId":"shop","memberId":"${A}"}} payload: {"version":"0","data":{"memberEpoch":1,"previousMemberEpoch":0,"state":0,"assignedPartitions":[{"topicId":"${ordersId}","partitions":[0,1,2]}],"partitionsPendingRevocation":[]}}`,
+      ),
+    );
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /key: \{"type":"16","data":\{"groupId":"regex-group","regularExpression":"ord\.\*"\}\} payload: \{"version":"0","data":\{"topics":\["orders"\],"version":\d+,"timestamp":\d+\}\}$/,
+      ),
+    );
+    expect(lines).toContainEqual(
+      expect.stringContaining(
+        `key: {"type":"5","data":{"groupId":"shop","memberId":"${B}"}} payload: {"version":"0","data":{"instanceId":null,"rackId":null,"clientId":"klog-topics","clientHost":`,
+      ),
+    );
+  });
+});
