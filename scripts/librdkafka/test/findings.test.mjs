@@ -362,4 +362,10 @@ test('classify: under the consumer protocol a consumer group failure is that pro
   const admin = { state: 'failed', reason: 'DeleteRecords failed' };
   assert.equal(classify(admin, '', [], 'consumer'), 'admin APIs');
   assert.equal(classify({ state: 'passed' }, '', [], 'consumer'), undefined);
+  // The suite's own skips under this protocol are not klog's missing feature.
+  for (const reason of [
+    'FIXME: fix the test with subscribe/unsubscribe PR',
+    'Test meaningful only with classic librdkafka assignors',
+  ])
+    assert.equal(classify({ state: 'skipped', reason }, '', ['consumer groups'], 'consumer'), 'other');
 });

@@ -233,9 +233,11 @@ export class GroupCoordinator {
   fetchOffsets(
     groupId: string,
     topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null,
+    memberId: string | null = null,
+    memberEpoch = -1,
   ): FetchedOffsets {
     if (this.#closed) return { errorCode: 'NOT_COORDINATOR', topics: [] };
-    return this.#offsets.fetchOffsets(groupId, topics);
+    return this.#offsets.fetchOffsets(groupId, topics, memberId, memberEpoch);
   }
 
   /** OffsetDelete (KIP-496): only offsets of topics the group does not consume now. */

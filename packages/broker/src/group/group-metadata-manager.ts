@@ -9,6 +9,7 @@ import { ClassicGroup, ClassicGroupMember, EMPTY_BYTES, type GroupState } from '
 import { ClassicGroupOps, joinError, syncError } from './classic/classic-group-ops.js';
 import { encodeConsumerGroupRecord } from './consumer-record-serde.js';
 import type { CoordinatorWriter, OffsetsRecord } from './coordinator-runtime.js';
+import type { Group } from './group.js';
 import type { GroupCoordinatorConfig } from './group-coordinator-config.js';
 import {
   type ConsumerGroup,
@@ -103,6 +104,14 @@ export class GroupMetadataManager {
 
   group(groupId: string): ClassicGroup | undefined {
     return this.#groups.get(groupId);
+  }
+
+  /**
+   * Kafka's `GroupMetadataManager.group(groupId)`: the group of either protocol, as the `Group` interface
+   * that the offsets and admin paths ask (a group id is in at most one of the two maps).
+   */
+  anyGroup(groupId: string): Group | undefined {
+    return this.#groups.get(groupId) ?? this.#consumerGroups.get(groupId);
   }
 
   get groupCount(): number {

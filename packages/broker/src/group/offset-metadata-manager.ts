@@ -8,6 +8,7 @@
 import { decodeOffsetCommitValue, type ErrorName } from '@klog/protocol';
 import { ClassicGroup } from './classic/classic-group.js';
 import type { CoordinatorResult, OffsetsRecord } from './coordinator-runtime.js';
+import type { Group } from './group.js';
 import type { GroupCoordinatorConfig } from './group-coordinator-config.js';
 import type { GroupMetadataManager } from './group-metadata-manager.js';
 import type { CommittedOffset } from './offset-and-metadata.js';
@@ -19,6 +20,11 @@ export interface CommitInput {
   readonly generationId: number;
   readonly memberId: string;
   readonly groupInstanceId: string | null;
+  /**
+   * The request's version: a consumer group's member must commit with v9 or later (KIP-848), and from v9
+   * an unknown group is GROUP_ID_NOT_FOUND.
+   */
+  readonly apiVersion: number;
   /** OffsetCommit v2-v4: -1, or how long the offsets are kept. */
   readonly retentionTimeMs: number;
   readonly topics: readonly {
@@ -121,14 +127,22 @@ export class OffsetMetadataManager {
     });
     if (input.groupId === '') return all('INVALID_GROUP_ID');
     const now = this.timer.now();
-    let group = this.groups.group(input.groupId);
+    // Kafka's `OffsetMetadataManager.validateOffsetCommit`: the group of either protocol checks the member.
+    const apiVersion = input.apiVersion;
+    let group: Group | undefined = this.groups.anyGroup(input.groupId);
     if (group === undefined) {
-      if (input.generationId >= 0 || input.memberId !== '') return all('ILLEGAL_GENERATION');
+      // From v9 an unknown group is GROUP_ID_NOT_FOUND; older versions keep ILLEGAL_GENERATION.
+      if (input.generationId >= 0 || input.memberId !== '')
+        return all(apiVersion >= 9 ? 'GROUP_ID_NOT_FOUND' : 'ILLEGAL_GENERATION');
       // Not kept: only a written commit makes the group (in replay).
       group = new ClassicGroup(input.groupId, now);
     }
-    // The API version is not handed in yet: nothing in a classic group's check depends on it.
-    const invalid = group.validateOffsetCommit(input.memberId, input.groupInstanceId, input.generationId, -1);
+    const invalid = group.validateOffsetCommit(
+      input.memberId,
+      input.groupInstanceId,
+      input.generationId,
+      apiVersion,
+    );
     if (invalid !== undefined) return all(invalid);
     const records: OffsetsRecord[] = [];
     const response: TopicPartitionErrors[] = input.topics.map((t) => ({
@@ -158,11 +172,19 @@ export class OffsetMetadataManager {
     return { records, response };
   }
 
-  /** Kafka's `fetchOffsets` and `fetchAllOffsets` (topics null): the committed offsets, -1 where none is. */
+  /**
+   * Kafka's `fetchOffsets` and `fetchAllOffsets` (topics null): the committed offsets, -1 where none is.
+   * The group checks the member first (`validateOffsetFetch`): a consumer group's member must name its
+   * current epoch, while a fetch with no member id (an admin tool, OffsetFetch before v9) always may.
+   */
   fetchOffsets(
     groupId: string,
     topics: readonly { name: string; partitionIndexes: readonly number[] }[] | null,
+    memberId: string | null = null,
+    memberEpoch = -1,
   ): FetchedOffsets {
+    const invalid = this.groups.anyGroup(groupId)?.validateOffsetFetch(memberId, memberEpoch);
+    if (invalid !== undefined) return { errorCode: invalid, topics: [] };
     const byTopic = this.#offsets.group(groupId);
     if (topics === null) {
       return {
@@ -253,7 +275,9 @@ export class OffsetMetadataManager {
       return;
     }
     const v = decodeOffsetCommitValue(value);
-    this.groups.getOrMaybeCreateClassicGroup(groupId, v.commitTimestamp);
+    // As Kafka's replay: a commit without a group of either protocol makes a simple classic group.
+    if (this.groups.anyGroup(groupId) === undefined)
+      this.groups.getOrMaybeCreateClassicGroup(groupId, v.commitTimestamp);
     this.#offsets.put(groupId, topic, partition, {
       offset: v.offset,
       leaderEpoch: v.leaderEpoch,

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from '../support/broker.js';
 import { kafkajs } from '../support/clients.js';
-import { type GroupClient, GroupConsumer, waitFor } from '../support/group-consumers.js';
+import {
+  type GroupClient,
+  GroupConsumer,
+  kcatLibrdkafkaVersion,
+  librdkafkaForConsumerProtocol,
+  waitFor,
+} from '../support/group-consumers.js';
 
 /**
  * Every client's ordinary consumer, in a consumer group, against `klog serve`: kcat -G, confluent-kafka's
@@ -17,6 +23,14 @@ import { type GroupClient, GroupConsumer, waitFor } from '../support/group-consu
  * delivers a record twice to the same consumer when two of its fetches of a partition it kept across a
  * rebalance overlap (its own doing: the offsets it fetches from are the committed ones); that is asserted
  * to be all it does.
+ *
+ * The same scenario under Kafka 4's consumer group protocol (KIP-848: ConsumerGroupHeartbeat, the broker
+ * assigns): kcat -G with `group.protocol=consumer` on librdkafka 2.15.1 (the one `pnpm test:librdkafka`
+ * builds; Debian's 2.0.2 has no such protocol), and @platformatic/kafka with `groupProtocol: 'consumer'`.
+ * Neither sets a session timeout or a heartbeat interval (the protocol forbids it): the broker's
+ * `group.consumer.session.timeout.ms` of 4 s and `group.consumer.heartbeat.interval.ms` of 500 ms give
+ * the same eviction. Their duplicates bound is the same: 0 for kcat, and @platformatic/kafka's own double
+ * delivery of a kept partition for it.
  */
 const PARTITIONS = 6;
 const BATCH = 60;
@@ -26,7 +40,15 @@ const ALL = [0, 1, 2, 3, 4, 5];
 
 let b: TestBroker;
 beforeAll(async () => {
-  b = await startBroker({ groupInitialRebalanceDelayMs: 0, groupMinSessionTimeoutMs: 1000 });
+  b = await startBroker({
+    groupInitialRebalanceDelayMs: 0,
+    groupMinSessionTimeoutMs: 1000,
+    // The consumer protocol's member is fenced 4 s after its last heartbeat, as the classic one is.
+    groupConsumerMinSessionTimeoutMs: 1000,
+    groupConsumerSessionTimeoutMs: 4000,
+    groupConsumerMinHeartbeatIntervalMs: 100,
+    groupConsumerHeartbeatIntervalMs: 500,
+  });
 });
 afterAll(() => b.stop());
 
@@ -84,11 +106,14 @@ function fetchedOnly(topic: string, from: number, partitions: readonly number[])
   return false;
 }
 
-/** The broker (since its last start) answered a Heartbeat of `group` with NONE: a member's session is renewed. */
+/**
+ * The broker (since its last start) answered a Heartbeat (or ConsumerGroupHeartbeat) of `group` with NONE:
+ * a member's session is renewed.
+ */
 function heartbeatAnswered(group: string): boolean {
   const name = JSON.stringify(group);
   return b.lines.some(
-    (l) => l.includes(': Heartbeat v') && l.includes(`: ${name} member `) && l.endsWith(' NONE'),
+    (l) => /: (ConsumerGroup)?Heartbeat v/.test(l) && l.includes(`: ${name} member `) && l.endsWith(' NONE'),
   );
 }
 
@@ -105,7 +130,8 @@ function owns(a: GroupConsumer, partitions: readonly number[]): boolean {
   return JSON.stringify(a.assigned) === JSON.stringify(partitions);
 }
 
-async function scenario(client: GroupClient): Promise<void> {
+/** `libDir`: the librdkafka kcat runs on, for 'kcat-consumer'. */
+async function scenario(client: GroupClient, libDir?: string): Promise<void> {
   const topic = `orders-${client}`;
   const group = `billing-${client}`;
   const admin = kafkajs(b.port).admin();
@@ -114,7 +140,7 @@ async function scenario(client: GroupClient): Promise<void> {
   await admin.disconnect();
   const consumers: GroupConsumer[] = [];
   const start = (name: string) => {
-    const c = GroupConsumer.start(client, name, b.port, topic, group);
+    const c = GroupConsumer.start(client, name, b.port, topic, group, libDir);
     consumers.push(c);
     return c;
   };
@@ -186,7 +212,7 @@ async function scenario(client: GroupClient): Promise<void> {
     );
     expect(new Set(keys)).toEqual(new Set(expected));
     const twice = read.filter((r, i) => keys.indexOf(r.key) !== i);
-    if (client !== 'platformatic') {
+    if (client !== 'platformatic' && client !== 'platformatic-consumer') {
       expect(
         twice.map((r) => `${r.key} by ${r.by} at ${r.partition}:${r.offset}`),
         `records read twice; the broker's last lines about the group:\n${groupLines(group)}`,
@@ -214,4 +240,18 @@ describe('consumer groups with real clients', { timeout: LONG_TIMEOUT_MS }, () =
   it('KafkaJS consumer.run (commits after each batch)', () => scenario('kafkajs'));
   it('@platformatic/kafka consume() with a groupId (autocommit every 100 ms)', () =>
     scenario('platformatic'));
+});
+
+describe('consumer groups with real clients, group.protocol=consumer (KIP-848)', {
+  timeout: LONG_TIMEOUT_MS,
+}, () => {
+  it('kcat -G -X group.protocol=consumer on librdkafka 2.15.1 (auto commit every 100 ms)', async (ctx) => {
+    const libDir = librdkafkaForConsumerProtocol();
+    const version = kcatLibrdkafkaVersion(libDir);
+    if (version !== '2.15.1')
+      ctx.skip(`kcat runs on librdkafka ${version ?? '(none)'} from ${libDir}, not 2.15.1`);
+    await scenario('kcat-consumer', libDir);
+  });
+  it('@platformatic/kafka consume() with groupProtocol: consumer (autocommit every 100 ms)', () =>
+    scenario('platformatic-consumer'));
 });

@@ -170,6 +170,7 @@ describe('JoinGroup and SyncGroup: Empty → PreparingRebalance → CompletingRe
         memberId: a,
         groupInstanceId: null,
         retentionTimeMs: -1,
+        apiVersion: 8,
         topics: [
           {
             name: 't',
@@ -209,6 +210,7 @@ describe('JoinGroup and SyncGroup: Empty → PreparingRebalance → CompletingRe
         memberId: b.memberId,
         groupInstanceId: null,
         retentionTimeMs: -1,
+        apiVersion: 8,
         topics: [
           {
             name: 't',
@@ -511,6 +513,7 @@ describe('offsets', () => {
       memberId: over.memberId ?? '',
       groupInstanceId: null,
       retentionTimeMs: -1,
+      apiVersion: 8,
       topics: [
         {
           name: over.topic ?? 't',
@@ -571,6 +574,7 @@ describe('offsets', () => {
       memberId: '',
       groupInstanceId: null,
       retentionTimeMs: -1,
+      apiVersion: 8,
       topics: [{ name: 't', partitions: [partition(0, 1_600_000_000_000), partition(1, -1)] }],
     });
     const stamps = c.fetchOffsets('g', [{ name: 't', partitionIndexes: [0, 1] }]).topics[0]!.partitions;

@@ -120,6 +120,7 @@ describe('__consumer_offsets: the last committed value survives restarts and com
                   memberId: '',
                   groupInstanceId: null,
                   retentionTimeMs: -1,
+                  apiVersion: 8,
                   topics: [
                     {
                       name: o.topic,
@@ -193,6 +194,7 @@ describe('__consumer_offsets: the last committed value survives restarts and com
           memberId: '',
           groupInstanceId: null,
           retentionTimeMs: -1,
+          apiVersion: 8,
           topics: [
             {
               name: 't',
@@ -240,6 +242,7 @@ describe('__consumer_offsets is an ordinary compacted topic: created by the one 
       memberId: '',
       groupInstanceId: null,
       retentionTimeMs: -1,
+      apiVersion: 8,
       topics: [
         {
           name: 't',

@@ -1,5 +1,6 @@
 // A consumer in a consumer group, as an application runs one, in its own process (so a test can kill -9
-// it): `node group-consumer.mjs <kafkajs|platformatic> <bootstrap> <topic> <group>`. One JSON line on
+// it): `node group-consumer.mjs <kafkajs|platformatic|platformatic-consumer> <bootstrap> <topic> <group>`
+// (platformatic-consumer: @platformatic/kafka under Kafka 4's consumer group protocol). One JSON line on
 // stdout per event: {"assigned":[partitions]} after each rebalance, {"r":[partition,offset,key]} per
 // record, {"closed":true} once SIGTERM closed it (leaving the group).
 import { Consumer, stringDeserializers } from '@platformatic/kafka';
@@ -44,22 +45,37 @@ async function kafkajs() {
   return () => consumer.disconnect();
 }
 
-async function platformatic() {
+async function platformatic(groupProtocol) {
   const consumer = new Consumer({
     clientId: 'platformatic-group',
     groupId: group,
     bootstrapBrokers: [bootstrap],
     deserializers: stringDeserializers,
-    sessionTimeout: SESSION_MS,
-    heartbeatInterval: HEARTBEAT_MS,
-    rebalanceTimeout: REBALANCE_MS,
+    // Under the consumer protocol (KIP-848) the broker sets the session and heartbeat timeouts; 1.35
+    // still checks rebalanceTimeout against its own default sessionTimeout, so that one stays default too.
+    ...(groupProtocol === 'consumer'
+      ? { groupProtocol }
+      : { sessionTimeout: SESSION_MS, heartbeatInterval: HEARTBEAT_MS, rebalanceTimeout: REBALANCE_MS }),
     requestTimeout: 2000,
     retryDelay: 100,
     retries: 50,
   });
-  consumer.on('consumer:group:join', (e) =>
-    print({ assigned: (e.assignments ?? []).filter((a) => a.topic === topic).flatMap((a) => a.partitions) }),
-  );
+  const mine = (assignments) =>
+    (assignments ?? []).filter((a) => a.topic === topic).flatMap((a) => a.partitions);
+  if (groupProtocol === 'consumer') {
+    // 1.35 emits consumer:group:join once, without assignments, under this protocol; each heartbeat's
+    // assignment only updates `consumer.assignments`: print it when it changes.
+    let last = '';
+    setInterval(() => {
+      const now = JSON.stringify(mine(consumer.assignments).sort((a, b) => a - b));
+      if (now !== last) {
+        last = now;
+        print({ assigned: JSON.parse(now) });
+      }
+    }, 100).unref();
+  } else {
+    consumer.on('consumer:group:join', (e) => print({ assigned: mine(e.assignments) }));
+  }
   const stream = await consumer.consume({
     topics: [topic],
     mode: 'committed',
@@ -75,7 +91,9 @@ async function platformatic() {
   };
 }
 
-const close = await (kind === 'kafkajs' ? kafkajs() : platformatic());
+const close = await (kind === 'kafkajs'
+  ? kafkajs()
+  : platformatic(kind === 'platformatic-consumer' ? 'consumer' : 'classic'));
 process.on('SIGTERM', async () => {
   await close();
   print({ closed: true });

@@ -1,11 +1,36 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureBuilt, ensureSource, SUITES } from '../../../../scripts/librdkafka/suite.mjs';
 import { PYTHON } from './clients.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 
-export type GroupClient = 'kcat' | 'confluent-kafka' | 'kafkajs' | 'platformatic';
+/** `…-consumer`: the same client under Kafka 4's consumer group protocol (KIP-848, `group.protocol=consumer`). */
+export type GroupClient =
+  | 'kcat'
+  | 'kcat-consumer'
+  | 'confluent-kafka'
+  | 'kafkajs'
+  | 'platformatic'
+  | 'platformatic-consumer';
+
+/**
+ * The `src/` folder of librdkafka 2.15.1 as `pnpm test:librdkafka` builds it (scripts/librdkafka/suite.mjs,
+ * cached in ~/.cache/klog; built here when missing, a few minutes once): Debian's kcat 1.7.1 runs on it
+ * with `LD_LIBRARY_PATH`, as Debian's librdkafka 2.0.2 predates the consumer protocol.
+ */
+export function librdkafkaForConsumerProtocol(): string {
+  const tree = ensureSource(SUITES.npm);
+  ensureBuilt(SUITES.npm, tree);
+  return join(tree, 'src');
+}
+
+/** The librdkafka version `kcat -V` says it runs on with `LD_LIBRARY_PATH=libDir`. */
+export function kcatLibrdkafkaVersion(libDir: string): string | undefined {
+  const r = spawnSync('kcat', ['-V'], { encoding: 'utf8', env: { ...process.env, LD_LIBRARY_PATH: libDir } });
+  return /librdkafka (\d+\.\d+\.\d+)/.exec(`${r.stdout}${r.stderr}`)?.[1];
+}
 
 /** One record as a group consumer reported it. */
 export interface Consumed {
@@ -30,7 +55,9 @@ export class GroupConsumer {
   private constructor(
     readonly name: string,
     readonly child: ChildProcess,
-    kcat: boolean,
+    /** How kcat prints its rebalances: the whole assignment (eager), or what is added and revoked
+     * (incremental: librdkafka's COOPERATIVE protocol, which the consumer protocol uses). */
+    kcat: 'eager' | 'incremental' | false,
   ) {
     this.#exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
     child.once('exit', () => this.#changed());
@@ -56,10 +83,26 @@ export class GroupConsumer {
     });
   }
 
-  static start(client: GroupClient, name: string, port: number, topic: string, group: string): GroupConsumer {
+  /** `libDir`: for 'kcat-consumer', the librdkafka it runs on (`librdkafkaForConsumerProtocol()`). */
+  static start(
+    client: GroupClient,
+    name: string,
+    port: number,
+    topic: string,
+    group: string,
+    libDir?: string,
+  ): GroupConsumer {
     const bootstrap = `127.0.0.1:${port}`;
     switch (client) {
       case 'kcat':
+      case 'kcat-consumer': {
+        // Under the consumer protocol the broker sets the session and heartbeat, and assigns: librdkafka
+        // refuses session.timeout.ms, heartbeat.interval.ms and partition.assignment.strategy there.
+        const groupSettings =
+          client === 'kcat'
+            ? ['-X', 'session.timeout.ms=4000', '-X', 'heartbeat.interval.ms=500']
+            : ['-X', 'group.protocol=consumer'];
+        if (client === 'kcat-consumer' && libDir === undefined) throw new Error('kcat-consumer needs libDir');
         return new GroupConsumer(
           name,
           spawn(
@@ -75,10 +118,7 @@ export class GroupConsumer {
               'R\\t%p\\t%o\\t%k\\n',
               '-X',
               'auto.offset.reset=earliest',
-              '-X',
-              'session.timeout.ms=4000',
-              '-X',
-              'heartbeat.interval.ms=500',
+              ...groupSettings,
               '-X',
               'auto.commit.interval.ms=100',
               '-X',
@@ -87,10 +127,14 @@ export class GroupConsumer {
               'fetch.wait.max.ms=200',
               topic,
             ],
-            { stdio: ['ignore', 'pipe', 'pipe'] },
+            {
+              stdio: ['ignore', 'pipe', 'pipe'],
+              env: libDir === undefined ? process.env : { ...process.env, LD_LIBRARY_PATH: libDir },
+            },
           ),
-          true,
+          client === 'kcat' ? 'eager' : 'incremental',
         );
+      }
       case 'confluent-kafka':
         return new GroupConsumer(
           name,
@@ -110,16 +154,22 @@ export class GroupConsumer {
     }
   }
 
-  #line(line: string, kcat: boolean, stream: 'out' | 'err'): void {
+  #line(line: string, kcat: 'eager' | 'incremental' | false, stream: 'out' | 'err'): void {
     this.lines.push(`${stream}: ${line}`);
     if (kcat) {
       if (stream === 'out' && line.startsWith('R\t')) {
         const [, p, o, k] = line.split('\t') as [string, string, string, string];
         this.records.push({ partition: Number(p), offset: Number(o), key: k, by: this.name });
       } else if (stream === 'err' && line.includes('rebalanced')) {
-        // "% Group g rebalanced (memberid …): assigned: t [0], t [3]" or "…: revoked: …"
+        // Eager: "% Group g rebalanced (memberid …): assigned: t [0], t [3]" or "…: revoked: …".
+        // Incremental: "% Group g rebalanced: incremental assignment of 2 partition(s) (memberid …,
+        // COOPERATIVE rebalance protocol): t [0], t [3]", or "… incremental revoke of …".
         const parts = [...line.matchAll(/\[(\d+)\]/g)].map((m) => Number(m[1]));
-        this.assigned = line.includes('assigned:') ? parts.sort((a, b) => a - b) : [];
+        if (kcat === 'eager') this.assigned = line.includes('assigned:') ? parts.sort((a, b) => a - b) : [];
+        else if (line.includes('incremental assignment of'))
+          this.assigned = [...new Set([...this.assigned, ...parts])].sort((a, b) => a - b);
+        else if (line.includes('incremental revoke of'))
+          this.assigned = this.assigned.filter((p) => !parts.includes(p));
       }
     } else if (stream === 'out' && line.startsWith('{')) {
       const o = JSON.parse(line) as { assigned?: number[]; r?: [number, number, string] };

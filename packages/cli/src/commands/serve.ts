@@ -44,7 +44,7 @@ numbers with OUT_OF_ORDER_SEQUENCE_NUMBER.
 Served: ApiVersions 0-3, Metadata 0-13, Produce 3-8, Fetch 4-18, ListOffsets 0-5,
 CreateTopics 0-7, InitProducerId 0-4, and consumer groups (Kafka's classic
 protocol): FindCoordinator 0-4, JoinGroup 0-6, SyncGroup 0-4, Heartbeat 0-4,
-LeaveGroup 0-4, OffsetCommit 1-8, OffsetFetch 1-8, ListGroups 0-5,
+LeaveGroup 0-4, OffsetCommit 1-9, OffsetFetch 1-9, ListGroups 0-5,
 DescribeGroups 0-5, DeleteGroups 0-2, OffsetDelete 0. Groups and their committed
 offsets live in the internal, compacted topic __consumer_offsets, as in Kafka, and
 come back after a restart. Transactions are not built: a transactional client is

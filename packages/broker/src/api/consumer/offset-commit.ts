@@ -11,11 +11,13 @@ import type { BrokerContext } from '../context.js';
 
 /**
  * OffsetCommit: each partition's offset written to `__consumer_offsets` (OffsetCommitValue), checked as
- * Kafka checks it — the member and generation, the topic-partition exists, the metadata's size.
+ * Kafka checks it — the member and generation (a classic group) or member epoch (a consumer group, v9 of
+ * KIP-848: STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID, UNSUPPORTED_VERSION below v9), the topic-partition
+ * exists, the metadata's size.
  */
 function handleOffsetCommit(
   ctx: Pick<BrokerContext, 'groups'>,
-  _header: RequestHeader,
+  header: RequestHeader,
   request: OffsetCommitRequest,
 ): OffsetCommitResponse {
   const results = ctx.groups.commit({
@@ -24,6 +26,7 @@ function handleOffsetCommit(
     memberId: request.memberId,
     groupInstanceId: request.groupInstanceId,
     retentionTimeMs: request.retentionTimeMs,
+    apiVersion: header.apiVersion,
     topics: request.topics,
   });
   return {
@@ -40,7 +43,7 @@ function handleOffsetCommit(
 
 export const offsetCommitApi = defineApi({
   codec: OffsetCommit,
-  versions: { min: 1, max: 8 },
+  versions: { min: 1, max: 9 },
   handle: handleOffsetCommit,
   summary(request, response) {
     const parts = response.topics.flatMap((t, i) =>

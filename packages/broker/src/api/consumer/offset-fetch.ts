@@ -24,7 +24,8 @@ function partitionsOf(f: FetchedOffsets) {
 
 /**
  * OffsetFetch: the committed offsets asked for, -1 where none is (a null topic list, from version 2, asks
- * for all of the group's). Version 8 asks for several groups at once (KIP-709).
+ * for all of the group's). Version 8 asks for several groups at once (KIP-709); version 9 names the member
+ * and its epoch, which a consumer group checks (Kafka's `ConsumerGroup.validateOffsetFetch`).
  */
 function handleOffsetFetch(
   ctx: Pick<BrokerContext, 'groups'>,
@@ -37,7 +38,7 @@ function handleOffsetFetch(
       topics: [],
       errorCode: 0,
       groups: request.groups.map((g) => {
-        const f = ctx.groups.fetchOffsets(g.groupId, g.topics);
+        const f = ctx.groups.fetchOffsets(g.groupId, g.topics, g.memberId, g.memberEpoch);
         return { groupId: g.groupId, topics: partitionsOf(f), errorCode: ErrorCode[f.errorCode] };
       }),
     };
@@ -48,7 +49,7 @@ function handleOffsetFetch(
 
 export const offsetFetchApi = defineApi({
   codec: OffsetFetch,
-  versions: { min: 1, max: 8 },
+  versions: { min: 1, max: 9 },
   handle: handleOffsetFetch,
   summary(request, response) {
     const groups =

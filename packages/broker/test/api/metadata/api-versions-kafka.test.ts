@@ -48,10 +48,6 @@ const REASONS: Record<string, string> = {
     "v0: Sarama 1.22's GetOffset sends v0 with its Version left unset (the broker's Sarama test); Kafka 4 removed it (KIP-896)",
   'OffsetCommit min':
     "v1: Sarama 1.22's consumer group commits with v1 (the broker's Sarama test); Kafka 4 removed it (KIP-896)",
-  'OffsetCommit max':
-    'v9 not served yet: member id and member epoch of Kafka 4’s consumer group protocol (KIP-848)',
-  'OffsetFetch max':
-    'v9 not served yet: member id and member epoch of Kafka 4’s consumer group protocol (KIP-848)',
   'FindCoordinator max':
     'v5–v6 not served yet: v5 adds TRANSACTION_ABORTABLE (KIP-890), v6 share-group coordinators (KIP-932)',
   'JoinGroup max':

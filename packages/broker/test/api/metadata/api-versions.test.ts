@@ -14,8 +14,8 @@ const ADVERTISED = {
   1: [4, 18], // Fetch: Kafka 4.1.0's, by topic id from 13
   2: [0, 10], // ListOffsets
   3: [0, 13], // Metadata: Kafka 4.1.0's, topic ids from 10
-  8: [1, 8], // OffsetCommit: Sarama 1.22 sends 1 (Kafka 4 removed it), librdkafka 1 or 2, platformatic 8
-  9: [1, 8], // OffsetFetch: librdkafka needs 1, platformatic 8
+  8: [1, 9], // OffsetCommit: Sarama 1.22 sends 1 (Kafka 4 removed it), librdkafka 1 or 2, platformatic 8, KIP-848 9
+  9: [1, 9], // OffsetFetch: librdkafka needs 1, platformatic 8, KIP-848 9
   10: [0, 4], // FindCoordinator: librdkafka needs 0, platformatic 4
   11: [0, 6], // JoinGroup: librdkafka needs 0 (Kafka 4 removed it), platformatic 6
   12: [0, 4], // Heartbeat

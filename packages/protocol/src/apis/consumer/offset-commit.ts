@@ -11,7 +11,7 @@ import { readOffsetCommitRequestV6, readOffsetCommitResponseV6, writeOffsetCommi
 import { readOffsetCommitRequestV7, readOffsetCommitResponseV7, writeOffsetCommitResponseV7, writeOffsetCommitRequestV7 } from './offset-commit-v7.js';
 import { readOffsetCommitRequestV8, readOffsetCommitResponseV8, writeOffsetCommitResponseV8, writeOffsetCommitRequestV8 } from './offset-commit-v8.js';
 
-/** OffsetCommitRequest as klog reads it, versions 1-8; a field its version lacks holds its default. */
+/** OffsetCommitRequest as klog reads it, versions 1-9; a field its version lacks holds its default. */
 export interface OffsetCommitRequest {
   /** The unique group identifier. GroupId: versions 0+. */
   groupId: string;
@@ -55,7 +55,7 @@ export declare namespace OffsetCommitRequest {
   }
 }
 
-/** OffsetCommitResponse as klog writes it, versions 1-8; a version writes only the fields it has. */
+/** OffsetCommitResponse as klog writes it, versions 1-9; a version writes only the fields it has. */
 export interface OffsetCommitResponse {
   /**
    * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
@@ -82,12 +82,12 @@ export declare namespace OffsetCommitResponse {
   }
 }
 
-/** OffsetCommit: Kafka 4.1.0 has versions 2-10, flexible from 8; klog reads and writes 1-8. */
+/** OffsetCommit: Kafka 4.1.0 has versions 2-10, flexible from 8; klog reads and writes 1-9. */
 export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 8> = {
   name: 'OffsetCommit',
   apiKey: 8,
   minVersion: 1,
-  maxVersion: 8,
+  maxVersion: 9,
   firstFlexibleVersion: 8,
   kafkaVersions: { min: 2, max: 10 },
   readRequest(version: number, r: Reader): OffsetCommitRequest {
@@ -106,6 +106,7 @@ export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 8
       case 7:
         return readOffsetCommitRequestV7(r);
       case 8:
+      case 9:
         return readOffsetCommitRequestV8(r);
       default:
         throw new RangeError(`OffsetCommit version ${version} is not one klog reads`);
@@ -133,6 +134,7 @@ export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 8
         writeOffsetCommitResponseV7(w, m);
         return;
       case 8:
+      case 9:
         writeOffsetCommitResponseV8(w, m);
         return;
       default:
@@ -161,6 +163,7 @@ export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 8
         writeOffsetCommitRequestV7(w, m, version);
         return;
       case 8:
+      case 9:
         writeOffsetCommitRequestV8(w, m, version);
         return;
       default:
@@ -183,6 +186,7 @@ export const OffsetCommit: ApiCodec<OffsetCommitRequest, OffsetCommitResponse, 8
       case 7:
         return readOffsetCommitResponseV7(r);
       case 8:
+      case 9:
         return readOffsetCommitResponseV8(r);
       default:
         throw new RangeError(`OffsetCommit version ${version} is not one klog reads`);

@@ -34,6 +34,8 @@ export function readOffsetFetchRequestV8(r: Reader): OffsetFetchRequest {
   const topics: OffsetFetchRequest.OffsetFetchRequestTopic[] | null = [];
   const groups = r.compactArray('groups', 3, (r): OffsetFetchRequest.OffsetFetchRequestGroup => {
     const groupId = r.compactString('groups[].groupId');
+    const memberId: string | null = null;
+    const memberEpoch: number = -1;
     const topics = r.compactNullableArray('groups[].topics', 3, (r): OffsetFetchRequest.OffsetFetchRequestTopics => {
       const name = r.compactString('groups[].topics[].name');
       const partitionIndexes = r.compactArray('groups[].topics[].partitionIndexes', 4, (r) => r.int32('groups[].topics[].partitionIndexes[]'));
@@ -41,7 +43,7 @@ export function readOffsetFetchRequestV8(r: Reader): OffsetFetchRequest {
       return { name, partitionIndexes };
     });
     r.skipTaggedFields('groups[]._tagged_fields');
-    return { groupId, topics };
+    return { groupId, memberId, memberEpoch, topics };
   });
   const requireStable = r.bool('requireStable');
   r.skipTaggedFields('_tagged_fields');

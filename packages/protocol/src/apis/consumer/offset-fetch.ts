@@ -10,8 +10,9 @@ import { readOffsetFetchRequestV5, readOffsetFetchResponseV5, writeOffsetFetchRe
 import { readOffsetFetchRequestV6, readOffsetFetchResponseV6, writeOffsetFetchResponseV6, writeOffsetFetchRequestV6 } from './offset-fetch-v6.js';
 import { readOffsetFetchRequestV7, readOffsetFetchResponseV7, writeOffsetFetchResponseV7, writeOffsetFetchRequestV7 } from './offset-fetch-v7.js';
 import { readOffsetFetchRequestV8, readOffsetFetchResponseV8, writeOffsetFetchResponseV8, writeOffsetFetchRequestV8 } from './offset-fetch-v8.js';
+import { readOffsetFetchRequestV9, readOffsetFetchResponseV9, writeOffsetFetchResponseV9, writeOffsetFetchRequestV9 } from './offset-fetch-v9.js';
 
-/** OffsetFetchRequest as klog reads it, versions 1-8; a field its version lacks holds its default. */
+/** OffsetFetchRequest as klog reads it, versions 1-9; a field its version lacks holds its default. */
 export interface OffsetFetchRequest {
   /** The group to fetch offsets for. GroupId: versions 0-7. */
   groupId: string;
@@ -41,6 +42,16 @@ export declare namespace OffsetFetchRequest {
     /** The group ID. GroupId: versions 8+. */
     groupId: string;
     /**
+     * The member ID assigned by the group coordinator if using the new consumer protocol (KIP-848). MemberId:
+     * versions 9+, nullable 9+, default null, ignorable.
+     */
+    memberId: string | null;
+    /**
+     * The member epoch if using the new consumer protocol (KIP-848). MemberEpoch: versions 9+, default -1,
+     * ignorable.
+     */
+    memberEpoch: number;
+    /**
      * Each topic we would like to fetch offsets for, or null to fetch offsets for all topics. Topics:
      * versions 8+, nullable 8+.
      */
@@ -55,7 +66,7 @@ export declare namespace OffsetFetchRequest {
   }
 }
 
-/** OffsetFetchResponse as klog writes it, versions 1-8; a version writes only the fields it has. */
+/** OffsetFetchResponse as klog writes it, versions 1-9; a version writes only the fields it has. */
 export interface OffsetFetchResponse {
   /**
    * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the
@@ -121,12 +132,12 @@ export declare namespace OffsetFetchResponse {
   }
 }
 
-/** OffsetFetch: Kafka 4.1.0 has versions 1-10, flexible from 6; klog reads and writes 1-8. */
+/** OffsetFetch: Kafka 4.1.0 has versions 1-10, flexible from 6; klog reads and writes 1-9. */
 export const OffsetFetch: ApiCodec<OffsetFetchRequest, OffsetFetchResponse, 9> = {
   name: 'OffsetFetch',
   apiKey: 9,
   minVersion: 1,
-  maxVersion: 8,
+  maxVersion: 9,
   firstFlexibleVersion: 6,
   kafkaVersions: { min: 1, max: 10 },
   readRequest(version: number, r: Reader): OffsetFetchRequest {
@@ -146,6 +157,8 @@ export const OffsetFetch: ApiCodec<OffsetFetchRequest, OffsetFetchResponse, 9> =
         return readOffsetFetchRequestV7(r);
       case 8:
         return readOffsetFetchRequestV8(r);
+      case 9:
+        return readOffsetFetchRequestV9(r);
       default:
         throw new RangeError(`OffsetFetch version ${version} is not one klog reads`);
     }
@@ -173,6 +186,9 @@ export const OffsetFetch: ApiCodec<OffsetFetchRequest, OffsetFetchResponse, 9> =
         return;
       case 8:
         writeOffsetFetchResponseV8(w, m, version);
+        return;
+      case 9:
+        writeOffsetFetchResponseV9(w, m, version);
         return;
       default:
         throw new RangeError(`OffsetFetch version ${version} is not one klog writes`);
@@ -202,6 +218,9 @@ export const OffsetFetch: ApiCodec<OffsetFetchRequest, OffsetFetchResponse, 9> =
       case 8:
         writeOffsetFetchRequestV8(w, m, version);
         return;
+      case 9:
+        writeOffsetFetchRequestV9(w, m, version);
+        return;
       default:
         throw new RangeError(`OffsetFetch version ${version} is not one klog writes`);
     }
@@ -223,6 +242,8 @@ export const OffsetFetch: ApiCodec<OffsetFetchRequest, OffsetFetchResponse, 9> =
         return readOffsetFetchResponseV7(r);
       case 8:
         return readOffsetFetchResponseV8(r);
+      case 9:
+        return readOffsetFetchResponseV9(r);
       default:
         throw new RangeError(`OffsetFetch version ${version} is not one klog reads`);
     }
