@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { buildPackages, ensureBuiltShared, SUITES, SuiteError } from './librdkafka/suite.mjs';
 
 /** Each tool the tests drive: its opt-out name, the Debian packages that bring it, and who uses it. */
 export const TOOLS = [
@@ -44,6 +45,16 @@ export const TOOLS = [
     name: 'sarama',
     packages: ['golang-go', 'golang-github-shopify-sarama-dev', 'gcc', 'libc6-dev'],
     what: "Go and Sarama 1.22.1 (built offline in GOPATH mode), in the broker's Sarama test",
+  },
+  // Debian's librdkafka (2.0.2) predates Kafka 4's consumer group protocol: kcat runs on this one through
+  // LD_LIBRARY_PATH. Built here, before the tests, so no test spends its time budget on a build.
+  {
+    name: 'librdkafka-2.15',
+    packages: buildPackages(SUITES.npm),
+    what:
+      'librdkafka 2.15.1 (built once from the npm tarball of @confluentinc/kafka-javascript 1.10.1 into ~/.cache/klog), ' +
+      "for kcat under group.protocol=consumer in the broker's group test and the CLI's topic-id test",
+    build: SUITES.npm,
   },
 ];
 
@@ -128,6 +139,7 @@ function main() {
   if (missing.length === 0) {
     const said = skip.size > 0 ? ` (skipping ${[...skip].join(', ')}: KLOG_SKIP)` : '';
     console.log(`test-machine: the Debian packages the tests use are installed${said}`);
+    buildTools(wanted);
     return;
   }
   const command = `apt-get install -y ${missing.join(' ')}`;
@@ -154,6 +166,24 @@ function main() {
   if (still.length > 0) {
     console.error(`test-machine: still missing after apt-get: ${still.join(' ')}`);
     process.exit(1);
+  }
+  buildTools(wanted);
+}
+
+/** The tools built from source (their build packages now present), each once, cached. */
+function buildTools(wanted) {
+  for (const tool of wanted) {
+    if (tool.build === undefined) continue;
+    const started = Date.now();
+    console.log(`test-machine: ${tool.what}: checking the build`);
+    try {
+      ensureBuiltShared(tool.build);
+    } catch (e) {
+      if (!(e instanceof SuiteError)) throw e;
+      console.error(`test-machine: ${e.message}\n  or skip its tests by name with KLOG_SKIP=${tool.name}`);
+      process.exit(1);
+    }
+    console.log(`test-machine: ${tool.name} ready (${Math.round((Date.now() - started) / 1000)} s)`);
   }
 }
 

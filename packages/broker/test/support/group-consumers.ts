@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureBuilt, ensureSource, SUITES } from '../../../../scripts/librdkafka/suite.mjs';
+import { ensureBuiltShared, SUITES, SuiteError } from '../../../../scripts/librdkafka/suite.mjs';
+import { requireTool } from '../../../../scripts/test-machine.mjs';
 import { PYTHON } from './clients.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -17,13 +18,19 @@ export type GroupClient =
 
 /**
  * The `src/` folder of librdkafka 2.15.1 as `pnpm test:librdkafka` builds it (scripts/librdkafka/suite.mjs,
- * cached in ~/.cache/klog; built here when missing, a few minutes once): Debian's kcat 1.7.1 runs on it
- * with `LD_LIBRARY_PATH`, as Debian's librdkafka 2.0.2 predates the consumer protocol.
+ * cached in ~/.cache/klog, built by `pnpm test`'s first step): Debian's kcat 1.7.1 runs on it with
+ * `LD_LIBRARY_PATH`, as Debian's librdkafka 2.0.2 predates the consumer protocol. Undefined when it cannot
+ * be built and the user opted out (KLOG_SKIP=librdkafka-2.15); a thrown Error naming what is missing otherwise.
  */
-export function librdkafkaForConsumerProtocol(): string {
-  const tree = ensureSource(SUITES.npm);
-  ensureBuilt(SUITES.npm, tree);
-  return join(tree, 'src');
+export function librdkafkaForConsumerProtocol(): string | undefined {
+  try {
+    // ensureBuiltShared returns tests/test-runner; the library is in the tree's src/.
+    return join(dirname(ensureBuiltShared(SUITES.npm)), '..', 'src');
+  } catch (e) {
+    if (!(e instanceof SuiteError)) throw e;
+    requireTool('librdkafka-2.15', false, e.message);
+    return undefined;
+  }
 }
 
 /** The librdkafka version `kcat -V` says it runs on with `LD_LIBRARY_PATH=libDir`. */

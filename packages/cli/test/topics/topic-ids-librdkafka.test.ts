@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuiltShared, SUITES, SuiteError } from '../../../../scripts/librdkafka/suite.mjs';
+import { requireTool } from '../../../../scripts/test-machine.mjs';
 import { bin, HANG_MS, klog } from '../run-klog.js';
 
 /**
@@ -48,6 +49,8 @@ beforeAll(() => {
     lib = join(dirname(ensureBuiltShared(suite)), '..', 'src');
   } catch (e) {
     if (!(e instanceof SuiteError)) throw e;
+    // Fails the file unless the user opted out by name (KLOG_SKIP=librdkafka-2.15), as every tool's test does.
+    requireTool('librdkafka-2.15', false, e.message);
     skip(`librdkafka ${suite.version} cannot be got or built on this machine: ${e.message}`);
     return;
   }
@@ -72,6 +75,8 @@ beforeAll(() => {
     { encoding: 'utf8' },
   );
   if (cc.error !== undefined) {
+    // gcc comes with the build packages of librdkafka-2.15 (build-essential).
+    requireTool('librdkafka-2.15', false, `gcc cannot be run: ${cc.error.message}`);
     skip(`gcc cannot be run (${cc.error.message}): ${PROGRAM} cannot be compiled`);
     return;
   }
