@@ -11,7 +11,7 @@ import {
   OffsetFetch,
 } from '@klog/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startBroker, type TestBroker, tempDir } from '../../support/broker.js';
+import { startBroker, tempDir } from '../../support/broker.js';
 import { createTopicsRaw, RawClient } from '../../support/raw-client.js';
 
 /**
