@@ -464,7 +464,12 @@ export async function committedOffsets(client: AdminClient, group: string): Prom
   const version = client.versionOf(OffsetFetch as never);
   const body: OffsetFetchRequest =
     version >= 8
-      ? { groupId: '', topics: [], groups: [{ groupId: group, topics: null }], requireStable: false }
+      ? {
+          groupId: '',
+          topics: [],
+          groups: [{ groupId: group, memberId: null, memberEpoch: -1, topics: null }],
+          requireStable: false,
+        }
       : { groupId: group, topics: null, groups: [], requireStable: false };
   const res = await client.request(OffsetFetch, body);
   const topics = version >= 8 ? (res.groups[0]?.topics ?? []) : res.topics;
