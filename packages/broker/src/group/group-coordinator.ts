@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeOffsetsRecordKey, type ErrorName } from '@klog/protocol';
-import type { ClassicGroup, GroupState, JoinResult, SyncResult } from './classic/classic-group.js';
+import type { ClassicGroup, JoinResult, SyncResult } from './classic/classic-group.js';
 import {
   type HeartbeatInput,
   type JoinGroupInput,
@@ -34,6 +34,7 @@ import {
   type DescribedGroup,
   EMPTY_TOPICS_IMAGE,
   GroupMetadataManager,
+  type ListedGroup,
 } from './group-metadata-manager.js';
 import type {
   ConsumerGroup,
@@ -67,7 +68,7 @@ export {
   type OffsetsRecord,
 } from './coordinator-runtime.js';
 export { DEFAULT_GROUP_CONFIG, type GroupCoordinatorConfig } from './group-coordinator-config.js';
-export type { ConsumerGroupConfigLookup, DescribedGroup } from './group-metadata-manager.js';
+export type { ConsumerGroupConfigLookup, DescribedGroup, ListedGroup } from './group-metadata-manager.js';
 export type {
   ConsumerGroupHeartbeatRequest,
   ConsumerGroupHeartbeatResponse,
@@ -140,18 +141,40 @@ export class GroupCoordinator {
 
   // The classic protocol: JoinGroup, SyncGroup, Heartbeat, LeaveGroup.
 
+  /**
+   * Kafka's `classicGroupJoin` beside a consumer group of the same id: an empty one is deleted first
+   * (`maybeDeleteEmptyConsumerGroup`: its tombstones written) and the join goes on as classic; a
+   * non-empty one refuses with INCONSISTENT_GROUP_PROTOCOL, where Kafka 4.1 would take the member into
+   * the consumer group (`classicGroupJoinToConsumerGroup`, not built in klog).
+   */
   join(input: JoinGroupInput): Promise<JoinResult> {
     if (this.#closed) return Promise.resolve(joinError('NOT_COORDINATOR', input.memberId));
+    const consumer = this.#groups.consumerGroup(input.groupId);
+    if (consumer !== undefined) {
+      if (!consumer.isEmpty()) {
+        this.onEvent(
+          `group ${input.groupId}: JoinGroup refused with INCONSISTENT_GROUP_PROTOCOL: it is a consumer group (KIP-848) with ${consumer.members.size} member(s); klog takes no classic member into one`,
+        );
+        return Promise.resolve(joinError('INCONSISTENT_GROUP_PROTOCOL', input.memberId));
+      }
+      const records = consumer.createGroupTombstoneRecords().map(encodeConsumerGroupRecord);
+      if (!this.write(input.groupId, { records, response: true }, () => false))
+        return Promise.resolve(joinError('COORDINATOR_NOT_AVAILABLE', input.memberId));
+      this.onEvent(`group ${input.groupId}: converted the empty consumer group to a classic group`);
+    }
     return this.#groups.classic.join(input);
   }
 
   sync(input: SyncGroupInput): Promise<SyncResult> {
     if (this.#closed) return Promise.resolve(syncError('NOT_COORDINATOR'));
+    if (this.#refuseClassicToConsumerGroup('SyncGroup', input.groupId))
+      return Promise.resolve(syncError('UNKNOWN_MEMBER_ID'));
     return this.#groups.classic.sync(input);
   }
 
   heartbeat(input: HeartbeatInput): ErrorName {
     if (this.#closed) return 'NOT_COORDINATOR';
+    if (this.#refuseClassicToConsumerGroup('Heartbeat', input.groupId)) return 'UNKNOWN_MEMBER_ID';
     return this.#groups.classic.heartbeat(input);
   }
 
@@ -160,7 +183,22 @@ export class GroupCoordinator {
     members: readonly { memberId: string; groupInstanceId: string | null }[],
   ): LeaveGroupResult {
     if (this.#closed) return { errorCode: 'NOT_COORDINATOR', members: [] };
+    if (this.#refuseClassicToConsumerGroup('LeaveGroup', groupId))
+      return { errorCode: 'UNKNOWN_MEMBER_ID', members: [] };
     return this.#groups.classic.leave(groupId, members);
+  }
+
+  /**
+   * A classic Heartbeat, SyncGroup or LeaveGroup to a consumer group: Kafka 4.1 routes it to the group's
+   * classic members (`classicGroupHeartbeatToConsumerGroup` and its siblings); klog's consumer groups have
+   * none, so the member is unknown (UNKNOWN_MEMBER_ID), with one log line.
+   */
+  #refuseClassicToConsumerGroup(api: string, groupId: string): boolean {
+    if (this.#groups.consumerGroup(groupId) === undefined) return false;
+    this.onEvent(
+      `group ${groupId}: ${api} refused with UNKNOWN_MEMBER_ID: it is a consumer group (KIP-848), which has no classic members in klog`,
+    );
+    return true;
   }
 
   // The consumer protocol (KIP-848): ConsumerGroupHeartbeat, ConsumerGroupDescribe.
@@ -176,16 +214,48 @@ export class GroupCoordinator {
   ): ConsumerGroupHeartbeatResponse {
     if (this.#closed)
       return { kind: 'error', code: 'NOT_COORDINATOR', message: 'The coordinator is closed.' };
+    // Kafka's `getOrMaybeCreateConsumerGroup` when the id names a classic group: a join (epoch 0) to an
+    // empty one deletes it (`maybeDeleteEmptyClassicGroup`, its tombstone first in the same write).
+    const records: OffsetsRecord[] = [];
+    const classic = this.#groups.group(req.groupId);
+    if (classic !== undefined) {
+      if (req.memberEpoch !== 0 || !classic.isEmpty()) {
+        const message = this.#notConvertible(classic, req.memberEpoch);
+        this.onEvent(
+          `group ${req.groupId}: ConsumerGroupHeartbeat refused with GROUP_ID_NOT_FOUND: ${message}`,
+        );
+        return { kind: 'error', code: 'GROUP_ID_NOT_FOUND', message };
+      }
+      this.#groups.createGroupTombstoneRecords(req.groupId, records);
+    }
     const result = this.#groups.consumer.heartbeat(req, ctx);
+    if (result.response.kind === 'error') return result.response;
+    records.push(...result.records.map(encodeConsumerGroupRecord));
+    if (classic !== undefined)
+      this.onEvent(`group ${req.groupId}: converted the empty classic group to a consumer group`);
     return this.write(
       req.groupId,
-      { records: result.records.map(encodeConsumerGroupRecord), response: result.response },
+      { records, response: result.response },
       (e): ConsumerGroupHeartbeatResponse => ({
         kind: 'error',
         code: 'COORDINATOR_NOT_AVAILABLE',
         message: `The group's records could not be written: ${e}.`,
       }),
     );
+  }
+
+  /**
+   * Why a classic group is not made a consumer group, in Kafka's words: a heartbeat past the join is
+   * "not a consumer group"; a join to a non-empty group would be Kafka's online upgrade
+   * (`validateOnlineUpgrade`), which klog does not build, so it answers as Kafka does under
+   * `group.consumer.migration.policy=disabled`, or for a group that does not use the consumer protocol.
+   */
+  #notConvertible(classic: ClassicGroup, memberEpoch: number): string {
+    const id = classic.groupId;
+    if (memberEpoch !== 0) return `Group ${id} is not a consumer group.`;
+    if (classic.protocolType() !== 'consumer')
+      return `Cannot upgrade classic group ${id} to consumer group because the group does not use the consumer embedded protocol.`;
+    return `Cannot upgrade classic group ${id} to consumer group because online upgrade is disabled.`;
   }
 
   /** Kafka's `consumerGroupDescribe`, one answer per group id asked. */
@@ -275,10 +345,7 @@ export class GroupCoordinator {
 
   // Admin: ListGroups, DescribeGroups, DeleteGroups.
 
-  listGroups(
-    statesFilter: readonly string[],
-    typesFilter: readonly string[],
-  ): { groupId: string; protocolType: string; state: GroupState }[] {
+  listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
     return this.#groups.listGroups(statesFilter, typesFilter);
   }
 

@@ -36,6 +36,14 @@ export type ConsumerGroupConfigLookup = (groupId: string) => {
   heartbeatIntervalMs?: number;
 };
 
+/** One group as ListGroups lists it (Kafka's `ListGroupsResponseData.ListedGroup`). */
+export interface ListedGroup {
+  readonly groupId: string;
+  readonly protocolType: string;
+  readonly state: string;
+  readonly groupType: 'classic' | 'consumer';
+}
+
 export interface DescribedGroup {
   readonly groupId: string;
   readonly state: GroupState;
@@ -133,17 +141,35 @@ export class GroupMetadataManager {
     return group;
   }
 
-  /** Kafka's `listGroups`: every group but a Dead one, filtered by state and type (only classic ones exist). */
-  listGroups(
-    statesFilter: readonly string[],
-    typesFilter: readonly string[],
-  ): { groupId: string; protocolType: string; state: GroupState }[] {
-    const states = new Set(statesFilter.map((s) => s.toLowerCase()));
+  /**
+   * Kafka's `listGroups`: every group but a Dead one, of either protocol, as `asListedGroup` lists it
+   * (a consumer group's protocol type is `consumer`, its states Empty, Assigning, Reconciling, Stable),
+   * filtered by state and by type, both case-insensitive; a type Kafka does not know matches no group.
+   */
+  listGroups(statesFilter: readonly string[], typesFilter: readonly string[]): ListedGroup[] {
+    const states = new Set(statesFilter.map((s) => s.trim().toLowerCase()));
     const types = new Set(typesFilter.map((s) => s.toLowerCase()));
-    if (types.size > 0 && !types.has('classic')) return [];
-    return [...this.#groups.values()]
-      .filter((g) => !g.is('Dead') && (states.size === 0 || states.has(g.state.toLowerCase())))
-      .map((g) => ({ groupId: g.groupId, protocolType: g.protocolType() ?? '', state: g.state }));
+    const all: ListedGroup[] = [
+      ...[...this.#groups.values()]
+        .filter((g) => !g.is('Dead'))
+        .map((g) => ({
+          groupId: g.groupId,
+          protocolType: g.protocolType() ?? '',
+          state: g.state as string,
+          groupType: 'classic' as const,
+        })),
+      ...[...this.#consumerGroups.values()].map((g) => ({
+        groupId: g.groupId,
+        protocolType: g.protocolType(),
+        state: g.stateAsString(),
+        groupType: 'consumer' as const,
+      })),
+    ];
+    return all.filter(
+      (g) =>
+        (states.size === 0 || states.has(g.state.toLowerCase())) &&
+        (types.size === 0 || types.has(g.groupType)),
+    );
   }
 
   /** Kafka's `describeGroups` for one classic group. */
@@ -235,6 +261,11 @@ export class GroupMetadataManager {
    * replay changes the group; a group its epoch tombstone removed has its members' timers cancelled.
    */
   replayConsumer(record: ConsumerGroupRecord): void {
+    // Kafka's `getOrMaybeCreatePersistedConsumerGroup`: a simple classic group (made by the replay of an
+    // offset, with no records of its own) gives way to the consumer group whose records follow.
+    const simple = this.#groups.get(record.group);
+    if (record.value !== null && simple?.isEmpty() && simple.protocolType() === null)
+      this.#groups.delete(record.group);
     const removed = replayConsumerGroupRecord(this.#consumerGroups, record);
     if (removed !== undefined) this.consumer.onGroupRemoved(removed);
   }

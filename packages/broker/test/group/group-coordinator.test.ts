@@ -1,6 +1,7 @@
 import { decodeGroupMetadataValue, decodeOffsetCommitValue, decodeOffsetsRecordKey } from '@klog/protocol';
 import { describe, expect, it } from 'vitest';
 import type { JoinResult } from '../../src/group/classic-group.js';
+import { encodeConsumerGroupRecord } from '../../src/group/consumer-record-serde.js';
 import {
   GroupCoordinator,
   type GroupCoordinatorConfig,
@@ -9,6 +10,8 @@ import {
   type JoinGroupInput,
   type OffsetsRecord,
 } from '../../src/group/group-coordinator.js';
+import { newConsumerGroupEpochRecord } from '../../src/group/modern/index.js';
+import { newOffsetCommitRecord } from '../../src/group/record-helpers.js';
 import { FakeTimer } from '../support/fake-timer.js';
 
 /** The records the coordinator wrote, in order, as a log would keep them. */
@@ -740,5 +743,27 @@ describe('bounds', () => {
     expect(c.heartbeat({ groupId: 'g', generationId: 1, memberId: 'x', groupInstanceId: null })).toBe(
       'NOT_COORDINATOR',
     );
+  });
+});
+
+describe('replay of both protocols', () => {
+  it('a simple classic group, made by an offset replayed first, gives way to the consumer group replayed after it', () => {
+    const { coordinator: c } = setup();
+    const offset = newOffsetCommitRecord('g', 't', 0, {
+      offset: 5,
+      leaderEpoch: -1,
+      metadata: '',
+      commitTimestamp: 1,
+      expireTimestamp: -1,
+    });
+    c.replay(offset.key, offset.value);
+    expect(c.listGroups([], [])).toMatchObject([{ groupId: 'g', groupType: 'classic' }]);
+    // As after compaction dropped the simple group's GroupMetadata tombstone: the consumer record follows.
+    const epoch = encodeConsumerGroupRecord(newConsumerGroupEpochRecord('g', 3, 0n));
+    c.replay(epoch.key, epoch.value);
+    expect(c.group('g')).toBeUndefined();
+    expect(c.consumerGroup('g')?.groupEpoch).toBe(3);
+    expect(c.listGroups([], [])).toMatchObject([{ groupId: 'g', groupType: 'consumer' }]);
+    expect(c.fetchOffsets('g', null).topics).toMatchObject([{ name: 't', partitions: [{ offset: 5 }] }]);
   });
 });

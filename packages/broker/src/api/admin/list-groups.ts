@@ -2,7 +2,10 @@ import { errorName, ListGroups } from '@klog/protocol';
 import { defineApi } from '../api-handler.js';
 import type { BrokerContext } from '../context.js';
 
-/** ListGroups: every group, filtered by state (version 4+, KIP-518) and type (5+: all of klog's are "classic"). */
+/**
+ * ListGroups: every group of either protocol, filtered by state (version 4+, KIP-518) and type (5+,
+ * KIP-848: `classic` or `consumer`).
+ */
 export const listGroupsApi = defineApi({
   codec: ListGroups,
   versions: { min: 0, max: 5 },
@@ -13,7 +16,7 @@ export const listGroupsApi = defineApi({
       groupId: g.groupId,
       protocolType: g.protocolType,
       groupState: g.state,
-      groupType: 'classic',
+      groupType: g.groupType,
     })),
   }),
   summary: (_request, r) => `${errorName(r.errorCode)} ${r.groups.length} group(s)`,

@@ -1,0 +1,263 @@
+import {
+  type ApiCodec,
+  ConsumerGroupDescribe,
+  ConsumerGroupHeartbeat,
+  type ConsumerGroupHeartbeatRequest,
+  DescribeGroups,
+  decodeResponse,
+  ErrorCode,
+  encodeRequest,
+  Heartbeat,
+  JoinGroup,
+  LeaveGroup,
+  ListGroups,
+  OffsetCommit,
+  OffsetFetch,
+  SyncGroup,
+} from '@klog/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBroker, type TestBroker } from '../../support/broker.js';
+import { createTopicsRaw, RawClient } from '../../support/raw-client.js';
+
+/**
+ * Both protocols in one broker, over raw frames: ListGroups and DescribeGroups report a consumer group as
+ * Kafka 4.1 does, an empty group changes protocol both ways, and a non-empty one refuses the other
+ * protocol with Kafka's error and one broker log line.
+ */
+let b: TestBroker;
+let c: RawClient;
+beforeAll(async () => {
+  b = await startBroker({ groupInitialRebalanceDelayMs: 0 });
+  await createTopicsRaw(b.port, [{ name: 'six', partitions: 6 }]);
+  c = await RawClient.connect(b.port);
+});
+afterAll(async () => {
+  c.close();
+  await b.stop();
+});
+
+async function ask<Req, Res>(codec: ApiCodec<Req, Res>, version: number, body: Req): Promise<Res> {
+  c.send(encodeRequest(codec as ApiCodec<Req, unknown>, version, 1, 'mixed', body));
+  return decodeResponse(codec as ApiCodec<unknown, Res>, version, await c.next()).body;
+}
+
+const MEMBER = 'mmmmmmmmmmmmmmmmmmmmmm';
+
+function cgh(groupId: string, over: Partial<ConsumerGroupHeartbeatRequest> = {}) {
+  return ask(ConsumerGroupHeartbeat, 1, {
+    groupId,
+    memberId: MEMBER,
+    memberEpoch: 0,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: 30_000,
+    subscribedTopicNames: ['six'],
+    subscribedTopicRegex: null,
+    serverAssignor: null,
+    topicPartitions: [],
+    ...over,
+  });
+}
+
+/** A classic member joins (JoinGroup v5, the member id asked for first): the group is not empty after. */
+async function classicJoin(groupId: string) {
+  const join = {
+    groupId,
+    sessionTimeoutMs: 30_000,
+    rebalanceTimeoutMs: 30_000,
+    groupInstanceId: null,
+    protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+  };
+  const first = await ask(JoinGroup, 5, { ...join, memberId: '' });
+  expect(first.errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
+  return ask(JoinGroup, 5, { ...join, memberId: first.memberId });
+}
+
+const listGroups = (typesFilter: string[] = [], statesFilter: string[] = []) =>
+  ask(ListGroups, 5, { statesFilter, typesFilter });
+
+const linesWith = (text: string) => b.lines.filter((l) => l.includes(text));
+
+describe('ListGroups and DescribeGroups of a consumer group', () => {
+  it('ListGroups reports type and protocol type consumer and the consumer state; the types filter takes consumer', async () => {
+    expect((await cgh('listed')).errorCode).toBe(0);
+    expect((await classicJoin('listed-classic')).errorCode).toBe(0);
+    const described = await ask(ConsumerGroupDescribe, 0, {
+      groupIds: ['listed'],
+      includeAuthorizedOperations: false,
+    });
+    const state = described.groups[0]!.groupState;
+    expect(['Empty', 'Assigning', 'Reconciling', 'Stable']).toContain(state);
+
+    const all = await listGroups();
+    expect(all.groups.find((g) => g.groupId === 'listed')).toEqual({
+      groupId: 'listed',
+      protocolType: 'consumer',
+      groupState: state,
+      groupType: 'consumer',
+    });
+    expect(all.groups.find((g) => g.groupId === 'listed-classic')).toMatchObject({
+      protocolType: 'consumer',
+      groupType: 'classic',
+    });
+    const ids = (r: { groups: { groupId: string }[] }) => r.groups.map((g) => g.groupId).sort();
+    expect(ids(await listGroups(['consumer']))).toContain('listed');
+    expect(ids(await listGroups(['consumer']))).not.toContain('listed-classic');
+    expect(ids(await listGroups(['Classic']))).toContain('listed-classic');
+    expect(ids(await listGroups(['Classic']))).not.toContain('listed');
+    expect(ids(await listGroups(['share']))).toEqual([]);
+    expect(ids(await listGroups([], [state.toUpperCase()]))).toContain('listed');
+    expect(ids(await listGroups([], ['PreparingRebalance']))).not.toContain('listed');
+  });
+
+  it('DescribeGroups (classic, up to v5) of a consumer group: Dead with no members, as Kafka before v6', async () => {
+    expect((await cgh('described')).errorCode).toBe(0);
+    const r = await ask(DescribeGroups, 5, { groups: ['described'], includeAuthorizedOperations: false });
+    expect(r.groups[0]).toMatchObject({
+      errorCode: 0,
+      groupId: 'described',
+      groupState: 'Dead',
+      protocolType: '',
+      members: [],
+    });
+  });
+});
+
+describe('an empty group changes protocol', () => {
+  it('ConsumerGroupHeartbeat (epoch 0) to an empty classic group: its tombstone, a consumer group, offsets kept', async () => {
+    // A commit without membership makes a simple classic group (Empty, no protocol type).
+    const committed = await ask(OffsetCommit, 8, {
+      groupId: 'up',
+      generationIdOrMemberEpoch: -1,
+      memberId: '',
+      groupInstanceId: null,
+      retentionTimeMs: -1,
+      topics: [
+        {
+          name: 'six',
+          partitions: [
+            {
+              partitionIndex: 2,
+              committedOffset: 17,
+              committedLeaderEpoch: -1,
+              commitTimestamp: -1,
+              committedMetadata: null,
+            },
+          ],
+        },
+      ],
+    });
+    expect(committed.topics[0]!.partitions[0]!.errorCode).toBe(0);
+    expect((await listGroups(['classic'])).groups.map((g) => g.groupId)).toContain('up');
+
+    const joined = await cgh('up');
+    expect(joined.errorCode, joined.errorMessage ?? '').toBe(0);
+    expect(joined.memberEpoch).toBe(1);
+    expect((await listGroups()).groups.filter((g) => g.groupId === 'up')).toMatchObject([
+      { groupType: 'consumer' },
+    ]);
+    expect(linesWith('group up: converted the empty classic group to a consumer group')).toHaveLength(1);
+    const fetched = await ask(OffsetFetch, 9, {
+      groupId: '',
+      topics: [],
+      groups: [{ groupId: 'up', memberId: MEMBER, memberEpoch: 1, topics: null }],
+      requireStable: false,
+    });
+    expect(fetched.groups[0]!.topics[0]!.partitions[0]).toMatchObject({
+      partitionIndex: 2,
+      committedOffset: 17,
+    });
+  });
+
+  it('JoinGroup to an empty consumer group: the consumer group is deleted and the member joins a classic one', async () => {
+    expect((await cgh('down')).memberEpoch).toBe(1);
+    const left = await cgh('down', { memberEpoch: -1, topicPartitions: null });
+    expect(left).toMatchObject({ errorCode: 0, memberEpoch: -1 });
+    const joined = await classicJoin('down');
+    expect(joined).toMatchObject({ errorCode: 0, generationId: 1 });
+    expect((await listGroups()).groups.filter((g) => g.groupId === 'down')).toMatchObject([
+      { groupType: 'classic', protocolType: 'consumer' },
+    ]);
+    expect(linesWith('group down: converted the empty consumer group to a classic group')).toHaveLength(1);
+    const gone = await ask(ConsumerGroupDescribe, 0, {
+      groupIds: ['down'],
+      includeAuthorizedOperations: false,
+    });
+    expect(gone.groups[0]!.errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
+  });
+});
+
+describe('a non-empty group refuses the other protocol, with one log line', () => {
+  it("ConsumerGroupHeartbeat to a non-empty classic group: GROUP_ID_NOT_FOUND with Kafka's message", async () => {
+    expect((await classicJoin('busy-classic')).errorCode).toBe(0);
+    const r = await cgh('busy-classic');
+    expect(r.errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
+    expect(r.errorMessage).toBe(
+      'Cannot upgrade classic group busy-classic to consumer group because online upgrade is disabled.',
+    );
+    expect(
+      linesWith('group busy-classic: ConsumerGroupHeartbeat refused with GROUP_ID_NOT_FOUND'),
+    ).toHaveLength(1);
+    // Past the join (epoch > 0): the group is not a consumer group.
+    const later = await cgh('busy-classic', { memberEpoch: 1 });
+    expect(later).toMatchObject({
+      errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
+      errorMessage: 'Group busy-classic is not a consumer group.',
+    });
+    expect((await listGroups()).groups.filter((g) => g.groupId === 'busy-classic')).toMatchObject([
+      { groupType: 'classic' },
+    ]);
+  });
+
+  it('JoinGroup to a non-empty consumer group: INCONSISTENT_GROUP_PROTOCOL', async () => {
+    expect((await cgh('busy-consumer')).memberEpoch).toBe(1);
+    const r = await ask(JoinGroup, 5, {
+      groupId: 'busy-consumer',
+      memberId: '',
+      sessionTimeoutMs: 30_000,
+      rebalanceTimeoutMs: 30_000,
+      groupInstanceId: null,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+    });
+    expect(r.errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    expect(linesWith('group busy-consumer: JoinGroup refused with INCONSISTENT_GROUP_PROTOCOL')).toHaveLength(
+      1,
+    );
+    expect((await listGroups(['consumer'])).groups.map((g) => g.groupId)).toContain('busy-consumer');
+  });
+
+  it('classic Heartbeat, SyncGroup and LeaveGroup to a consumer group: UNKNOWN_MEMBER_ID', async () => {
+    expect((await cgh('routed')).memberEpoch).toBe(1);
+    const hb = await ask(Heartbeat, 3, {
+      groupId: 'routed',
+      generationId: 1,
+      memberId: MEMBER,
+      groupInstanceId: null,
+    });
+    expect(hb.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    const sync = await ask(SyncGroup, 3, {
+      groupId: 'routed',
+      generationId: 1,
+      memberId: MEMBER,
+      groupInstanceId: null,
+      assignments: [],
+    });
+    expect(sync.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    const leave = await ask(LeaveGroup, 3, {
+      groupId: 'routed',
+      memberId: '',
+      members: [{ memberId: MEMBER, groupInstanceId: null }],
+    });
+    expect(leave.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    for (const api of ['Heartbeat', 'SyncGroup', 'LeaveGroup'])
+      expect(linesWith(`group routed: ${api} refused with UNKNOWN_MEMBER_ID`)).toHaveLength(1);
+    // The member is still in its consumer group.
+    const d = await ask(ConsumerGroupDescribe, 0, {
+      groupIds: ['routed'],
+      includeAuthorizedOperations: false,
+    });
+    expect(d.groups[0]!.members.map((m) => m.memberId)).toEqual([MEMBER]);
+  });
+});
