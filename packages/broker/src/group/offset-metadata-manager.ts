@@ -131,9 +131,10 @@ export class OffsetMetadataManager {
     const apiVersion = input.apiVersion;
     let group: Group | undefined = this.groups.anyGroup(input.groupId);
     if (group === undefined) {
-      // From v9 an unknown group is GROUP_ID_NOT_FOUND; older versions keep ILLEGAL_GENERATION.
-      if (input.generationId >= 0 || input.memberId !== '')
-        return all(apiVersion >= 9 ? 'GROUP_ID_NOT_FOUND' : 'ILLEGAL_GENERATION');
+      // From v9 an unknown group is GROUP_ID_NOT_FOUND; older versions keep ILLEGAL_GENERATION. Only the
+      // generation (or member epoch) decides: librdkafka's assign() consumer commits with its own member id
+      // and generation -1, and Kafka makes it a simple group all the same.
+      if (input.generationId >= 0) return all(apiVersion >= 9 ? 'GROUP_ID_NOT_FOUND' : 'ILLEGAL_GENERATION');
       // Not kept: only a written commit makes the group (in replay).
       group = new ClassicGroup(input.groupId, now);
     }

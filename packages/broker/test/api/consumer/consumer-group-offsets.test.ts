@@ -117,6 +117,25 @@ describe('OffsetCommit and OffsetFetch v9 for a consumer group', () => {
     expect(v8.groups[0]!.topics[0]!.partitions[0]!.committedOffset).toBe(42);
   });
 
+  it('no group yet and generation -1 with a member id (librdkafka assign()): a simple group, the commit kept', async () => {
+    // Kafka's OffsetMetadataManager.validateOffsetCommit looks only at the generation: librdkafka's assign()
+    // consumer sends its own member id with -1. From v9 a generation >= 0 for an unknown group is refused.
+    for (const version of [8, 9]) {
+      const groupId = `assign-${version}`;
+      expect(errorOf(await ask(OffsetCommit, version, commit(groupId, 'rdkafka-1234', -1, 5)))).toBe(
+        ErrorCode.NONE,
+      );
+      const back = await fetchV9(groupId, null, -1);
+      expect(back.groups[0]!.topics[0]!.partitions[0]!.committedOffset).toBe(5);
+    }
+    expect(errorOf(await ask(OffsetCommit, 9, commit('assign-gen', 'rdkafka-1234', 3)))).toBe(
+      ErrorCode.GROUP_ID_NOT_FOUND,
+    );
+    expect(errorOf(await ask(OffsetCommit, 8, commit('assign-gen', 'rdkafka-1234', 3)))).toBe(
+      ErrorCode.ILLEGAL_GENERATION,
+    );
+  });
+
   it('a stale member epoch: STALE_MEMBER_EPOCH, for a commit and a fetch, and nothing is written', async () => {
     const epoch = await joinOne('stale');
     expect(errorOf(await ask(OffsetCommit, 9, commit('stale', MEMBER, epoch, 7)))).toBe(ErrorCode.NONE);
