@@ -8,7 +8,7 @@
 // ES module. A CommonJS body can be compiled through vm.Script with V8's code cache, which this script
 // writes (dist/klog.cjs.cache) from a `klog serve` start, so bin/klog.js skips most of compiling ~1 MB.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
@@ -116,14 +116,20 @@ const externals = {
  * worker and template paths, the demos' child processes, the codecs' require) gets the URL its own file
  * has in the tsc output instead, so the paths it makes from it stay right.
  */
+const dynamicImport = /(?<!typeof )\bimport\(/g;
+const hasDynamicImport = (text) => /(?<!typeof )\bimport\(/.test(text);
+
 const ownUrl = {
   name: 'klog-own-url',
   setup(b) {
     b.onLoad({ filter: /\.[jt]s$/ }, async (args) => {
       const { readFile } = await import('node:fs/promises');
-      const text = await readFile(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
+      let text = await readFile(args.path, 'utf8');
       const loader = args.path.endsWith('.ts') ? 'ts' : 'js';
+      // A script compiled by vm.Script has no import() of its own (Node 20 asks for
+      // --experimental-vm-modules); bin/klog.js hands the bundle one (__klogImport). Types keep theirs.
+      if (hasDynamicImport(text)) text = text.replace(dynamicImport, '__klogImport(');
+      if (!text.includes('import.meta.url')) return { contents: text, loader };
       let url;
       if (args.path.startsWith(cliSource)) {
         url = `new URL(${JSON.stringify(`./${relative(cliSource, args.path).slice(0, -3).split(sep).join('/')}.js`)}, __klogBundleUrl).href`;
@@ -163,6 +169,8 @@ await build({
       'const __klogBundleUrl = __klogUrl.pathToFileURL(__filename).href;',
       'const __klogResolve = (name) => __klogUrl.pathToFileURL(require.resolve(name)).href;',
       "const __klogRequireFrom = (name) => require('node:module').createRequire(require.resolve(name));",
+      // bin/klog.js passes its import() as the wrapper's sixth parameter (the bundle is run through it).
+      "const __klogImport = typeof __klogImportFromBin === 'function' ? __klogImportFromBin : (s) => Promise.reject(new Error(`${s}: run klog as bin/klog.js`));",
     ].join('\n'),
   },
   plugins: [externals, ownUrl],
@@ -199,6 +207,9 @@ async function writeCodeCache() {
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
+}
+if (hasDynamicImport(readFileSync(bundle, 'utf8'))) {
+  throw new Error(`${bundle} has an import() that bin/klog.js's vm.Script cannot run`);
 }
 rmSync(`${bundle}.cache`, { force: true });
 await writeCodeCache();
