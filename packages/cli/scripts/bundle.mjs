@@ -170,7 +170,7 @@ await build({
       'const __klogResolve = (name) => __klogUrl.pathToFileURL(require.resolve(name)).href;',
       "const __klogRequireFrom = (name) => require('node:module').createRequire(require.resolve(name));",
       // bin/klog.js passes its import() as the wrapper's sixth parameter (the bundle is run through it).
-      "const __klogImport = typeof __klogImportFromBin === 'function' ? __klogImportFromBin : (s) => Promise.reject(new Error(`${s}: run klog as bin/klog.js`));",
+      "const __klogImport = typeof __klogImportFromBin === 'function' ? __klogImportFromBin : (s) => Promise.reject(new Error(s + ': run klog as bin/klog.js'));",
     ].join('\n'),
   },
   plugins: [externals, ownUrl],
