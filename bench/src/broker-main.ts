@@ -265,10 +265,10 @@ async function main(): Promise<void> {
     );
   }
   if (write) {
-    writeFileSync(BROKER_RESULTS_PATH, `${JSON.stringify(results, null, 2)}\n`);
+    writeFileSync(BROKER_RESULTS_PATH, `${JSON.stringify({ ...results, startup }, null, 2)}\n`);
     const storage = JSON.parse(readFileSync(RESULTS_PATH, 'utf8')) as BenchResults;
     mkdirSync(dirname(PAGE_PATH), { recursive: true });
-    writeFileSync(PAGE_PATH, renderPerformancePage(storage, results));
+    writeFileSync(PAGE_PATH, renderPerformancePage(storage, { ...results, startup }));
     ctx.progress(`wrote ${BROKER_RESULTS_PATH} and ${PAGE_PATH}`);
   } else {
     ctx.progress('wrote nothing (a full run without --no-write writes broker-results.json and the page)');

@@ -1,6 +1,7 @@
 import { renderCpuChart } from './cpu-chart.js';
 import { OTHER_THREADS, OUTSIDE_JS } from './cpu-profile.js';
 import type { BrokerBenchResults, Goal, GroupConsumeResult, Run, WorkloadResult } from './results.js';
+import { IDLE_RSS_RATIO_GOAL, PUBLISHED_FOOTPRINTS, STARTUP_RATIO_GOAL } from './startup-bench.js';
 
 /**
  * The broker section of docs/performance.mdx, from bench/broker-results.json alone: klog serve against
@@ -307,6 +308,54 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
           'เริ่ม `klog serve` ใหม่ทุกรอบแล้วรายงานค่ากลาง เพราะ RSS รวมขนาด heap ที่ V8 เลือกขยายเองด้วย (young generation โตเป็นขั้น) ตัวเลขรอบเดียวจึงแกว่ง',
         ]
       : []),
+    '',
+    ...startupSection(b),
+  ];
+}
+
+/** Start-up and idle memory: klog's and Node's as measured in the run, other brokers' as they published them. */
+function startupSection(b: BrokerBenchResults): string[] {
+  const s = b.startup;
+  const mib = (x: number) => `${x.toFixed(1)} MiB`;
+  const measured: string[][] =
+    s === undefined
+      ? [['`klog serve`', 'ยังไม่มีในผลชุดนี้', 'ยังไม่มีในผลชุดนี้', 'วัดที่นี่ด้วย `pnpm bench:broker`']]
+      : [
+          [
+            '`klog serve`',
+            `${s.klogMs.toFixed(0)} ms (${(s.klogMs / s.nodeMs).toFixed(2)}× ของ \`node -e 0\`, เป้า ≤ ${STARTUP_RATIO_GOAL}×)`,
+            `${mib(s.klogIdleRssMiB)} (${(s.klogIdleRssMiB / s.nodeListenRssMiB).toFixed(2)}× ของ Node ที่ listen อย่างเดียว, เป้า ≤ ${IDLE_RSS_RATIO_GOAL}×)`,
+            `วัดที่นี่ ค่ากลางของ ${s.rounds} รอบ`,
+          ],
+          [
+            'Node.js เปล่า ๆ',
+            `${s.nodeMs.toFixed(0)} ms (\`node -e 0\` จนจบ)`,
+            `${mib(s.nodeListenRssMiB)} (process ที่เปิด port รออย่างเดียว)`,
+            'วัดที่นี่ ในรอบเดียวกัน',
+          ],
+        ];
+  return [
+    '### เริ่มทำงานเร็วแค่ไหน และกินหน่วยความจำเท่าไรตอนว่าง',
+    '',
+    table(
+      ['broker', 'เวลาเริ่ม', 'หน่วยความจำ', 'ที่มา'],
+      [
+        ...measured,
+        ...PUBLISHED_FOOTPRINTS.map((p) => [
+          `${p.name} (ตัวเลขของเขา)`,
+          p.startup,
+          p.memory,
+          `ประกาศไว้ใน [${p.source.title}](${p.source.url}) ไม่ได้วัดที่นี่`,
+        ]),
+      ],
+    ),
+    '',
+    s === undefined
+      ? 'ผลชุดนี้วัดก่อนที่ `pnpm bench:broker` จะเก็บเวลาเริ่มไว้ แถวของ klog จะมาพร้อมการวัดเต็มรอบครั้งถัดไป'
+      : 'สองแถวแรกวัดบนเครื่องข้างบนในรอบเดียวกับตัวเลขอื่นของหน้านี้: เวลาของ `klog serve` นับตั้งแต่สั่ง spawn จนได้คำตอบ ApiVersions ครั้งแรก' +
+        ' ส่วน RSS อ่านตอนนั้นเลย ก่อนมี client ใดส่งข้อมูล แต่ละรอบวัด Node ก่อนแล้วต่อด้วย klog ทันที สองฝั่งจึงเจอเครื่องที่ยุ่งเท่า ๆ กัน',
+    'แถวที่เขียนว่า "ตัวเลขของเขา" ยกมาจากเอกสารของเจ้าของโครงการ วัดบนเครื่องของเขาด้วยวิธีของเขา (KIP-974 จับเวลาเริ่ม server และรายงานหน่วยความจำสูงสุด ไม่ใช่ RSS ตอนว่าง)' +
+      ' จึงใช้ดูได้เพียงว่าอยู่ในหลักเดียวกันหรือไม่ ไม่ใช่ ratio ที่เทียบกันได้ตรง ๆ',
     '',
   ];
 }

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { MachineInfo } from '../results.js';
+import type { StartupResult } from './startup-bench.js';
 
 /**
  * The shape of bench/broker-results.json: `pnpm bench:broker`, klog serve against librdkafka's own mock
@@ -158,6 +159,8 @@ export interface BrokerBenchResults {
   readonly target: { readonly min: number; readonly worst: number; readonly met: boolean };
   /** Every goal of the run (issue 25), each against its figure; absent in older results. */
   readonly goals?: readonly Goal[];
+  /** klog serve's start-up and idle RSS against Node's, in the same run (issue 44); absent in older results. */
+  readonly startup?: StartupResult;
 }
 
 /** One goal: a figure of the run against the bound it must reach (≥) or stay under (≤). */

@@ -121,3 +121,36 @@ export function formatStartup(r: StartupResult): string[] {
     `idle RSS: klog serve ${r.klogIdleRssMiB.toFixed(1)} MiB, a listening node ${r.nodeListenRssMiB.toFixed(1)} MiB: ${rss.toFixed(2)}× (goal ≤ ${IDLE_RSS_RATIO_GOAL}×, ${verdict(rss, IDLE_RSS_RATIO_GOAL)}; medians of ${r.rounds})`,
   ];
 }
+
+/**
+ * Other brokers' start-up and memory as their authors published them (issue 44), shown on the Performance
+ * page beside klog's measured figures: theirs, measured on their machines in their way, never here.
+ * KIP-974 times the broker's start and reports its maximum memory; Tansu's figures are its README's.
+ */
+export interface PublishedFootprint {
+  readonly name: string;
+  readonly startup: string;
+  readonly memory: string;
+  readonly source: { readonly title: string; readonly url: string };
+}
+
+const KIP_974 = {
+  title: 'KIP-974',
+  url: 'https://cwiki.apache.org/confluence/display/KAFKA/KIP-974%3A+Docker+Image+for+GraalVM+based+Native+Kafka+Broker',
+};
+
+export const PUBLISHED_FOOTPRINTS: readonly PublishedFootprint[] = [
+  { name: 'Kafka broker บน JVM', startup: '≈ 1.15–1.2 s', memory: '≈ 1 GB', source: KIP_974 },
+  {
+    name: 'Kafka native image (GraalVM, serial GC)',
+    startup: '≈ 110–130 ms',
+    memory: '≈ 230–250 MB',
+    source: KIP_974,
+  },
+  {
+    name: 'Tansu',
+    startup: '≈ 10 ms',
+    memory: '≈ 20 MB',
+    source: { title: 'README ของ Tansu', url: 'https://github.com/tansu-io/tansu' },
+  },
+];

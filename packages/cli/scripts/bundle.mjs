@@ -1,10 +1,17 @@
-// Builds dist/klog.js, the one file bin/klog.js runs: the CLI and the @klog packages it uses (broker,
+// Builds dist/klog.cjs, the one file bin/klog.js runs: the CLI and the @klog packages it uses (broker,
 // storage, protocol, model, core) bundled with esbuild. Loading ~390 module files cost most of klog's
 // start (issue 44: compiling, opening and stat-ing each one); one file costs one. The tsc output next to it
 // stays: worker threads and `klog serve` children of the demos start from dist/lab, dist/bin.js.
-import { mkdirSync } from 'node:fs';
+//
+// CommonJS, not ESM (issue 44, profiled): an ES module's `import ... from 'node:fs'` builds a facade that
+// reads every export of the builtin (fs's lazy streams included), and Node 20 keeps no compiled code for an
+// ES module. A CommonJS body can be compiled through vm.Script with V8's code cache, which this script
+// writes (dist/klog.cjs.cache) from a `klog serve` start, so bin/klog.js skips most of compiling ~1 MB.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { relative, sep } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -19,6 +26,57 @@ const cliSource = `${root}src${sep}`;
  */
 /** The CLI's pure-JS dependencies that every run loads: bundled too. */
 const bundled = new Set(['commander', 'picocolors']);
+
+const requireFromOwner = (owner) => createRequire(import.meta.resolve(`@klog/${owner}`));
+
+/**
+ * fs-native-extensions finds its prebuilt addon through a resolver written for two runtimes (which-runtime,
+ * require-addon, bare-addon-resolve, bare-module-resolve, bare-semver: 14 module files), which cost a
+ * `klog serve` about 5 MiB of RSS and 20 ms before it could take its data directory's lock (profiled,
+ * issue 44). The lock needs two calls of the addon, so the bundle loads the addon from the package's
+ * prebuilds/ folder itself and makes those two calls as the package's index.js documents them
+ * (binding.tryLock(fd, offset, length, exclusive) throws EAGAIN when refused; binding.unlock(fd, offset,
+ * length)). A platform with no prebuild, and any other export, load the package as it is.
+ */
+function directLock(owner, requireFrom) {
+  const names = Object.keys(requireFrom('fs-native-extensions')).filter(
+    (n) => n !== 'tryLock' && n !== 'unlock',
+  );
+  return `
+let binding;
+let whole;
+const from = __klogRequireFrom(${JSON.stringify(`@klog/${owner}`)});
+const full = () => (whole ??= from('fs-native-extensions'));
+const addon = () => {
+  if (binding === undefined) {
+    try {
+      binding = from(\`fs-native-extensions/prebuilds/\${process.platform}-\${process.arch}/fs-native-extensions.node\`);
+    } catch {
+      binding = null;
+    }
+  }
+  return binding;
+};
+module.exports = {
+  tryLock(fd, options) {
+    const b = addon();
+    if (b === null) return full().tryLock(fd, options);
+    try {
+      b.tryLock(fd, 0, 0, options?.shared !== true);
+    } catch (error) {
+      if (error.code === 'EAGAIN') return false;
+      throw error;
+    }
+    return true;
+  },
+  unlock(fd) {
+    const b = addon();
+    if (b === null) return full().unlock(fd);
+    b.unlock(fd, 0, 0);
+  },
+  ${names.map((n) => `get ${JSON.stringify(n)}() { return full()[${JSON.stringify(n)}]; },`).join('\n  ')}
+};`;
+}
 
 const externals = {
   name: 'klog-externals',
@@ -35,8 +93,9 @@ const externals = {
     // here, so each becomes a getter that loads the package when one is first read.
     b.onLoad({ filter: /.*/, namespace: 'klog-dep' }, (args) => {
       const [owner, name] = args.path.split('|');
-      const requireFrom = createRequire(import.meta.resolve(`@klog/${owner}`));
-      const names = Object.keys(requireFrom(name));
+      if (name === 'fs-native-extensions')
+        return { contents: directLock(owner, requireFromOwner(owner)), loader: 'js' };
+      const names = Object.keys(requireFromOwner(owner)(name));
       const getters = names.map(
         (key) => `get ${JSON.stringify(key)}() { return load()[${JSON.stringify(key)}]; },`,
       );
@@ -57,17 +116,23 @@ const externals = {
  * worker and template paths, the demos' child processes, the codecs' require) gets the URL its own file
  * has in the tsc output instead, so the paths it makes from it stay right.
  */
+const dynamicImport = /(?<!typeof )\bimport\(/g;
+const hasDynamicImport = (text) => /(?<!typeof )\bimport\(/.test(text);
+
 const ownUrl = {
   name: 'klog-own-url',
   setup(b) {
     b.onLoad({ filter: /\.[jt]s$/ }, async (args) => {
       const { readFile } = await import('node:fs/promises');
-      const text = await readFile(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
+      let text = await readFile(args.path, 'utf8');
       const loader = args.path.endsWith('.ts') ? 'ts' : 'js';
+      // A script compiled by vm.Script has no import() of its own (Node 20 asks for
+      // --experimental-vm-modules); bin/klog.js hands the bundle one (__klogImport). Types keep theirs.
+      if (hasDynamicImport(text)) text = text.replace(dynamicImport, '__klogImport(');
+      if (!text.includes('import.meta.url')) return { contents: text, loader };
       let url;
       if (args.path.startsWith(cliSource)) {
-        url = `new URL(${JSON.stringify(`./${relative(cliSource, args.path).slice(0, -3).split(sep).join('/')}.js`)}, import.meta.url).href`;
+        url = `new URL(${JSON.stringify(`./${relative(cliSource, args.path).slice(0, -3).split(sep).join('/')}.js`)}, __klogBundleUrl).href`;
       } else {
         const owner = klogPackage.exec(args.path)?.[1];
         if (owner === undefined) throw new Error(`import.meta.url in ${args.path}`);
@@ -75,7 +140,7 @@ const ownUrl = {
           `${args.path.slice(0, args.path.search(klogPackage))}${sep}packages${sep}${owner}${sep}dist`,
           args.path,
         );
-        url = `new URL(${JSON.stringify(`./${inDist.split(sep).join('/')}`)}, import.meta.resolve(${JSON.stringify(`@klog/${owner}`)})).href`;
+        url = `new URL(${JSON.stringify(`./${inDist.split(sep).join('/')}`)}, __klogResolve(${JSON.stringify(`@klog/${owner}`)})).href`;
       }
       return { contents: text.replaceAll('import.meta.url', url), loader };
     });
@@ -83,12 +148,13 @@ const ownUrl = {
 };
 
 mkdirSync(`${root}dist`, { recursive: true });
+const bundle = `${root}dist/klog.cjs`;
 await build({
   entryPoints: [`${root}src/bin.ts`],
-  outfile: `${root}dist/klog.js`,
+  outfile: bundle,
   bundle: true,
   platform: 'node',
-  format: 'esm',
+  format: 'cjs',
   target: 'node20',
   sourcemap: 'linked',
   legalComments: 'none',
@@ -96,12 +162,57 @@ await build({
   logLevel: 'warning',
   banner: {
     js: [
-      "import { createRequire as __klogCreateRequire } from 'node:module';",
-      // For the bundled CommonJS packages (commander): their require('events') of Node's own modules.
-      'const require = __klogCreateRequire(import.meta.url);',
-      // A require that resolves from where another @klog package is installed (see klog-externals).
-      'const __klogRequireFrom = (name) => __klogCreateRequire(import.meta.resolve(name));',
+      // The URL the bundle's modules are resolved against (klog-own-url), and another @klog package's
+      // entry as a URL and as a require (klog-externals). Named apart: bundled modules declare their own
+      // \`require\`.
+      "const __klogUrl = require('node:url');",
+      'const __klogBundleUrl = __klogUrl.pathToFileURL(__filename).href;',
+      'const __klogResolve = (name) => __klogUrl.pathToFileURL(require.resolve(name)).href;',
+      "const __klogRequireFrom = (name) => require('node:module').createRequire(require.resolve(name));",
+      // bin/klog.js passes its import() as the wrapper's sixth parameter (the bundle is run through it).
+      "const __klogImport = typeof __klogImportFromBin === 'function' ? __klogImportFromBin : (s) => Promise.reject(new Error(s + ': run klog as bin/klog.js'));",
     ].join('\n'),
   },
   plugins: [externals, ownUrl],
 });
+
+/**
+ * V8's code cache for the bundle, taken from a real `klog serve` start (bin/klog.js writes it on exit when
+ * KLOG_WRITE_CODE_CACHE names a file): it then holds the functions a start compiles, not only the top level.
+ * V8 checks it against the source and its own version and flags; a cache that does not fit is ignored and
+ * the bundle compiled as usual, so a Node other than the one that built it only starts slower.
+ */
+async function writeCodeCache() {
+  const dataDir = mkdtempSync(join(tmpdir(), 'klog-code-cache-'));
+  try {
+    await new Promise((resolve, reject) => {
+      const child = spawn(
+        process.execPath,
+        [`${root}bin/klog.js`, 'serve', '--port', '0', '--data-dir', dataDir],
+        {
+          stdio: ['ignore', 'pipe', 'inherit'],
+          env: { ...process.env, KLOG_WRITE_CODE_CACHE: `${bundle}.cache` },
+        },
+      );
+      let seen = '';
+      child.stdout.setEncoding('utf8');
+      child.stdout.on('data', (chunk) => {
+        seen += chunk;
+        if (seen.includes('listening on')) child.kill('SIGTERM');
+      });
+      child.once('error', reject);
+      // Whatever its exit code: the cache is written on exit, or is missing and said so below.
+      child.once('exit', () => resolve());
+    });
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+if (hasDynamicImport(readFileSync(bundle, 'utf8'))) {
+  throw new Error(`${bundle} has an import() that bin/klog.js's vm.Script cannot run`);
+}
+rmSync(`${bundle}.cache`, { force: true });
+await writeCodeCache();
+if (!existsSync(`${bundle}.cache`)) {
+  process.stderr.write('bundle: no code cache was written; klog will compile its bundle on every start\n');
+}

@@ -8,4 +8,7 @@ if (process.env['npm_lifecycle_event'] === 'klog' && process.env['INIT_CWD']) {
   process.chdir(process.env['INIT_CWD']);
 }
 
-process.exitCode = await main(process.argv.slice(2));
+// No top-level await: this is also the entry of the CommonJS bundle (scripts/bundle.mjs).
+void main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});
