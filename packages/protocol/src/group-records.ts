@@ -250,3 +250,82 @@ export function consumerAssignmentPartitions(
     return undefined;
   }
 }
+
+/** A topic's partitions in the consumer protocol (`ConsumerProtocolSubscription`'s `TopicPartition`). */
+export interface ConsumerProtocolTopicPartition {
+  readonly topic: string;
+  readonly partitions: number[];
+}
+
+/**
+ * `ConsumerProtocolSubscription` (clients' `ConsumerProtocolSubscription.json`, versions 0-3, not flexible):
+ * what a classic `consumer` group member sends in JoinGroup. `version` is the one in the bytes; fields the
+ * version lacks are absent.
+ */
+export interface ConsumerProtocolSubscription {
+  readonly version: number;
+  readonly topics: string[];
+  readonly userData: Uint8Array | null;
+  /** Version 1+. */
+  readonly ownedPartitions?: ConsumerProtocolTopicPartition[];
+  /** Version 2+. */
+  readonly generationId?: number;
+  /** Version 3+. */
+  readonly rackId?: string | null;
+}
+
+/** `ConsumerProtocolAssignment` (versions 0-3, the same fields in each): what the leader assigned a member. */
+export interface ConsumerProtocolAssignment {
+  readonly version: number;
+  readonly assignedPartitions: ConsumerProtocolTopicPartition[];
+  readonly userData: Uint8Array | null;
+}
+
+// Kafka's generated readers take any negative length of a nullable field as null.
+function lenientNullableBytes(r: Reader, field: string): Uint8Array | null {
+  if (r.remaining >= 4 && r.view.getInt32(r.offset) < 0) {
+    r.offset += 4;
+    return null;
+  }
+  return r.bytesField(field);
+}
+
+function lenientNullableString(r: Reader, field: string): string | null {
+  if (r.remaining >= 2 && r.view.getInt16(r.offset) < 0) {
+    r.offset += 2;
+    return null;
+  }
+  return r.string(field);
+}
+
+const readConsumerTopicPartition = (field: string) => (r: Reader) => ({
+  topic: r.string(`${field}[].topic`),
+  partitions: r.array(`${field}[].partitions`, 4, (r) => r.int32(`${field}[].partitions[]`)),
+});
+
+/**
+ * Reads a `ConsumerProtocolSubscription` as Kafka's generated `read(readable, version)` does with the INT16
+ * version that leads the bytes (`ConsumerProtocol.deserializeSubscription`): a version above 3 is read as 3
+ * (the schema's promise that new versions only add fields), bytes after the fields are left unread. Throws
+ * a `ProtocolDecodeError` when the bytes are not one.
+ */
+export function decodeConsumerProtocolSubscription(bytes: Uint8Array): ConsumerProtocolSubscription {
+  const r = new Reader(bytes);
+  const version = r.int16('version');
+  const topics = r.array('topics', 2, (r) => r.string('topics[]'));
+  const userData = lenientNullableBytes(r, 'userData');
+  if (version < 1) return { version, topics, userData };
+  const ownedPartitions = r.array('ownedPartitions', 6, readConsumerTopicPartition('ownedPartitions'));
+  if (version < 2) return { version, topics, userData, ownedPartitions };
+  const generationId = r.int32('generationId');
+  if (version < 3) return { version, topics, userData, ownedPartitions, generationId };
+  return { version, topics, userData, ownedPartitions, generationId, rackId: lenientNullableString(r, 'rackId') };
+}
+
+/** Reads a `ConsumerProtocolAssignment` (`ConsumerProtocol.deserializeAssignment`'s read), as above. */
+export function decodeConsumerProtocolAssignment(bytes: Uint8Array): ConsumerProtocolAssignment {
+  const r = new Reader(bytes);
+  const version = r.int16('version');
+  const assignedPartitions = r.array('assignedPartitions', 6, readConsumerTopicPartition('assignedPartitions'));
+  return { version, assignedPartitions, userData: lenientNullableBytes(r, 'userData') };
+}

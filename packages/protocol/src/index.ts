@@ -45,8 +45,13 @@ export {
   ReusingFrameDecoder,
 } from './framing.js';
 export {
+  type ConsumerProtocolAssignment,
+  type ConsumerProtocolSubscription,
+  type ConsumerProtocolTopicPartition,
   consumerAssignmentPartitions,
   consumerSubscriptionTopics,
+  decodeConsumerProtocolAssignment,
+  decodeConsumerProtocolSubscription,
   decodeGroupMetadataValue,
   decodeOffsetCommitValue,
   decodeOffsetsRecordKey,

@@ -18,6 +18,8 @@ import {
   decodeConsumerGroupRegularExpressionValue,
   decodeConsumerGroupTargetAssignmentMemberValue,
   decodeConsumerGroupTargetAssignmentMetadataValue,
+  decodeConsumerProtocolAssignment,
+  decodeConsumerProtocolSubscription,
   decodeGroupMetadataValue,
   decodeOffsetCommitValue,
   decodeOffsetsRecordKey,
@@ -27,6 +29,27 @@ import {
 import { kafkaUuid } from '../topics/describe-output.js';
 
 const base64 = (b: Uint8Array) => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('base64');
+
+/**
+ * A `consumer` group member's subscription or assignment as `DumpLogSegments.OffsetsMessageParser`'s
+ * `prepareGroupMetadataValue` replaces it: the JSON of `ConsumerProtocolSubscription` /
+ * `ConsumerProtocolAssignment` at the version the bytes carry, or the bytes in base64 when they do not
+ * read as one (Kafka swallows the error and keeps the original bytes).
+ */
+function consumerProtocolJson(field: 'subscription' | 'assignment', bytes: Uint8Array): unknown {
+  const userData = (u: Uint8Array | null) => (u === null ? null : base64(u));
+  try {
+    if (field === 'assignment') {
+      const a = decodeConsumerProtocolAssignment(bytes);
+      return { assignedPartitions: a.assignedPartitions, userData: userData(a.userData) };
+    }
+    // The fields after userData (ownedPartitions, generationId, rackId) come with the version.
+    const { version: _version, topics, userData: u, ...later } = decodeConsumerProtocolSubscription(bytes);
+    return { topics, userData: userData(u), ...later };
+  } catch {
+    return base64(bytes);
+  }
+}
 
 /** The key's fields as Kafka's key JSON names them. */
 function consumerGroupKeyData(k: ConsumerGroupRecordKey): Record<string, string> {
@@ -137,6 +160,8 @@ export function offsetsRecordText(key: Uint8Array | null, value: Uint8Array | nu
       return ` key: ${keyText} payload: ${JSON.stringify({ version: String(version), data })}`;
     }
     const { version, ...v } = decodeGroupMetadataValue(value);
+    const member = (bytes: Uint8Array, field: 'subscription' | 'assignment') =>
+      v.protocolType === 'consumer' ? consumerProtocolJson(field, bytes) : base64(bytes);
     const data = {
       protocolType: v.protocolType,
       generation: v.generation,
@@ -150,8 +175,8 @@ export function offsetsRecordText(key: Uint8Array | null, value: Uint8Array | nu
         clientHost: m.clientHost,
         ...(version >= 1 ? { rebalanceTimeout: m.rebalanceTimeout } : {}),
         sessionTimeout: m.sessionTimeout,
-        subscription: base64(m.subscription),
-        assignment: base64(m.assignment),
+        subscription: member(m.subscription, 'subscription'),
+        assignment: member(m.assignment, 'assignment'),
       })),
     };
     return ` key: ${keyText} payload: ${JSON.stringify({ version: String(version), data })}`;
