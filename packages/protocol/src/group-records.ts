@@ -319,13 +319,24 @@ export function decodeConsumerProtocolSubscription(bytes: Uint8Array): ConsumerP
   if (version < 2) return { version, topics, userData, ownedPartitions };
   const generationId = r.int32('generationId');
   if (version < 3) return { version, topics, userData, ownedPartitions, generationId };
-  return { version, topics, userData, ownedPartitions, generationId, rackId: lenientNullableString(r, 'rackId') };
+  return {
+    version,
+    topics,
+    userData,
+    ownedPartitions,
+    generationId,
+    rackId: lenientNullableString(r, 'rackId'),
+  };
 }
 
 /** Reads a `ConsumerProtocolAssignment` (`ConsumerProtocol.deserializeAssignment`'s read), as above. */
 export function decodeConsumerProtocolAssignment(bytes: Uint8Array): ConsumerProtocolAssignment {
   const r = new Reader(bytes);
   const version = r.int16('version');
-  const assignedPartitions = r.array('assignedPartitions', 6, readConsumerTopicPartition('assignedPartitions'));
+  const assignedPartitions = r.array(
+    'assignedPartitions',
+    6,
+    readConsumerTopicPartition('assignedPartitions'),
+  );
   return { version, assignedPartitions, userData: lenientNullableBytes(r, 'userData') };
 }

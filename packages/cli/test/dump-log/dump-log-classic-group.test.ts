@@ -72,7 +72,9 @@ describe('a KafkaJS consumer group written by klog serve', { timeout: LONG_TIMEO
       await server.exited;
     }
     const lines = decodedLines(join(dataDir, `__consumer_offsets-${offsetsPartitionFor('classic', 50)}`));
-    const withMember = lines.find((l) => l.includes('"protocolType":"consumer"') && l.includes('"members":[{'));
+    const withMember = lines.find(
+      (l) => l.includes('"protocolType":"consumer"') && l.includes('"members":[{'),
+    );
     expect(withMember).toBeDefined();
     const payload = JSON.parse(withMember!.replace(/^.* payload: /, '')) as {
       data: { members: { subscription: unknown; assignment: unknown }[] };
@@ -88,7 +90,12 @@ describe('a KafkaJS consumer group written by klog serve', { timeout: LONG_TIMEO
 });
 
 /** A GroupMetadata value of one member with these bytes, under a group's key. */
-const groupRecord = (group: string, protocolType: string, subscription: Uint8Array, assignment: Uint8Array) => ({
+const groupRecord = (
+  group: string,
+  protocolType: string,
+  subscription: Uint8Array,
+  assignment: Uint8Array,
+) => ({
   key: encodeGroupMetadataKey(group),
   value: encodeGroupMetadataValue({
     protocolType,
@@ -114,7 +121,9 @@ const groupRecord = (group: string, protocolType: string, subscription: Uint8Arr
 const hex = (s: string) => Buffer.from(s.replaceAll(' ', ''), 'hex');
 // ConsumerProtocolSubscription v3: topics [foo], userData null, ownedPartitions [foo [0]], generationId 0,
 // rackId "rack" (the bytes of Kafka's DumpLogSegmentsTest's subscription).
-const SUBSCRIPTION_V3 = hex('0003 00000001 0003666f6f ffffffff 00000001 0003666f6f 00000001 00000000 00000000 00047261636b');
+const SUBSCRIPTION_V3 = hex(
+  '0003 00000001 0003666f6f ffffffff 00000001 0003666f6f 00000001 00000000 00000000 00047261636b',
+);
 // ConsumerProtocolAssignment v3: assignedPartitions [foo [0]], userData 0x0102.
 const ASSIGNMENT_V3 = hex('0003 00000001 0003666f6f 00000001 00000000 00000002 0102');
 
@@ -141,7 +150,10 @@ describe('the fields Kafka prints, and where it keeps the bytes', () => {
       member(v3Sub, '{"assignedPartitions":[{"topic":"foo","partitions":[0]}],"userData":"AQI="}'),
       member('"U3Vic2NyaXB0aW9u"', '"QXNzaWdubWVudA=="'),
       member(v3Sub, '""'),
-      member(`"${Buffer.from(SUBSCRIPTION_V3).toString('base64')}"`, `"${Buffer.from(ASSIGNMENT_V3).toString('base64')}"`),
+      member(
+        `"${Buffer.from(SUBSCRIPTION_V3).toString('base64')}"`,
+        `"${Buffer.from(ASSIGNMENT_V3).toString('base64')}"`,
+      ),
     ]);
   });
 });
