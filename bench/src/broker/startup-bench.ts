@@ -125,7 +125,8 @@ export function formatStartup(r: StartupResult): string[] {
 /**
  * Other brokers' start-up and memory as their authors published them (issue 44), shown on the Performance
  * page beside klog's measured figures: theirs, measured on their machines in their way, never here.
- * KIP-974 times the broker's start and reports its maximum memory; Tansu's figures are its README's.
+ * KIP-974 times the broker's start and reports its maximum memory. Tansu's figures come from a talk as InfoQ
+ * reported it: Tansu's own README gives none.
  */
 export interface PublishedFootprint {
   readonly name: string;
@@ -151,6 +152,9 @@ export const PUBLISHED_FOOTPRINTS: readonly PublishedFootprint[] = [
     name: 'Tansu',
     startup: '≈ 10 ms',
     memory: '≈ 20 MB',
-    source: { title: 'README ของ Tansu', url: 'https://github.com/tansu-io/tansu' },
+    source: {
+      title: 'รายงานของ InfoQ จากการบรรยายของผู้สร้าง Tansu',
+      url: 'https://www.infoq.com/news/2026/03/tansu-stateless-kafka-compatible',
+    },
   },
 ];
