@@ -386,7 +386,9 @@ export const BROKER_CONFIGS = [
     type: 'STRING',
     validator: { kind: 'oneOf', values: ['disabled', 'downgrade', 'upgrade', 'bidirectional'] },
     defaultValue: 'bidirectional',
-    doc: 'whether an empty group may change between the classic and the consumer protocol, and which way',
+    // Kafka's GroupMetadataManager converts an empty group either way under any policy; the policy governs
+    // non-empty groups (online upgrade and downgrade), which klog does not convert yet: it refuses them.
+    doc: 'which way a non-empty group may change protocol online (klog: refused for now, as disabled)',
   },
   {
     name: 'offsets.retention.minutes',
