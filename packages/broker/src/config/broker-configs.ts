@@ -396,7 +396,7 @@ export const BROKER_CONFIGS = [
     type: 'INT',
     validator: range(1, INT_MAX),
     defaultValue: 10_080,
-    doc: "how long an empty group's committed offsets are kept",
+    doc: 'how long committed offsets are kept: from when a group became empty, else from each commit (topics it does not subscribe to)',
   },
   {
     name: 'offsets.retention.check.interval.ms',

@@ -358,7 +358,7 @@ export class GroupCoordinator {
     return groupIds.map((groupId) => {
       if (this.#closed) return { groupId, errorCode: 'NOT_COORDINATOR' as ErrorName };
       if (groupId === '') return { groupId, errorCode: 'INVALID_GROUP_ID' as ErrorName };
-      const group = this.#groups.group(groupId);
+      const group = this.#groups.anyGroup(groupId);
       const invalid = group === undefined ? 'GROUP_ID_NOT_FOUND' : group.validateDeleteGroup();
       if (invalid !== undefined) return { groupId, errorCode: invalid };
       const records: OffsetsRecord[] = [];

@@ -20,7 +20,12 @@ import {
 } from './modern/index.js';
 import { newGroupMetadataTombstoneRecord } from './record-helpers.js';
 import type { CoordinatorTimer } from './timer.js';
-import { classicGroupJoinKey, classicGroupPendingMemberKey, classicGroupSyncKey } from './timer-keys.js';
+import {
+  classicGroupHeartbeatKey,
+  classicGroupJoinKey,
+  classicGroupPendingMemberKey,
+  classicGroupSyncKey,
+} from './timer-keys.js';
 
 /** No topics: the image of a coordinator built without the broker's log (unit tests of the classic protocol). */
 export const EMPTY_TOPICS_IMAGE: TopicsImage = {
@@ -196,14 +201,19 @@ export class GroupMetadataManager {
     };
   }
 
-  /** Kafka's `createGroupTombstoneRecords` for a classic group: its GroupMetadata tombstone. */
+  /**
+   * Kafka's `createGroupTombstoneRecords`: a classic group's GroupMetadata tombstone, or a consumer group's
+   * tombstones in `ConsumerGroup.createGroupTombstoneRecords`'s order (their replay removes the group).
+   */
   createGroupTombstoneRecords(groupId: string, records: OffsetsRecord[]): void {
-    records.push(newGroupMetadataTombstoneRecord(groupId));
+    const consumer = this.#consumerGroups.get(groupId);
+    if (consumer === undefined) records.push(newGroupMetadataTombstoneRecord(groupId));
+    else for (const r of consumer.createGroupTombstoneRecords()) records.push(encodeConsumerGroupRecord(r));
   }
 
-  /** Kafka's `maybeDeleteGroup`: an Empty group's tombstone (its offsets are gone); true if it is deleted. */
+  /** Kafka's `maybeDeleteGroup`: an empty group's tombstones, of either protocol; true if it is deleted. */
   maybeDeleteGroup(groupId: string, records: OffsetsRecord[]): boolean {
-    const group = this.#groups.get(groupId);
+    const group = this.anyGroup(groupId);
     if (group === undefined || !group.isEmpty()) return false;
     this.createGroupTombstoneRecords(groupId, records);
     return true;
@@ -217,6 +227,7 @@ export class GroupMetadataManager {
     this.timer.cancel(classicGroupJoinKey(groupId));
     this.timer.cancel(classicGroupSyncKey(groupId));
     for (const id of group.pendingMembers) this.timer.cancel(classicGroupPendingMemberKey(groupId, id));
+    for (const id of group.members.keys()) this.timer.cancel(classicGroupHeartbeatKey(groupId, id));
     this.#groups.delete(groupId);
   }
 

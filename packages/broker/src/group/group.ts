@@ -3,6 +3,7 @@
  * `Group` interface (`org.apache.kafka.coordinator.group.Group`), which `ClassicGroup` implements.
  */
 import type { ErrorName } from '@klog/protocol';
+import type { OffsetExpirationCondition } from './offset-expiration-condition.js';
 
 export interface Group {
   readonly groupId: string;
@@ -20,6 +21,8 @@ export interface Group {
   validateOffsetFetch(memberId: string | null, memberEpoch: number): ErrorName | undefined;
   validateOffsetDelete(): ErrorName | undefined;
   validateDeleteGroup(): ErrorName | undefined;
-  /** Whether OffsetDelete must refuse this topic (GROUP_SUBSCRIBED_TO_TOPIC). */
+  /** From when `offsets.retention.minutes` counts for each offset; undefined: none may expire now. */
+  offsetExpirationCondition(): OffsetExpirationCondition | undefined;
+  /** Whether OffsetDelete must refuse this topic (GROUP_SUBSCRIBED_TO_TOPIC); expiry skips it too. */
   isSubscribedToTopic(topic: string): boolean;
 }

@@ -217,7 +217,7 @@ export class OffsetMetadataManager {
     topics: readonly { name: string; partitions: readonly number[] }[],
   ): CoordinatorResult<{ errorCode: ErrorName; topics: TopicPartitionErrors[] }> {
     if (groupId === '') return { records: [], response: { errorCode: 'INVALID_GROUP_ID', topics: [] } };
-    const group = this.groups.group(groupId);
+    const group = this.groups.anyGroup(groupId);
     const invalid = group === undefined ? 'GROUP_ID_NOT_FOUND' : group.validateOffsetDelete();
     if (group === undefined || invalid !== undefined)
       return { records: [], response: { errorCode: invalid!, topics: [] } };
@@ -243,26 +243,25 @@ export class OffsetMetadataManager {
   }
 
   /**
-   * Kafka's `cleanupExpiredOffsets` (`offsets.retention.minutes`): an Empty group's offsets expire once it
-   * has been Empty that long (a group with no protocol, offsets only, counts from each commit), and an
-   * offset committed with a retention time at its expire time. Adds a tombstone for each; true when none
-   * of the group's offsets is left.
+   * Kafka's `cleanupExpiredOffsets` (`offsets.retention.minutes`): per the group's
+   * `offsetExpirationCondition` (none in a rebalancing or non-`consumer` busy group), an offset of a topic
+   * the group does not consume now expires; adds a tombstone for each. True when none of the group's
+   * offsets is left, so the group itself may go.
    */
   cleanupExpiredOffsets(groupId: string, records: OffsetsRecord[]): boolean {
-    const group = this.groups.group(groupId);
     const byTopic = this.#offsets.group(groupId);
-    if (group === undefined || byTopic === undefined) return true;
+    if (byTopic === undefined) return true;
+    const group = this.groups.anyGroup(groupId);
+    const condition = group?.offsetExpirationCondition();
+    if (group === undefined || condition === undefined) return false;
     const now = this.timer.now();
     const retention = this.config.offsetsRetentionMs;
     let kept = 0;
     for (const [topic, parts] of byTopic) {
+      const subscribed = group.isSubscribedToTopic(topic);
       for (const [partition, o] of parts) {
-        const due =
-          o.expireTimestamp >= 0
-            ? now >= o.expireTimestamp
-            : group.is('Empty') &&
-              now - (group.protocolType() === null ? o.commitTimestamp : group.stateTimestamp) >= retention;
-        if (due) records.push(newOffsetCommitTombstoneRecord(groupId, topic, partition));
+        if (!subscribed && condition.isOffsetExpired(o, now, retention))
+          records.push(newOffsetCommitTombstoneRecord(groupId, topic, partition));
         else kept++;
       }
     }

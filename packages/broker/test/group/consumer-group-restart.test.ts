@@ -1,86 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { TopicConfigStore } from '../../src/config/topic-config-store.js';
-import { TopicConfigs } from '../../src/config/topic-configs.js';
-import {
-  type ConsumerGroupHeartbeatRequest,
-  type ConsumerGroupHeartbeatResponse,
-  GroupCoordinator,
-} from '../../src/group/group-coordinator.js';
-import { OffsetsTopic } from '../../src/group/offsets-topic.js';
-import { openBrokerLog, syncDirectory } from '../../src/log/log-port.js';
-import { SILENT } from '../../src/logging/logger.js';
-import { BROKER_DIR, brokerDir } from '../../src/state/broker-dir.js';
 import { tempDir } from '../support/broker.js';
 import { FakeTimer } from '../support/fake-timer.js';
+import { full, heartbeat, open } from './consumer-group-harness.js';
 import { FakeImage } from './modern/harness.js';
-
-/** A coordinator over real `__consumer_offsets` files in `dir`, loaded from them as `klog serve` does. */
-function open(dir: string, image: FakeImage, timer = new FakeTimer()) {
-  let configs: TopicConfigs | undefined;
-  const log = openBrokerLog({
-    dataDir: dir,
-    ownEntries: [BROKER_DIR],
-    segmentBytes: 1_073_741_824,
-    messageMaxBytes: 1_048_588,
-    topicLogConfig: (topic) => configs?.logConfig(topic) ?? {},
-  });
-  const store = TopicConfigStore.open(
-    brokerDir(dir, syncDirectory),
-    new Set(log.topics().keys()),
-    syncDirectory,
-  );
-  configs = new TopicConfigs(store, new Map(), (t) => log.reconfigureTopic(t));
-  const topic = new OffsetsTopic(
-    {
-      config: { maxPartitionsPerRequest: 10_000, maxBrokerPartitions: 120_000 },
-      log,
-      topicConfigs: configs,
-      logger: SILENT,
-    },
-    { partitions: 1 },
-    () => timer.now(),
-  );
-  const lines: string[] = [];
-  let n = 0;
-  const coordinator = new GroupCoordinator(
-    timer,
-    topic,
-    { groupInitialRebalanceDelayMs: 0 },
-    () => true,
-    () => `id${++n}`,
-    (l) => lines.push(l),
-    image,
-  );
-  const loaded = topic.load(coordinator);
-  coordinator.loaded();
-  return { log, topic, coordinator, timer, lines, loaded };
-}
-
-const full = { rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['t'], topicPartitions: [] };
-
-function heartbeat(
-  c: GroupCoordinator,
-  req: Partial<ConsumerGroupHeartbeatRequest>,
-): Extract<ConsumerGroupHeartbeatResponse, { kind: 'ok' }> {
-  const r = c.consumerGroupHeartbeat(
-    {
-      groupId: 'g',
-      memberId: '',
-      memberEpoch: 0,
-      instanceId: null,
-      rackId: null,
-      rebalanceTimeoutMs: -1,
-      subscribedTopicNames: null,
-      subscribedTopicRegex: null,
-      serverAssignor: null,
-      topicPartitions: null,
-      ...req,
-    },
-    { clientId: 'test', clientHost: '/127.0.0.1' },
-  );
-  if (r.kind !== 'ok') throw new Error(`heartbeat: ${r.code} ${r.message}`);
-  return r;
-}
 
 describe('consumer group records in __consumer_offsets (encoded at the coordinator, replayed at load)', () => {
   it("after a restart the group's members resume at their epochs, with their partitions, and no epoch moves", () => {

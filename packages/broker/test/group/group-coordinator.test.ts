@@ -705,6 +705,70 @@ describe('offsets', () => {
     expect(c.group('idle')).toBeUndefined();
     expect(c.fetchOffsets('g', null).topics).toHaveLength(1);
   });
+
+  it("offsets.retention in a Stable consumer group (Kafka's offsetExpirationCondition): offsets of topics it does not subscribe to expire from their commit; its own topic's stay", async () => {
+    const { coordinator: c, timer } = setup({ offsetsRetentionMs: 60_000 });
+    // ConsumerProtocolSubscription v0: topics ["t"], no user data.
+    const sub = bytes(0, 0, 0, 0, 0, 1, 0, 1, 0x74, 0xff, 0xff, 0xff, 0xff);
+    const a = await joinNew(c, { protocols: [{ name: 'range', metadata: sub }] });
+    const ja = await a.join;
+    await c.sync({
+      groupId: 'g',
+      generationId: ja.generationId,
+      memberId: a.memberId,
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
+      assignments: [],
+    });
+    expect(c.group('g')!.state).toBe('Stable');
+    commit(c, { generationId: 1, memberId: a.memberId, topic: 't' });
+    commit(c, { generationId: 1, memberId: a.memberId, topic: 'u' });
+    // The member heartbeats within its session all along, so the group stays Stable.
+    const live = (ms: number) => {
+      timer.advance(ms);
+      expect(
+        c.heartbeat({ groupId: 'g', generationId: 1, memberId: a.memberId, groupInstanceId: null }),
+      ).toBe('NONE');
+    };
+    for (let i = 0; i < 11; i++) live(5_000);
+    live(4_999);
+    expect(c.expireOffsets()).toBe(0);
+    live(1);
+    expect(c.expireOffsets()).toBe(1);
+    expect(c.fetchOffsets('g', null).topics.map((t) => t.name)).toEqual(['t']);
+    expect(c.group('g')!.state).toBe('Stable');
+  });
+
+  it('offsets.retention: an offset committed with a retention time (OffsetCommit v2-v4) stays while its group is busy and not a readable consumer group; it goes once the group is Empty', async () => {
+    const { coordinator: c, timer } = setup({ offsetsRetentionMs: 600_000 });
+    const { a } = await stableWithOne(c);
+    c.commit({
+      groupId: 'g',
+      generationId: 1,
+      memberId: a,
+      groupInstanceId: null,
+      retentionTimeMs: 1_000,
+      apiVersion: 2,
+      topics: [
+        {
+          name: 't',
+          partitions: [
+            { partitionIndex: 0, committedOffset: 4, committedLeaderEpoch: -1, committedMetadata: null },
+          ],
+        },
+      ],
+    });
+    timer.advance(1_000);
+    expect(c.heartbeat({ groupId: 'g', generationId: 1, memberId: a, groupInstanceId: null })).toBe('NONE');
+    expect(c.group('g')!.state).toBe('Stable');
+    expect(c.expireOffsets()).toBe(0);
+    expect(c.fetchOffsets('g', null).topics).toHaveLength(1);
+    c.leave('g', [{ memberId: a, groupInstanceId: null }]);
+    expect(c.group('g')!.state).toBe('Empty');
+    expect(c.expireOffsets()).toBe(1);
+    expect(c.group('g')).toBeUndefined();
+  });
 });
 
 describe('bounds', () => {

@@ -474,10 +474,11 @@ async function deleteGroups(
   }
   errorLine(ctx, 'Deletion of some consumer groups failed:');
   for (const r of failed) {
+    // ConsumerGroupCommand prints the exception itself (`Throwable.toString()`, its class and message);
+    // klog's own error line keeps the code's name.
     const e = new KafkaApiError(r.errorCode, null);
-    const why = `* Group '${r.groupId}' could not be deleted due to: ${e.codeName}: ${e.message}`;
-    ctx.out(why);
-    reported.push(why.slice(2));
+    ctx.out(`* Group '${r.groupId}' could not be deleted due to: ${exceptionText(e)}`);
+    reported.push(`Group '${r.groupId}' could not be deleted due to: ${e.codeName}: ${e.message}`);
   }
   if (ok.length > 0) ctx.out(`\nThese consumer groups were deleted successfully: '${ok.join("', '")}'`);
 }

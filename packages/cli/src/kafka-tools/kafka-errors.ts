@@ -40,11 +40,19 @@ export class KafkaApiError extends Error {
   }
 }
 
-/** The codes whose exception is not named after the code. */
+/** The codes whose exception is not named after the code (Kafka's `Errors` enum, each code's builder). */
 const EXCEPTION_NAMES: Readonly<Record<number, string>> = {
   [-1]: 'UnknownServerException',
+  2: 'CorruptRecordException',
+  7: 'TimeoutException',
+  10: 'RecordTooLargeException',
+  29: 'TopicAuthorizationException',
+  30: 'GroupAuthorizationException',
+  31: 'ClusterAuthorizationException',
+  36: 'TopicExistsException',
   40: 'InvalidConfigurationException',
   54: 'SecurityDisabledException',
+  68: 'GroupNotEmptyException',
 };
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConsumerGroupHeartbeat, type ConsumerGroupHeartbeatResponse, Metadata } from '@klog/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClassicGroupMember } from '../../src/kafka-tools/clients.js';
+import { ClassicGroupMember, commitOffsets, tpKey } from '../../src/kafka-tools/clients.js';
 import { AdminClient } from '../../src/topics/admin-client.js';
 import { klog } from '../run-klog.js';
 import { kafka, type Server, startServer } from './tool-runner.js';
@@ -25,9 +25,10 @@ const topicIds = new Map<string, string>();
 beforeAll(async () => {
   server = await startServer(dataDir);
   at = ['--bootstrap-server', `localhost:${server.port}`];
-  expect(kafka('kafka-topics.sh', ['--create', '--topic', 'orders', '--partitions', '3', ...at]).status).toBe(
-    0,
-  );
+  for (const topic of ['orders', 'refunds'])
+    expect(kafka('kafka-topics.sh', ['--create', '--topic', topic, '--partitions', '3', ...at]).status).toBe(
+      0,
+    );
   client = await AdminClient.connect('127.0.0.1', server.port);
   const meta = await client.request(Metadata, {
     topics: [{ name: 'orders', topicId: '00000000-0000-0000-0000-000000000000' }],
@@ -222,6 +223,65 @@ describe('kafka-consumer-groups.sh --describe for a consumer-protocol group', { 
     expect(bad.stdout).toBe(
       "\nError: Executing consumer group command failed due to Invalid types list 'share'. Valid types are: Classic, Consumer\n",
     );
+  });
+});
+
+describe('kafka-consumer-groups.sh --delete-offsets and --delete for a consumer-protocol group', {
+  timeout: 120_000,
+}, () => {
+  it('refuses the subscribed topic and deletes another; refuses a group with a member, deletes it once empty', async () => {
+    const C = 'member-c-0000000000000000';
+    const c1 = await heartbeat('cleanup', C, 0);
+    // A member's own commits (OffsetCommit v9 at its epoch) on its topic and on one it does not consume.
+    const offsets = new Map([
+      [tpKey('orders', 0), 5],
+      [tpKey('refunds', 0), 9],
+    ]);
+    const failed = await commitOffsets(client, 'cleanup', offsets, c1.memberEpoch, C);
+    expect([...failed]).toEqual([]);
+
+    // ConsumerGroupCommand.deleteOffsets: a partition-level error for the subscribed topic.
+    const refused = kafka('kafka-consumer-groups.sh', [
+      '--delete-offsets',
+      '--group',
+      'cleanup',
+      '--topic',
+      'orders:0',
+      ...at,
+    ]);
+    expect(refused.stdout.split('\n')).toEqual([
+      '',
+      'Error: Encountered some partition-level error, see the follow-up details.',
+      '',
+      `${'TOPIC'.padEnd(15)} ${'PARTITION'.padEnd(10)} ${'STATUS'.padEnd(15)}`,
+      `${'orders'.padEnd(15)} ${'0'.padEnd(10)} Error: org.apache.kafka.common.errors.GroupSubscribedToTopicException: Deleting offsets of a topic is forbidden while the consumer group is actively subscribed to it.`,
+      '',
+    ]);
+    const deleted = ok(['--delete-offsets', '--group', 'cleanup', '--topic', 'refunds:0']);
+    expect(deleted.stdout.split('\n').slice(0, 5)).toEqual([
+      'Request succeeded for deleting offsets from group cleanup.',
+      '',
+      `${'TOPIC'.padEnd(15)} ${'PARTITION'.padEnd(10)} ${'STATUS'.padEnd(15)}`,
+      `${'refunds'.padEnd(15)} ${'0'.padEnd(10)} ${'Successful'.padEnd(15)}`,
+      '',
+    ]);
+    const left = ok(['--describe', '--group', 'cleanup', '--offsets']).stdout;
+    expect(left).toMatch(/\ncleanup +orders +0 +5 /);
+    expect(left).not.toMatch(/refunds/);
+
+    // ConsumerGroupCommand.deleteGroups: the exception as Java prints it, while C is in the group.
+    const busy = kafka('kafka-consumer-groups.sh', ['--delete', '--group', 'cleanup', ...at]);
+    expect(busy.stdout).toContain(
+      "* Group 'cleanup' could not be deleted due to: org.apache.kafka.common.errors.GroupNotEmptyException: The group is not empty.",
+    );
+    // C leaves (epoch -1): the group is Empty and goes, its offsets with it.
+    await heartbeat('cleanup', C, -1);
+    expect(ok(['--delete', '--group', 'cleanup']).stdout).toBe(
+      "Deletion of requested consumer groups ('cleanup') was successful.\n",
+    );
+    expect(ok(['--list']).stdout.split('\n')).not.toContain('cleanup');
+    const gone = kafka('kafka-consumer-groups.sh', ['--describe', '--group', 'cleanup', '--offsets', ...at]);
+    expect(gone.stdout + gone.stderr).toContain("Consumer group 'cleanup' does not exist.");
   });
 });
 

@@ -7,6 +7,7 @@
  */
 import { consumerSubscriptionTopics, type ErrorName } from '@klog/protocol';
 import type { Group } from '../group.js';
+import { OffsetExpirationCondition, SINCE_COMMIT } from '../offset-expiration-condition.js';
 
 /** Kafka's `ClassicGroupState`, and the states each may be entered from. */
 export type GroupState = 'Empty' | 'PreparingRebalance' | 'CompletingRebalance' | 'Stable' | 'Dead';
@@ -290,6 +291,29 @@ export class ClassicGroup implements Group {
   validateDeleteGroup(): ErrorName | undefined {
     if (this.is('Dead')) return 'GROUP_ID_NOT_FOUND';
     return this.is('Empty') ? undefined : 'NON_EMPTY_GROUP';
+  }
+
+  /**
+   * Kafka's `ClassicGroup.offsetExpirationCondition`: a simple group's offsets (no protocol) count from each
+   * commit; an Empty group's from the time it became Empty; a Stable `consumer` group whose subscriptions
+   * can be read, from each commit (only offsets of topics it does not consume are looked at); in any other
+   * state none expires.
+   */
+  offsetExpirationCondition(): OffsetExpirationCondition | undefined {
+    if (this.#protocolType === null) return SINCE_COMMIT;
+    if (this.is('Empty')) return new OffsetExpirationCondition(() => this.stateTimestamp);
+    if (this.#protocolType === 'consumer' && this.is('Stable') && this.#subscriptionsKnown())
+      return SINCE_COMMIT;
+    return undefined;
+  }
+
+  /** Kafka's `subscribedTopics.isPresent()`: every member's `consumer` subscription decodes. */
+  #subscriptionsKnown(): boolean {
+    if (this.protocolName === null || this.members.size === 0) return false;
+    for (const m of this.members.values())
+      if (consumerSubscriptionTopics(m.metadata(this.protocolName) ?? EMPTY_BYTES) === undefined)
+        return false;
+    return true;
   }
 
   /**

@@ -1,4 +1,5 @@
 import type { SubscriptionType, TopicPartitionsMap } from '../../assignor/partition-assignor.js';
+import { type OffsetExpirationCondition, SINCE_COMMIT } from '../../offset-expiration-condition.js';
 import { EMPTY_ASSIGNMENT } from '../assignment.js';
 import {
   ConsumerGroupError,
@@ -236,6 +237,12 @@ export class ConsumerGroup {
     return this.#validateMemberEpoch(memberEpoch, member);
   }
 
+  /** `ConsumerGroup.offsetExpirationCondition`: retention counts from each commit; subscribed topics' offsets stay. */
+  offsetExpirationCondition(): OffsetExpirationCondition {
+    return SINCE_COMMIT;
+  }
+
+  /** `ConsumerGroup.validateOffsetDelete`: any state may delete offsets (subscribed topics are refused per topic). */
   validateOffsetDelete(): ConsumerGroupErrorName | undefined {
     return undefined;
   }
