@@ -4,8 +4,8 @@ export interface Tool {
   readonly packages: readonly string[];
   readonly what: string;
   readonly required?: boolean;
-  /** A tool built from source by `node scripts/test-machine.mjs` (librdkafka's suite), its build packages above. */
-  readonly build?: unknown;
+  /** A tool built from source by `node scripts/test-machine.mjs` (librdkafka 2.15.1, kafka-javascript), its build packages above. */
+  readonly build?: () => unknown;
 }
 export declare const TOOLS: readonly Tool[];
 export declare function optedOut(env?: NodeJS.ProcessEnv): Set<string>;

@@ -9,6 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { ensureKafkaJavascript } from './librdkafka/kafka-javascript.mjs';
 import { buildPackages, ensureBuiltShared, SUITES, SuiteError } from './librdkafka/suite.mjs';
 
 /** Each tool the tests drive: its opt-out name, the Debian packages that bring it, and who uses it. */
@@ -54,7 +55,17 @@ export const TOOLS = [
     what:
       'librdkafka 2.15.1 (built once from the npm tarball of @confluentinc/kafka-javascript 1.10.1 into ~/.cache/klog), ' +
       "for kcat under group.protocol=consumer in the broker's group test and the CLI's topic-id test",
-    build: SUITES.npm,
+    build: () => ensureBuiltShared(SUITES.npm),
+  },
+  // Its install script downloads a binary from GitHub: its binding is compiled here instead, once, against
+  // the librdkafka above (scripts/librdkafka/kafka-javascript.mjs).
+  {
+    name: 'kafka-javascript',
+    packages: buildPackages(SUITES.npm),
+    what:
+      '@confluentinc/kafka-javascript 1.10.1 (its binding compiled once against librdkafka 2.15.1 into ~/.cache/klog), ' +
+      "for the broker's embedded-broker example",
+    build: ensureKafkaJavascript,
   },
 ];
 
@@ -177,7 +188,7 @@ function buildTools(wanted) {
     const started = Date.now();
     console.log(`test-machine: ${tool.what}: checking the build`);
     try {
-      ensureBuiltShared(tool.build);
+      tool.build();
     } catch (e) {
       if (!(e instanceof SuiteError)) throw e;
       console.error(`test-machine: ${e.message}\n  or skip its tests by name with KLOG_SKIP=${tool.name}`);

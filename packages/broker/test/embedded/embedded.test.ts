@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -8,12 +9,17 @@ import { runInNewContext } from 'node:vm';
 import { Consumer, Producer, stringDeserializers, stringSerializers } from '@platformatic/kafka';
 import { Kafka, logLevel } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
+import { kafkaJavascriptDir } from '../../../../scripts/librdkafka/kafka-javascript.mjs';
+import { requireTool } from '../../../../scripts/test-machine.mjs';
 import { startKafka } from '../../src/index.js';
 
 /**
  * `startKafka()`, as a Node project's own tests use it (packages/broker/README.md, "In your tests"): one line,
  * real clients against it, and closing that leaves nothing behind — no directory, no port, no descriptor.
  */
+
+/** packages/broker: where the examples are, and what a project's node_modules/@klog/broker points at. */
+const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 
 /** Whether something accepts connections on 127.0.0.1:`port`. */
 function listening(port: number): Promise<boolean> {
@@ -149,11 +155,39 @@ describe('startKafka', () => {
 
   it('examples/node-test-kafkajs.mjs passes under `node --test`, as a project runs it', () => {
     const run = spawnSync(process.execPath, ['--test', 'examples/node-test-kafkajs.mjs'], {
-      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      cwd: packageRoot,
       encoding: 'utf8',
       timeout: 120_000,
     });
     expect(run.stdout).toMatch(/^# pass 1$/m);
     expect(run.status).toBe(0);
+  });
+
+  it('examples/node-test-confluent.mjs passes under `node --test` in a project with @confluentinc/kafka-javascript and @klog/broker installed', (ctx) => {
+    // The package as `npm install` would leave it, its binding built against librdkafka 2.15.1 by the test
+    // command's first step (scripts/test-machine.mjs), since its own install script downloads one.
+    const built = kafkaJavascriptDir();
+    if (requireTool('kafka-javascript', existsSync(join(built, '.klog-built')), `no build in ${built}`))
+      return ctx.skip('@confluentinc/kafka-javascript skipped by name (KLOG_SKIP=kafka-javascript)');
+    const project = mkdtempSync(join(tmpdir(), 'klog-confluent-project-'));
+    try {
+      mkdirSync(join(project, 'node_modules', '@confluentinc'), { recursive: true });
+      mkdirSync(join(project, 'node_modules', '@klog'), { recursive: true });
+      symlinkSync(built, join(project, 'node_modules', '@confluentinc', 'kafka-javascript'));
+      symlinkSync(packageRoot, join(project, 'node_modules', '@klog', 'broker'));
+      copyFileSync(
+        join(packageRoot, 'examples', 'node-test-confluent.mjs'),
+        join(project, 'broker.test.mjs'),
+      );
+      const run = spawnSync(process.execPath, ['--test', 'broker.test.mjs'], {
+        cwd: project,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+      expect(run.stdout).toMatch(/^# pass 1$/m);
+      expect(run.status).toBe(0);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });
