@@ -1,8 +1,12 @@
 // The pieces of Kafka's Java clients the console tools need, over klog's one-request-at-a-time client:
 // metadata with auto-creation, the default partitioner's murmur2, ListOffsets, Fetch decoding, and a
 // classic-protocol group member (JoinGroup, SyncGroup with the range assignor, Heartbeat, OffsetCommit,
-// LeaveGroup) — the broker answers for everything, as klog serve is one node.
+// LeaveGroup) and a consumer-protocol one (ConsumerGroupHeartbeat, KIP-848) — the broker answers for
+// everything, as klog serve is one node.
+import { randomBytes } from 'node:crypto';
 import {
+  ConsumerGroupHeartbeat,
+  type ConsumerGroupHeartbeatResponse,
   consumerAssignmentPartitions,
   Fetch,
   FindCoordinator,
@@ -300,7 +304,7 @@ export function rangeAssign(
  * A member of a classic consumer group (Kafka's ConsumerCoordinator, in brief): joins, leads with the
  * range assignor when chosen, syncs, heartbeats between fetches, commits, leaves.
  */
-export class ClassicGroupMember {
+export class ClassicGroupMember implements GroupMember {
   memberId = '';
   generationId = -1;
   assignment: { topic: string; partitions: number[] }[] = [];
@@ -399,6 +403,137 @@ export class ClassicGroupMember {
       members: batched ? [{ memberId: this.memberId, groupInstanceId: null, reason: null }] : [],
     } as never);
   }
+}
+
+/** What the console tools ask of a group member, whichever protocol it speaks. */
+export interface GroupMember {
+  readonly assignment: readonly { topic: string; partitions: number[] }[];
+  /** Joins (classic: a rebalance; consumer protocol: the first heartbeat, or the assignment the last one brought). */
+  join(): Promise<void>;
+  /** False when the member must commit and `join()` again: its assignment changed, or it was fenced. */
+  heartbeat(): Promise<boolean>;
+  commit(offsets: ReadonlyMap<string, number>): Promise<void>;
+  leave(): Promise<void>;
+}
+
+/** Kafka's `Uuid.randomUuid().toString()`: 16 random bytes in URL-safe base64, the member id a KIP-1082 client makes. */
+function newMemberId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/**
+ * A member of a consumer group under Kafka 4's protocol (KIP-848; Kafka's `ConsumerMembershipManager`, in
+ * brief): the broker assigns; the member heartbeats at the interval the broker gives, adopts each new
+ * assignment (committing first, as the loop does before `join()`), acknowledges it by sending what it owns
+ * in its next heartbeat, and leaves with epoch -1. Fenced (FENCED_MEMBER_EPOCH, UNKNOWN_MEMBER_ID), it drops
+ * its partitions and joins again at epoch 0, as the Java consumer does.
+ */
+export class ConsumerProtocolMember implements GroupMember {
+  readonly memberId = newMemberId();
+  memberEpoch = 0;
+  assignment: { topic: string; partitions: number[] }[] = [];
+  #pending: ConsumerGroupHeartbeatResponse.Assignment | null = null;
+  #acknowledge = false;
+  #intervalMs = 5_000;
+  #lastHeartbeat = 0;
+
+  constructor(
+    private readonly client: AdminClient,
+    readonly groupId: string,
+    readonly topics: readonly string[],
+    readonly rebalanceTimeoutMs = 300_000,
+  ) {}
+
+  async join(): Promise<void> {
+    if (this.memberEpoch === 0) {
+      const res = await this.#send();
+      if (res.errorCode !== 0) throw new KafkaApiError(res.errorCode, res.errorMessage);
+    }
+    if (this.#pending !== null) {
+      this.assignment = await this.#named(this.#pending);
+      this.#pending = null;
+      this.#acknowledge = true;
+    }
+  }
+
+  async heartbeat(): Promise<boolean> {
+    if (!this.#acknowledge && Date.now() - this.#lastHeartbeat < this.#intervalMs) return true;
+    const res = await this.#send();
+    // FENCED_MEMBER_EPOCH (110), UNKNOWN_MEMBER_ID (25): everything owned is lost; join again at epoch 0.
+    if (res.errorCode === 110 || res.errorCode === 25) {
+      this.memberEpoch = 0;
+      this.assignment = [];
+      this.#pending = null;
+      return false;
+    }
+    if (res.errorCode !== 0) throw new KafkaApiError(res.errorCode, res.errorMessage);
+    return this.#pending === null;
+  }
+
+  async commit(offsets: ReadonlyMap<string, number>): Promise<void> {
+    if (offsets.size === 0 || this.memberEpoch <= 0) return;
+    await commitOffsets(this.client, this.groupId, offsets, this.memberEpoch, this.memberId);
+  }
+
+  async leave(): Promise<void> {
+    if (this.memberEpoch <= 0) return;
+    this.memberEpoch = -1;
+    await this.#send();
+  }
+
+  /** One ConsumerGroupHeartbeat: the subscription on joining, what the member owns when it acknowledges. */
+  async #send(): Promise<ConsumerGroupHeartbeatResponse> {
+    const joining = this.memberEpoch === 0;
+    const owned = joining || this.#acknowledge ? await this.#owned() : null;
+    this.#acknowledge = false;
+    this.#lastHeartbeat = Date.now();
+    const res = await this.client.request(ConsumerGroupHeartbeat, {
+      groupId: this.groupId,
+      memberId: this.memberId,
+      memberEpoch: this.memberEpoch,
+      instanceId: null,
+      rackId: null,
+      rebalanceTimeoutMs: joining ? this.rebalanceTimeoutMs : -1,
+      subscribedTopicNames: joining ? [...this.topics] : null,
+      subscribedTopicRegex: null,
+      serverAssignor: null,
+      topicPartitions: owned,
+    });
+    if (res.errorCode !== 0) return res;
+    if (this.memberEpoch !== -1) this.memberEpoch = res.memberEpoch;
+    if (res.heartbeatIntervalMs > 0) this.#intervalMs = res.heartbeatIntervalMs;
+    if (res.assignment !== null) this.#pending = res.assignment;
+    return res;
+  }
+
+  /** The partitions owned, by topic id, as the heartbeat acknowledges them. */
+  async #owned(): Promise<ConsumerGroupHeartbeatResponse.TopicPartitions[]> {
+    if (this.assignment.length === 0) return [];
+    const ids = await topicIds(this.client);
+    const byName = new Map([...ids].map(([id, name]) => [name, id]));
+    return this.assignment.map((a) => ({ topicId: byName.get(a.topic)!, partitions: [...a.partitions] }));
+  }
+
+  /** An assignment by topic id, named through Metadata (a topic it cannot name is left for the next one). */
+  async #named(
+    a: ConsumerGroupHeartbeatResponse.Assignment,
+  ): Promise<{ topic: string; partitions: number[] }[]> {
+    const ids = await topicIds(this.client);
+    return a.topicPartitions
+      .filter((t) => ids.has(t.topicId))
+      .map((t) => ({ topic: ids.get(t.topicId)!, partitions: [...t.partitions].sort((x, y) => x - y) }));
+  }
+}
+
+/** Every topic's id and name (Metadata for all topics, v10 and later carrying ids). */
+async function topicIds(client: AdminClient): Promise<Map<string, string>> {
+  const res = await client.request(Metadata, {
+    topics: null,
+    allowAutoTopicCreation: false,
+    includeClusterAuthorizedOperations: false,
+    includeTopicAuthorizedOperations: false,
+  });
+  return new Map(res.topics.filter((t) => t.name !== null).map((t) => [t.topicId, t.name!]));
 }
 
 function decodeSubscription(bytes: Uint8Array): string[] {

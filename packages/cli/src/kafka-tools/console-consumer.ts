@@ -7,9 +7,11 @@ import { randomInt } from 'node:crypto';
 import type { CommandContext } from '../command-context.js';
 import {
   ClassicGroupMember,
+  ConsumerProtocolMember,
   committedOffsets,
   type FetchedRecord,
   fetchOnce,
+  type GroupMember,
   listOffset,
   partitionCount,
   tpKey,
@@ -150,8 +152,12 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
   for (const k of settings.keys())
     if (!CONSUMER_SETTINGS.has(k))
       throw new ToolUsageError(`klog's kafka-console-consumer.sh does not support the consumer setting ${k}`);
-  if ((settings.get('group.protocol') ?? 'classic') !== 'classic')
-    throw new ToolUsageError("klog's kafka-console-consumer.sh speaks the classic group protocol only");
+  // ConsumerConfig's group.protocol: classic (Kafka 4.1's default) or consumer (KIP-848), case-insensitive.
+  const groupProtocol = (settings.get('group.protocol') ?? 'classic').toLowerCase();
+  if (groupProtocol !== 'classic' && groupProtocol !== 'consumer')
+    throw new ToolUsageError(
+      `Invalid value ${settings.get('group.protocol')} for configuration group.protocol: String must be one of (case insensitive): CLASSIC, CONSUMER`,
+    );
   if (opts.has('group') && settings.has('group.id') && settings.get('group.id') !== opts.value('group'))
     throw new ToolUsageError(
       `The group ids provided in different places (directly using '--group': ${opts.value('group')}, via '--consumer-property': ${settings.get('group.id')}) do not match`,
@@ -182,7 +188,7 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
     opts.value('bootstrap-server'),
     async (client) => {
       const positions = new Map<string, number>();
-      let member: ClassicGroupMember | undefined;
+      let member: GroupMember | undefined;
       const startPositions = async () => {
         positions.clear();
         const committed =
@@ -208,7 +214,10 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
       };
       if (partition === undefined) {
         await partitionCount(client, topic, false);
-        member = new ClassicGroupMember(client, groupId, [topic]);
+        member =
+          groupProtocol === 'consumer'
+            ? new ConsumerProtocolMember(client, groupId, [topic])
+            : new ClassicGroupMember(client, groupId, [topic]);
         await member.join();
       }
       await startPositions();

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClassicGroupMember, commitOffsets, tpKey } from '../../src/kafka-tools/clients.js';
 import { AdminClient } from '../../src/topics/admin-client.js';
 import { klog } from '../run-klog.js';
-import { kafka, type Server, startServer } from './tool-runner.js';
+import { kafka, kafkaBin, type Server, startServer } from './tool-runner.js';
 
 /**
  * kafka-consumer-groups.sh and `klog dump-log --offsets-decoder` for a consumer-protocol group (KIP-848),
@@ -282,6 +283,116 @@ describe('kafka-consumer-groups.sh --delete-offsets and --delete for a consumer-
     expect(ok(['--list']).stdout.split('\n')).not.toContain('cleanup');
     const gone = kafka('kafka-consumer-groups.sh', ['--describe', '--group', 'cleanup', '--offsets', ...at]);
     expect(gone.stdout + gone.stderr).toContain("Consumer group 'cleanup' does not exist.");
+  });
+});
+
+/** A tool run as a process of its own, side by side with others: its stdout and exit code when it ends. */
+function started(
+  script: string,
+  args: string[],
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(join(kafkaBin, script), args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  return new Promise((done) => child.once('close', (status) => done({ status, stdout, stderr })));
+}
+
+describe('kafka-console-consumer.sh with --consumer-property group.protocol=consumer', {
+  timeout: 180_000,
+}, () => {
+  it('two console consumers share a topic through the broker’s assignment, read each record once, commit and leave', async () => {
+    expect(
+      kafka('kafka-topics.sh', ['--create', '--topic', 'split', '--partitions', '3', ...at]).status,
+    ).toBe(0);
+    const consumer = () =>
+      started('kafka-console-consumer.sh', [
+        '--topic',
+        'split',
+        '--group',
+        'pair',
+        '--consumer-property',
+        'group.protocol=consumer',
+        '--property',
+        'print.partition=true',
+        '--timeout-ms',
+        '15000',
+        ...at,
+      ]);
+    const runs = [consumer(), consumer()];
+    // Both are members, reconciled (each owning what the target gives it), before anything is produced.
+    let state: Record<string, string> = {};
+    for (let i = 0; i < 300 && !(state.STATE === 'Stable' && state['#MEMBERS'] === '2'); i++) {
+      const lines = kafka('kafka-consumer-groups.sh', [
+        '--describe',
+        '--group',
+        'pair',
+        '--state',
+        ...at,
+      ]).stdout.split('\n');
+      state = lines.length > 2 && lines[2] !== '' ? cells(lines[1]!, lines[2]!) : {};
+    }
+    expect(state).toMatchObject({ STATE: 'Stable', '#MEMBERS': '2', 'ASSIGNMENT-STRATEGY': 'uniform' });
+    const members = ok(['--describe', '--group', 'pair', '--members']).stdout.split('\n');
+    const owned = members.slice(2, -1).map((l) => Number(cells(members[1]!, l)['#PARTITIONS']));
+    expect(owned.sort()).toEqual([1, 2]);
+
+    const input = Array.from({ length: 30 }, (_, i) => `k${i}:v${i}`).join('\n');
+    const produced = kafka(
+      'kafka-console-producer.sh',
+      ['--topic', 'split', '--property', 'parse.key=true', '--property', 'key.separator=:', ...at],
+      `${input}\n`,
+    );
+    expect(produced.status).toBe(0);
+    const [a, b] = await Promise.all(runs);
+    const read = (r: { stdout: string }) =>
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t') as [string, string]);
+    const byA = read(a!);
+    const byB = read(b!);
+    // Each record once, and each partition read by one member only.
+    expect([...byA, ...byB].map(([, v]) => v).sort()).toEqual(
+      Array.from({ length: 30 }, (_, i) => `v${i}`).sort(),
+    );
+    const partsOf = (rows: [string, string][]) => new Set(rows.map(([p]) => p));
+    for (const p of partsOf(byA)) expect(partsOf(byB).has(p)).toBe(false);
+    expect(byA.length).toBeGreaterThan(0);
+    expect(byB.length).toBeGreaterThan(0);
+    for (const r of [a!, b!]) expect(r.stderr).toMatch(/Processed a total of \d+ messages/);
+
+    // Both left (epoch -1) after committing: the group is Empty and its offsets are at the log's end.
+    const after = ok(['--describe', '--group', 'pair', '--state']).stdout.split('\n');
+    expect(cells(after[1]!, after[2]!)).toMatchObject({ STATE: 'Empty', '#MEMBERS': '0' });
+    const offsets = ok(['--describe', '--group', 'pair', '--offsets'])
+      .stdout.split('\n')
+      .filter((l) => l.startsWith('pair '));
+    expect(offsets).toHaveLength(3);
+    const header = ok(['--describe', '--group', 'pair', '--offsets']).stdout.split('\n')[1]!;
+    for (const l of offsets) expect(cells(header, l).LAG).toBe('0');
+    expect(ok(['--list', '--type']).stdout).toMatch(/^pair +Consumer +$/m);
+  });
+
+  it('a group.protocol that is neither is refused with ConsumerConfig’s message', () => {
+    const bad = kafka('kafka-console-consumer.sh', [
+      '--topic',
+      'split',
+      '--group',
+      'x',
+      '--consumer-property',
+      'group.protocol=share',
+      ...at,
+    ]);
+    expect(bad.status).not.toBe(0);
+    expect(bad.stdout + bad.stderr).toContain(
+      'Invalid value share for configuration group.protocol: String must be one of (case insensitive): CLASSIC, CONSUMER',
+    );
   });
 });
 
