@@ -11,6 +11,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { decodeOffsetsRecordKey, type ErrorName } from '@klog/protocol';
+import { LOG_LINE_INTERVAL_MS } from '../config/config.js';
+import { LogLimiter } from '../logging/log-limiter.js';
+import { createLogger } from '../logging/logger.js';
 import type { ClassicGroup, JoinResult, SyncResult } from './classic/classic-group.js';
 import {
   type HeartbeatInput,
@@ -87,6 +90,7 @@ export type {
 export class GroupCoordinator {
   readonly #config: GroupCoordinatorConfig;
   readonly #runtime: CoordinatorRuntime;
+  readonly #refusals: LogLimiter;
   readonly #groups: GroupMetadataManager;
   readonly #offsets: OffsetMetadataManager;
   #closed = false;
@@ -103,6 +107,13 @@ export class GroupCoordinator {
   ) {
     this.#config = { ...DEFAULT_GROUP_CONFIG, ...config };
     this.#runtime = new CoordinatorRuntime(log, (r) => this.#replay(r), onEvent);
+    // A client that keeps speaking the wrong protocol to a group retries every heartbeat: its refusals are
+    // one line per API and answer every LOG_LINE_INTERVAL_MS, with how many were not logged (as the server's LogLimiter).
+    this.#refusals = new LogLimiter(
+      createLogger('info', (_level, line) => this.onEvent(line)),
+      LOG_LINE_INTERVAL_MS,
+      () => this.timer.now(),
+    );
     this.#groups = new GroupMetadataManager(
       timer,
       this.#runtime,
@@ -152,7 +163,9 @@ export class GroupCoordinator {
     const consumer = this.#groups.consumerGroup(input.groupId);
     if (consumer !== undefined) {
       if (!consumer.isEmpty()) {
-        this.onEvent(
+        this.#refusals.log(
+          'info',
+          'JoinGroup INCONSISTENT_GROUP_PROTOCOL',
           `group ${input.groupId}: JoinGroup refused with INCONSISTENT_GROUP_PROTOCOL: it is a consumer group (KIP-848) with ${consumer.members.size} member(s); klog takes no classic member into one`,
         );
         return Promise.resolve(joinError('INCONSISTENT_GROUP_PROTOCOL', input.memberId));
@@ -195,7 +208,9 @@ export class GroupCoordinator {
    */
   #refuseClassicToConsumerGroup(api: string, groupId: string): boolean {
     if (this.#groups.consumerGroup(groupId) === undefined) return false;
-    this.onEvent(
+    this.#refusals.log(
+      'info',
+      `${api} UNKNOWN_MEMBER_ID`,
       `group ${groupId}: ${api} refused with UNKNOWN_MEMBER_ID: it is a consumer group (KIP-848), which has no classic members in klog`,
     );
     return true;
@@ -221,7 +236,9 @@ export class GroupCoordinator {
     if (classic !== undefined) {
       if (req.memberEpoch !== 0 || !classic.isEmpty()) {
         const message = this.#notConvertible(classic, req.memberEpoch);
-        this.onEvent(
+        this.#refusals.log(
+          'info',
+          'ConsumerGroupHeartbeat GROUP_ID_NOT_FOUND',
           `group ${req.groupId}: ConsumerGroupHeartbeat refused with GROUP_ID_NOT_FOUND: ${message}`,
         );
         return { kind: 'error', code: 'GROUP_ID_NOT_FOUND', message };

@@ -259,5 +259,17 @@ describe('a non-empty group refuses the other protocol, with one log line', () =
       includeAuthorizedOperations: false,
     });
     expect(d.groups[0]!.members.map((m) => m.memberId)).toEqual([MEMBER]);
+
+    // A classic client that keeps heartbeating gets the same answer each time, and the log one line.
+    for (let i = 0; i < 20; i++) {
+      const again = await ask(Heartbeat, 3, {
+        groupId: 'routed',
+        generationId: 1,
+        memberId: MEMBER,
+        groupInstanceId: null,
+      });
+      expect(again.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    }
+    expect(linesWith('group routed: Heartbeat refused with UNKNOWN_MEMBER_ID')).toHaveLength(1);
   });
 });
