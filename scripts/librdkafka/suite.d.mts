@@ -14,4 +14,6 @@ export declare function ensureSource(suite: Suite): string;
 export declare function ensureBuilt(suite: Suite, tree: string): string;
 /** ensureBuilt over ensureSource under the cache's lock, for tests that run side by side. */
 export declare function ensureBuiltShared(suite: Suite): string;
+/** The built librdkafka's src/ (the .so and rdkafka.h), built first under the cache's lock. */
+export declare function librdkafkaLibDir(suite: Suite): string;
 export declare function prepareSuite(suite: Suite): string;

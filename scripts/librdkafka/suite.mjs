@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 /**
  * The suites this runner can get: librdkafka's version, where its source comes from, and the consumer
@@ -288,6 +288,14 @@ export function ensureBuiltShared(suite) {
     throw r.status === 3 ? new SuiteError(message) : new Error(message);
   }
   return join(treeDir(suite), 'tests', 'test-runner');
+}
+
+/**
+ * The built librdkafka's `src/` (librdkafka.so and rdkafka.h), under the cache's lock like ensureBuiltShared:
+ * what `LD_LIBRARY_PATH` names for Debian's kcat and confluent-kafka, and what a program compiles against.
+ */
+export function librdkafkaLibDir(suite) {
+  return join(dirname(ensureBuiltShared(suite)), '..', 'src');
 }
 
 /** Everything: the source, the build packages, the build. Returns the tests directory. */

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureBuiltShared, SUITES, SuiteError } from '../../../../scripts/librdkafka/suite.mjs';
+import { librdkafkaLibDir, SUITES, SuiteError } from '../../../../scripts/librdkafka/suite.mjs';
 import { requireTool } from '../../../../scripts/test-machine.mjs';
 import { PYTHON } from './clients.js';
 
@@ -24,8 +24,7 @@ export type GroupClient =
  */
 export function librdkafkaForConsumerProtocol(): string | undefined {
   try {
-    // ensureBuiltShared returns tests/test-runner; the library is in the tree's src/.
-    return join(dirname(ensureBuiltShared(SUITES.npm)), '..', 'src');
+    return librdkafkaLibDir(SUITES.npm);
   } catch (e) {
     if (!(e instanceof SuiteError)) throw e;
     requireTool('librdkafka-2.15', false, e.message);

@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuiltShared, SUITES, SuiteError } from '../../../../scripts/librdkafka/suite.mjs';
+import { librdkafkaLibDir, SUITES, SuiteError } from '../../../../scripts/librdkafka/suite.mjs';
 import { requireTool } from '../../../../scripts/test-machine.mjs';
 import { bin, HANG_MS, klog } from '../run-klog.js';
 
@@ -45,8 +45,7 @@ beforeAll(() => {
   const suite = SUITES.npm;
   let lib: string;
   try {
-    // ensureBuiltShared returns tests/test-runner; the library and rdkafka.h are in the tree's src/.
-    lib = join(dirname(ensureBuiltShared(suite)), '..', 'src');
+    lib = librdkafkaLibDir(suite);
   } catch (e) {
     if (!(e instanceof SuiteError)) throw e;
     // Fails the file unless the user opted out by name (KLOG_SKIP=librdkafka-2.15), as every tool's test does.
