@@ -416,6 +416,30 @@ export interface GroupMember {
   leave(): Promise<void>;
 }
 
+/** ConsumerConfig's group.protocol, case-insensitive: classic (Kafka 4.1's default) or consumer (KIP-848). */
+export type GroupProtocol = 'classic' | 'consumer';
+
+/** The protocol a `group.protocol` value names, or the line ConsumerConfig's validator throws for another. */
+export function groupProtocolOf(value: string | undefined): GroupProtocol | { readonly invalid: string } {
+  const v = (value ?? 'classic').toLowerCase();
+  if (v === 'classic' || v === 'consumer') return v;
+  return {
+    invalid: `Invalid value ${value} for configuration group.protocol: String must be one of (case insensitive): CLASSIC, CONSUMER`,
+  };
+}
+
+/** A member of `groupId` subscribed to `topics`, speaking `protocol`. */
+export function newGroupMember(
+  protocol: GroupProtocol,
+  client: AdminClient,
+  groupId: string,
+  topics: readonly string[],
+): GroupMember {
+  return protocol === 'consumer'
+    ? new ConsumerProtocolMember(client, groupId, topics)
+    : new ClassicGroupMember(client, groupId, topics);
+}
+
 /** Kafka's `Uuid.randomUuid().toString()`: 16 random bytes in URL-safe base64, the member id a KIP-1082 client makes. */
 function newMemberId(): string {
   return randomBytes(16).toString('base64url');

@@ -6,13 +6,13 @@
 import { randomInt } from 'node:crypto';
 import type { CommandContext } from '../command-context.js';
 import {
-  ClassicGroupMember,
-  ConsumerProtocolMember,
   committedOffsets,
   type FetchedRecord,
   fetchOnce,
   type GroupMember,
+  groupProtocolOf,
   listOffset,
+  newGroupMember,
   partitionCount,
   tpKey,
 } from './clients.js';
@@ -152,12 +152,8 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
   for (const k of settings.keys())
     if (!CONSUMER_SETTINGS.has(k))
       throw new ToolUsageError(`klog's kafka-console-consumer.sh does not support the consumer setting ${k}`);
-  // ConsumerConfig's group.protocol: classic (Kafka 4.1's default) or consumer (KIP-848), case-insensitive.
-  const groupProtocol = (settings.get('group.protocol') ?? 'classic').toLowerCase();
-  if (groupProtocol !== 'classic' && groupProtocol !== 'consumer')
-    throw new ToolUsageError(
-      `Invalid value ${settings.get('group.protocol')} for configuration group.protocol: String must be one of (case insensitive): CLASSIC, CONSUMER`,
-    );
+  const groupProtocol = groupProtocolOf(settings.get('group.protocol'));
+  if (typeof groupProtocol !== 'string') throw new ToolUsageError(groupProtocol.invalid);
   if (opts.has('group') && settings.has('group.id') && settings.get('group.id') !== opts.value('group'))
     throw new ToolUsageError(
       `The group ids provided in different places (directly using '--group': ${opts.value('group')}, via '--consumer-property': ${settings.get('group.id')}) do not match`,
@@ -214,10 +210,7 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
       };
       if (partition === undefined) {
         await partitionCount(client, topic, false);
-        member =
-          groupProtocol === 'consumer'
-            ? new ConsumerProtocolMember(client, groupId, [topic])
-            : new ClassicGroupMember(client, groupId, [topic]);
+        member = newGroupMember(groupProtocol, client, groupId, [topic]);
         await member.join();
       }
       await startPositions();

@@ -6,11 +6,12 @@
 import { randomInt } from 'node:crypto';
 import type { CommandContext } from '../command-context.js';
 import {
-  ClassicGroupMember,
   committedOffsets,
   type FetchedRecord,
   fetchOnce,
+  groupProtocolOf,
   listOffset,
+  newGroupMember,
   partitionCount,
   tpKey,
 } from './clients.js';
@@ -38,7 +39,13 @@ export const CONSUMER_PERFORMANCE_OPTIONS = optionTable(`
 `);
 
 /** Consumer settings a --consumer.config file may hold that this tool acts on; any other is refused. */
-const CONSUMER_SETTINGS = new Set(['bootstrap.servers', 'group.id', 'client.id', 'auto.offset.reset']);
+const CONSUMER_SETTINGS = new Set([
+  'bootstrap.servers',
+  'group.id',
+  'client.id',
+  'auto.offset.reset',
+  'group.protocol',
+]);
 
 /**
  * java.text.SimpleDateFormat for the letters a date format in a perf run uses (y M d H h m s S a, quoted
@@ -127,6 +134,8 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
       throw new ToolUsageError(
         `klog's kafka-consumer-perf-test.sh does not act on the consumer setting ${k}`,
       );
+  const groupProtocol = groupProtocolOf(props.get('group.protocol'));
+  if (typeof groupProtocol !== 'string') throw new ToolUsageError(groupProtocol.invalid);
   const bootstrap = opts.value('bootstrap-server') ?? props.get('bootstrap.servers');
   if (bootstrap === undefined) checkRequired(opts, 'bootstrap-server');
   const topic = opts.value('topic')!;
@@ -162,7 +171,7 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
       let joinTimeMs = 0;
       let joinTimeMsInSingleRound = 0;
       await partitionCount(client, topic, false);
-      const member = new ClassicGroupMember(client, groupId, [topic]);
+      const member = newGroupMember(groupProtocol, client, groupId, [topic]);
       const positions = new Map<string, number>();
       /** Joins (again), as the rebalance listener times it: from the start of the join to the assignment. */
       const join = async () => {

@@ -257,6 +257,26 @@ describe('kafka-consumer-perf-test.sh', { timeout: LONG_TIMEOUT_MS }, () => {
       .filter((l) => l.includes('toread'))
       .reduce((sum, l) => sum + Number(l.trim().split(/\s+/)[3]), 0);
     expect(committed).toBe(5000);
+
+    // The same read as a member of a Kafka 4 consumer group (--consumer.config group.protocol=consumer).
+    const config = join(scratch, 'consumer-protocol.properties');
+    writeFileSync(config, 'group.protocol=consumer\n');
+    const kip848 = kafka('kafka-consumer-perf-test.sh', [
+      '--topic',
+      'toread',
+      '--messages',
+      '5000',
+      '--group',
+      'perf-kip848',
+      '--consumer.config',
+      config,
+      ...at,
+    ]);
+    expect([kip848.status, kip848.stderr, kip848.hung]).toEqual([0, '', false]);
+    expect(SUMMARY.exec(kip848.stdout.trimEnd().split('\n')[1]!)?.slice(1, 3)).toEqual(['0.4768', '5000']);
+    expect(kafka('kafka-consumer-groups.sh', ['--list', '--type', ...at]).stdout).toMatch(
+      /^perf-kip848 +Consumer +$/m,
+    );
   });
 
   it("stops at --timeout with Kafka's warning; --hide-header; --show-detailed-stats; bad input refused", () => {
