@@ -1,10 +1,28 @@
-import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { buildPlainBatch, computeBatchCrc, decodeBatchHeader } from '@klog/storage/internals';
 import { compile } from '@mdx-js/mdx';
 import remarkGfm from 'remark-gfm';
 import { describe, expect, it } from 'vitest';
 import { kernelFloor } from '../src/broker/broker-bench.js';
+import {
+  cpuFloorOf,
+  crcCpuRun,
+  FLOOR_RATIO_GOAL,
+  floorGoalLabel,
+  storedBatches,
+} from '../src/broker/cpu-floor.js';
 import {
   breakdownOf,
   CPU_PARTS,
@@ -108,7 +126,7 @@ describe('the broker section of the Performance page', () => {
 });
 
 describe('the kernel floor of the CPU table', () => {
-  it('shows klog’s kernel part, the floor and the floor ÷ mock where a run measured them', async () => {
+  it('shows klog’s kernel part and the kernel floor; results from before CRC-32C leave the floor goal empty', async () => {
     const [w100, w1k] = sample.workloads as [WorkloadResult, WorkloadResult];
     const withKernel = (w: WorkloadResult, kernel: number): WorkloadResult => ({
       ...w,
@@ -123,13 +141,116 @@ describe('the kernel floor of the CPU table', () => {
     };
     const text = renderBrokerSection(withFloor).join('\n');
     expect(text).toContain(
-      '| งาน | klog | ใน kernel | mock (librdkafka, C) | klog ÷ mock | kernel floor | kernel floor ÷ mock |',
+      '| งาน | klog | ใน kernel | mock (librdkafka, C) | klog ÷ mock | kernel floor | CRC-32C | floor (kernel + CRC-32C) | klog ÷ floor (เป้า ≤ 1.5×) |',
     );
-    expect(text).toContain('| 1 M × 100 B | 10.0 ms | 4.0 ms | 5.0 ms | 2.00× | 2.5 ms | 0.50× |');
-    expect(text).toContain('| 100 k × 1 KiB | 10.0 ms | 3.0 ms | 5.0 ms | 2.00× | — | — |');
+    expect(text).toContain('| 1 M × 100 B | 10.00 ms | 4.00 ms | 5.00 ms | 2.00× | 2.50 ms | — | — | — |');
+    expect(text).toContain('| 100 k × 1 KiB | 10.00 ms | 3.00 ms | 5.00 ms | 2.00× | — | — | — | — |');
     expect(text).toContain('bench/python/file_floor.py');
+    expect(text).toContain('ผลชุดนี้วัดก่อนที่ bench จะวัด CRC-32C');
     const compiled = String(await compile(text, { remarkPlugins: [remarkGfm] }));
     expect(compiled).toContain('"table"');
+  });
+});
+
+describe('the floor of issue 44: kernel floor + CRC-32C', () => {
+  const w100 = sample.workloads[0]!;
+  // klog 10 ms/MB; kernel floor 2 and 3 ms/MB (mean 2.5); CRC-32C 0.04 and 0.06 ms/MB (mean 0.05).
+  const measured: WorkloadResult = {
+    ...w100,
+    kernelFloor: [runOf(300, 0.002), runOf(280, 0.003)],
+    crc32cFloor: [runOf(9000, 0.00004), runOf(8000, 0.00006)],
+  };
+
+  it('adds the means of the rounds, kernel and CRC-32C, and divides klog’s mean by the sum', () => {
+    const f = cpuFloorOf(measured)!;
+    expect(f.klogMsPerMb).toBeCloseTo(10);
+    expect(f.kernelMsPerMb).toBeCloseTo(2.5);
+    expect(f.crcMsPerMb).toBeCloseTo(0.05);
+    expect(f.floorMsPerMb).toBeCloseTo(2.55);
+    expect(f.ratio).toBeCloseTo(10 / 2.55);
+    // No floor without both parts: older results, or a run that measured no CRC-32C.
+    expect(cpuFloorOf(w100)).toBeUndefined();
+    expect(cpuFloorOf({ produce: measured.produce, crc32cFloor: measured.crc32cFloor! })).toBeUndefined();
+    expect(cpuFloorOf({ produce: measured.produce, kernelFloor: measured.kernelFloor! })).toBeUndefined();
+  });
+
+  it('is a goal row against 1.5×, and the row of issue 25’s retired 3× of the mock is not shown', async () => {
+    const f = cpuFloorOf(measured)!;
+    const results: BrokerBenchResults = {
+      ...sample,
+      workloads: [measured, sample.workloads[1]!],
+      goals: [
+        {
+          label: floorGoalLabel(measured.label),
+          value: f.ratio,
+          bound: FLOOR_RATIO_GOAL,
+          direction: 'atMost',
+          unit: 'ratio',
+          met: false,
+        },
+      ],
+    };
+    const text = renderBrokerSection(results).join('\n');
+    expect(text).toContain('| CPU per MB 1 M × 100 B, klog / floor | 3.92× | ≤ 1.50× | ไม่ถึงเป้า |');
+    expect(text).toContain(
+      '| 1 M × 100 B | 10.00 ms | 0.00 ms | 5.00 ms | 2.00× | 2.50 ms | 0.05 ms | 2.55 ms | 3.92× ไม่ถึงเป้า |',
+    );
+    expect(text).toContain('เป้าของ issue 44 คือ klog ÷ floor ≤ 1.5× ซึ่งแทนเป้าเดิม klog ≤ 3× ของ mock');
+    expect(text).not.toContain('เป้าเดิมของ CPU ต่อ MB');
+    // Older results hold issue 25's goal: it is left out of the goal table, and the page says what replaced it.
+    const older = renderBrokerSection({
+      ...sample,
+      goals: [
+        {
+          label: 'CPU per MB 1 M × 100 B, klog / mock',
+          value: 3.2,
+          bound: 3,
+          direction: 'atMost',
+          unit: 'ratio',
+          met: false,
+        },
+        { label: 'idle connection', value: 7.4, bound: 10, direction: 'atMost', unit: 'KiB', met: true },
+      ],
+    }).join('\n');
+    expect(older).not.toContain('klog / mock |');
+    expect(older).toContain('| idle connection | 7.4 KiB | ≤ 10.0 KiB | ถึงเป้า |');
+    expect(older).toContain(
+      'เป้าเดิมของ CPU ต่อ MB (klog ≤ 3× ของ mock) ถูกแทนด้วยเป้าของ issue 44: klog ≤ 1.5× ของ floor',
+    );
+    expect(String(await compile(text, { remarkPlugins: [remarkGfm] }))).toContain('"table"');
+  });
+});
+
+describe('CRC-32C over the batches klog stored (the floor’s second part)', () => {
+  it('reads every batch of a partition’s segments in order, and measures CPU per payload MB over them', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'klog-crc-'));
+    try {
+      const batch = (baseOffset: number, values: number, bytes: number) =>
+        buildPlainBatch(
+          Array.from({ length: values }, () => ({ key: null, value: Buffer.alloc(bytes, 0x61) })),
+          baseOffset,
+          1_700_000_000_000,
+        );
+      const a = batch(0, 100, 100);
+      const b = batch(100, 50, 1024);
+      const c = batch(150, 1, 10);
+      const partition = join(dir, 'bench-0');
+      mkdirSync(partition);
+      writeFileSync(join(partition, '00000000000000000000.log'), Buffer.concat([a, b]));
+      writeFileSync(join(partition, '00000000000000000150.log'), c);
+      writeFileSync(join(partition, '00000000000000000000.index'), Buffer.alloc(8));
+      const batches = storedBatches(dir, 'bench', 0);
+      expect(batches.map((x) => Buffer.from(x))).toEqual([a, b, c]);
+      // Each stored batch still checks: the CRC range is the batch's own.
+      for (const x of batches)
+        expect(computeBatchCrc(x, 0, decodeBatchHeader(x))).toBe(decodeBatchHeader(x).crc);
+      const payload = 100 * 100 + 50 * 1024 + 10;
+      const r = crcCpuRun(batches, payload);
+      expect(r.cpuSecondsPerMb).toBeGreaterThan(0);
+      expect(r.mbPerSec).toBeGreaterThan(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -459,11 +580,28 @@ describe('the goals, RSS under load and the CPU breakdown on the page', () => {
     expect(text).toContain('1 M × 100 B 96 MiB');
     expect(text).toContain('CPU ต่อ MB ของ klog ไปที่ไหน: 1 M × 100 B');
     expect(text).toContain(`| ${OUTSIDE_JS} | 1.00 ms (50 %) |`);
-    // The chart's bars: one per part, the mock's whole CPU per MB (5 ms) and the goal line at 3× (15 ms).
+    // The chart's bars: one per part, and with no floor measured (no CRC-32C) the mock's whole CPU per MB
+    // (5 ms) and no goal line: issue 25's 3× the mock's is retired.
     expect(text.match(/<rect /g)?.length).toBe(CPU_PARTS.length);
     expect(text).toContain('mock ทั้ง process 5.00 ms/MB');
-    expect(text).toContain('เป้า 3× ของ mock 15.00 ms/MB');
+    expect(text).not.toContain('เป้า 3×');
+    expect(text.match(/<line /g)?.length).toBe(1);
     const compiled = String(await compile(text, { remarkPlugins: [remarkGfm] }));
     expect(compiled).toContain('"svg"');
+    // With the floor measured, kernel 2 ms + CRC-32C 0.5 ms: its line, and the goal's at 1.5× (3.75 ms).
+    const floored = renderBrokerSection({
+      ...withProfile,
+      workloads: [
+        {
+          ...withProfile.workloads[0]!,
+          kernelFloor: [runOf(300, 0.002)],
+          crc32cFloor: [runOf(9000, 0.0005)],
+        },
+        sample.workloads[1]!,
+      ],
+    }).join('\n');
+    expect(floored).toContain('floor (kernel + CRC-32C) 2.50 ms/MB');
+    expect(floored).toContain('เป้า 1.5× ของ floor 3.75 ms/MB');
+    expect(floored.match(/<line /g)?.length).toBe(2);
   });
 });

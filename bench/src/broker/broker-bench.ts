@@ -3,6 +3,7 @@ import { copyFileSync, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 
 import { createConnection, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { median } from '../harness.js';
+import { crcCpuRun, storedBatches } from './cpu-floor.js';
 import { breakdownOf, cpuParts, readCpuProfile } from './cpu-profile.js';
 import {
   cpuSeconds,
@@ -299,6 +300,8 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
   const readBack: Run[] = [];
   const loop: Run[] = [];
   const floor: Run[] = [];
+  const crc: Run[] = [];
+  let producedBatches: WorkloadResult['producedBatches'];
   let rssPeak = 0;
   for (let round = 0; round < ctx.rounds; round++) {
     ctx.progress(`    ${w.label}: round ${round + 1}/${ctx.rounds}`);
@@ -369,6 +372,12 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
       const f = await kernelFloor(ctx, wire, floorFile);
       rmSync(floorFile, { force: true });
       floor.push(runOf(f.ms, payload, f.cpu));
+      // The floor's other part: CRC-32C over the very batches kcat sent this round (their sizes are
+      // librdkafka's batching, which no synthetic buffer would match), read back from klog's segment.
+      const batches = storedBatches(dataDir, 'bench', 0);
+      const batchBytes = batches.reduce((s, b) => s + b.length, 0);
+      producedBatches = { count: batches.length, meanBytes: batchBytes / batches.length };
+      crc.push(crcCpuRun(batches, payload));
     } finally {
       await klog.stop();
       await mock.stop();
@@ -396,6 +405,8 @@ export async function benchWorkload(ctx: BrokerBenchContext, w: Workload): Promi
     produceVsLoopback: pair(produceKlog, loop),
     readBackVsLoopback: pair(readBack, loop),
     kernelFloor: floor,
+    crc32cFloor: crc,
+    ...(producedBatches === undefined ? {} : { producedBatches }),
     rssUnderLoadBytes: rssPeak,
     profile,
   };

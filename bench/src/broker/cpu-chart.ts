@@ -3,8 +3,9 @@ import type { WorkloadResult } from './results.js';
 /**
  * Where a megabyte's produce CPU goes, as an inline SVG bar chart per workload (the same plain SVG as the
  * page's other charts, chart.ts: no script, `currentColor` text, phone-sized): one bar per part of klog's
- * produce path in ms of CPU per MB, on a linear scale, with a line at the mock's whole CPU per MB and one
- * at the goal (3× the mock's).
+ * produce path in ms of CPU per MB, on a linear scale, with a line at the floor (kernel floor + CRC-32C)
+ * and one at issue 44's goal (1.5× the floor). Results from before the CRC-32C was measured have no floor:
+ * their chart has a line at the mock's whole CPU per MB and no goal (issue 25's 3× the mock's is retired).
  */
 
 const WIDTH = 340;
@@ -24,12 +25,20 @@ function escapeText(text: string): string {
 }
 
 /** The chart of one workload's breakdown, or undefined when its results hold no profile. */
-export function renderCpuChart(w: WorkloadResult, mockMsPerMb: number, bound: number): string | undefined {
+export function renderCpuChart(
+  w: WorkloadResult,
+  mockMsPerMb: number,
+  floor: { readonly floorMsPerMb: number; readonly bound: number } | undefined,
+): string | undefined {
   const p = w.profile;
   if (p === undefined) return undefined;
   const rows = p.parts.filter((r) => r.msPerMb >= 0.005);
-  const goal = mockMsPerMb * bound;
-  const highest = Math.max(goal, ...rows.map((r) => r.msPerMb)) * 1.05;
+  const reference =
+    floor === undefined
+      ? { ms: mockMsPerMb, words: 'mock ทั้ง process' }
+      : { ms: floor.floorMsPerMb, words: 'floor (kernel + CRC-32C)' };
+  const goal = floor === undefined ? undefined : floor.floorMsPerMb * floor.bound;
+  const highest = Math.max(goal ?? reference.ms, reference.ms, ...rows.map((r) => r.msPerMb)) * 1.05;
   const at = (ms: number) =>
     PLOT_LEFT + (Math.min(ms, highest) / highest) * (WIDTH - PLOT_LEFT - VALUE_WIDTH);
   const plotBottom = TOP + rows.length * ROW;
@@ -41,17 +50,19 @@ export function renderCpuChart(w: WorkloadResult, mockMsPerMb: number, bound: nu
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${height}" width="100%" class="klog-chart" role="img" aria-labelledby="${id}" font-family="sans-serif" font-size="${FONT}">`,
   );
   out.push(
-    `  <title id="${id}">${escapeText(title)}: ms ต่อ MB แต่ละส่วน เส้นบางคือ mock ทั้ง process เส้นหนาคือเป้า ${bound}× ของ mock</title>`,
+    `  <title id="${id}">${escapeText(title)}: ms ต่อ MB แต่ละส่วน เส้นบางคือ ${escapeText(reference.words)}${floor === undefined ? '' : ` เส้นหนาคือเป้า ${floor.bound}× ของ floor`}</title>`,
   );
   out.push(`  <text x="${LEFT}" y="16" fill="currentColor" font-weight="700">${escapeText(title)}</text>`);
-  const mockX = px(at(mockMsPerMb));
-  const goalX = px(at(goal));
+  const referenceX = px(at(reference.ms));
   out.push(
-    `  <line x1="${mockX}" y1="${TOP - 4}" x2="${mockX}" y2="${plotBottom}" stroke="currentColor" stroke-dasharray="3 3" />`,
+    `  <line x1="${referenceX}" y1="${TOP - 4}" x2="${referenceX}" y2="${plotBottom}" stroke="currentColor" stroke-dasharray="3 3" />`,
   );
-  out.push(
-    `  <line x1="${goalX}" y1="${TOP - 4}" x2="${goalX}" y2="${plotBottom}" stroke="currentColor" stroke-width="2" />`,
-  );
+  if (goal !== undefined) {
+    const goalX = px(at(goal));
+    out.push(
+      `  <line x1="${goalX}" y1="${TOP - 4}" x2="${goalX}" y2="${plotBottom}" stroke="currentColor" stroke-width="2" />`,
+    );
+  }
   rows.forEach((r, i) => {
     const y = TOP + i * ROW;
     const x1 = at(r.msPerMb);
@@ -64,11 +75,12 @@ export function renderCpuChart(w: WorkloadResult, mockMsPerMb: number, bound: nu
     );
   });
   out.push(
-    `  <text x="${LEFT}" y="${plotBottom + 18}" fill="currentColor">- - mock ทั้ง process ${mockMsPerMb.toFixed(2)} ms/MB</text>`,
+    `  <text x="${LEFT}" y="${plotBottom + 18}" fill="currentColor">- - ${escapeText(reference.words)} ${reference.ms.toFixed(2)} ms/MB</text>`,
   );
-  out.push(
-    `  <text x="${LEFT}" y="${plotBottom + 36}" fill="currentColor">── เป้า ${bound}× ของ mock ${goal.toFixed(2)} ms/MB</text>`,
-  );
+  if (floor !== undefined && goal !== undefined)
+    out.push(
+      `  <text x="${LEFT}" y="${plotBottom + 36}" fill="currentColor">── เป้า ${floor.bound}× ของ floor ${goal.toFixed(2)} ms/MB</text>`,
+    );
   out.push('</svg>');
   return out.join('\n');
 }

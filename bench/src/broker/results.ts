@@ -65,6 +65,15 @@ export interface WorkloadResult {
    * pays; absent in older results.
    */
   readonly kernelFloor?: readonly Run[];
+  /**
+   * klog's own CRC-32C (`computeBatchCrc`, what storage runs on each produced batch) over the record batches
+   * of the round's produce as klog stored them, one Run per round (measured in the bench's process,
+   * process.cpuUsage); with the kernel floor it makes the floor of issue 44's CPU goal (cpu-floor.ts). Absent
+   * in older results.
+   */
+  readonly crc32cFloor?: readonly Run[];
+  /** The record batches kcat sent in the last round: how many, and their mean size in bytes; absent in older results. */
+  readonly producedBatches?: { readonly count: number; readonly meanBytes: number };
   /** klog serve's peak resident memory while kcat produced (sampled every 50 ms); absent in older results. */
   readonly rssUnderLoadBytes?: number;
   /** Where klog's produce CPU goes, from a profiled run; absent in older results. */
@@ -157,7 +166,10 @@ export interface BrokerBenchResults {
   readonly groupConsume?: GroupConsumeResult;
   /** Produce and fetch throughput at least `min` of the mock's (the produce goal), the worst ratio. */
   readonly target: { readonly min: number; readonly worst: number; readonly met: boolean };
-  /** Every goal of the run (issue 25), each against its figure; absent in older results. */
+  /**
+   * Every goal of the run (issues 25 and 44), each against its figure; absent in older results. Results
+   * written before issue 44's floor goal hold issue 25's "CPU per MB …, klog / mock" ≤ 3× in its place.
+   */
   readonly goals?: readonly Goal[];
   /** klog serve's start-up and idle RSS against Node's, in the same run (issue 44); absent in older results. */
   readonly startup?: StartupResult;
