@@ -239,6 +239,11 @@ async function main(): Promise<void> {
           ? '\n'
           : `; after the join klog ${mb(g.afterJoin.klog)} / mock ${mb(g.afterJoin.baseline)} MB/s = ${f(g.afterJoin.ratio)}\n`),
     );
+    if (g.consumerProtocol !== undefined)
+      out.write(
+        `${'group, KIP-848'.padEnd(20)}  join → first message klog ${g.consumerProtocol.firstMessageMs.toFixed(0)} ms with group.protocol=consumer ` +
+          `(classic: ${g.firstMessageMs.klog.toFixed(0)} ms, its initial rebalance delay included); ${mb(g.consumerProtocol.window)} MB/s\n`,
+      );
   }
   out.write(
     `\n${idle.connections} idle connections: ${(idle.bytesPerConnection / 1024).toFixed(1)} KiB each, the median of ${(idle.roundBytesPerConnection ?? []).map((x) => (x / 1024).toFixed(1)).join(' / ')} (RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB)\n`,

@@ -305,6 +305,20 @@ describe('the consumer-group row of the broker section', () => {
       '| 1,000,000 × 100 B | 25.0 MB/s | — | — | 3210 ms | — |',
     ]);
     expect(String(await compile(afterJoin, { remarkPlugins: [remarkGfm] }))).toContain('"table"');
+    // A consumer-protocol member's read of the same window (issue 41): klog only, its join with no delay.
+    expect(afterJoin).not.toContain('KIP-848');
+    const kip848 = renderBrokerSection({
+      ...withGroup,
+      groupConsume: {
+        ...withGroup.groupConsume!,
+        consumerProtocol: { window: [runOf(30)], firstMessageMs: 41.6 },
+      },
+    }).join('\n');
+    expect(kip848).toContain(
+      '| 140,000 × 100 B, `group.protocol=consumer` (KIP-848) | 30.0 MB/s | — | — | 42 ms | — |',
+    );
+    expect(kip848).toContain('ConsumerGroupHeartbeat');
+    expect(String(await compile(kip848, { remarkPlugins: [remarkGfm] }))).toContain('"table"');
   });
 });
 

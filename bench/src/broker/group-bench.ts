@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { librdkafkaLibDir, SUITES, SuiteError } from '../../../scripts/librdkafka/suite.mjs';
 import { median } from '../harness.js';
 import {
   type BrokerBenchContext,
@@ -33,8 +34,33 @@ interface GroupRun {
   readonly firstMessageMs: number;
 }
 
+/**
+ * Kafka 4's consumer group protocol for kcat: Debian's kcat on librdkafka 2.15.1 (the suite's build, through
+ * LD_LIBRARY_PATH), whose member joins with ConsumerGroupHeartbeat and is assigned by the broker, with no
+ * initial rebalance delay. Undefined (and the row left out, with why) where that librdkafka cannot be built.
+ */
+export interface ConsumerProtocolKcat {
+  readonly libDir: string;
+}
+
+export function consumerProtocolKcat(progress: (line: string) => void): ConsumerProtocolKcat | undefined {
+  try {
+    return { libDir: librdkafkaLibDir(SUITES.npm) };
+  } catch (e) {
+    if (!(e instanceof SuiteError)) throw e;
+    progress(`    group consume: no consumer-protocol row (librdkafka ${SUITES.npm.version}: ${e.message})`);
+    return undefined;
+  }
+}
+
 /** kcat in balanced-consumer mode, reading `count` messages of `topic` from the earliest offset, then exiting. */
-function groupConsume(address: string, group: string, topic: string, count: number): Promise<GroupRun> {
+function groupConsume(
+  address: string,
+  group: string,
+  topic: string,
+  count: number,
+  consumerProtocol?: ConsumerProtocolKcat,
+): Promise<GroupRun> {
   const args = [
     '-b',
     address,
@@ -44,13 +70,19 @@ function groupConsume(address: string, group: string, topic: string, count: numb
     group,
     '-X',
     'auto.offset.reset=earliest',
+    ...(consumerProtocol === undefined ? [] : ['-X', 'group.protocol=consumer']),
     '-c',
     String(count),
     topic,
   ];
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('kcat', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('kcat', args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(consumerProtocol === undefined
+        ? {}
+        : { env: { ...process.env, LD_LIBRARY_PATH: consumerProtocol.libDir } }),
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), CONSUME_LIMIT_MS);
     let first: number | undefined;
     let lines = 0;
@@ -93,6 +125,10 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
   const mockRuns: Run[] = [];
   const afterJoin: Record<'klog' | 'mock', Run[]> = { klog: [], mock: [] };
   const first: Record<'klog' | 'mock', number[]> = { klog: [], mock: [] };
+  // klog only: the mock of Debian's librdkafka 2.0.2 predates the consumer protocol.
+  const kip848 = consumerProtocolKcat(ctx.progress);
+  const kip848Runs: Run[] = [];
+  const kip848First: number[] = [];
   try {
     for (let round = 0; round < ctx.rounds; round++) {
       ctx.progress(`    group consume: round ${round + 1}/${ctx.rounds}`);
@@ -128,6 +164,17 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
           await window('mock', mock);
           await window('klog', klog);
         }
+        if (kip848 !== undefined) {
+          const g = await groupConsume(
+            klog.address,
+            `bench-kip848-${round}`,
+            'group-window',
+            windowMessages,
+            kip848,
+          );
+          kip848Runs.push(runOf(g.ms, windowMessages * w.messageBytes));
+          kip848First.push(g.firstMessageMs);
+        }
       } finally {
         await klog.stop();
         await mock.stop();
@@ -148,6 +195,9 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
     window: { ...pair(klogRuns, mockRuns), messages: windowMessages },
     firstMessageMs: { klog: median(first.klog), mock: median(first.mock) },
     afterJoin: pair(afterJoin.klog, afterJoin.mock),
+    ...(kip848 === undefined
+      ? {}
+      : { consumerProtocol: { window: kip848Runs, firstMessageMs: median(kip848First) } }),
   };
 }
 

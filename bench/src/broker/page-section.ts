@@ -163,10 +163,30 @@ function groupSection(g: GroupConsumeResult | undefined): string[] {
                 '—',
               ],
             ]),
+        ...(g.consumerProtocol === undefined
+          ? []
+          : [
+              [
+                `${g.window.messages.toLocaleString('en')} × ${g.messageBytes} B, \`group.protocol=consumer\` (KIP-848)`,
+                mbps(g.consumerProtocol.window),
+                '—',
+                '—',
+                ms(g.consumerProtocol.firstMessageMs),
+                '—',
+              ],
+            ]),
         [g.label, mbps(g.all), '—', '—', ms(g.allFirstMessageMs), '—'],
       ],
     ),
     '',
+    ...(g.consumerProtocol === undefined
+      ? []
+      : [
+          'แถว KIP-848 อ่านชุดเดียวกันจาก klog ด้วย kcat บน librdkafka 2.15.1 ที่ตั้ง `group.protocol=consumer`:' +
+            ' member เข้า group ด้วย ConsumerGroupHeartbeat แล้ว broker เป็นผู้แบ่ง partition ให้ทันที ไม่มีช่วงรอ' +
+            ' `group.initial.rebalance.delay.ms` แบบ protocol classic (mock ของ librdkafka 2.0.2 ยังไม่รู้จัก protocol นี้ จึงวัดเฉพาะ klog)',
+          '',
+        ]),
     ...(g.afterJoin === undefined
       ? []
       : ['แถว "หลังเข้า group" นับเวลาจาก message แรกถึงตัวสุดท้าย ตัดช่วงรอ rebalance ออก เหลือแต่การอ่านล้วน ๆ', '']),

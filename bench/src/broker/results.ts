@@ -144,6 +144,12 @@ export interface GroupConsumeResult {
   /** Median ms from kcat's start (its join) to its first message, on the window. */
   readonly firstMessageMs: { readonly klog: number; readonly mock: number };
   /**
+   * The same window read from klog by a member of Kafka 4's consumer group protocol (kcat on librdkafka 2.15.1,
+   * `group.protocol=consumer`): no initial rebalance delay, the broker assigns (issue 41). Absent in older
+   * results, or where that librdkafka could not be built.
+   */
+  readonly consumerProtocol?: { readonly window: readonly Run[]; readonly firstMessageMs: number };
+  /**
    * The same window from the first message to the last: the reading alone, without the join and its
    * rebalance delay (3 s of the whole on both sides). Absent in older results.
    */
