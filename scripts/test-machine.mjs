@@ -69,14 +69,16 @@ export const TOOLS = [
   },
 ];
 
-/** The opt-out names in KLOG_SKIP (comma- or space-separated). */
+/** The opt-out names in KLOG_SKIP (comma- or space-separated); kafka-javascript is built on librdkafka-2.15, so skipping that skips it. */
 export function optedOut(env = process.env) {
-  return new Set(
+  const names = new Set(
     (env.KLOG_SKIP ?? '')
       .split(/[\s,]+/)
       .map((s) => s.trim())
       .filter(Boolean),
   );
+  if (names.has('librdkafka-2.15')) names.add('kafka-javascript');
+  return names;
 }
 
 function toolNamed(name) {

@@ -311,11 +311,18 @@ describe('the consumer-group row of the broker section', () => {
       ...withGroup,
       groupConsume: {
         ...withGroup.groupConsume!,
-        consumerProtocol: { window: [runOf(30)], firstMessageMs: 41.6 },
+        consumerProtocol: {
+          window: [runOf(30)],
+          firstMessageMs: 41.6,
+          classicOnSameClient: { window: [runOf(10)], firstMessageMs: 3101 },
+        },
       },
     }).join('\n');
     expect(kip848).toContain(
-      '| 140,000 × 100 B, `group.protocol=consumer` (KIP-848) | 30.0 MB/s | — | — | 42 ms | — |',
+      '| 140,000 × 100 B, librdkafka 2.15.1, classic | 10.0 MB/s | — | — | 3101 ms | — |',
+    );
+    expect(kip848).toContain(
+      '| 140,000 × 100 B, librdkafka 2.15.1, `group.protocol=consumer` (KIP-848) | 30.0 MB/s | — | — | 42 ms | — |',
     );
     expect(kip848).toContain('ConsumerGroupHeartbeat');
     expect(String(await compile(kip848, { remarkPlugins: [remarkGfm] }))).toContain('"table"');

@@ -6,7 +6,7 @@
 // path), with that library's folders as the binding's rpath and Node's own headers (no header download).
 // Cached beside the suite in ~/.cache/klog/kafka-javascript-1.10.1/package.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { cacheDir, ensureBuiltShared, SUITES, SuiteError, treeDir } from './suite.mjs';
 
@@ -34,7 +34,7 @@ function run(cmd, args, options = {}) {
 /** Node's headers where this Node is installed: node-gyp would otherwise download them. */
 function nodeHeadersDir() {
   const prefix = dirname(dirname(process.execPath));
-  if (!existsSync(join(prefix, 'include', 'node', 'node.h')))
+  if (!['node.h', 'common.gypi'].every((f) => existsSync(join(prefix, 'include', 'node', f))))
     throw new SuiteError(
       `Node's headers are not in ${prefix}/include/node, and node-gyp may not download them here: ` +
         "use a Node installed with its headers (Debian's nodejs, NodeSource's, or nodejs.org's tarball)",
@@ -42,27 +42,40 @@ function nodeHeadersDir() {
   return prefix;
 }
 
-/** npm's own node-gyp (npm carries it to build addons), so nothing else is installed for it. */
+/**
+ * npm's own node-gyp (npm carries it to build addons), so nothing else is installed for it: where
+ * `npm_config_node_gyp` says, else beside the npm that runs (found through its real path, whatever its prefix).
+ */
 function nodeGyp() {
-  const script = join(
-    run('npm', ['prefix', '-g']).trim(),
-    'lib',
-    'node_modules',
-    'npm',
-    'node_modules',
-    'node-gyp',
-    'bin',
-    'node-gyp.js',
-  );
-  if (!existsSync(script)) throw new SuiteError(`npm's node-gyp is not at ${script}`);
-  return script;
+  const candidates = [];
+  if (process.env.npm_config_node_gyp) candidates.push(process.env.npm_config_node_gyp);
+  const npmPath = spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim();
+  if (npmPath !== '') {
+    // …/node_modules/npm/bin/npm-cli.js → …/node_modules/npm/node_modules/node-gyp/bin/node-gyp.js
+    const npmRoot = dirname(dirname(realpathSync(npmPath)));
+    candidates.push(join(npmRoot, 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'));
+  }
+  const found = candidates.find((c) => existsSync(c));
+  if (found === undefined)
+    throw new SuiteError(`npm's node-gyp was not found (looked at ${candidates.join(', ')})`);
+  return found;
+}
+
+/** The built binding loads and says which librdkafka it runs on (its rpath points into the suite's cache). */
+function loadedVersion(pkg) {
+  const r = spawnSync(process.execPath, ['-p', "require('.').librdkafkaVersion"], {
+    cwd: pkg,
+    encoding: 'utf8',
+  });
+  return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
 /** The package with its binding built, once; returns its folder. */
 export function ensureKafkaJavascript() {
   const dir = kafkaJavascriptDir();
   const stamp = join(dir, '.klog-built');
-  if (existsSync(stamp)) {
+  // A stamp alone is not enough: the librdkafka its binding links to may have been removed since.
+  if (existsSync(stamp) && loadedVersion(dir) === SUITES.npm.version) {
     say(`cached (${dir})`);
     return dir;
   }
@@ -94,7 +107,7 @@ export function ensureKafkaJavascript() {
       LDFLAGS: lib.map((d) => `-L${d} -Wl,-rpath,${d}`).join(' '),
     },
   });
-  const version = run(process.execPath, ['-p', "require('.').librdkafkaVersion"], { cwd: pkg }).trim();
+  const version = loadedVersion(pkg);
   if (version !== SUITES.npm.version)
     throw new SuiteError(`the binding loads librdkafka ${version}, not ${SUITES.npm.version}`);
   rmSync(dir, { recursive: true, force: true });

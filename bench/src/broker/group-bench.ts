@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { librdkafkaLibDir, SUITES, SuiteError } from '../../../scripts/librdkafka/suite.mjs';
+import { SUITES, treeDir } from '../../../scripts/librdkafka/suite.mjs';
 import { median } from '../harness.js';
 import {
   type BrokerBenchContext,
@@ -35,22 +35,21 @@ interface GroupRun {
 }
 
 /**
- * Kafka 4's consumer group protocol for kcat: Debian's kcat on librdkafka 2.15.1 (the suite's build, through
- * LD_LIBRARY_PATH), whose member joins with ConsumerGroupHeartbeat and is assigned by the broker, with no
- * initial rebalance delay. Undefined (and the row left out, with why) where that librdkafka cannot be built.
+ * kcat on librdkafka 2.15.1 (the suite's build, through LD_LIBRARY_PATH), which speaks Kafka 4's consumer
+ * group protocol as well as the classic one. Only a build already there is used (`pnpm test` makes it); a
+ * bench never builds. Undefined, and the rows left out with why, without one.
  */
-export interface ConsumerProtocolKcat {
+export interface Librdkafka215 {
   readonly libDir: string;
 }
 
-export function consumerProtocolKcat(progress: (line: string) => void): ConsumerProtocolKcat | undefined {
-  try {
-    return { libDir: librdkafkaLibDir(SUITES.npm) };
-  } catch (e) {
-    if (!(e instanceof SuiteError)) throw e;
-    progress(`    group consume: no consumer-protocol row (librdkafka ${SUITES.npm.version}: ${e.message})`);
-    return undefined;
-  }
+export function librdkafka215(progress: (line: string) => void): Librdkafka215 | undefined {
+  const libDir = join(treeDir(SUITES.npm), 'src');
+  if (existsSync(join(libDir, 'librdkafka.so.1'))) return { libDir };
+  progress(
+    `    group consume: no KIP-848 rows (no librdkafka ${SUITES.npm.version} build in ${libDir}; pnpm test makes one)`,
+  );
+  return undefined;
 }
 
 /** kcat in balanced-consumer mode, reading `count` messages of `topic` from the earliest offset, then exiting. */
@@ -59,7 +58,7 @@ function groupConsume(
   group: string,
   topic: string,
   count: number,
-  consumerProtocol?: ConsumerProtocolKcat,
+  on215?: { readonly lib: Librdkafka215; readonly protocol: 'classic' | 'consumer' },
 ): Promise<GroupRun> {
   const args = [
     '-b',
@@ -70,7 +69,7 @@ function groupConsume(
     group,
     '-X',
     'auto.offset.reset=earliest',
-    ...(consumerProtocol === undefined ? [] : ['-X', 'group.protocol=consumer']),
+    ...(on215 === undefined ? [] : ['-X', `group.protocol=${on215.protocol}`]),
     '-c',
     String(count),
     topic,
@@ -79,9 +78,7 @@ function groupConsume(
     const started = performance.now();
     const child = spawn('kcat', args, {
       stdio: ['ignore', 'pipe', 'pipe'],
-      ...(consumerProtocol === undefined
-        ? {}
-        : { env: { ...process.env, LD_LIBRARY_PATH: consumerProtocol.libDir } }),
+      ...(on215 === undefined ? {} : { env: { ...process.env, LD_LIBRARY_PATH: on215.lib.libDir } }),
     });
     const timer = setTimeout(() => child.kill('SIGKILL'), CONSUME_LIMIT_MS);
     let first: number | undefined;
@@ -125,10 +122,14 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
   const mockRuns: Run[] = [];
   const afterJoin: Record<'klog' | 'mock', Run[]> = { klog: [], mock: [] };
   const first: Record<'klog' | 'mock', number[]> = { klog: [], mock: [] };
-  // klog only: the mock of Debian's librdkafka 2.0.2 predates the consumer protocol.
-  const kip848 = consumerProtocolKcat(ctx.progress);
-  const kip848Runs: Run[] = [];
-  const kip848First: number[] = [];
+  // klog only (the mock of Debian's librdkafka 2.0.2 predates the consumer protocol), both protocols on the
+  // same librdkafka 2.15.1, so that the gap is the protocol's, not the client's.
+  const lib = librdkafka215(ctx.progress);
+  const on215: Record<'classic' | 'consumer', { runs: Run[]; first: number[] }> = {
+    classic: { runs: [], first: [] },
+    consumer: { runs: [], first: [] },
+  };
+  let on215Failed: string | undefined;
   try {
     for (let round = 0; round < ctx.rounds; round++) {
       ctx.progress(`    group consume: round ${round + 1}/${ctx.rounds}`);
@@ -164,16 +165,26 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
           await window('mock', mock);
           await window('klog', klog);
         }
-        if (kip848 !== undefined) {
-          const g = await groupConsume(
-            klog.address,
-            `bench-kip848-${round}`,
-            'group-window',
-            windowMessages,
-            kip848,
-          );
-          kip848Runs.push(runOf(g.ms, windowMessages * w.messageBytes));
-          kip848First.push(g.firstMessageMs);
+        if (lib !== undefined && on215Failed === undefined) {
+          // Who goes first changes every round here too; a failure drops these rows, not the bench.
+          const order: ('classic' | 'consumer')[] =
+            round % 2 === 0 ? ['consumer', 'classic'] : ['classic', 'consumer'];
+          try {
+            for (const protocol of order) {
+              const g = await groupConsume(
+                klog.address,
+                `bench-215-${protocol}-${round}`,
+                'group-window',
+                windowMessages,
+                { lib, protocol },
+              );
+              on215[protocol].runs.push(runOf(g.ms, windowMessages * w.messageBytes));
+              on215[protocol].first.push(g.firstMessageMs);
+            }
+          } catch (e) {
+            on215Failed = (e as Error).message;
+            ctx.progress(`    group consume: KIP-848 rows dropped: ${on215Failed}`);
+          }
         }
       } finally {
         await klog.stop();
@@ -195,9 +206,15 @@ export async function benchGroupConsume(ctx: BrokerBenchContext): Promise<GroupC
     window: { ...pair(klogRuns, mockRuns), messages: windowMessages },
     firstMessageMs: { klog: median(first.klog), mock: median(first.mock) },
     afterJoin: pair(afterJoin.klog, afterJoin.mock),
-    ...(kip848 === undefined
+    ...(lib === undefined || on215Failed !== undefined
       ? {}
-      : { consumerProtocol: { window: kip848Runs, firstMessageMs: median(kip848First) } }),
+      : {
+          consumerProtocol: {
+            window: on215.consumer.runs,
+            firstMessageMs: median(on215.consumer.first),
+            classicOnSameClient: { window: on215.classic.runs, firstMessageMs: median(on215.classic.first) },
+          },
+        }),
   };
 }
 

@@ -166,8 +166,20 @@ function groupSection(g: GroupConsumeResult | undefined): string[] {
         ...(g.consumerProtocol === undefined
           ? []
           : [
+              ...(g.consumerProtocol.classicOnSameClient === undefined
+                ? []
+                : [
+                    [
+                      `${g.window.messages.toLocaleString('en')} × ${g.messageBytes} B, librdkafka 2.15.1, classic`,
+                      mbps(g.consumerProtocol.classicOnSameClient.window),
+                      '—',
+                      '—',
+                      ms(g.consumerProtocol.classicOnSameClient.firstMessageMs),
+                      '—',
+                    ],
+                  ]),
               [
-                `${g.window.messages.toLocaleString('en')} × ${g.messageBytes} B, \`group.protocol=consumer\` (KIP-848)`,
+                `${g.window.messages.toLocaleString('en')} × ${g.messageBytes} B, librdkafka 2.15.1, \`group.protocol=consumer\` (KIP-848)`,
                 mbps(g.consumerProtocol.window),
                 '—',
                 '—',
@@ -182,9 +194,10 @@ function groupSection(g: GroupConsumeResult | undefined): string[] {
     ...(g.consumerProtocol === undefined
       ? []
       : [
-          'แถว KIP-848 อ่านชุดเดียวกันจาก klog ด้วย kcat บน librdkafka 2.15.1 ที่ตั้ง `group.protocol=consumer`:' +
-            ' member เข้า group ด้วย ConsumerGroupHeartbeat แล้ว broker เป็นผู้แบ่ง partition ให้ทันที ไม่มีช่วงรอ' +
-            ' `group.initial.rebalance.delay.ms` แบบ protocol classic (mock ของ librdkafka 2.0.2 ยังไม่รู้จัก protocol นี้ จึงวัดเฉพาะ klog)',
+          'สองแถว librdkafka 2.15.1 อ่านชุดเดียวกันจาก klog ด้วย kcat ตัวเดียวกันบน librdkafka 2.15.1 สลับกันไปมาทุกรอบ' +
+            ' แถวหนึ่งใช้ protocol classic อีกแถวตั้ง `group.protocol=consumer` (KIP-848): member เข้า group ด้วย' +
+            ' ConsumerGroupHeartbeat แล้ว broker เป็นผู้แบ่ง partition ให้ทันที ไม่มีช่วงรอ `group.initial.rebalance.delay.ms`' +
+            ' ผลต่างของเวลาถึง message แรกจึงมาจาก protocol ไม่ใช่จากรุ่นของ client (mock ของ librdkafka 2.0.2 ยังไม่รู้จัก protocol นี้ จึงวัดเฉพาะ klog)',
           '',
         ]),
     ...(g.afterJoin === undefined

@@ -146,9 +146,14 @@ export interface GroupConsumeResult {
   /**
    * The same window read from klog by a member of Kafka 4's consumer group protocol (kcat on librdkafka 2.15.1,
    * `group.protocol=consumer`): no initial rebalance delay, the broker assigns (issue 41). Absent in older
-   * results, or where that librdkafka could not be built.
+   * results, or where no librdkafka 2.15.1 build was there.
    */
-  readonly consumerProtocol?: { readonly window: readonly Run[]; readonly firstMessageMs: number };
+  readonly consumerProtocol?: {
+    readonly window: readonly Run[];
+    readonly firstMessageMs: number;
+    /** The classic protocol on the same librdkafka 2.15.1, in the same rounds (absent in older results). */
+    readonly classicOnSameClient?: { readonly window: readonly Run[]; readonly firstMessageMs: number };
+  };
   /**
    * The same window from the first message to the last: the reading alone, without the join and its
    * rebalance delay (3 s of the whole on both sides). Absent in older results.

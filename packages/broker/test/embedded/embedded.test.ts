@@ -163,7 +163,9 @@ describe('startKafka', () => {
     expect(run.status).toBe(0);
   });
 
-  it('examples/node-test-confluent.mjs passes under `node --test` in a project with @confluentinc/kafka-javascript and @klog/broker installed', (ctx) => {
+  it('examples/node-test-confluent.mjs passes under `node --test` in a project with @confluentinc/kafka-javascript and @klog/broker installed', {
+    timeout: 180_000,
+  }, (ctx) => {
     // The package as `npm install` would leave it, its binding built against librdkafka 2.15.1 by the test
     // command's first step (scripts/test-machine.mjs), since its own install script downloads one.
     const built = kafkaJavascriptDir();

@@ -305,6 +305,11 @@ export function rangeAssign(
  * range assignor when chosen, syncs, heartbeats between fetches, commits, leaves.
  */
 export class ClassicGroupMember implements GroupMember {
+  readonly incremental = false;
+  /** A classic member heartbeats once per poll: an idle poll waits at most half a second. */
+  pollWaitMs(): number {
+    return 500;
+  }
   memberId = '';
   generationId = -1;
   assignment: { topic: string; partitions: number[] }[] = [];
@@ -408,6 +413,13 @@ export class ClassicGroupMember implements GroupMember {
 /** What the console tools ask of a group member, whichever protocol it speaks. */
 export interface GroupMember {
   readonly assignment: readonly { topic: string; partitions: number[] }[];
+  /**
+   * Whether a new assignment keeps the partitions it shares with the last one (the consumer protocol's
+   * incremental reconciliation), so their positions stay; a classic (eager) rebalance revokes all.
+   */
+  readonly incremental: boolean;
+  /** How long a poll with nothing to fetch may wait before this member must heartbeat. */
+  pollWaitMs(): number;
   /** Joins (classic: a rebalance; consumer protocol: the first heartbeat, or the assignment the last one brought). */
   join(): Promise<void>;
   /** False when the member must commit and `join()` again: its assignment changed, or it was fenced. */
@@ -442,8 +454,14 @@ export function newGroupMember(
 
 /** Kafka's `Uuid.randomUuid().toString()`: 16 random bytes in URL-safe base64, the member id a KIP-1082 client makes. */
 function newMemberId(): string {
-  return randomBytes(16).toString('base64url');
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
 }
+
+/** Kafka's retriable coordinator errors (COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR). */
+const RETRIABLE_COORDINATOR_ERRORS = new Set([14, 15, 16]);
 
 /**
  * A member of a consumer group under Kafka 4's protocol (KIP-848; Kafka's `ConsumerMembershipManager`, in
@@ -453,7 +471,8 @@ function newMemberId(): string {
  * its partitions and joins again at epoch 0, as the Java consumer does.
  */
 export class ConsumerProtocolMember implements GroupMember {
-  readonly memberId = newMemberId();
+  readonly incremental = true;
+  memberId = newMemberId();
   memberEpoch = 0;
   assignment: { topic: string; partitions: number[] }[] = [];
   #pending: ConsumerGroupHeartbeatResponse.Assignment | null = null;
@@ -469,9 +488,13 @@ export class ConsumerProtocolMember implements GroupMember {
   ) {}
 
   async join(): Promise<void> {
-    if (this.memberEpoch === 0) {
+    for (let attempt = 0; this.memberEpoch === 0; attempt++) {
       const res = await this.#send();
-      if (res.errorCode !== 0) throw new KafkaApiError(res.errorCode, res.errorMessage);
+      if (res.errorCode === 0) break;
+      // A coordinator loading or moving: asked again after a backoff, as Java's heartbeat manager does.
+      if (!RETRIABLE_COORDINATOR_ERRORS.has(res.errorCode) || attempt >= 50)
+        throw new KafkaApiError(res.errorCode, res.errorMessage);
+      await new Promise((done) => setTimeout(done, 200));
     }
     if (this.#pending !== null) {
       this.assignment = await this.#named(this.#pending);
@@ -490,8 +513,16 @@ export class ConsumerProtocolMember implements GroupMember {
       this.#pending = null;
       return false;
     }
+    // Retriable: the next call asks again (after the interval, or at once with an acknowledgement due).
+    if (RETRIABLE_COORDINATOR_ERRORS.has(res.errorCode)) return true;
     if (res.errorCode !== 0) throw new KafkaApiError(res.errorCode, res.errorMessage);
     return this.#pending === null;
+  }
+
+  /** How long until the next heartbeat is due (0 when an acknowledgement waits): what a poll may wait. */
+  pollWaitMs(): number {
+    if (this.#acknowledge) return 0;
+    return Math.max(0, this.#lastHeartbeat + this.#intervalMs - Date.now());
   }
 
   async commit(offsets: ReadonlyMap<string, number>): Promise<void> {
@@ -524,6 +555,9 @@ export class ConsumerProtocolMember implements GroupMember {
       topicPartitions: owned,
     });
     if (res.errorCode !== 0) return res;
+    // A broker on ConsumerGroupHeartbeat v0 names the member itself.
+    if (res.memberId !== null && res.memberId !== '' && res.memberId !== this.memberId)
+      this.memberId = res.memberId;
     if (this.memberEpoch !== -1) this.memberEpoch = res.memberEpoch;
     if (res.heartbeatIntervalMs > 0) this.#intervalMs = res.heartbeatIntervalMs;
     if (res.assignment !== null) this.#pending = res.assignment;
@@ -535,7 +569,10 @@ export class ConsumerProtocolMember implements GroupMember {
     if (this.assignment.length === 0) return [];
     const ids = await topicIds(this.client);
     const byName = new Map([...ids].map(([id, name]) => [name, id]));
-    return this.assignment.map((a) => ({ topicId: byName.get(a.topic)!, partitions: [...a.partitions] }));
+    // A topic deleted meanwhile has no id left: it is not owned any more.
+    return this.assignment
+      .filter((a) => byName.has(a.topic))
+      .map((a) => ({ topicId: byName.get(a.topic)!, partitions: [...a.partitions] }));
   }
 
   /** An assignment by topic id, named through Metadata (a topic it cannot name is left for the next one). */

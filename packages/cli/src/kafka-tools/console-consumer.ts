@@ -186,6 +186,9 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
       const positions = new Map<string, number>();
       let member: GroupMember | undefined;
       const startPositions = async () => {
+        // The consumer protocol hands over partitions one by one: those kept keep their positions (Java's
+        // SubscriptionState); a classic (eager) rebalance starts every partition again from its commit.
+        const kept = member?.incremental === true ? new Map(positions) : new Map<string, number>();
         positions.clear();
         const committed =
           member === undefined ? new Map<string, number>() : await committedOffsets(client, groupId);
@@ -193,6 +196,11 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
         for (const a of assigned) {
           for (const p of a.partitions) {
             const k = tpKey(a.topic, p);
+            const held = kept.get(k);
+            if (held !== undefined) {
+              positions.set(k, held);
+              continue;
+            }
             const c = committed.get(k);
             if (c !== undefined) positions.set(k, c);
             else if (member === undefined && /^\d+$/.test(offsetText)) positions.set(k, Number(offsetText));
@@ -227,6 +235,12 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
           });
           const waitMs =
             timeoutMs >= 0 ? Math.max(0, Math.min(500, timeoutMs - (Date.now() - lastRecordAt))) : 500;
+          // Nothing assigned (more members than partitions, or a revocation pending elsewhere): the poll
+          // waits until the member's next heartbeat, as a Java poll blocks, rather than spinning.
+          if (wanted.length === 0 && member !== undefined)
+            await new Promise((done) =>
+              setTimeout(done, Math.max(10, Math.min(waitMs, member!.pollWaitMs()))),
+            );
           const { records, errors } =
             wanted.length === 0 ? { records: [], errors: [] } : await fetchOnce(client, wanted, waitMs);
           for (const e of errors) if (e.code !== 0) throw new KafkaApiError(e.code, null);

@@ -177,6 +177,8 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
       const join = async () => {
         const joinStartMs = Date.now();
         await member.join();
+        // Partitions kept through an incremental (consumer protocol) change keep their positions.
+        const kept = member.incremental ? new Map(positions) : new Map<string, number>();
         positions.clear();
         const committed = await committedOffsets(client, groupId);
         for (const a of member.assignment)
@@ -184,7 +186,9 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
             const k = tpKey(a.topic, p);
             positions.set(
               k,
-              committed.get(k) ?? (await listOffset(client, a.topic, p, reset === 'earliest' ? -2 : -1)),
+              kept.get(k) ??
+                committed.get(k) ??
+                (await listOffset(client, a.topic, p, reset === 'earliest' ? -2 : -1)),
             );
           }
         const elapsed = Date.now() - joinStartMs;
@@ -210,6 +214,9 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
               const [t, p] = k.split('\u0000') as [string, string];
               return { topic: t, partition: Number(p), offset };
             });
+            // Nothing assigned yet: poll(100 ms) blocks, it does not spin.
+            if (wanted.length === 0)
+              await new Promise((done) => setTimeout(done, Math.max(10, Math.min(100, member.pollWaitMs()))));
             const { records: got, errors } =
               wanted.length === 0
                 ? { records: [], errors: [] }

@@ -401,6 +401,12 @@ describe('klog dump-log --offsets-decoder on the segment a consumer-protocol gro
     // A regex subscription, so that the group writes a ConsumerGroupRegularExpression record (type 16).
     const r = await heartbeat('regex-group', 'member-r-0000000000000000', 0, undefined, { regex: 'ord.*' });
     expect(r.memberEpoch).toBeGreaterThan(0);
+    // The broker resolves the regex after that answer (as Kafka's executor does) and bumps the group epoch:
+    // the member sees it in a later heartbeat, once the resolution (its type 16 record) is written.
+    let epoch = r.memberEpoch;
+    for (let i = 0; i < 200 && epoch === r.memberEpoch; i++)
+      epoch = (await heartbeat('regex-group', 'member-r-0000000000000000', epoch, [])).memberEpoch;
+    expect(epoch).toBeGreaterThan(r.memberEpoch);
     // Only the partitions a group hashed to hold segments.
     const dirs = readdirSync(dataDir)
       .filter((d) => d.startsWith('__consumer_offsets-'))

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { groupSessionTimeoutKey } from '../../../src/group/modern/consumer/consumer-group-ops.js';
+import {
+  groupRegexRefreshKey,
+  groupSessionTimeoutKey,
+  REGEX_BATCH_REFRESH_INTERVAL_MS,
+} from '../../../src/group/modern/consumer/consumer-group-ops.js';
 import { MemberState } from '../../../src/group/modern/member-state.js';
 import { byName, Coordinator, FakeImage } from './harness.js';
 
@@ -121,7 +125,7 @@ describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
     expect(c.log).toEqual([]);
   });
 
-  it('a regex subscription resolves to the matching topics and follows a new topic', () => {
+  it('a regex is resolved after the heartbeat that brings it, in a write of its own, and follows a new topic at most every 10 s', () => {
     const { image, c } = setup(2);
     image.create('other', 1);
     const r = c.heartbeat({
@@ -131,18 +135,75 @@ describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
       subscribedTopicRegex: 't.*',
     });
     if (r.kind !== 'ok') throw new Error(JSON.stringify(r));
-    expect(byName(image, r.assignment)).toEqual({ t1: [0, 1] });
+    // Kafka's executor resolves the regex after this answer: nothing matches yet.
+    expect(r.memberEpoch).toBe(1);
+    expect(byName(image, r.assignment)).toEqual({});
+    expect(c.timer.isScheduled(groupRegexRefreshKey('g'))).toBe(true);
+    c.timer.advance(0);
+    expect(c.log.filter((x) => x.type === 16)).toHaveLength(1);
+    expect(c.groups.get('g')!.groupEpoch).toBe(2);
+    const r1 = c.heartbeat({ groupId: 'g', memberId: r.memberId, memberEpoch: 1, topicPartitions: [] });
+    expect(r1).toMatchObject({ kind: 'ok', memberEpoch: 2 });
+    if (r1.kind !== 'ok') return;
+    expect(byName(image, r1.assignment)).toEqual({ t1: [0, 1] });
+
+    // A new topic matching it: no refresh within REGEX_BATCH_REFRESH_INTERVAL_MS of the last one.
     image.create('t2', 1);
-    const r2 = c.heartbeat({
-      groupId: 'g',
-      memberId: r.memberId,
-      memberEpoch: r.memberEpoch,
-      topicPartitions: r.assignment,
-    });
-    expect(r2).toMatchObject({ kind: 'ok', memberEpoch: 2 });
+    const ack = { groupId: 'g', memberId: r.memberId, memberEpoch: 2, topicPartitions: r1.assignment };
+    c.heartbeat(ack);
+    expect(c.timer.isScheduled(groupRegexRefreshKey('g'))).toBe(false);
+    c.timer.advance(REGEX_BATCH_REFRESH_INTERVAL_MS + 1);
+    c.heartbeat(ack);
+    expect(c.timer.isScheduled(groupRegexRefreshKey('g'))).toBe(true);
+    c.timer.advance(0);
+    const r2 = c.heartbeat(ack);
+    expect(r2).toMatchObject({ kind: 'ok', memberEpoch: 3 });
     if (r2.kind !== 'ok') return;
     expect(byName(image, r2.assignment)).toEqual({ t1: [0, 1], t2: [0] });
     expect(c.log.filter((x) => x.type === 16)).toHaveLength(2);
+  });
+
+  it('a second member with a regex already resolved gets its topics at once (the group epoch bumps in its heartbeat)', () => {
+    const { image, c } = setup(2);
+    const a = c.heartbeat({
+      groupId: 'g',
+      rebalanceTimeoutMs: 1,
+      topicPartitions: [],
+      subscribedTopicRegex: 't.*',
+    });
+    if (a.kind !== 'ok') throw new Error(JSON.stringify(a));
+    c.timer.advance(0);
+    const b = c.heartbeat({
+      groupId: 'g',
+      rebalanceTimeoutMs: 1,
+      topicPartitions: [],
+      subscribedTopicRegex: 't.*',
+    });
+    expect(b).toMatchObject({ kind: 'ok', memberEpoch: 3 });
+    expect(c.timer.isScheduled(groupRegexRefreshKey('g'))).toBe(false);
+    expect(c.log.filter((x) => x.type === 16)).toHaveLength(1);
+    // a has not taken t1's partitions yet (it heartbeats after the resolution): b gets its share at once.
+    if (b.kind !== 'ok') return;
+    expect(Object.keys(byName(image, b.assignment) ?? {})).toEqual(['t1']);
+  });
+
+  it('a group deleted before its regex is resolved leaves no timer and writes nothing', () => {
+    const { c } = setup(2);
+    const r = c.heartbeat({
+      groupId: 'g',
+      rebalanceTimeoutMs: 1,
+      topicPartitions: [],
+      subscribedTopicRegex: 't.*',
+    });
+    if (r.kind !== 'ok') throw new Error(JSON.stringify(r));
+    c.heartbeat({ groupId: 'g', memberId: r.memberId, memberEpoch: -1 });
+    const g = c.groups.get('g')!;
+    const before = c.log.length;
+    c.log.push(...g.createGroupTombstoneRecords());
+    const c2 = c.restart();
+    expect(c2.groups.has('g')).toBe(false);
+    c2.timer.advance(0);
+    expect(c2.log.length).toBe(before + (c.log.length - before));
   });
 
   it('after a restart (replay of the log) members keep their epochs and timers', () => {
@@ -192,16 +253,20 @@ describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
       subscribedTopicRegex: 't.*',
     });
     if (r.kind !== 'ok') throw new Error(JSON.stringify(r));
+    c.timer.advance(0); // the regex's resolution, written after the answer
+    const r1 = c.heartbeat({ groupId: 'g', memberId: r.memberId, memberEpoch: 1, topicPartitions: [] });
+    if (r1.kind !== 'ok') throw new Error(JSON.stringify(r1));
+    expect(r1.memberEpoch).toBe(2);
     const r2 = c.heartbeat({
       groupId: 'g',
       memberId: r.memberId,
-      memberEpoch: r.memberEpoch,
-      topicPartitions: r.assignment,
+      memberEpoch: r1.memberEpoch,
+      topicPartitions: r1.assignment,
       subscribedTopicNames: ['t1'],
       subscribedTopicRegex: '',
     });
     // The epoch moves (the subscription changed); the partitions stay, so no assignment is sent.
-    expect(r2).toMatchObject({ kind: 'ok', memberEpoch: 2, assignment: null });
+    expect(r2).toMatchObject({ kind: 'ok', memberEpoch: 3, assignment: null });
     const g = c.groups.get('g')!;
     expect(g.members.get(r.memberId)!.subscribedTopicRegex).toBeNull();
     expect([...g.resolvedRegularExpressions.keys()]).toEqual([]);
@@ -217,6 +282,7 @@ describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
     const { c } = setup(2);
     c.heartbeat({ groupId: 'g', ...full });
     c.heartbeat({ groupId: 'g', rebalanceTimeoutMs: 1, topicPartitions: [], subscribedTopicRegex: 't.*' });
+    c.timer.advance(0); // the regex's resolution (its type 16 record)
     const g = c.groups.get('g')!;
     const tombstones = g.createGroupTombstoneRecords();
     expect(tombstones.map((r) => r.type)).toEqual([8, 8, 7, 7, 6, 5, 5, 16, 4, 3]);

@@ -127,7 +127,11 @@ export interface ConsumerGroupOpsDeps {
   readonly log?: (line: string) => void;
 }
 
-/** Kafka's timer keys (GMM L5966, L5970). */
+/** Kafka's `REGEX_BATCH_REFRESH_INTERVAL_MS`: regexes are resolved again at most this often per group. */
+export const REGEX_BATCH_REFRESH_INTERVAL_MS = 10_000;
+
+/** Kafka's timer keys (GMM L5966, L5970), and its executor's key for a group's regex refresh. */
+export const groupRegexRefreshKey = (groupId: string) => `${groupId}-regex`;
 export const groupSessionTimeoutKey = (groupId: string, memberId: string) =>
   `session-timeout-${groupId}-${memberId}`;
 export const groupRebalanceTimeoutKey = (groupId: string, memberId: string) =>
@@ -258,14 +262,10 @@ export class ConsumerGroupOps {
       (m) => m.memberId !== memberId && m.memberId !== replaced?.memberId,
     );
     const members = [...others, updated];
-    const regex = this.#maybeUpdateRegularExpressions(group, member, updated, members, records);
-    bump ||= regex.bump;
-    const topicNamesOf = (m: ConsumerGroupMember): Set<string> => {
-      const out = new Set(m.subscribedTopicNames);
-      if (m.subscribedTopicRegex !== null)
-        for (const t of regex.resolved.get(m.subscribedTopicRegex) ?? []) out.add(t);
-      return out;
-    };
+    // Called whatever `bump` is: it also checks the regex and schedules its resolution.
+    if (this.#maybeUpdateRegularExpressions(group, member, updated, members, records)) bump = true;
+    // A regex not resolved yet adds no topic: its resolution comes in a write of its own (below).
+    const topicNamesOf = (m: ConsumerGroupMember): Set<string> => group.memberTopicNames(m);
 
     // Kafka's updateSubscriptionMetadata (L3637): a new hash of the subscribed topics bumps the epoch too.
     let groupEpoch = group.groupEpoch;
@@ -359,9 +359,11 @@ export class ConsumerGroupOps {
   }
 
   /**
-   * Kafka's `maybeUpdateRegularExpressions` (L3076), made synchronous: a regex new to the group, or one
-   * whose topics changed since its resolution, is resolved now against the image (full match, as Kafka's
-   * RE2J `matches()`; JS regex dialect, not RE2's), and written as a type 16 record.
+   * Kafka's `maybeUpdateRegularExpressions` (L3076): a member's changed regex is checked (a new one compiled,
+   * INVALID_REGULAR_EXPRESSION), the old one's record removed when no one else uses it; the resolution
+   * itself runs after this heartbeat's answer, as Kafka's executor runs it, and writes its own records
+   * (`#refreshRegularExpressions`). Returns whether the group epoch must move now (a regex the group had
+   * resolved already).
    */
   #maybeUpdateRegularExpressions(
     group: ConsumerGroup,
@@ -369,46 +371,91 @@ export class ConsumerGroupOps {
     updated: ConsumerGroupMember,
     members: readonly ConsumerGroupMember[],
     records: ConsumerGroupRecord[],
-  ): { bump: boolean; resolved: Map<string, readonly string[]> } {
+  ): boolean {
+    const before = regexCounts(group.members.values());
+    const oldRe = member.subscribedTopicRegex;
+    const newRe = updated.subscribedTopicRegex;
+    let bump = false;
+    let requireRefresh = false;
+    if (oldRe !== newRe) {
+      if (oldRe !== null && before.get(oldRe) === 1 && group.resolvedRegularExpressions.has(oldRe))
+        records.push(newConsumerGroupRegularExpressionTombstone(group.groupId, oldRe));
+      if (newRe !== null) {
+        if ((before.get(newRe) ?? 0) === 0) {
+          compileRegex(newRe);
+          requireRefresh = true;
+        } else bump = group.resolvedRegularExpressions.has(newRe);
+      }
+    }
+    // Kafka's conditions for a refresh: the group has regexes, none is being resolved, the last resolution
+    // is over REGEX_BATCH_REFRESH_INTERVAL_MS old (one rebalance per batch of changes), and some regex is
+    // unresolved or topics were created since.
+    if (!requireRefresh && before.size === 0) return bump;
+    const key = groupRegexRefreshKey(group.groupId);
+    if (this.#d.timer.isScheduled(key)) return bump;
+    let lastRefreshMs = -1;
+    let lastVersion = -1;
+    for (const v of group.resolvedRegularExpressions.values()) {
+      lastRefreshMs = Math.max(lastRefreshMs, v.timestamp);
+      lastVersion = Math.max(lastVersion, v.version);
+    }
+    if (lastRefreshMs >= 0 && this.#d.timer.now() <= lastRefreshMs + REGEX_BATCH_REFRESH_INTERVAL_MS)
+      return bump;
+    const after = regexCounts(members);
+    requireRefresh ||= after.size !== group.resolvedRegularExpressions.size;
+    requireRefresh ||= lastVersion < this.#d.image.topicsVersion;
+    if (requireRefresh && after.size > 0) {
+      const regexes = [...after.keys()];
+      this.#d.timer.schedule(key, 0, () => this.#refreshRegularExpressions(group.groupId, regexes));
+    }
+    return bump;
+  }
+
+  /**
+   * Kafka's `refreshRegularExpressions` then `handleRegularExpressionsResult`: each regex still in use
+   * resolved against the topics now (a full match, as RE2J's `matches()`; the JS dialect, not RE2's) and
+   * written as a type 16 record; a changed topic set or group hash bumps the group epoch, so the members'
+   * next heartbeats get their new target.
+   */
+  #refreshRegularExpressions(groupId: string, regexes: readonly string[]): void {
+    const group = this.#d.groups.get(groupId);
+    if (group === undefined) return;
+    const image = this.#d.image;
+    const inUse = regexCounts(group.members.values());
+    const records: ConsumerGroupRecord[] = [];
     const resolved = new Map<string, readonly string[]>();
     for (const [re, v] of group.resolvedRegularExpressions) resolved.set(re, v.topics);
     let bump = false;
-    const oldRe = member.subscribedTopicRegex;
-    const newRe = updated.subscribedTopicRegex;
-    if (oldRe !== newRe) {
-      bump = true;
-      if (oldRe !== null && !members.some((m) => m.subscribedTopicRegex === oldRe) && resolved.has(oldRe)) {
-        records.push(newConsumerGroupRegularExpressionTombstone(group.groupId, oldRe));
-        resolved.delete(oldRe);
-      }
+    for (const re of regexes) {
+      if (!inUse.has(re)) continue;
+      const compiled = new RegExp(`^(?:${re})$`);
+      const topics = [...image.topics().keys()].filter((t) => compiled.test(t)).sort();
+      if (!sameStrings(group.resolvedRegularExpressions.get(re)?.topics ?? [], topics)) bump = true;
+      resolved.set(re, topics);
+      records.push(
+        newConsumerGroupRegularExpressionRecord(groupId, re, {
+          topics,
+          version: image.topicsVersion,
+          timestamp: this.#d.timer.now(),
+        }),
+      );
     }
-    if (newRe !== null) {
-      const stored = group.resolvedRegularExpressions.get(newRe);
-      if (stored === undefined || stored.version !== this.#d.image.topicsVersion) {
-        let compiled: RegExp;
-        try {
-          compiled = new RegExp(`^(?:${newRe})$`);
-        } catch (e) {
-          throw new ConsumerGroupError(
-            'INVALID_REGULAR_EXPRESSION',
-            `SubscribedTopicRegex \`${newRe}\` is not a valid regular expression: ${(e as Error).message}.`,
-          );
-        }
-        const topics = [...this.#d.image.topics().keys()].filter((t) => compiled.test(t)).sort();
-        if (stored === undefined || !sameStrings(stored.topics, topics)) {
-          records.push(
-            newConsumerGroupRegularExpressionRecord(group.groupId, newRe, {
-              topics,
-              version: this.#d.image.topicsVersion,
-              timestamp: this.#d.timer.now(),
-            }),
-          );
-          bump = true;
-        }
-        resolved.set(newRe, topics);
-      }
+    if (records.length === 0) return;
+    const subscribed = new Set<string>();
+    for (const m of group.members.values()) {
+      for (const t of m.subscribedTopicNames) subscribed.add(t);
+      if (m.subscribedTopicRegex !== null)
+        for (const t of resolved.get(m.subscribedTopicRegex) ?? []) subscribed.add(t);
     }
-    return { bump, resolved };
+    const hash = computeGroupHash(subscribed, image);
+    if (hash !== group.metadataHash) bump = true;
+    if (bump) {
+      records.push(newConsumerGroupEpochRecord(groupId, group.groupEpoch + 1, hash));
+      this.#d.log?.(
+        `group ${groupId}: regular expression(s) resolved (${regexes.join(', ')}), group epoch ${group.groupEpoch + 1}`,
+      );
+    }
+    this.#d.write(groupId, records);
   }
 
   /** Kafka's `consumerGroupLeave` (L3904): -1 fences the member, -2 keeps a static member's place. */
@@ -564,6 +611,7 @@ export class ConsumerGroupOps {
   /** Cancels the timers of a removed group's members (the runtime calls it after a type 3 tombstone). */
   onGroupRemoved(group: ConsumerGroup): void {
     for (const id of group.members.keys()) this.#cancelTimers(group.groupId, id);
+    this.#d.timer.cancel(groupRegexRefreshKey(group.groupId));
   }
 }
 
@@ -651,5 +699,26 @@ function newMemberId(): string {
     const bytes = crypto.getRandomValues(new Uint8Array(16));
     const s = Buffer.from(bytes).toString('base64url');
     if (!s.startsWith('-')) return s;
+  }
+}
+
+/** How many of `members` subscribe to each regex (Kafka's `subscribedRegularExpressions`). */
+function regexCounts(members: Iterable<ConsumerGroupMember>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of members)
+    if (m.subscribedTopicRegex !== null)
+      out.set(m.subscribedTopicRegex, (out.get(m.subscribedTopicRegex) ?? 0) + 1);
+  return out;
+}
+
+/** Kafka's `throwIfRegularExpressionIsInvalid`: a regex that does not compile is refused in the heartbeat. */
+function compileRegex(re: string): RegExp {
+  try {
+    return new RegExp(`^(?:${re})$`);
+  } catch (e) {
+    throw new ConsumerGroupError(
+      'INVALID_REGULAR_EXPRESSION',
+      `SubscribedTopicRegex \`${re}\` is not a valid regular expression: ${(e as Error).message}.`,
+    );
   }
 }
