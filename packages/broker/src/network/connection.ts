@@ -345,16 +345,26 @@ export class Connection implements ChunkSink, ClientInfo {
     pool.reserve(frame.byteLength);
     this.#responseBytes += frame.byteLength;
     this.#lastActive = performance.now();
-    this.socket.cork();
-    for (const chunk of frame.chunks) {
-      this.socket.write(chunk, () => {
-        this.#responseBytes -= chunk.byteLength;
-        pool.release(chunk.byteLength);
-        // Written (or dropped with the connection): a Fetch's records buffer can be read into again.
-        this.ctx.readBuffers.give(chunk);
-      });
+    const { chunks } = frame;
+    // One chunk (a Produce's answer, most others) goes straight out: corking it would only queue it in the
+    // stream and take it off again at uncork, a measurable part of a Produce's CPU (issue 44).
+    if (chunks.length === 1) {
+      this.#send(chunks[0]!);
+      return;
     }
+    this.socket.cork();
+    for (const chunk of chunks) this.#send(chunk);
     this.socket.uncork();
+  }
+
+  #send(chunk: Uint8Array): void {
+    const pool = this.ctx.responseMemory;
+    this.socket.write(chunk, () => {
+      this.#responseBytes -= chunk.byteLength;
+      pool.release(chunk.byteLength);
+      // Written (or dropped with the connection): a Fetch's records buffer can be read into again.
+      this.ctx.readBuffers.give(chunk);
+    });
   }
 
   /** Closes the connection (once), saying why at `level`. */
