@@ -299,15 +299,12 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
         'งาน',
         'klog',
         ...(kernelFloor ? ['ใน kernel'] : []),
-        'mock (librdkafka, C)',
-        'klog ÷ mock',
+        // With the floor's four columns the table must still fit 1280 px: short headers, no klog ÷ mock
+        // (the mock is no longer the CPU goal's measure; its own column stays).
+        kernelFloor ? 'mock' : 'mock (librdkafka, C)',
+        ...(kernelFloor ? [] : ['klog ÷ mock']),
         ...(kernelFloor
-          ? [
-              'kernel floor',
-              'CRC-32C',
-              'floor (kernel + CRC-32C)',
-              `klog ÷ floor (เป้า ≤ ${FLOOR_RATIO_GOAL}×)`,
-            ]
+          ? ['kernel floor', 'CRC-32C', 'floor', `÷ floor (เป้า ≤ ${FLOOR_RATIO_GOAL}×)`]
           : w.some((x) => x.fileFloor !== undefined)
             ? ['socket → file (Node)', 'klog ÷ socket → file']
             : []),
@@ -324,7 +321,6 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
             ms2(k * 1000),
             ms2(mean(x.produce.klog, (r) => r.kernelCpuSecondsPerMb ?? 0) * 1000),
             ms2(m * 1000),
-            m > 0 ? ratio(k / m) : '—',
             ms2(
               x.kernelFloor === undefined
                 ? undefined
