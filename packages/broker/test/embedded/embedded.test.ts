@@ -21,6 +21,13 @@ import { startKafka } from '../../src/index.js';
 /** packages/broker: where the examples are, and what a project's node_modules/@klog/broker points at. */
 const packageRoot = fileURLToPath(new URL('../..', import.meta.url));
 
+/** `node --test file` run from `cwd`, as a project runs its tests: its one test passes. */
+function expectNodeTestPasses(cwd: string, file: string): void {
+  const run = spawnSync(process.execPath, ['--test', file], { cwd, encoding: 'utf8', timeout: 120_000 });
+  expect(run.stdout).toMatch(/^# pass 1$/m);
+  expect(run.status).toBe(0);
+}
+
 /** Whether something accepts connections on 127.0.0.1:`port`. */
 function listening(port: number): Promise<boolean> {
   return new Promise((done) => {
@@ -154,13 +161,7 @@ describe('startKafka', () => {
   });
 
   it('examples/node-test-kafkajs.mjs passes under `node --test`, as a project runs it', () => {
-    const run = spawnSync(process.execPath, ['--test', 'examples/node-test-kafkajs.mjs'], {
-      cwd: packageRoot,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    expect(run.stdout).toMatch(/^# pass 1$/m);
-    expect(run.status).toBe(0);
+    expectNodeTestPasses(packageRoot, 'examples/node-test-kafkajs.mjs');
   });
 
   it('examples/node-test-confluent.mjs passes under `node --test` in a project with @confluentinc/kafka-javascript and @klog/broker installed', {
@@ -181,13 +182,7 @@ describe('startKafka', () => {
         join(packageRoot, 'examples', 'node-test-confluent.mjs'),
         join(project, 'broker.test.mjs'),
       );
-      const run = spawnSync(process.execPath, ['--test', 'broker.test.mjs'], {
-        cwd: project,
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
-      expect(run.stdout).toMatch(/^# pass 1$/m);
-      expect(run.status).toBe(0);
+      expectNodeTestPasses(project, 'broker.test.mjs');
     } finally {
       rmSync(project, { recursive: true, force: true });
     }

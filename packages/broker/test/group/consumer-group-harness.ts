@@ -13,7 +13,7 @@ import { openBrokerLog, syncDirectory } from '../../src/log/log-port.js';
 import { SILENT } from '../../src/logging/logger.js';
 import { BROKER_DIR, brokerDir } from '../../src/state/broker-dir.js';
 import { FakeTimer } from '../support/fake-timer.js';
-import type { FakeImage } from './modern/harness.js';
+import { type FakeImage, heartbeatRequest, TEST_CLIENT } from './modern/harness.js';
 
 /** A coordinator over real `__consumer_offsets` files in `dir`, loaded from them as `klog serve` does. */
 export function open(
@@ -68,22 +68,7 @@ export function heartbeat(
   c: GroupCoordinator,
   req: Partial<ConsumerGroupHeartbeatRequest>,
 ): Extract<ConsumerGroupHeartbeatResponse, { kind: 'ok' }> {
-  const r = c.consumerGroupHeartbeat(
-    {
-      groupId: 'g',
-      memberId: '',
-      memberEpoch: 0,
-      instanceId: null,
-      rackId: null,
-      rebalanceTimeoutMs: -1,
-      subscribedTopicNames: null,
-      subscribedTopicRegex: null,
-      serverAssignor: null,
-      topicPartitions: null,
-      ...req,
-    },
-    { clientId: 'test', clientHost: '/127.0.0.1' },
-  );
+  const r = c.consumerGroupHeartbeat(heartbeatRequest({ groupId: 'g', ...req }), TEST_CLIENT);
   if (r.kind !== 'ok') throw new Error(`heartbeat: ${r.code} ${r.message}`);
   return r;
 }

@@ -94,6 +94,23 @@ async function stableWithOne(c: GroupCoordinator) {
   return { a: a.memberId, ja, sa };
 }
 
+/** One member of a `consumer` group whose subscription (ConsumerProtocolSubscription v0) names topic "t", Stable. */
+async function stableSubscribedToT(c: GroupCoordinator): Promise<{ memberId: string }> {
+  const sub = bytes(0, 0, 0, 0, 0, 1, 0, 1, 0x74, 0xff, 0xff, 0xff, 0xff);
+  const a = await joinNew(c, { protocols: [{ name: 'range', metadata: sub }] });
+  const ja = await a.join;
+  await c.sync({
+    groupId: 'g',
+    generationId: ja.generationId,
+    memberId: a.memberId,
+    groupInstanceId: null,
+    protocolType: null,
+    protocolName: null,
+    assignments: [],
+  });
+  return { memberId: a.memberId };
+}
+
 describe('JoinGroup and SyncGroup: Empty → PreparingRebalance → CompletingRebalance → Stable', () => {
   it('a first join gets MEMBER_ID_REQUIRED and an id (KIP-394); the join with it makes generation 1, led by it', async () => {
     const { coordinator: c, log } = setup();
@@ -665,19 +682,7 @@ describe('offsets', () => {
 
   it('OffsetDelete: GROUP_SUBSCRIBED_TO_TOPIC for a topic the members consume; others go', async () => {
     const { coordinator: c } = setup();
-    // ConsumerProtocolSubscription v0: topics ["t"], no user data.
-    const sub = bytes(0, 0, 0, 0, 0, 1, 0, 1, 0x74, 0xff, 0xff, 0xff, 0xff);
-    const a = await joinNew(c, { protocols: [{ name: 'range', metadata: sub }] });
-    const ja = await a.join;
-    await c.sync({
-      groupId: 'g',
-      generationId: ja.generationId,
-      memberId: a.memberId,
-      groupInstanceId: null,
-      protocolType: null,
-      protocolName: null,
-      assignments: [],
-    });
+    const a = await stableSubscribedToT(c);
     commit(c, { generationId: 1, memberId: a.memberId, topic: 't' });
     commit(c, { generationId: 1, memberId: a.memberId, topic: 'u' });
     expect(
@@ -708,19 +713,7 @@ describe('offsets', () => {
 
   it("offsets.retention in a Stable consumer group (Kafka's offsetExpirationCondition): offsets of topics it does not subscribe to expire from their commit; its own topic's stay", async () => {
     const { coordinator: c, timer } = setup({ offsetsRetentionMs: 60_000 });
-    // ConsumerProtocolSubscription v0: topics ["t"], no user data.
-    const sub = bytes(0, 0, 0, 0, 0, 1, 0, 1, 0x74, 0xff, 0xff, 0xff, 0xff);
-    const a = await joinNew(c, { protocols: [{ name: 'range', metadata: sub }] });
-    const ja = await a.join;
-    await c.sync({
-      groupId: 'g',
-      generationId: ja.generationId,
-      memberId: a.memberId,
-      groupInstanceId: null,
-      protocolType: null,
-      protocolName: null,
-      assignments: [],
-    });
+    const a = await stableSubscribedToT(c);
     expect(c.group('g')!.state).toBe('Stable');
     commit(c, { generationId: 1, memberId: a.memberId, topic: 't' });
     commit(c, { generationId: 1, memberId: a.memberId, topic: 'u' });

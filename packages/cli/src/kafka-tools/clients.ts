@@ -476,6 +476,8 @@ export class ConsumerProtocolMember implements GroupMember {
   memberEpoch = 0;
   assignment: { topic: string; partitions: number[] }[] = [];
   #pending: ConsumerGroupHeartbeatResponse.Assignment | null = null;
+  /** What `assignment` holds, by topic id: what the heartbeat acknowledges. */
+  #ownedIds: ConsumerGroupHeartbeatResponse.TopicPartitions[] = [];
   #acknowledge = false;
   #intervalMs = 5_000;
   #lastHeartbeat = 0;
@@ -510,6 +512,7 @@ export class ConsumerProtocolMember implements GroupMember {
     if (res.errorCode === 110 || res.errorCode === 25) {
       this.memberEpoch = 0;
       this.assignment = [];
+      this.#ownedIds = [];
       this.#pending = null;
       return false;
     }
@@ -539,7 +542,7 @@ export class ConsumerProtocolMember implements GroupMember {
   /** One ConsumerGroupHeartbeat: the subscription on joining, what the member owns when it acknowledges. */
   async #send(): Promise<ConsumerGroupHeartbeatResponse> {
     const joining = this.memberEpoch === 0;
-    const owned = joining || this.#acknowledge ? await this.#owned() : null;
+    const owned = joining || this.#acknowledge ? this.#ownedIds : null;
     this.#acknowledge = false;
     this.#lastHeartbeat = Date.now();
     const res = await this.client.request(ConsumerGroupHeartbeat, {
@@ -564,25 +567,20 @@ export class ConsumerProtocolMember implements GroupMember {
     return res;
   }
 
-  /** The partitions owned, by topic id, as the heartbeat acknowledges them. */
-  async #owned(): Promise<ConsumerGroupHeartbeatResponse.TopicPartitions[]> {
-    if (this.assignment.length === 0) return [];
-    const ids = await topicIds(this.client);
-    const byName = new Map([...ids].map(([id, name]) => [name, id]));
-    // A topic deleted meanwhile has no id left: it is not owned any more.
-    return this.assignment
-      .filter((a) => byName.has(a.topic))
-      .map((a) => ({ topicId: byName.get(a.topic)!, partitions: [...a.partitions] }));
-  }
-
-  /** An assignment by topic id, named through Metadata (a topic it cannot name is left for the next one). */
+  /**
+   * An assignment by topic id, named through Metadata (a topic it cannot name is left for the next one);
+   * the ids it named are kept, so the acknowledgement sends them back without asking Metadata again.
+   */
   async #named(
     a: ConsumerGroupHeartbeatResponse.Assignment,
   ): Promise<{ topic: string; partitions: number[] }[]> {
     const ids = await topicIds(this.client);
-    return a.topicPartitions
-      .filter((t) => ids.has(t.topicId))
-      .map((t) => ({ topic: ids.get(t.topicId)!, partitions: [...t.partitions].sort((x, y) => x - y) }));
+    const named = a.topicPartitions.filter((t) => ids.has(t.topicId));
+    this.#ownedIds = named.map((t) => ({ topicId: t.topicId, partitions: [...t.partitions] }));
+    return named.map((t) => ({
+      topic: ids.get(t.topicId)!,
+      partitions: [...t.partitions].sort((x, y) => x - y),
+    }));
   }
 }
 

@@ -229,13 +229,9 @@ describe('a non-empty group refuses the other protocol, with one log line', () =
   });
 
   it('classic Heartbeat, SyncGroup and LeaveGroup to a consumer group: UNKNOWN_MEMBER_ID', async () => {
+    const heartbeatToRouted = { groupId: 'routed', generationId: 1, memberId: MEMBER, groupInstanceId: null };
     expect((await cgh('routed')).memberEpoch).toBe(1);
-    const hb = await ask(Heartbeat, 3, {
-      groupId: 'routed',
-      generationId: 1,
-      memberId: MEMBER,
-      groupInstanceId: null,
-    });
+    const hb = await ask(Heartbeat, 3, heartbeatToRouted);
     expect(hb.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
     const sync = await ask(SyncGroup, 3, {
       groupId: 'routed',
@@ -262,12 +258,7 @@ describe('a non-empty group refuses the other protocol, with one log line', () =
 
     // A classic client that keeps heartbeating gets the same answer each time, and the log one line.
     for (let i = 0; i < 20; i++) {
-      const again = await ask(Heartbeat, 3, {
-        groupId: 'routed',
-        generationId: 1,
-        memberId: MEMBER,
-        groupInstanceId: null,
-      });
+      const again = await ask(Heartbeat, 3, heartbeatToRouted);
       expect(again.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
     }
     expect(linesWith('group routed: Heartbeat refused with UNKNOWN_MEMBER_ID')).toHaveLength(1);

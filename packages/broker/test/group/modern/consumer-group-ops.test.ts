@@ -15,6 +15,9 @@ function setup(partitions = 4) {
 
 const full = { rebalanceTimeoutMs: 30_000, subscribedTopicNames: ['t1'], topicPartitions: [] };
 
+/** A new member subscribing by the regex `t.*`. */
+const regexJoin = { groupId: 'g', rebalanceTimeoutMs: 1, topicPartitions: [], subscribedTopicRegex: 't.*' };
+
 describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
   it('a first member joins at epoch 1 with every partition, and writes types 5, 3, 7, 6, 8', () => {
     const { image, c } = setup();
@@ -128,12 +131,7 @@ describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
   it('a regex is resolved after the heartbeat that brings it, in a write of its own, and follows a new topic at most every 10 s', () => {
     const { image, c } = setup(2);
     image.create('other', 1);
-    const r = c.heartbeat({
-      groupId: 'g',
-      rebalanceTimeoutMs: 1,
-      topicPartitions: [],
-      subscribedTopicRegex: 't.*',
-    });
+    const r = c.heartbeat(regexJoin);
     if (r.kind !== 'ok') throw new Error(JSON.stringify(r));
     // Kafka's executor resolves the regex after this answer: nothing matches yet.
     expect(r.memberEpoch).toBe(1);
@@ -165,20 +163,10 @@ describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
 
   it('a second member with a regex already resolved gets its topics at once (the group epoch bumps in its heartbeat)', () => {
     const { image, c } = setup(2);
-    const a = c.heartbeat({
-      groupId: 'g',
-      rebalanceTimeoutMs: 1,
-      topicPartitions: [],
-      subscribedTopicRegex: 't.*',
-    });
+    const a = c.heartbeat(regexJoin);
     if (a.kind !== 'ok') throw new Error(JSON.stringify(a));
     c.timer.advance(0);
-    const b = c.heartbeat({
-      groupId: 'g',
-      rebalanceTimeoutMs: 1,
-      topicPartitions: [],
-      subscribedTopicRegex: 't.*',
-    });
+    const b = c.heartbeat(regexJoin);
     expect(b).toMatchObject({ kind: 'ok', memberEpoch: 3 });
     expect(c.timer.isScheduled(groupRegexRefreshKey('g'))).toBe(false);
     expect(c.log.filter((x) => x.type === 16)).toHaveLength(1);
@@ -189,12 +177,7 @@ describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
 
   it('a group deleted before its regex is resolved leaves no timer and writes nothing', () => {
     const { c } = setup(2);
-    const r = c.heartbeat({
-      groupId: 'g',
-      rebalanceTimeoutMs: 1,
-      topicPartitions: [],
-      subscribedTopicRegex: 't.*',
-    });
+    const r = c.heartbeat(regexJoin);
     if (r.kind !== 'ok') throw new Error(JSON.stringify(r));
     c.heartbeat({ groupId: 'g', memberId: r.memberId, memberEpoch: -1 });
     const g = c.groups.get('g')!;
@@ -246,12 +229,7 @@ describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
 
   it('an empty regex clears a regex subscription (Kafka clients send "" when switching to names)', () => {
     const { c } = setup(2);
-    const r = c.heartbeat({
-      groupId: 'g',
-      rebalanceTimeoutMs: 1,
-      topicPartitions: [],
-      subscribedTopicRegex: 't.*',
-    });
+    const r = c.heartbeat(regexJoin);
     if (r.kind !== 'ok') throw new Error(JSON.stringify(r));
     c.timer.advance(0); // the regex's resolution, written after the answer
     const r1 = c.heartbeat({ groupId: 'g', memberId: r.memberId, memberEpoch: 1, topicPartitions: [] });
@@ -281,7 +259,7 @@ describe('consumer group heartbeat (GMM.consumerGroupHeartbeat)', () => {
   it("the group's tombstones, replayed, delete the group (Kafka's createGroupTombstoneRecords order)", () => {
     const { c } = setup(2);
     c.heartbeat({ groupId: 'g', ...full });
-    c.heartbeat({ groupId: 'g', rebalanceTimeoutMs: 1, topicPartitions: [], subscribedTopicRegex: 't.*' });
+    c.heartbeat(regexJoin);
     c.timer.advance(0); // the regex's resolution (its type 16 record)
     const g = c.groups.get('g')!;
     const tombstones = g.createGroupTombstoneRecords();

@@ -104,21 +104,7 @@ export class Coordinator {
   heartbeat(
     req: Partial<ConsumerGroupHeartbeatRequest> & { groupId: string },
   ): ConsumerGroupHeartbeatResponse {
-    const result = this.ops.heartbeat(
-      {
-        memberId: '',
-        memberEpoch: 0,
-        instanceId: null,
-        rackId: null,
-        rebalanceTimeoutMs: -1,
-        subscribedTopicNames: null,
-        subscribedTopicRegex: null,
-        serverAssignor: null,
-        topicPartitions: null,
-        ...req,
-      },
-      { clientId: 'test', clientHost: '/127.0.0.1' },
-    );
+    const result = this.ops.heartbeat(heartbeatRequest(req), TEST_CLIENT);
     this.#write(result.records);
     return result.response;
   }
@@ -128,6 +114,27 @@ export class Coordinator {
     this.timer.cancelAll();
     return new Coordinator(this.image, this.log, new FakeTimer(this.timer.now()), CONFIG, this.#ids);
   }
+}
+
+/** The client every test heartbeat comes from. */
+export const TEST_CLIENT = { clientId: 'test', clientHost: '/127.0.0.1' } as const;
+
+/** A ConsumerGroupHeartbeat as a joining client sends it (epoch 0, no id), with `req`'s fields over it. */
+export function heartbeatRequest(
+  req: Partial<ConsumerGroupHeartbeatRequest> & { groupId: string },
+): ConsumerGroupHeartbeatRequest {
+  return {
+    memberId: '',
+    memberEpoch: 0,
+    instanceId: null,
+    rackId: null,
+    rebalanceTimeoutMs: -1,
+    subscribedTopicNames: null,
+    subscribedTopicRegex: null,
+    serverAssignor: null,
+    topicPartitions: null,
+    ...req,
+  };
 }
 
 /** Assignment as `{topic: partitions}` via the image, for readable assertions. */

@@ -428,7 +428,7 @@ export class ConsumerGroupOps {
     let bump = false;
     for (const re of regexes) {
       if (!inUse.has(re)) continue;
-      const compiled = new RegExp(`^(?:${re})$`);
+      const compiled = compileRegex(re); // compiled once already, in the heartbeat that brought it
       const topics = [...image.topics().keys()].filter((t) => compiled.test(t)).sort();
       if (!sameStrings(group.resolvedRegularExpressions.get(re)?.topics ?? [], topics)) bump = true;
       resolved.set(re, topics);
@@ -441,12 +441,7 @@ export class ConsumerGroupOps {
       );
     }
     if (records.length === 0) return;
-    const subscribed = new Set<string>();
-    for (const m of group.members.values()) {
-      for (const t of m.subscribedTopicNames) subscribed.add(t);
-      if (m.subscribedTopicRegex !== null)
-        for (const t of resolved.get(m.subscribedTopicRegex) ?? []) subscribed.add(t);
-    }
+    const subscribed = group.subscribedTopicNames(group.members.values(), resolved);
     const hash = computeGroupHash(subscribed, image);
     if (hash !== group.metadataHash) bump = true;
     if (bump) {

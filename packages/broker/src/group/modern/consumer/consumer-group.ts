@@ -162,18 +162,28 @@ export class ConsumerGroup {
     return this.targetAssignment.get(memberId) ?? EMPTY_ASSIGNMENT;
   }
 
-  /** The topics a member subscribes to: its names plus what its regex resolved to. */
-  memberTopicNames(m: ConsumerGroupMember): Set<string> {
+  /**
+   * The topics a member subscribes to: its names plus what its regex resolved to (in the group, or in
+   * `resolved`, a resolution not written yet).
+   */
+  memberTopicNames(m: ConsumerGroupMember, resolved?: ReadonlyMap<string, readonly string[]>): Set<string> {
     const out = new Set(m.subscribedTopicNames);
-    if (m.subscribedTopicRegex !== null)
-      for (const t of this.resolvedRegularExpressions.get(m.subscribedTopicRegex)?.topics ?? []) out.add(t);
+    if (m.subscribedTopicRegex !== null) {
+      const topics = resolved
+        ? resolved.get(m.subscribedTopicRegex)
+        : this.resolvedRegularExpressions.get(m.subscribedTopicRegex)?.topics;
+      for (const t of topics ?? []) out.add(t);
+    }
     return out;
   }
 
   /** Every topic some member subscribes to (Kafka's `subscribedTopicNames().keySet()`). */
-  subscribedTopicNames(members: Iterable<ConsumerGroupMember> = this.members.values()): Set<string> {
+  subscribedTopicNames(
+    members: Iterable<ConsumerGroupMember> = this.members.values(),
+    resolved?: ReadonlyMap<string, readonly string[]>,
+  ): Set<string> {
     const out = new Set<string>();
-    for (const m of members) for (const t of this.memberTopicNames(m)) out.add(t);
+    for (const m of members) for (const t of this.memberTopicNames(m, resolved)) out.add(t);
     return out;
   }
 
