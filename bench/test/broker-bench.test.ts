@@ -15,7 +15,7 @@ import { buildPlainBatch, computeBatchCrc, decodeBatchHeader } from '@klog/stora
 import { compile } from '@mdx-js/mdx';
 import remarkGfm from 'remark-gfm';
 import { describe, expect, it } from 'vitest';
-import { kernelFloor } from '../src/broker/broker-bench.js';
+import { idleConnectionsOnce, kernelFloor, startAcceptOnly } from '../src/broker/broker-bench.js';
 import {
   cpuFloorOf,
   crcCpuRun,
@@ -340,6 +340,35 @@ describe('the idle connections of the broker section', () => {
     expect(text).toContain('| แต่ละรอบ | 9.0 KiB, 10.2 KiB, 12.5 KiB |');
     expect(text).toContain('รายงานค่ากลาง');
   });
+});
+
+describe('the idle connections measured settled, beside Node', () => {
+  it('shows klog and the Node baseline per connection, their ratio and each round', () => {
+    const text = renderBrokerSection({
+      ...sample,
+      idle: {
+        ...sample.idle,
+        bytesPerConnection: 13 * 1024,
+        roundBytesPerConnection: [13 * 1024, 12.5 * 1024, 13.5 * 1024],
+        measure: 'settled',
+        nodeBytesPerConnection: 6.5 * 1024,
+        roundNodeBytesPerConnection: [6.5 * 1024, 6.2 * 1024, 6.6 * 1024],
+      },
+    }).join('\n');
+    expect(text).toContain('| ต่อ connection (ค่ากลาง) | 13.0 KiB | 6.5 KiB | 2.00× |');
+    expect(text).toContain('| แต่ละรอบ | 13.0 KiB, 12.5 KiB, 13.5 KiB | 6.5 KiB, 6.2 KiB, 6.6 KiB |  |');
+    expect(text).toContain('เมื่อ process หยุดหดแล้ว');
+    expect(text).not.toContain('| RSS ก่อน |');
+  });
+
+  it('waits for a real process to settle before and after the connections, and each connection is counted', async () => {
+    const round = await idleConnectionsOnce(await startAcceptOnly(), 201);
+    expect(round.connections).toBe(201);
+    // 200 sockets Node keeps: more than nothing, far less than a megabyte each.
+    expect(round.rssAfterBytes).toBeGreaterThan(round.rssBeforeBytes);
+    expect(round.bytesPerConnection).toBeGreaterThan(0);
+    expect(round.bytesPerConnection).toBeLessThan(2 ** 20);
+  }, 180_000);
 });
 
 describe('the kernel floor’s receiver (bench/python/file_floor.py)', () => {

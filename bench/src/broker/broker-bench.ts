@@ -476,26 +476,98 @@ async function profiledProduce(
 }
 
 /**
- * klog serve's resident memory with `count` idle connections open, each having asked ApiVersions once: a
- * fresh broker each round, the median round reported.
+ * A Node process that accepts connections and answers each request with one fixed frame, printing the line
+ * klog serve prints: what the same sockets cost Node itself, the idle connections' baseline.
+ */
+const ACCEPT_ONLY = `const reply = Buffer.alloc(400); require('node:net').createServer({ noDelay: true }, (s) => { s.on('data', () => s.write(reply)); s.on('error', () => {}); }).listen(0, '127.0.0.1', function () { console.log('listening on 127.0.0.1:' + this.address().port); });`;
+
+/** Reads RSS this often while waiting for a process to settle. */
+const SETTLE_POLL_MS = 500;
+/** Settled: at least this long after the last connection (past klog's QUIET_MS of 5 s, when quiet connections let their frame buffers go, and V8's memory reducer's first pass) … */
+const SETTLE_MIN_MS = 12_000;
+/** … and no new low by more than SETTLE_SLACK_BYTES for this long; */
+const SETTLE_STEADY_MS = 8_000;
+const SETTLE_SLACK_BYTES = 64 * 1024;
+/** read anyway after this long. */
+const SETTLE_MAX_MS = 45_000;
+
+/**
+ * RSS once `pid` has stopped shrinking: right after a burst of connections RSS holds V8's grown young
+ * generation and garbage not yet collected, which an idle process gives back within seconds (issue 44:
+ * read 0.5 s after the burst, one process's figure swung between 7 and 16 KiB a connection).
+ */
+async function settledRss(pid: number): Promise<number> {
+  const t0 = performance.now();
+  let low = rssBytes(pid);
+  let lowAt = t0;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
+    const now = performance.now();
+    const rss = rssBytes(pid);
+    if (rss < low - SETTLE_SLACK_BYTES) {
+      low = rss;
+      lowAt = now;
+    }
+    if ((now - t0 >= SETTLE_MIN_MS && now - lowAt >= SETTLE_STEADY_MS) || now - t0 >= SETTLE_MAX_MS)
+      return rss;
+  }
+}
+
+/**
+ * klog serve's resident memory with `count` idle connections open, each having asked ApiVersions once,
+ * against a Node process holding the same connections: fresh processes each round, the two alternating,
+ * the median round reported.
  */
 export async function benchIdleConnections(
   ctx: BrokerBenchContext,
   count: number,
 ): Promise<IdleConnectionsResult> {
-  const runs: IdleConnectionsResult[] = [];
-  for (let round = 0; round < ctx.rounds; round++) runs.push(await idleConnectionsOnce(ctx, count));
-  const sorted = [...runs].sort((a, b) => a.bytesPerConnection - b.bytesPerConnection);
-  const mid = sorted[Math.floor((sorted.length - 1) / 2)] as IdleConnectionsResult;
-  return { ...mid, roundBytesPerConnection: runs.map((r) => r.bytesPerConnection) };
+  const runs: IdleRound[] = [];
+  const nodeRuns: IdleRound[] = [];
+  for (let round = 0; round < ctx.rounds; round++) {
+    const dataDir = mkdtempSync(join(ctx.scratch, 'klog-idle-'));
+    try {
+      runs.push(await idleConnectionsOnce(await startKlog(ctx, dataDir), count));
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    nodeRuns.push(await idleConnectionsOnce(await startAcceptOnly(), count));
+  }
+  const mid = medianRound(runs);
+  return {
+    ...mid,
+    roundBytesPerConnection: runs.map((r) => r.bytesPerConnection),
+    measure: 'settled',
+    nodeBytesPerConnection: medianRound(nodeRuns).bytesPerConnection,
+    roundNodeBytesPerConnection: nodeRuns.map((r) => r.bytesPerConnection),
+  };
 }
 
-async function idleConnectionsOnce(ctx: BrokerBenchContext, count: number): Promise<IdleConnectionsResult> {
-  const dataDir = mkdtempSync(join(ctx.scratch, 'klog-idle-'));
-  const klog = await startKlog(ctx, dataDir);
+export type IdleRound = Pick<
+  IdleConnectionsResult,
+  'connections' | 'rssBeforeBytes' | 'rssAfterBytes' | 'bytesPerConnection'
+>;
+
+function medianRound(runs: readonly IdleRound[]): IdleRound {
+  const sorted = [...runs].sort((a, b) => a.bytesPerConnection - b.bytesPerConnection);
+  return sorted[Math.floor((sorted.length - 1) / 2)] as IdleRound;
+}
+
+/** The idle connections' baseline (ACCEPT_ONLY), started. */
+export function startAcceptOnly(): Promise<Service> {
+  return startService(
+    process.execPath,
+    ['-e', ACCEPT_ONLY],
+    (line) => /listening on (127\.0\.0\.1:\d+)/.exec(line)?.[1],
+    'sigterm',
+  );
+}
+
+/** Opens `count` connections to `server` (stopped at the end), RSS settled before the first and after the last. */
+export async function idleConnectionsOnce(server: Service, count: number): Promise<IdleRound> {
   const sockets: Socket[] = [];
   try {
-    const [host, port] = klog.address.split(':') as [string, string];
+    const [host, port] = server.address.split(':') as [string, string];
     // ApiVersions v0: header v1 (key 18, version 0, correlation id, client id "idle"), empty body.
     const request = Buffer.from([0, 0, 0, 14, 0, 18, 0, 0, 0, 0, 0, 1, 0, 4, 0x69, 0x64, 0x6c, 0x65]);
     const connect = async () => {
@@ -506,12 +578,10 @@ async function idleConnectionsOnce(ctx: BrokerBenchContext, count: number): Prom
       sockets.push(s);
     };
     await connect();
-    await new Promise((r) => setTimeout(r, 300));
-    const before = rssBytes(klog.pid);
+    const before = await settledRss(server.pid);
     for (let i = 1; i < count; i += 50)
       await Promise.all(Array.from({ length: Math.min(50, count - i) }, connect));
-    await new Promise((r) => setTimeout(r, 500));
-    const after = rssBytes(klog.pid);
+    const after = await settledRss(server.pid);
     return {
       connections: sockets.length,
       rssBeforeBytes: before,
@@ -520,7 +590,6 @@ async function idleConnectionsOnce(ctx: BrokerBenchContext, count: number): Prom
     };
   } finally {
     for (const s of sockets) s.destroy();
-    await klog.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await server.stop();
   }
 }

@@ -353,32 +353,67 @@ export function renderBrokerSection(b: BrokerBenchResults): string[] {
     ...breakdownSection(b),
     '### หน่วยความจำกับ connection ที่ไม่ทำอะไร',
     '',
+    ...idleSection(b.idle),
+    '',
+    ...startupSection(b),
+  ];
+}
+
+/** The idle connections: klog's per connection, and (settled results) a Node process's beside it. */
+function idleSection(idle: BrokerBenchResults['idle']): string[] {
+  const kib = (x: number) => `${(x / 1024).toFixed(1)} KiB`;
+  const rounds = (xs: readonly number[]) => xs.map(kib).join(', ');
+  if (idle.measure !== 'settled' || idle.nodeBytesPerConnection === undefined) {
+    return [
+      table(
+        ['', ''],
+        [
+          ['connection', idle.connections.toLocaleString('en')],
+          ['RSS ก่อน', `${(idle.rssBeforeBytes / 2 ** 20).toFixed(1)} MiB`],
+          ['RSS หลัง', `${(idle.rssAfterBytes / 2 ** 20).toFixed(1)} MiB`],
+          ['ต่อ connection', kib(idle.bytesPerConnection)],
+          ...(idle.roundBytesPerConnection !== undefined
+            ? [['แต่ละรอบ', rounds(idle.roundBytesPerConnection)]]
+            : []),
+        ],
+      ),
+      '',
+      'แต่ละ connection ถาม ApiVersions หนึ่งครั้งแล้วเงียบ วัด RSS ของ process `klog serve` ก่อนเปิดและหลังเปิดครบ',
+      ...(idle.roundBytesPerConnection !== undefined
+        ? [
+            'เริ่ม `klog serve` ใหม่ทุกรอบแล้วรายงานค่ากลาง เพราะ RSS รวมขนาด heap ที่ V8 เลือกขยายเองด้วย (young generation โตเป็นขั้น) ตัวเลขรอบเดียวจึงแกว่ง',
+          ]
+        : []),
+    ];
+  }
+  return [
     table(
-      ['', ''],
+      ['', '`klog serve`', 'Node ที่รับ connection อย่างเดียว', 'klog ÷ Node'],
       [
-        ['connection', b.idle.connections.toLocaleString('en')],
-        ['RSS ก่อน', `${(b.idle.rssBeforeBytes / 2 ** 20).toFixed(1)} MiB`],
-        ['RSS หลัง', `${(b.idle.rssAfterBytes / 2 ** 20).toFixed(1)} MiB`],
-        ['ต่อ connection', `${(b.idle.bytesPerConnection / 1024).toFixed(1)} KiB`],
-        ...(b.idle.roundBytesPerConnection !== undefined
-          ? [
-              [
-                'แต่ละรอบ',
-                b.idle.roundBytesPerConnection.map((x) => `${(x / 1024).toFixed(1)} KiB`).join(', '),
-              ],
-            ]
-          : []),
+        [
+          'ต่อ connection (ค่ากลาง)',
+          kib(idle.bytesPerConnection),
+          kib(idle.nodeBytesPerConnection),
+          ratio(idle.bytesPerConnection / idle.nodeBytesPerConnection),
+        ],
+        [
+          'แต่ละรอบ',
+          rounds(idle.roundBytesPerConnection ?? []),
+          rounds(idle.roundNodeBytesPerConnection ?? []),
+          '',
+        ],
+        [
+          'RSS ก่อน → หลัง (รอบค่ากลาง)',
+          `${(idle.rssBeforeBytes / 2 ** 20).toFixed(1)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(1)} MiB`,
+          '',
+          '',
+        ],
       ],
     ),
     '',
-    'แต่ละ connection ถาม ApiVersions หนึ่งครั้งแล้วเงียบ วัด RSS ของ process `klog serve` ก่อนเปิดและหลังเปิดครบ',
-    ...(b.idle.roundBytesPerConnection !== undefined
-      ? [
-          'เริ่ม `klog serve` ใหม่ทุกรอบแล้วรายงานค่ากลาง เพราะ RSS รวมขนาด heap ที่ V8 เลือกขยายเองด้วย (young generation โตเป็นขั้น) ตัวเลขรอบเดียวจึงแกว่ง',
-        ]
-      : []),
-    '',
-    ...startupSection(b),
+    `เปิด ${idle.connections.toLocaleString('en')} connection แต่ละอันถาม ApiVersions หนึ่งครั้งแล้วเงียบ วัด RSS เมื่อ process หยุดหดแล้ว ทั้งก่อนเปิดและหลังเปิดครบ`,
+    'ช่วงแรกหลังเปิดรวด RSS ยังรวม young generation ที่ V8 เพิ่งขยายและขยะที่ยังไม่เก็บ ซึ่ง process ที่ว่างคืนภายในไม่กี่วินาที',
+    'ฝั่ง Node เป็น process ที่รับ connection แล้วตอบทุก request ด้วย frame เดียวกันตลอด วัดสลับกับ `klog serve` ในรอบเดียวกัน จึงเห็นว่าส่วนไหนเป็นของ socket ของ Node เอง',
   ];
 }
 

@@ -109,6 +109,16 @@ export interface IdleConnectionsResult {
   readonly bytesPerConnection: number;
   /** Each round's figure; absent in results written before rounds. */
   readonly roundBytesPerConnection?: readonly number[];
+  /**
+   * `settled`: RSS read once the process has stopped shrinking, before and after the connections (V8's
+   * memory reducer has run, klog has let quiet connections' frame buffers go), beside a Node process that
+   * only accepts and answers, in the same rounds. Absent in older results: RSS 0.5 s after the last
+   * connection, no baseline.
+   */
+  readonly measure?: 'settled';
+  /** The Node baseline's median bytes per connection, and each round's. */
+  readonly nodeBytesPerConnection?: number;
+  readonly roundNodeBytesPerConnection?: readonly number[];
 }
 
 /** klog serve's RSS with consumers that stopped reading their Fetch responses (issue 22). */
