@@ -2,15 +2,13 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TopicConfigStore } from '../../src/config/topic-config-store.js';
-import { TopicConfigs } from '../../src/config/topic-configs.js';
 import { GroupCoordinator } from '../../src/group/group-coordinator.js';
-import { OFFSETS_TOPIC, OffsetsTopic } from '../../src/group/offsets-topic.js';
-import { type BrokerLog, type LogEvent, openBrokerLog, syncDirectory } from '../../src/log/log-port.js';
-import { SILENT } from '../../src/logging/logger.js';
-import { BROKER_DIR, brokerDir } from '../../src/state/broker-dir.js';
+import { OFFSETS_TOPIC } from '../../src/group/offsets-topic.js';
+import { type BrokerLog, type LogEvent, openBrokerLog } from '../../src/log/log-port.js';
+import { BROKER_DIR } from '../../src/state/broker-dir.js';
 import { tempDir } from '../support/broker.js';
 import { FakeTimer } from '../support/fake-timer.js';
+import { openOffsetsLog } from '../support/offsets-log.js';
 
 /** The coordinator's clock: what its records are stamped with. */
 let now = 1_700_000_000_000;
@@ -22,31 +20,13 @@ let now = 1_700_000_000_000;
  * compaction has something to clean.
  */
 function open(dir: string, partitions = 3, segmentMs?: number) {
-  let configs: TopicConfigs | undefined;
-  const log = openBrokerLog({
-    dataDir: dir,
-    ownEntries: [BROKER_DIR],
-    segmentBytes: 1_073_741_824,
-    messageMaxBytes: 1_048_588,
-    topicLogConfig: (topic) => configs?.logConfig(topic) ?? {},
-  });
-  const store = TopicConfigStore.open(
-    brokerDir(dir, syncDirectory),
-    new Set(log.topics().keys()),
-    syncDirectory,
-  );
   const defaults = new Map(segmentMs === undefined ? [] : [['log.roll.ms', String(segmentMs)]]);
-  configs = new TopicConfigs(store, defaults, (t) => log.reconfigureTopic(t));
-  const topic = new OffsetsTopic(
-    {
-      config: { maxPartitionsPerRequest: 10_000, maxBrokerPartitions: 120_000 },
-      log,
-      topicConfigs: configs,
-      logger: SILENT,
-    },
-    { partitions, segmentBytes: 600 },
-    () => now,
-  );
+  const { log, configs, topic } = openOffsetsLog(dir, {
+    partitions,
+    segmentBytes: 600,
+    defaults,
+    now: () => now,
+  });
   const coordinator = new GroupCoordinator(new FakeTimer(), topic, { groupInitialRebalanceDelayMs: 0 });
   topic.load(coordinator);
   return { log, topic, coordinator, configs };
