@@ -74,6 +74,10 @@ async function main(): Promise<void> {
   // Start-up is measured on what `klog` runs (bin/klog.js, the bundle), unless another build is named.
   const startupBin =
     values.klog === undefined ? join(BENCH_DIR, '..', 'packages', 'cli', 'bin', 'klog.js') : klogBin;
+  // bin/klog.js runs dist/klog.cjs (the bundle): missing, start-up and the idle connections would fail late.
+  const bundle = join(BENCH_DIR, '..', 'packages', 'cli', 'dist', 'klog.cjs');
+  if (values.klog === undefined && !existsSync(bundle))
+    throw new UsageError(`${bundle} is missing: build @klog/cli first`);
   if (values.startup) {
     if (values.write) throw new UsageError('--startup writes nothing: drop --write');
     for (const line of formatStartup(await benchStartup(startupBin, STARTUP_ROUNDS)))
@@ -251,7 +255,7 @@ async function main(): Promise<void> {
   }
   out.write(
     `\n${idle.connections} idle connections, RSS settled: ${(idle.bytesPerConnection / 1024).toFixed(1)} KiB each, the median of ${(idle.roundBytesPerConnection ?? []).map((x) => (x / 1024).toFixed(1)).join(' / ')} (RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB)` +
-      (idle.nodeBytesPerConnection === undefined
+      (idle.measure !== 'settled'
         ? '\n'
         : `; a Node process that only accepts and answers ${(idle.nodeBytesPerConnection / 1024).toFixed(1)} KiB (${(idle.roundNodeBytesPerConnection ?? []).map((x) => (x / 1024).toFixed(1)).join(' / ')}): klog ÷ Node ${(idle.bytesPerConnection / idle.nodeBytesPerConnection).toFixed(2)}×\n`),
   );

@@ -15,7 +15,7 @@ import { buildPlainBatch, computeBatchCrc, decodeBatchHeader } from '@klog/stora
 import { compile } from '@mdx-js/mdx';
 import remarkGfm from 'remark-gfm';
 import { describe, expect, it } from 'vitest';
-import { idleConnectionsOnce, kernelFloor, startAcceptOnly } from '../src/broker/broker-bench.js';
+import { idleConnectionsOnce, kernelFloor, settledRss, startAcceptOnly } from '../src/broker/broker-bench.js';
 import {
   cpuFloorOf,
   crcCpuRun,
@@ -33,7 +33,13 @@ import {
 } from '../src/broker/cpu-profile.js';
 import { renderBrokerSection } from '../src/broker/page-section.js';
 import { cpuSeconds, kernelCpuSeconds, rssBytes, run, threadCpuSeconds } from '../src/broker/processes.js';
-import type { BrokerBenchResults, Pair, Run, WorkloadResult } from '../src/broker/results.js';
+import type {
+  BrokerBenchResults,
+  Pair,
+  Run,
+  SettledIdleConnections,
+  WorkloadResult,
+} from '../src/broker/results.js';
 import { BENCH_DIR } from '../src/paths.js';
 
 const PYTHON = '/usr/bin/python3';
@@ -343,32 +349,85 @@ describe('the idle connections of the broker section', () => {
 });
 
 describe('the idle connections measured settled, beside Node', () => {
+  const settled: SettledIdleConnections = {
+    measure: 'settled',
+    connections: 1000,
+    rssBeforeBytes: 50 * 2 ** 20,
+    rssAfterBytes: 63 * 2 ** 20,
+    bytesPerConnection: 13 * 1024,
+    roundBytesPerConnection: [13 * 1024, 12.5 * 1024, 13.5 * 1024],
+    nodeBytesPerConnection: 6.5 * 1024,
+    roundNodeBytesPerConnection: [6.5 * 1024, 6.2 * 1024, 6.6 * 1024],
+    unsettledReadings: 0,
+  };
+
   it('shows klog and the Node baseline per connection, their ratio and each round', () => {
-    const text = renderBrokerSection({
-      ...sample,
-      idle: {
-        ...sample.idle,
-        bytesPerConnection: 13 * 1024,
-        roundBytesPerConnection: [13 * 1024, 12.5 * 1024, 13.5 * 1024],
-        measure: 'settled',
-        nodeBytesPerConnection: 6.5 * 1024,
-        roundNodeBytesPerConnection: [6.5 * 1024, 6.2 * 1024, 6.6 * 1024],
-      },
-    }).join('\n');
+    const text = renderBrokerSection({ ...sample, idle: settled }).join('\n');
     expect(text).toContain('| ต่อ connection (ค่ากลาง) | 13.0 KiB | 6.5 KiB | 2.00× |');
     expect(text).toContain('| แต่ละรอบ | 13.0 KiB, 12.5 KiB, 13.5 KiB | 6.5 KiB, 6.2 KiB, 6.6 KiB |  |');
-    expect(text).toContain('เมื่อ process หยุดหดแล้ว');
+    expect(text).toContain('เปิดอีก 999 connection');
     expect(text).not.toContain('| RSS ก่อน |');
+    expect(text).not.toContain('ยังไม่หยุดเปลี่ยน');
+    const unsettled = renderBrokerSection({ ...sample, idle: { ...settled, unsettledReadings: 2 } }).join(
+      '\n',
+    );
+    expect(unsettled).toContain('มี 2 ค่าที่อ่านตอนรอครบ 45 s แล้ว process ยังไม่หยุดเปลี่ยน');
   });
 
-  it('waits for a real process to settle before and after the connections, and each connection is counted', async () => {
-    const round = await idleConnectionsOnce(await startAcceptOnly(), 201);
-    expect(round.connections).toBe(201);
-    // 200 sockets Node keeps: more than nothing, far less than a megabyte each.
-    expect(round.rssAfterBytes).toBeGreaterThan(round.rssBeforeBytes);
-    expect(round.bytesPerConnection).toBeGreaterThan(0);
-    expect(round.bytesPerConnection).toBeLessThan(2 ** 20);
-  }, 180_000);
+  /** A clock the test moves: each sleep advances it, and RSS is a function of the time. */
+  const fakeClock = (rssAt: (ms: number) => number) => {
+    let t = 0;
+    return {
+      rss: () => rssAt(t),
+      now: () => t,
+      sleep: async (ms: number) => {
+        t += ms;
+      },
+    };
+  };
+  const MiB = 2 ** 20;
+  /** Two settled readings of up to 45 s each, on a busy machine (the repository's LONG_TIMEOUT_MS). */
+  const LONG_TIMEOUT_MS = 300_000;
+
+  it('waits out a rise and the fall after it, and reads the level it comes to rest at', async () => {
+    // Up 20 MiB over the first 3 s, down to 30 MiB by 15 s, flat from then on.
+    const rssAt = (ms: number) =>
+      ms <= 3000
+        ? 40 * MiB + (20 * MiB * ms) / 3000
+        : Math.max(30 * MiB, 60 * MiB - (30 * MiB * (ms - 3000)) / 12_000);
+    const clock = fakeClock(rssAt);
+    const { rss, settled } = await settledRss(clock);
+    expect(settled).toBe(true);
+    expect(rss).toBe(30 * MiB);
+    // Steady for 8 s after it came to rest at 15 s.
+    expect(clock.now()).toBeGreaterThanOrEqual(23_000);
+  });
+
+  it('a process already at rest is read after the minimum wait', async () => {
+    const clock = fakeClock(() => 40 * MiB);
+    expect(await settledRss(clock)).toEqual({ rss: 40 * MiB, settled: true });
+    expect(clock.now()).toBe(12_000);
+  });
+
+  it('a process that keeps shrinking is read when the wait runs out, and says so', async () => {
+    const clock = fakeClock((ms) => 200 * MiB - 100 * 1024 * (ms / 1000));
+    const { settled } = await settledRss(clock);
+    expect(settled).toBe(false);
+    expect(clock.now()).toBe(45_000);
+  });
+
+  it(
+    'waits for a real process to settle before and after the connections, and each connection is counted',
+    async () => {
+      const round = await idleConnectionsOnce(await startAcceptOnly(), 201);
+      expect(round.connections).toBe(201);
+      // 200 sockets Node keeps: more than nothing, far less than a megabyte each.
+      expect(round.rssAfterBytes).toBeGreaterThan(round.rssBeforeBytes);
+      expect(round.bytesPerConnection).toBeGreaterThan(0);
+      expect(round.bytesPerConnection).toBeLessThan(MiB);
+    },
+    LONG_TIMEOUT_MS,
+  );
 });
 
 describe('the kernel floor’s receiver (bench/python/file_floor.py)', () => {

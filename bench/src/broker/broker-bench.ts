@@ -14,7 +14,8 @@ import {
   startService,
   threadCpuSeconds,
 } from './processes.js';
-import type { IdleConnectionsResult, Pair, ProduceProfile, Run, WorkloadResult } from './results.js';
+import type { Pair, ProduceProfile, Run, SettledIdleConnections, WorkloadResult } from './results.js';
+import { apiVersionsV0, listeningAddress } from './startup-bench.js';
 
 export interface BrokerBenchContext {
   readonly quick: boolean;
@@ -126,7 +127,7 @@ export async function startKlog(
       'info',
       ...extra,
     ],
-    (line) => /listening on (127\.0\.0\.1:\d+)/.exec(line)?.[1],
+    listeningAddress,
     'sigterm',
   );
 }
@@ -483,33 +484,49 @@ const ACCEPT_ONLY = `const reply = Buffer.alloc(400); require('node:net').create
 
 /** Reads RSS this often while waiting for a process to settle. */
 const SETTLE_POLL_MS = 500;
-/** Settled: at least this long after the last connection (past klog's QUIET_MS of 5 s, when quiet connections let their frame buffers go, and V8's memory reducer's first pass) … */
+/**
+ * Settled: at least this long after the last connection (past klog's QUIET_MS of 5 s, when quiet
+ * connections let their frame buffers go, and V8's memory reducer's first pass) …
+ */
 const SETTLE_MIN_MS = 12_000;
-/** … and no new low by more than SETTLE_SLACK_BYTES for this long; */
+/** … with every reading of the last SETTLE_STEADY_MS within SETTLE_SLACK_BYTES of each other; */
 const SETTLE_STEADY_MS = 8_000;
 const SETTLE_SLACK_BYTES = 64 * 1024;
-/** read anyway after this long. */
+/** read anyway after this long, and said. */
 const SETTLE_MAX_MS = 45_000;
 
+/** What `settledRss` reads and waits with: the process's RSS and the clock, or a test's. */
+export interface SettleClock {
+  rss(): number;
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+const processClock = (pid: number): SettleClock => ({
+  rss: () => rssBytes(pid),
+  now: () => performance.now(),
+  sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+});
+
 /**
- * RSS once `pid` has stopped shrinking: right after a burst of connections RSS holds V8's grown young
+ * RSS once a process has stopped changing: right after a burst of connections RSS holds V8's grown young
  * generation and garbage not yet collected, which an idle process gives back within seconds (issue 44:
- * read 0.5 s after the burst, one process's figure swung between 7 and 16 KiB a connection).
+ * read 0.5 s after the burst, one process's figure swung between 7 and 16 KiB a connection). `settled` is
+ * false when SETTLE_MAX_MS ran out first.
  */
-async function settledRss(pid: number): Promise<number> {
-  const t0 = performance.now();
-  let low = rssBytes(pid);
-  let lowAt = t0;
+export async function settledRss(clock: SettleClock): Promise<{ rss: number; settled: boolean }> {
+  const t0 = clock.now();
+  const readings: { at: number; rss: number }[] = [{ at: t0, rss: clock.rss() }];
   for (;;) {
-    await new Promise((r) => setTimeout(r, SETTLE_POLL_MS));
-    const now = performance.now();
-    const rss = rssBytes(pid);
-    if (rss < low - SETTLE_SLACK_BYTES) {
-      low = rss;
-      lowAt = now;
-    }
-    if ((now - t0 >= SETTLE_MIN_MS && now - lowAt >= SETTLE_STEADY_MS) || now - t0 >= SETTLE_MAX_MS)
-      return rss;
+    await clock.sleep(SETTLE_POLL_MS);
+    const now = clock.now();
+    const rss = clock.rss();
+    readings.push({ at: now, rss });
+    while ((readings[0] as { at: number }).at < now - SETTLE_STEADY_MS) readings.shift();
+    const values = readings.map((r) => r.rss);
+    const steady = Math.max(...values) - Math.min(...values) <= SETTLE_SLACK_BYTES;
+    if (now - t0 >= Math.max(SETTLE_MIN_MS, SETTLE_STEADY_MS) && steady) return { rss, settled: true };
+    if (now - t0 >= SETTLE_MAX_MS) return { rss, settled: false };
   }
 }
 
@@ -521,7 +538,7 @@ async function settledRss(pid: number): Promise<number> {
 export async function benchIdleConnections(
   ctx: BrokerBenchContext,
   count: number,
-): Promise<IdleConnectionsResult> {
+): Promise<SettledIdleConnections> {
   const runs: IdleRound[] = [];
   const nodeRuns: IdleRound[] = [];
   for (let round = 0; round < ctx.rounds; round++) {
@@ -533,20 +550,30 @@ export async function benchIdleConnections(
     }
     nodeRuns.push(await idleConnectionsOnce(await startAcceptOnly(), count));
   }
-  const mid = medianRound(runs);
+  const unsettled = [...runs, ...nodeRuns].reduce((n, r) => n + r.unsettledReadings, 0);
+  if (unsettled > 0)
+    ctx.progress(
+      `    ${unsettled} RSS reading(s) taken after ${SETTLE_MAX_MS / 1000} s without the process settling`,
+    );
+  const { unsettledReadings: _, ...mid } = medianRound(runs);
   return {
     ...mid,
     roundBytesPerConnection: runs.map((r) => r.bytesPerConnection),
     measure: 'settled',
     nodeBytesPerConnection: medianRound(nodeRuns).bytesPerConnection,
     roundNodeBytesPerConnection: nodeRuns.map((r) => r.bytesPerConnection),
+    unsettledReadings: unsettled,
   };
 }
 
-export type IdleRound = Pick<
-  IdleConnectionsResult,
-  'connections' | 'rssBeforeBytes' | 'rssAfterBytes' | 'bytesPerConnection'
->;
+export interface IdleRound {
+  readonly connections: number;
+  readonly rssBeforeBytes: number;
+  readonly rssAfterBytes: number;
+  readonly bytesPerConnection: number;
+  /** Of its two readings, those SETTLE_MAX_MS ran out on. */
+  readonly unsettledReadings: number;
+}
 
 function medianRound(runs: readonly IdleRound[]): IdleRound {
   const sorted = [...runs].sort((a, b) => a.bytesPerConnection - b.bytesPerConnection);
@@ -555,12 +582,7 @@ function medianRound(runs: readonly IdleRound[]): IdleRound {
 
 /** The idle connections' baseline (ACCEPT_ONLY), started. */
 export function startAcceptOnly(): Promise<Service> {
-  return startService(
-    process.execPath,
-    ['-e', ACCEPT_ONLY],
-    (line) => /listening on (127\.0\.0\.1:\d+)/.exec(line)?.[1],
-    'sigterm',
-  );
+  return startService(process.execPath, ['-e', ACCEPT_ONLY], listeningAddress, 'sigterm');
 }
 
 /** Opens `count` connections to `server` (stopped at the end), RSS settled before the first and after the last. */
@@ -568,8 +590,7 @@ export async function idleConnectionsOnce(server: Service, count: number): Promi
   const sockets: Socket[] = [];
   try {
     const [host, port] = server.address.split(':') as [string, string];
-    // ApiVersions v0: header v1 (key 18, version 0, correlation id, client id "idle"), empty body.
-    const request = Buffer.from([0, 0, 0, 14, 0, 18, 0, 0, 0, 0, 0, 1, 0, 4, 0x69, 0x64, 0x6c, 0x65]);
+    const request = apiVersionsV0();
     const connect = async () => {
       const s = createConnection({ host, port: Number(port) });
       await once(s, 'connect');
@@ -578,15 +599,16 @@ export async function idleConnectionsOnce(server: Service, count: number): Promi
       sockets.push(s);
     };
     await connect();
-    const before = await settledRss(server.pid);
+    const before = await settledRss(processClock(server.pid));
     for (let i = 1; i < count; i += 50)
       await Promise.all(Array.from({ length: Math.min(50, count - i) }, connect));
-    const after = await settledRss(server.pid);
+    const after = await settledRss(processClock(server.pid));
     return {
       connections: sockets.length,
-      rssBeforeBytes: before,
-      rssAfterBytes: after,
-      bytesPerConnection: Math.round((after - before) / (sockets.length - 1)),
+      rssBeforeBytes: before.rss,
+      rssAfterBytes: after.rss,
+      bytesPerConnection: Math.round((after.rss - before.rss) / (sockets.length - 1)),
+      unsettledReadings: [before, after].filter((r) => !r.settled).length,
     };
   } finally {
     for (const s of sockets) s.destroy();

@@ -100,7 +100,9 @@ export interface ProduceProfile {
   readonly parts: readonly { readonly part: string; readonly fraction: number; readonly msPerMb: number }[];
 }
 
-export interface IdleConnectionsResult {
+/** Results written before issue 44's settled reading: RSS 0.5 s after the last connection, no baseline. */
+export interface EarlyIdleConnections {
+  readonly measure?: undefined;
   readonly connections: number;
   /** The median round's (a fresh klog serve each round). */
   readonly rssBeforeBytes: number;
@@ -109,17 +111,30 @@ export interface IdleConnectionsResult {
   readonly bytesPerConnection: number;
   /** Each round's figure; absent in results written before rounds. */
   readonly roundBytesPerConnection?: readonly number[];
-  /**
-   * `settled`: RSS read once the process has stopped shrinking, before and after the connections (V8's
-   * memory reducer has run, klog has let quiet connections' frame buffers go), beside a Node process that
-   * only accepts and answers, in the same rounds. Absent in older results: RSS 0.5 s after the last
-   * connection, no baseline.
-   */
-  readonly measure?: 'settled';
-  /** The Node baseline's median bytes per connection, and each round's. */
-  readonly nodeBytesPerConnection?: number;
-  readonly roundNodeBytesPerConnection?: readonly number[];
 }
+
+/**
+ * RSS read once the process has stopped changing, before and after the connections (V8's memory reducer
+ * has run, klog has let quiet connections' frame buffers go), on the CLI bundle, beside a Node process that
+ * only accepts and answers, in the same rounds.
+ */
+export interface SettledIdleConnections {
+  readonly measure: 'settled';
+  readonly connections: number;
+  /** The median round's (fresh processes each round). */
+  readonly rssBeforeBytes: number;
+  readonly rssAfterBytes: number;
+  /** klog's median of the rounds, and each round's. */
+  readonly bytesPerConnection: number;
+  readonly roundBytesPerConnection: readonly number[];
+  /** The Node baseline's median bytes per connection, and each round's. */
+  readonly nodeBytesPerConnection: number;
+  readonly roundNodeBytesPerConnection: readonly number[];
+  /** Readings taken when the wait for a settled process ran out (0 in a clean run). */
+  readonly unsettledReadings: number;
+}
+
+export type IdleConnectionsResult = EarlyIdleConnections | SettledIdleConnections;
 
 /** klog serve's RSS with consumers that stopped reading their Fetch responses (issue 22). */
 export interface StalledConsumersResult {

@@ -21,8 +21,12 @@ const LISTENING = /listening on 127\.0\.0\.1:(\d+)/;
 /** A Node process that only listens on a port, printing the line klog serve prints: RSS's baseline. */
 const LISTEN_ONLY = `require('node:net').createServer().listen(0, '127.0.0.1', function () { console.log('listening on 127.0.0.1:' + this.address().port); });`;
 
+/** The address in klog serve's "listening on" line (and the line its baselines print), else undefined. */
+export const listeningAddress = (line: string): string | undefined =>
+  /listening on (127\.0\.0\.1:\d+)/.exec(line)?.[1];
+
 /** ApiVersions v0 (key 18), correlation id 1, null client id: the first request every Kafka client sends. */
-function apiVersionsV0(): Buffer {
+export function apiVersionsV0(): Buffer {
   const b = Buffer.alloc(14);
   b.writeInt32BE(10, 0);
   b.writeInt16BE(18, 4);
