@@ -7,7 +7,13 @@ import { benchFlushCost, benchStalledConsumers } from './broker/attack-bench.js'
 import { benchIdleConnections, benchWorkload, WORKLOADS } from './broker/broker-bench.js';
 import { cpuFloorOf, FLOOR_RATIO_GOAL, floorGoalLabel } from './broker/cpu-floor.js';
 import { benchGroupConsume } from './broker/group-bench.js';
-import type { BrokerBenchResults, Goal, Run, WorkloadResult } from './broker/results.js';
+import type {
+  BrokerBenchResults,
+  Goal,
+  Run,
+  SettledIdleConnections,
+  WorkloadResult,
+} from './broker/results.js';
 import { benchStartup, formatStartup } from './broker/startup-bench.js';
 import { median } from './harness.js';
 import { machineInfo } from './machine.js';
@@ -114,7 +120,7 @@ async function main(): Promise<void> {
     `klog bench:broker (${quick ? 'quick' : 'full, a few minutes'}): ${m.cpu}, ${m.cores} cores, Node ${m.node}, kcat ${kcatVersion?.[1]}`,
   );
   const workloads: WorkloadResult[] = [];
-  let idle: BrokerBenchResults['idle'];
+  let idle: SettledIdleConnections;
   let stalledConsumers: BrokerBenchResults['stalledConsumers'];
   let flushCost: BrokerBenchResults['flushCost'];
   let groupConsume: BrokerBenchResults['groupConsume'];
@@ -253,11 +259,9 @@ async function main(): Promise<void> {
             : `; classic ${g.consumerProtocol.classicOnSameClient.firstMessageMs.toFixed(0)} ms (its initial rebalance delay included), ${mb(g.consumerProtocol.classicOnSameClient.window)} MB/s\n`),
       );
   }
+  const kib = (x: number) => (x / 1024).toFixed(1);
   out.write(
-    `\n${idle.connections} idle connections, RSS settled: ${(idle.bytesPerConnection / 1024).toFixed(1)} KiB each, the median of ${(idle.roundBytesPerConnection ?? []).map((x) => (x / 1024).toFixed(1)).join(' / ')} (RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB)` +
-      (idle.measure !== 'settled'
-        ? '\n'
-        : `; a Node process that only accepts and answers ${(idle.nodeBytesPerConnection / 1024).toFixed(1)} KiB (${(idle.roundNodeBytesPerConnection ?? []).map((x) => (x / 1024).toFixed(1)).join(' / ')}): klog ÷ Node ${(idle.bytesPerConnection / idle.nodeBytesPerConnection).toFixed(2)}×\n`),
+    `\n${idle.connections} idle connections, RSS settled: ${kib(idle.bytesPerConnection)} KiB each, the median of ${idle.roundBytesPerConnection.map(kib).join(' / ')} (RSS ${(idle.rssBeforeBytes / 2 ** 20).toFixed(0)} → ${(idle.rssAfterBytes / 2 ** 20).toFixed(0)} MiB); a Node process that only accepts and answers ${kib(idle.nodeBytesPerConnection)} KiB (${idle.roundNodeBytesPerConnection.map(kib).join(' / ')}): klog ÷ Node ${(idle.bytesPerConnection / idle.nodeBytesPerConnection).toFixed(2)}×\n`,
   );
   for (const s of stalledConsumers ?? []) {
     out.write(

@@ -410,7 +410,7 @@ function idleSection(idle: BrokerBenchResults['idle']): string[] {
     'ช่วงแรกหลังเปิดรวด RSS ยังรวม young generation ที่ V8 เพิ่งขยายและขยะที่ยังไม่เก็บ ซึ่ง process ที่ว่างคืนภายในไม่กี่วินาที',
     'ฝั่ง Node เป็น process ที่รับ connection แล้วตอบทุก request ด้วย frame เดียวกันตลอด วัดสลับกับ `klog serve` ในรอบเดียวกัน จึงเห็นว่าส่วนไหนเป็นของ socket ของ Node เอง',
     'วัดบน bundle ที่คำสั่ง `klog` รันจริง เป้า 10 KiB ของ issue 44 ตั้งไว้ตอนที่ยังวัด 0.5 s หลังเปิดครบบน `dist/bin.js` ตอนนี้ตัดสินด้วยค่าที่วัดแบบนี้',
-    ...((idle.unsettledReadings ?? 0) > 0
+    ...(idle.unsettledReadings > 0
       ? [`มี ${idle.unsettledReadings} ค่าที่อ่านตอนรอครบ 45 s แล้ว process ยังไม่หยุดเปลี่ยน`]
       : []),
   ];

@@ -17,7 +17,6 @@ export interface StartupResult {
   klogIdleRssMiB: number;
 }
 
-const LISTENING = /listening on 127\.0\.0\.1:(\d+)/;
 /** A Node process that only listens on a port, printing the line klog serve prints: RSS's baseline. */
 const LISTEN_ONLY = `require('node:net').createServer().listen(0, '127.0.0.1', function () { console.log('listening on 127.0.0.1:' + this.address().port); });`;
 
@@ -64,8 +63,9 @@ function once(args: string[], mode: 'exit' | 'listen' | 'ask'): Promise<{ ms: nu
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', function onData(chunk: string) {
       seen += chunk;
-      const port = LISTENING.exec(seen)?.[1];
-      if (port === undefined) return;
+      const address = listeningAddress(seen);
+      if (address === undefined) return;
+      const port = address.slice(address.lastIndexOf(':') + 1);
       child.stdout.off('data', onData);
       child.stdout.resume();
       if (mode === 'listen') return finish(performance.now() - t0);
@@ -80,7 +80,8 @@ function once(args: string[], mode: 'exit' | 'listen' | 'ask'): Promise<{ ms: nu
       });
     });
     child.once('exit', (code) => {
-      if (!LISTENING.test(seen)) reject(new Error(`${args.join(' ')} exited (${code}) before listening`));
+      if (listeningAddress(seen) === undefined)
+        reject(new Error(`${args.join(' ')} exited (${code}) before listening`));
     });
   });
 }
