@@ -1,5 +1,5 @@
 import type { ApiCodec } from './apis/api-codec.js';
-import { responseHeaderVersion, writeResponseHeader } from './headers.js';
+import { type CodecVersions, responseHeaderVersion, writeResponseHeader } from './headers.js';
 import { Writer } from './wire/writer.js';
 
 /** Kafka's `socket.request.max.bytes` default: 100 MiB. */
@@ -229,4 +229,49 @@ export function encodeResponse<Res>(
   const first = chunks[0]!;
   new DataView(first.buffer, first.byteOffset, 4).setInt32(0, byteLength - 4);
   return { chunks, byteLength };
+}
+
+/**
+ * A response body alone, encoded for `apiVersion`: a response that is the same for every request (the
+ * broker's ApiVersions list) is encoded once this way and framed for each request by `frameResponseBody`.
+ */
+export function encodeResponseBody<Res>(
+  codec: ApiCodec<unknown, Res>,
+  apiVersion: number,
+  body: Res,
+): Uint8Array {
+  const w = new Writer(512);
+  codec.writeResponse(apiVersion, w, body);
+  return w.toBytes();
+}
+
+/**
+ * The answer to one request from a body encoded before (`encodeResponseBody`): size prefix and header, then
+ * the body's bytes, in one chunk from `allocate` (a server may pass Node's pooled Buffer.allocUnsafe). The
+ * same bytes as `encodeResponse` writes for the response itself.
+ */
+export function frameResponseBody(
+  codec: CodecVersions,
+  apiVersion: number,
+  correlationId: number,
+  body: Uint8Array,
+  allocate: (size: number) => Uint8Array = (size) => new Uint8Array(size),
+): ResponseFrame {
+  // Header v0 is the correlation id; v1 adds an empty TAG_BUFFER, one byte.
+  const headerBytes = responseHeaderVersion(codec, apiVersion) === 1 ? 5 : 4;
+  const byteLength = 4 + headerBytes + body.length;
+  const out = allocate(byteLength);
+  putInt32(out, 0, byteLength - 4);
+  putInt32(out, 4, correlationId);
+  if (headerBytes === 5) out[8] = 0;
+  out.set(body, 4 + headerBytes);
+  return { chunks: [out], byteLength };
+}
+
+/** Big-endian, as Kafka writes every integer; without a DataView made for the purpose. */
+function putInt32(out: Uint8Array, at: number, value: number): void {
+  out[at] = value >>> 24;
+  out[at + 1] = value >>> 16;
+  out[at + 2] = value >>> 8;
+  out[at + 3] = value;
 }

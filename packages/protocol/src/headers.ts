@@ -25,7 +25,7 @@ export function peekApiKeyAndVersion(frame: Uint8Array): { apiKey: number; apiVe
 }
 
 /** What the header versions depend on: any API's codec, whatever its request and response types. */
-type CodecVersions = Pick<ApiCodec<unknown, never>, 'apiKey' | 'firstFlexibleVersion'>;
+export type CodecVersions = Pick<ApiCodec<unknown, never>, 'apiKey' | 'firstFlexibleVersion'>;
 
 /** Flexible versions take request header v2, the others v1 (Kafka's `ApiMessageType.requestHeaderVersion`). */
 export function requestHeaderVersion(codec: CodecVersions, apiVersion: number): 1 | 2 {

@@ -39,8 +39,10 @@ export { ProtocolDecodeError, ProtocolEncodeError } from './errors.js';
 export {
   DEFAULT_MAX_REQUEST_BYTES,
   encodeResponse,
+  encodeResponseBody,
   FrameDecoder,
   FrameSizeError,
+  frameResponseBody,
   type ResponseFrame,
   ReusingFrameDecoder,
 } from './framing.js';

@@ -4,8 +4,10 @@ import {
   ApiVersions,
   concatBytes,
   encodeResponse,
+  encodeResponseBody,
   FrameDecoder,
   FrameSizeError,
+  frameResponseBody,
   Metadata,
   Produce,
   ReusingFrameDecoder,
@@ -143,6 +145,67 @@ describe('encodeResponse', () => {
       'clusterAuthorizedOperations: version 7 has no such field, and its value is not the default',
     );
     expect(() => encodeResponse(Metadata, 8, 1, ops)).not.toThrow();
+  });
+});
+
+describe('encodeResponseBody and frameResponseBody: a body encoded once, framed per request', () => {
+  const apiVersions = {
+    errorCode: 0,
+    apiKeys: [
+      { apiKey: 0, minVersion: 0, maxVersion: 11 },
+      { apiKey: 18, minVersion: 0, maxVersion: 3 },
+    ],
+    throttleTimeMs: 0,
+  };
+  const metadata = {
+    throttleTimeMs: 0,
+    brokers: [{ nodeId: 1, host: 'localhost', port: 9092, rack: null }],
+    clusterId: 'c',
+    controllerId: 1,
+    topics: [],
+    clusterAuthorizedOperations: -2147483648,
+    errorCode: 0,
+  };
+
+  it('writes the bytes encodeResponse writes, in every version, header v0 and v1 alike', () => {
+    for (let version = 0; version <= 3; version++) {
+      const body = encodeResponseBody(ApiVersions, version, apiVersions);
+      for (const correlationId of [0, 7, -1, 0x7fffffff]) {
+        const framed = frameResponseBody(ApiVersions, version, correlationId, body);
+        const expected = encodeResponse(ApiVersions, version, correlationId, apiVersions);
+        expect(framed.chunks).toHaveLength(1);
+        expect(framed.byteLength).toBe(expected.byteLength);
+        expect([...framed.chunks[0]!]).toEqual([...concatBytes(expected.chunks)]);
+      }
+    }
+    for (const version of [8, 9, 12]) {
+      const body = encodeResponseBody(Metadata, version, metadata);
+      const framed = frameResponseBody(Metadata, version, 42, body);
+      expect([...concatBytes(framed.chunks)]).toEqual([
+        ...concatBytes(encodeResponse(Metadata, version, 42, metadata).chunks),
+      ]);
+    }
+  });
+
+  it('leaves the body as it was, so the next request frames the same bytes', () => {
+    const body = encodeResponseBody(ApiVersions, 3, apiVersions);
+    const before = [...body];
+    frameResponseBody(ApiVersions, 3, 1, body);
+    frameResponseBody(ApiVersions, 3, 2, body);
+    expect([...body]).toEqual(before);
+  });
+
+  it('frames into the memory the caller allocates, exactly as long as the frame', () => {
+    const body = encodeResponseBody(ApiVersions, 0, apiVersions);
+    const asked: number[] = [];
+    const framed = frameResponseBody(ApiVersions, 0, 9, body, (n) => {
+      asked.push(n);
+      return new Uint8Array(new ArrayBuffer(n + 16), 16, n);
+    });
+    expect(asked).toEqual([framed.byteLength]);
+    expect([...framed.chunks[0]!]).toEqual([
+      ...concatBytes(encodeResponse(ApiVersions, 0, 9, apiVersions).chunks),
+    ]);
   });
 });
 

@@ -68,3 +68,22 @@ export function defineApi<K extends ApiKey>(handler: ApiHandler<K>): ApiHandler<
   }
   return handler;
 }
+
+/** The bodies of responses marked `sameForEveryRequest`, by version, encoded when first sent. */
+const encodedBodies = new WeakMap<object, Map<number, Uint8Array>>();
+
+/**
+ * Marks a response as the same for every request (ApiVersions' list of what klog serves): the dispatcher
+ * encodes its body once per version and frames a copy for each request, instead of encoding it for every
+ * connection a client opens (issue 44: an idle connection's garbage). The response is frozen: one changed
+ * after its first sending would not be sent as changed.
+ */
+export function sameForEveryRequest<T extends object>(response: T): Readonly<T> {
+  encodedBodies.set(response, new Map());
+  return Object.freeze(response);
+}
+
+/** The encoded bodies of a response marked `sameForEveryRequest`, by version; undefined for any other. */
+export function encodedBodiesOf(response: object): Map<number, Uint8Array> | undefined {
+  return encodedBodies.get(response);
+}

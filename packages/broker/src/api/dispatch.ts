@@ -4,12 +4,14 @@ import {
   type ApiResponse,
   ApiVersions,
   encodeResponse,
+  encodeResponseBody,
+  frameResponseBody,
   type KafkaRequest,
   type ParsedRequest,
   type ResponseFrame,
 } from '@klog/protocol';
 import { ADVERTISED_APIS } from './advertised.js';
-import { type ApiHandler, type ClientInfo, Unanswered } from './api-handler.js';
+import { type ApiHandler, type ClientInfo, encodedBodiesOf, Unanswered } from './api-handler.js';
 import type { BrokerContext } from './context.js';
 import { API_HANDLERS } from './index.js';
 import { apiVersionsTooNew } from './metadata/api-versions.js';
@@ -29,15 +31,46 @@ export interface Handled {
  * A response's Handled, its summary built only when read: the debug line is the one reader, and a Produce's
  * summary (a string per partition) was a measurable part of its CPU with the line off (issue 44).
  */
-class Answered implements Handled {
+class Answered<K extends ApiKey> implements Handled {
   constructor(
     readonly frame: ResponseFrame,
-    private readonly summarize: () => string,
+    private readonly handler: ApiHandler<K>,
+    private readonly request: KafkaRequest<K>['body'],
+    private readonly response: ApiResponse<K>,
   ) {}
 
   get summary(): string {
-    return this.summarize();
+    return this.handler.summary(this.request, this.response);
   }
+}
+
+/** Node's pooled memory for a small frame: one slab shared by many, not an allocation of its own. */
+const allocatePooled = (size: number): Uint8Array => Buffer.allocUnsafe(size);
+
+/**
+ * A response's frame: its body encoded now, or, for one the same for every request (`sameForEveryRequest`),
+ * encoded once per version and framed for this request.
+ */
+function encodeFrame<Res extends object>(
+  codec: ApiCodec<unknown, Res>,
+  apiVersion: number,
+  correlationId: number,
+  response: Res,
+): ResponseFrame {
+  const bodies = encodedBodiesOf(response);
+  if (bodies === undefined) return encodeResponse(codec, apiVersion, correlationId, response);
+  let body = bodies.get(apiVersion);
+  if (body === undefined) {
+    body = encodeResponseBody(codec, apiVersion, response);
+    bodies.set(apiVersion, body);
+  }
+  return frameResponseBody(
+    codec as ApiCodec<unknown, never>,
+    apiVersion,
+    correlationId,
+    body,
+    allocatePooled,
+  );
 }
 
 type AnyHandler = (typeof API_HANDLERS)[number];
@@ -87,8 +120,8 @@ function run<K extends ApiKey>(
       const { summary, close } = response;
       return close === undefined ? { frame: undefined, summary } : { frame: undefined, summary, close };
     }
-    const frame = encodeResponse(request.codec, header.apiVersion, header.correlationId, response);
-    return new Answered(frame, () => handler.summary(body, response));
+    const frame = encodeFrame(request.codec, header.apiVersion, header.correlationId, response);
+    return new Answered(frame, handler, body, response);
   };
   const response = handler.handle(ctx, header, body, client);
   return response instanceof Promise ? response.then(answered) : answered(response);
@@ -105,12 +138,7 @@ export function dispatch(
 ): Handled | Promise<Handled> {
   if (request.kind === 'request') return run(ctx, request, client);
   // Version 0 body and header: what a client that knows nothing yet can read.
-  const frame = encodeResponse(
-    ApiVersions,
-    0,
-    request.header.correlationId,
-    apiVersionsTooNew(ADVERTISED_APIS),
-  );
+  const frame = encodeFrame(ApiVersions, 0, request.header.correlationId, apiVersionsTooNew(ADVERTISED_APIS));
   const served =
     API_VERSIONS === undefined ? 'none' : `${API_VERSIONS.versions.min}–${API_VERSIONS.versions.max}`;
   return { frame, summary: `UNSUPPORTED_VERSION (klog serves ${served})` };

@@ -4,6 +4,7 @@ import {
   type ParsedRequest,
   ProtocolDecodeError,
   parseRequest,
+  type RequestHeader,
   type ResponseFrame,
   ReusingFrameDecoder,
 } from '@klog/protocol';
@@ -90,8 +91,10 @@ export class Connection implements ChunkSink, ClientInfo {
     // One kept buffer per connection, frames views into it (no garbage per request): a frame is valid only
     // until the next is read, and the next is read only once this one's request is done (sync handlers
     // use the bytes at once; a fetch that waits keeps none of them).
+    // A small buffer (the first, 256 bytes) is a slice of Node's pooled slab, not an allocation of its own:
+    // most connections never need more (issue 44: an idle connection's cost).
     this.#frames = new ReusingFrameDecoder(ctx.config.socketRequestMaxBytes, RETAINED_FRAME_BYTES, (n) =>
-      Buffer.allocUnsafeSlow(n),
+      Buffer.allocUnsafe(n),
     );
     this.#reader = readSocket(accepted, this);
     const socket = this.#reader.socket;
@@ -257,51 +260,61 @@ export class Connection implements ChunkSink, ClientInfo {
     counted.requests++;
     if (pipelined) counted.pipelined++;
     this.ctx.stats.set(name, counted);
-    const label = `${name} v${header.apiVersion}`;
-    const done = (handled: Handled) => {
-      if (this.ctx.logger.debugEnabled) {
-        this.ctx.logger.debug(
-          `conn ${this.remote} #${this.id}: ${label} correlation ${header.correlationId} client ${JSON.stringify(header.clientId)}: ${handled.summary}`,
-        );
-      }
-      if (handled.close !== undefined) {
-        // A teaching fault, already logged in its own line: the client sees the connection go, no answer.
-        this.close(handled.close, 'debug');
-        return;
-      }
-      if (handled.frame === undefined || this.#closed) return;
-      this.#write(handled.frame);
-    };
-    const failed = (error: unknown) => {
-      if (error instanceof CloseConnection) {
-        this.close(`${label} correlation ${header.correlationId}: ${error.message}`, 'warn');
-        return;
-      }
-      // A bug, not the client's doing: say so loudly, and drop this client rather than answer wrongly.
-      this.ctx.logger.error(
-        `conn ${this.remote} #${this.id}: ${label} correlation ${header.correlationId} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
-      );
-      this.close('internal error (see the line above)', 'error');
-    };
     let result: Handled | Promise<Handled>;
     try {
       result = dispatch(this.ctx, parsed, this);
     } catch (error) {
-      failed(error);
+      this.#failed(name, header, error);
       return;
     }
     if (result instanceof Promise) {
       this.#busy = true;
-      const running = result.then(done, failed).finally(() => {
-        this.ctx.inFlight.delete(running);
-        this.#releaseFrame();
-        this.#busy = false;
-        this.#pump(false);
-      });
+      const running = result
+        .then(
+          (handled) => this.#answer(name, header, handled),
+          (error: unknown) => this.#failed(name, header, error),
+        )
+        .finally(() => {
+          this.ctx.inFlight.delete(running);
+          this.#releaseFrame();
+          this.#busy = false;
+          this.#pump(false);
+        });
       this.ctx.inFlight.add(running);
     } else {
-      done(result);
+      // Most requests answer at once: no closures made for them (issue 44: an idle connection's garbage).
+      this.#answer(name, header, result);
     }
+  }
+
+  /** Sends what handling a request came to (or closes, for a teaching fault). */
+  #answer(name: string, header: RequestHeader, handled: Handled): void {
+    if (this.ctx.logger.debugEnabled) {
+      this.ctx.logger.debug(
+        `conn ${this.remote} #${this.id}: ${name} v${header.apiVersion} correlation ${header.correlationId} client ${JSON.stringify(header.clientId)}: ${handled.summary}`,
+      );
+    }
+    if (handled.close !== undefined) {
+      // A teaching fault, already logged in its own line: the client sees the connection go, no answer.
+      this.close(handled.close, 'debug');
+      return;
+    }
+    if (handled.frame === undefined || this.#closed) return;
+    this.#write(handled.frame);
+  }
+
+  /** A handler threw or rejected: the client's doing (CloseConnection) or a bug, and the connection closes. */
+  #failed(name: string, header: RequestHeader, error: unknown): void {
+    const label = `${name} v${header.apiVersion} correlation ${header.correlationId}`;
+    if (error instanceof CloseConnection) {
+      this.close(`${label}: ${error.message}`, 'warn');
+      return;
+    }
+    // A bug, not the client's doing: say so loudly, and drop this client rather than answer wrongly.
+    this.ctx.logger.error(
+      `conn ${this.remote} #${this.id}: ${label} failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    this.close('internal error (see the line above)', 'error');
   }
 
   /**

@@ -6,11 +6,28 @@ import {
   errorName,
   type RequestHeader,
 } from '@klog/protocol';
-import { defineApi } from '../api-handler.js';
+import { defineApi, sameForEveryRequest } from '../api-handler.js';
 import type { AdvertisedApi, BrokerContext } from '../context.js';
 
 /** KIP-511: client software name and version, as Kafka's `ApiVersionsRequest.isValid` checks them. */
 const SOFTWARE_NAME_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
+
+/**
+ * The answer for a list of what is served, made once per list (a broker has one): every connection a client
+ * opens asks for it, and its body is then encoded once per version (`sameForEveryRequest`).
+ */
+const answers = new WeakMap<readonly AdvertisedApi[], ApiVersionsResponse>();
+const tooNewAnswers = new WeakMap<readonly AdvertisedApi[], ApiVersionsResponse>();
+
+function served(errorCode: number, advertised: readonly AdvertisedApi[]): ApiVersionsResponse {
+  const byList = errorCode === ErrorCode.NONE ? answers : tooNewAnswers;
+  let answer = byList.get(advertised);
+  if (answer === undefined) {
+    answer = sameForEveryRequest({ errorCode, apiKeys: [...advertised], throttleTimeMs: 0 });
+    byList.set(advertised, answer);
+  }
+  return answer;
+}
 
 /** ApiVersions: the versions klog serves (see advertised.ts). */
 function handleApiVersions(
@@ -27,7 +44,7 @@ function handleApiVersions(
   ) {
     return { errorCode: ErrorCode.INVALID_REQUEST, apiKeys: [], throttleTimeMs: 0 };
   }
-  return { errorCode: ErrorCode.NONE, apiKeys: [...advertised], throttleTimeMs: 0 };
+  return served(ErrorCode.NONE, advertised);
 }
 
 /**
@@ -35,7 +52,7 @@ function handleApiVersions(
  * client reads), with the ranges klog serves so the client can retry with one it shares (KIP-511).
  */
 export function apiVersionsTooNew(advertised: readonly AdvertisedApi[]): ApiVersionsResponse {
-  return { errorCode: ErrorCode.UNSUPPORTED_VERSION, apiKeys: [...advertised], throttleTimeMs: 0 };
+  return served(ErrorCode.UNSUPPORTED_VERSION, advertised);
 }
 
 export const apiVersionsApi = defineApi({
