@@ -57,6 +57,12 @@ function tool(command: string, args: string[]): string {
   return `${r.stdout}${r.stderr}`;
 }
 
+/** A named build's bundle launcher (packages/cli/bin/klog.js beside dist/bin.js), if it has one and its bundle. */
+function otherBundle(distBin: string): string | undefined {
+  const launcher = join(dirname(distBin), '..', 'bin', 'klog.js');
+  return existsSync(launcher) && existsSync(join(dirname(distBin), 'klog.cjs')) ? launcher : undefined;
+}
+
 async function main(): Promise<void> {
   const values = parseBenchArgs(process.argv.slice(2), USAGE, {
     quick: { type: 'boolean' },
@@ -77,9 +83,12 @@ async function main(): Promise<void> {
     );
   const klogBin = resolve(values.klog ?? join(BENCH_DIR, '..', 'packages', 'cli', 'dist', 'bin.js'));
   if (!existsSync(klogBin)) throw new UsageError(`${klogBin} is missing: build @klog/cli first`);
-  // Start-up is measured on what `klog` runs (bin/klog.js, the bundle), unless another build is named.
+  // Start-up and the idle connections are measured on what `klog` runs (bin/klog.js, the bundle): this
+  // checkout's, or the named build's beside its dist/bin.js when it has one (else that file itself).
   const startupBin =
-    values.klog === undefined ? join(BENCH_DIR, '..', 'packages', 'cli', 'bin', 'klog.js') : klogBin;
+    values.klog === undefined
+      ? join(BENCH_DIR, '..', 'packages', 'cli', 'bin', 'klog.js')
+      : (otherBundle(klogBin) ?? klogBin);
   // bin/klog.js runs dist/klog.cjs (the bundle): missing, start-up and the idle connections would fail late.
   const bundle = join(BENCH_DIR, '..', 'packages', 'cli', 'dist', 'klog.cjs');
   if (values.klog === undefined && !existsSync(bundle))

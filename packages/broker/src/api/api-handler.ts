@@ -75,8 +75,9 @@ const encodedBodies = new WeakMap<object, Map<number, Uint8Array>>();
 /**
  * Marks a response as the same for every request (ApiVersions' list of what klog serves): the dispatcher
  * encodes its body once per version and frames a copy for each request, instead of encoding it for every
- * connection a client opens (issue 44: an idle connection's garbage). The response is frozen: one changed
- * after its first sending would not be sent as changed.
+ * connection a client opens (issue 44: an idle connection's garbage). The response is frozen here, and what
+ * it holds by its maker (ApiVersions freezes its list): one changed after its first sending would not be
+ * sent as changed.
  */
 export function sameForEveryRequest<T extends object>(response: T): Readonly<T> {
   encodedBodies.set(response, new Map());

@@ -91,10 +91,10 @@ export class Connection implements ChunkSink, ClientInfo {
     // One kept buffer per connection, frames views into it (no garbage per request): a frame is valid only
     // until the next is read, and the next is read only once this one's request is done (sync handlers
     // use the bytes at once; a fetch that waits keeps none of them).
-    // A small buffer (the first, 256 bytes) is a slice of Node's pooled slab, not an allocation of its own:
-    // most connections never need more (issue 44: an idle connection's cost).
+    // Memory of its own, not a slice of Node's pooled slab: a connection in use keeps it, and a kept slice
+    // would keep the whole 8 KiB slab.
     this.#frames = new ReusingFrameDecoder(ctx.config.socketRequestMaxBytes, RETAINED_FRAME_BYTES, (n) =>
-      Buffer.allocUnsafe(n),
+      Buffer.allocUnsafeSlow(n),
     );
     this.#reader = readSocket(accepted, this);
     const socket = this.#reader.socket;

@@ -131,6 +131,9 @@ describe('a response the same for every request (ApiVersions)', () => {
     const again = handler.handle(ctx, ask(0, 2).header, ask(0, 2).body as never, client);
     expect(again).toBe(answer);
     expect(Object.isFrozen(answer)).toBe(true);
+    const { apiKeys } = answer as { apiKeys: object[] };
+    expect(Object.isFrozen(apiKeys)).toBe(true);
+    expect(apiKeys.every((a) => Object.isFrozen(a))).toBe(true);
     framed(3, 10);
     framed(1, 11);
     const bodies = encodedBodiesOf(answer)!;

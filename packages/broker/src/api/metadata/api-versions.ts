@@ -23,7 +23,13 @@ function served(errorCode: number, advertised: readonly AdvertisedApi[]): ApiVer
   const byList = errorCode === ErrorCode.NONE ? answers : tooNewAnswers;
   let answer = byList.get(advertised);
   if (answer === undefined) {
-    answer = sameForEveryRequest({ errorCode, apiKeys: [...advertised], throttleTimeMs: 0 });
+    // Frozen through: its bytes are encoded once per version, when first asked for.
+    const apiKeys = advertised.map((a) => Object.freeze({ ...a }));
+    answer = sameForEveryRequest({
+      errorCode,
+      apiKeys: Object.freeze(apiKeys) as typeof apiKeys,
+      throttleTimeMs: 0,
+    });
     byList.set(advertised, answer);
   }
   return answer;
