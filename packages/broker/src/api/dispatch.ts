@@ -64,13 +64,7 @@ function encodeFrame<Res extends object>(
     body = encodeResponseBody(codec, apiVersion, response);
     bodies.set(apiVersion, body);
   }
-  return frameResponseBody(
-    codec as ApiCodec<unknown, never>,
-    apiVersion,
-    correlationId,
-    body,
-    allocatePooled,
-  );
+  return frameResponseBody(codec, apiVersion, correlationId, body, allocatePooled);
 }
 
 type AnyHandler = (typeof API_HANDLERS)[number];
