@@ -76,7 +76,8 @@ the suite has (classic; consumer, Kafka 4's, for the tests that make a consumer)
   -h, --help            this text
 
 Environment: KLOG_CACHE_DIR (default ~/.cache/klog) holds the built suite; KLOG_LIBRDKAFKA_NO_NETNS=1 runs
-without the loopback-only network namespace.`;
+without the loopback-only network namespace; TEST_DEBUG (librdkafka's debug property, e.g. cgrp) reaches the tests, whose
+clients then log at debug level into the run's logs/.`;
 
 /**
  * The subtests CI runs of a test number whose other subtests need what klog does not have (test.c's
@@ -278,6 +279,8 @@ function runTestNumber(suite, testsDir, unit, confFile, reportFile, includeLocal
     };
     // librdkafka's own CI allowance (its timeouts ×3) applies when this runs in CI, as in its own CI.
     if (process.env.CI) env.CI = process.env.CI;
+    // test.c's TEST_DEBUG sets `debug` on every client the tests make (e.g. cgrp), for a by-hand look at a failure.
+    if (process.env.TEST_DEBUG) env.TEST_DEBUG = process.env.TEST_DEBUG;
     const args = ['-oL', '-eL', './test-runner', '-p1', ...(includeLocal ? [] : ['-L'])];
     const child = spawn('stdbuf', args, { cwd: testsDir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

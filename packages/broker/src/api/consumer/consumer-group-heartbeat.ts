@@ -84,9 +84,13 @@ function handleConsumerGroupHeartbeat(
     ctx.groups.config.consumerGroupAssignors,
   );
   if (refused !== undefined) {
-    // A client asking for an assignor this broker lacks is a setup mistake someone should see (issue 41).
-    if (refused.code === 'UNSUPPORTED_ASSIGNOR')
-      ctx.limited.log('warn', 'unsupported-assignor', `group ${request.groupId}: ${refused.message}`);
+    // A refused heartbeat is fatal to the client (librdkafka stops the consumer), and an assignor this broker
+    // lacks is a setup mistake: either should show in the broker's log, not only in the client's.
+    ctx.limited.log(
+      'warn',
+      refused.code === 'UNSUPPORTED_ASSIGNOR' ? 'unsupported-assignor' : 'invalid-heartbeat',
+      `group ${request.groupId}: member ${request.memberId || '(none)'} epoch ${request.memberEpoch} refused, ${refused.code}: ${refused.message}`,
+    );
     return errorResponse(refused.code, refused.message);
   }
   const r = ctx.groups.consumerGroupHeartbeat(request, {
