@@ -25,6 +25,7 @@ import {
 import type { Record } from '@klog/storage';
 import { CONTROL_FLAG, decodeRecordBatch, LOG_OVERHEAD } from '@klog/storage/internals';
 import type { AdminClient } from '../topics/admin-client.js';
+import { javaHashOrder, topicPartitionHash } from './java-order.js';
 import { KafkaApiError } from './kafka-errors.js';
 
 /** Kafka's `Uuid.ZERO_UUID`: no topic id (a topic asked for by name). */
@@ -348,6 +349,11 @@ export class ClassicGroupMember implements GroupMember {
         continue;
       }
       if (joined.errorCode === 27) continue;
+      // UNKNOWN_MEMBER_ID: the coordinator no longer knows this id; join as a new member (JoinGroupResponseHandler).
+      if (joined.errorCode === 25 && this.memberId !== '') {
+        this.memberId = '';
+        continue;
+      }
       if (joined.errorCode !== 0) throw new KafkaApiError(joined.errorCode, null);
       this.memberId = joined.memberId;
       this.generationId = joined.generationId;
@@ -381,7 +387,12 @@ export class ClassicGroupMember implements GroupMember {
     }
   }
 
-  /** A heartbeat: false when the group is rebalancing (join again). */
+  /**
+   * A heartbeat: false when the member must join again. REBALANCE_IN_PROGRESS keeps its generation (a commit
+   * before the rejoin still counts); ILLEGAL_GENERATION and UNKNOWN_MEMBER_ID end it, and UNKNOWN_MEMBER_ID
+   * (the coordinator removed the member) its member id too, so the rejoin asks for a new one
+   * (AbstractCoordinator.resetGenerationOnResponseError).
+   */
   async heartbeat(): Promise<boolean> {
     const res = await this.client.request(Heartbeat, {
       groupId: this.groupId,
@@ -389,14 +400,24 @@ export class ClassicGroupMember implements GroupMember {
       memberId: this.memberId,
       groupInstanceId: null,
     });
-    if (res.errorCode === 27 || res.errorCode === 22 || res.errorCode === 25) return false;
+    if (res.errorCode === 27) return false;
+    if (res.errorCode === 22 || res.errorCode === 25) {
+      this.generationId = -1;
+      if (res.errorCode === 25) this.memberId = '';
+      return false;
+    }
     if (res.errorCode !== 0) throw new KafkaApiError(res.errorCode, null);
     return true;
   }
 
-  async commit(offsets: ReadonlyMap<string, number>): Promise<void> {
-    if (offsets.size === 0) return;
-    await commitOffsets(this.client, this.groupId, offsets, this.generationId, this.memberId);
+  async commit(offsets: ReadonlyMap<string, number>): Promise<string | undefined> {
+    if (offsets.size === 0) return undefined;
+    // ConsumerCoordinator.sendOffsetCommitRequest: a member out of its generation does not commit at all (the
+    // broker would take generation -1 as an admin's commit and overwrite what the group's new owner commits).
+    if (this.generationId < 0) return NOT_IN_GROUP;
+    return commitFailure(
+      await commitOffsets(this.client, this.groupId, offsets, this.generationId, this.memberId),
+    );
   }
 
   async leave(): Promise<void> {
@@ -424,8 +445,54 @@ export interface GroupMember {
   join(): Promise<void>;
   /** False when the member must commit and `join()` again: its assignment changed, or it was fenced. */
   heartbeat(): Promise<boolean>;
-  commit(offsets: ReadonlyMap<string, number>): Promise<void>;
+  /**
+   * Commits `offsets` (by tpKey) as this member; the message of the exception Kafka's consumer would raise
+   * when the commit failed, undefined when it succeeded or there was nothing to commit.
+   */
+  commit(offsets: ReadonlyMap<string, number>): Promise<string | undefined>;
   leave(): Promise<void>;
+}
+
+/** CommitFailedException's message for a member outside any generation (ConsumerCoordinator.sendOffsetCommitRequest). */
+const NOT_IN_GROUP =
+  'Offset commit cannot be completed since the consumer is not part of an active group for auto partition assignment; it is likely that the consumer was kicked out of the group.';
+
+/**
+ * The message of the exception Kafka's consumer raises for a commit's first failed partition
+ * (ConsumerCoordinator.OffsetCommitResponseHandler): a rebalanced-away member's CommitFailedException, a
+ * rebalance's RebalanceInProgressException, else the error's own. Undefined when no partition failed.
+ */
+export function commitFailure(errors: ReadonlyMap<string, number>): string | undefined {
+  const [code] = errors.values();
+  if (code === undefined) return undefined;
+  if (code === 22 || code === 25)
+    return 'Commit cannot be completed since the group has already rebalanced and assigned the partitions to another member. This means that the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time message processing. You can address this either by increasing max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with max.poll.records.';
+  if (code === 27)
+    return 'Offset commit cannot be completed since the consumer is undergoing a rebalance for auto partition assignment. You can try completing the rebalance by calling poll() and then retry the operation.';
+  return new KafkaApiError(code, null).message;
+}
+
+/**
+ * The warning Kafka's consumer logs when an automatic commit fails (ConsumerCoordinator's
+ * maybeAutoCommitOffsetsAsync / maybeAutoCommitOffsetsSync): the offsets as Java prints a map of
+ * OffsetAndMetadata, then the exception's message. Asynchronous: the commit every auto.commit.interval.ms;
+ * synchronous: the one before a rejoin or at close.
+ */
+export function autoCommitFailedLine(
+  kind: 'Asynchronous' | 'Synchronous',
+  groupId: string,
+  offsets: ReadonlyMap<string, number>,
+  message: string,
+): string {
+  // The consumer's HashMap<TopicPartition, OffsetAndMetadata>, printed in its iteration order.
+  const parts = javaHashOrder(
+    [...offsets].map(([k, offset]) => ({ tp: fromTpKey(k), offset })),
+    ({ tp: [t, p] }) => topicPartitionHash(t, p),
+  ).map(
+    ({ tp: [t, p], offset }) =>
+      `${t}-${p}=OffsetAndMetadata{offset=${offset}, leaderEpoch=null, metadata=''}`,
+  );
+  return `WARN [Consumer groupId=${groupId}] ${kind} auto-commit of offsets {${parts.join(', ')}} failed: ${message} (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)`;
 }
 
 /** ConsumerConfig's group.protocol, case-insensitive: classic (Kafka 4.1's default) or consumer (KIP-848). */
@@ -528,9 +595,13 @@ export class ConsumerProtocolMember implements GroupMember {
     return Math.max(0, this.#lastHeartbeat + this.#intervalMs - Date.now());
   }
 
-  async commit(offsets: ReadonlyMap<string, number>): Promise<void> {
-    if (offsets.size === 0 || this.memberEpoch <= 0) return;
-    await commitOffsets(this.client, this.groupId, offsets, this.memberEpoch, this.memberId);
+  async commit(offsets: ReadonlyMap<string, number>): Promise<string | undefined> {
+    // A fenced member (epoch 0 until it rejoins) has lost its partitions and commits nothing, as
+    // ConsumerMembershipManager drops them without a commit.
+    if (offsets.size === 0 || this.memberEpoch <= 0) return undefined;
+    return commitFailure(
+      await commitOffsets(this.client, this.groupId, offsets, this.memberEpoch, this.memberId),
+    );
   }
 
   async leave(): Promise<void> {

@@ -6,6 +6,7 @@
 import { randomInt } from 'node:crypto';
 import type { CommandContext } from '../command-context.js';
 import {
+  autoCommitFailedLine,
   committedOffsets,
   type FetchedRecord,
   fetchOnce,
@@ -224,8 +225,12 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
       await startPositions();
       let lastRecordAt = Date.now();
       let committedAt = Date.now();
-      const commit = async () => {
-        if (member !== undefined && autoCommit) await member.commit(positions);
+      // A failed commit is Kafka's consumer's warning on stderr, and consuming goes on (the records after the
+      // last good commit are read again by whoever owns the partition next).
+      const commit = async (kind: 'Asynchronous' | 'Synchronous') => {
+        if (member === undefined || !autoCommit) return;
+        const failed = await member.commit(positions);
+        if (failed !== undefined) ctx.err(autoCommitFailedLine(kind, groupId, positions, failed));
       };
       try {
         while ((maxMessages === -1 || processed < maxMessages) && !interrupted) {
@@ -263,18 +268,18 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
           }
           if (member !== undefined) {
             if (Date.now() - committedAt >= 5_000) {
-              await commit();
+              await commit('Asynchronous');
               committedAt = Date.now();
             }
             if (!(await member.heartbeat())) {
-              await commit();
+              await commit('Synchronous');
               await member.join();
               await startPositions();
             }
           }
         }
       } finally {
-        await commit();
+        await commit('Synchronous');
         if (member !== undefined) await member.leave();
       }
       return 0;

@@ -6,6 +6,7 @@
 import { randomInt } from 'node:crypto';
 import type { CommandContext } from '../command-context.js';
 import {
+  autoCommitFailedLine,
   committedOffsets,
   type FetchedRecord,
   fetchOnce,
@@ -206,6 +207,11 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
       let lastConsumedTimeMs = currentTimeMs;
       let committedAt = currentTimeMs;
       let fetched: FetchedRecord[] = [];
+      // A failed commit is Kafka's consumer's warning on stderr; the test goes on, as Java's does.
+      const commit = async (kind: 'Asynchronous' | 'Synchronous') => {
+        const failed = await member.commit(positions);
+        if (failed !== undefined) ctx.err(autoCommitFailedLine(kind, groupId, positions, failed));
+      };
       try {
         while (messagesRead < numMessages && currentTimeMs - lastConsumedTimeMs <= recordFetchTimeoutMs) {
           // consumer.poll(Duration.ofMillis(100)): what the last fetch brought, at most max.poll.records (500).
@@ -250,17 +256,20 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
           }
           // enable.auto.commit, every auto.commit.interval.ms (5 s), and a heartbeat between polls.
           if (currentTimeMs - committedAt >= 5_000) {
-            await member.commit(positions);
+            await commit('Asynchronous');
             committedAt = currentTimeMs;
           }
           if (!(await member.heartbeat())) {
-            await member.commit(positions);
+            await commit('Synchronous');
             await join();
             fetched = [];
           }
         }
       } finally {
-        await member.commit(positions).catch(() => {});
+        // Closing commits and leaves; a failure there is reported, and the summary still printed.
+        await commit('Synchronous').catch((e: Error) =>
+          ctx.err(autoCommitFailedLine('Synchronous', groupId, positions, e.message)),
+        );
         await member.leave().catch(() => {});
       }
       if (messagesRead < numMessages)

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { murmur2, rangeAssign } from '../../src/kafka-tools/clients.js';
+import {
+  autoCommitFailedLine,
+  commitFailure,
+  murmur2,
+  rangeAssign,
+  tpKey,
+} from '../../src/kafka-tools/clients.js';
 import { CONFIG_COMMAND_OPTIONS, configsToBeAdded } from '../../src/kafka-tools/config-command.js';
 import { parseOffsetSpec } from '../../src/kafka-tools/get-offset-shell.js';
 import {
@@ -116,5 +122,25 @@ describe("the pieces of Kafka's clients the tools carry", () => {
     );
     expect(() => parse('a')).toThrow(/^Invalid entity config/);
     expect(() => parse('a b=1')).toThrow('Invalid character found for config key: a b');
+  });
+
+  it("a failed auto-commit: the exception Kafka's consumer raises for the first failed partition, and its warning line", () => {
+    expect(commitFailure(new Map())).toBeUndefined();
+    expect(commitFailure(new Map([[tpKey('t', 0), 22]]))).toMatch(
+      /^Commit cannot be completed since the group has already rebalanced and assigned the partitions to another member\./,
+    );
+    expect(commitFailure(new Map([[tpKey('t', 0), 27]]))).toMatch(/undergoing a rebalance/);
+    expect(commitFailure(new Map([[tpKey('t', 1), 3]]))).toBe(
+      'This server does not host this topic-partition.',
+    );
+    // Offsets in java.util.HashMap's order of TopicPartition keys, not as given: t-0's hashCode 1077 falls
+    // in bucket 5 of 16, t-1's 1108 in bucket 4.
+    const offsets = new Map([
+      [tpKey('t', 0), 5],
+      [tpKey('t', 1), 7],
+    ]);
+    expect(autoCommitFailedLine('Asynchronous', 'g', offsets, 'why')).toBe(
+      "WARN [Consumer groupId=g] Asynchronous auto-commit of offsets {t-1=OffsetAndMetadata{offset=7, leaderEpoch=null, metadata=''}, t-0=OffsetAndMetadata{offset=5, leaderEpoch=null, metadata=''}} failed: why (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)",
+    );
   });
 });

@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DescribeGroups, LeaveGroup } from '@klog/protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { committedOffsets, tpKey } from '../../src/kafka-tools/clients.js';
+import { AdminClient } from '../../src/topics/admin-client.js';
+import { kafka, kafkaBin, type Server, startServer } from './tool-runner.js';
+
+/**
+ * kafka-console-consumer.sh in a classic group whose coordinator removes it (an admin's LeaveGroup naming
+ * its member id, as Admin.removeMembersFromConsumerGroup sends): the consumer does not commit outside its
+ * generation, says so as Kafka's consumer does, joins again as a new member and goes on consuming.
+ */
+const scratch = mkdtempSync(join(tmpdir(), 'klog-console-commits-'));
+let server: Server;
+let admin: AdminClient;
+let at: string[];
+
+beforeAll(async () => {
+  server = await startServer(join(scratch, 'data'));
+  at = ['--bootstrap-server', `localhost:${server.port}`];
+  expect(kafka('kafka-topics.sh', ['--create', '--topic', 'events', '--partitions', '1', ...at]).status).toBe(
+    0,
+  );
+  admin = await AdminClient.connect('127.0.0.1', server.port);
+});
+afterAll(async () => {
+  admin?.close();
+  server?.child.kill('SIGTERM');
+  await server?.exited;
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+/** A running tool whose output is watched: `until` resolves when a predicate on what it printed holds. */
+function watch(child: ChildProcess) {
+  const out = { stdout: '', stderr: '' };
+  const waiters: { test: () => boolean; done: () => void; fail: (e: Error) => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters])
+      if (w.test()) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.done();
+      }
+  };
+  child.stdout!.on('data', (c) => {
+    out.stdout += c;
+    check();
+  });
+  child.stderr!.on('data', (c) => {
+    out.stderr += c;
+    check();
+  });
+  // A tool that exits while something is awaited fails the wait at once, with what it printed.
+  const exited = new Promise<number | null>((done) =>
+    child.once('close', (code) => {
+      for (const w of waiters.splice(0))
+        w.fail(new Error(`exited ${code}; stdout:\n${out.stdout}\nstderr:\n${out.stderr}`));
+      done(code);
+    }),
+  );
+  const until = (test: () => boolean, what: string, ms = 60_000) =>
+    new Promise<void>((done, fail) => {
+      if (test()) return done();
+      const timer = setTimeout(
+        () => fail(new Error(`no ${what} within ${ms} ms; stdout:\n${out.stdout}\nstderr:\n${out.stderr}`)),
+        ms,
+      );
+      waiters.push({
+        test,
+        done: () => {
+          clearTimeout(timer);
+          done();
+        },
+        fail: (e) => {
+          clearTimeout(timer);
+          fail(e);
+        },
+      });
+    });
+  return { out, until, exited };
+}
+
+async function membersOf(group: string): Promise<string[]> {
+  const res = await admin.request(DescribeGroups, { groups: [group], includeAuthorizedOperations: false });
+  return (res.groups[0]?.members ?? []).map((m) => m.memberId);
+}
+
+describe('kafka-console-consumer.sh when its group removes it', () => {
+  it('warns that its commit failed, commits nothing as a removed member, rejoins and keeps consuming', async () => {
+    expect(kafka('kafka-console-producer.sh', ['--topic', 'events', ...at], 'one\ntwo\nthree\n').status).toBe(
+      0,
+    );
+    const child = spawn(
+      join(kafkaBin, 'kafka-console-consumer.sh'),
+      ['--topic', 'events', '--group', 'removed', '--from-beginning', ...at],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '' } },
+    );
+    const tool = watch(child);
+    try {
+      await tool.until(() => tool.out.stdout === 'one\ntwo\nthree\n', 'three records');
+      const [first] = await membersOf('removed');
+      expect(first).toBeDefined();
+      const left = await admin.request(LeaveGroup, {
+        groupId: 'removed',
+        memberId: '',
+        members: [{ memberId: first!, groupInstanceId: null, reason: 'removed by the test' }],
+      } as never);
+      expect(left.errorCode).toBe(0);
+
+      // Its next heartbeat is UNKNOWN_MEMBER_ID: the commit before the rejoin is refused in the consumer
+      // (the broker would take generation -1 as an admin's commit), and Kafka's warning says so.
+      await tool.until(() => tool.out.stderr.includes('auto-commit of offsets'), 'commit warning');
+      expect(tool.out.stderr).toContain(
+        "WARN [Consumer groupId=removed] Synchronous auto-commit of offsets {events-0=OffsetAndMetadata{offset=3, leaderEpoch=null, metadata=''}} failed: Offset commit cannot be completed since the consumer is not part of an active group for auto partition assignment; it is likely that the consumer was kicked out of the group. (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)\n",
+      );
+      expect((await committedOffsets(admin, 'removed')).get(tpKey('events', 0))).toBeUndefined();
+
+      // It joins again under a new member id and, with nothing committed, reads from the earliest again.
+      await tool.until(
+        () => tool.out.stdout === 'one\ntwo\nthree\none\ntwo\nthree\n',
+        'the records read again',
+      );
+      const again = await membersOf('removed');
+      expect(again).toHaveLength(1);
+      expect(again[0]).not.toBe(first);
+      expect(kafka('kafka-console-producer.sh', ['--topic', 'events', ...at], 'four\n').status).toBe(0);
+      await tool.until(() => tool.out.stdout.endsWith('four\n'), 'the record produced after the rejoin');
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await tool.exited).toBe(130);
+    expect(tool.out.stderr).toContain('Processed a total of 7 messages');
+    // Its close commits as the member it now is.
+    expect((await committedOffsets(admin, 'removed')).get(tpKey('events', 0))).toBe(4);
+  }, 120_000);
+});
