@@ -28,6 +28,12 @@ import type { AdminClient } from '../topics/admin-client.js';
 import { javaHashOrder, topicPartitionHash } from './java-order.js';
 import { KafkaApiError } from './kafka-errors.js';
 
+/** Kafka's retriable coordinator errors (COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR). */
+const RETRIABLE_COORDINATOR_ERRORS = new Set([14, 15, 16]);
+/** The consumer's retry.backoff.ms and max.poll.interval.ms (a classic member's rebalance timeout). */
+const RETRY_BACKOFF_MS = 100;
+const REBALANCE_TIMEOUT_MS = 300_000;
+
 /** Kafka's `Uuid.ZERO_UUID`: no topic id (a topic asked for by name). */
 const ZERO_TOPIC_ID = '00000000-0000-0000-0000-000000000000';
 
@@ -323,20 +329,31 @@ export class ClassicGroupMember implements GroupMember {
   ) {}
 
   async join(): Promise<void> {
+    // A coordinator that is loading, moving or shutting down (COORDINATOR_LOAD_IN_PROGRESS,
+    // COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR) is looked up again after retry.backoff.ms, as
+    // AbstractCoordinator does, for at most the rebalance timeout.
+    const until = Date.now() + REBALANCE_TIMEOUT_MS;
+    const retry = async (code: number) => {
+      if (!RETRIABLE_COORDINATOR_ERRORS.has(code) || Date.now() > until) throw new KafkaApiError(code, null);
+      await new Promise((done) => setTimeout(done, RETRY_BACKOFF_MS));
+    };
     // Version 4 asks in CoordinatorKeys, the ones before in Key.
     const batched = this.client.versionOf(FindCoordinator as never) >= 4;
-    const found = await this.client.request(FindCoordinator, {
-      key: batched ? '' : this.groupId,
-      keyType: 0,
-      coordinatorKeys: batched ? [this.groupId] : [],
-    });
-    const code = found.coordinators[0]?.errorCode ?? found.errorCode;
-    if (code !== 0) throw new KafkaApiError(code, null);
+    for (;;) {
+      const found = await this.client.request(FindCoordinator, {
+        key: batched ? '' : this.groupId,
+        keyType: 0,
+        coordinatorKeys: batched ? [this.groupId] : [],
+      });
+      const code = found.coordinators[0]?.errorCode ?? found.errorCode;
+      if (code === 0) break;
+      await retry(code);
+    }
     for (;;) {
       const joined = await this.client.request(JoinGroup, {
         groupId: this.groupId,
         sessionTimeoutMs: this.sessionTimeoutMs,
-        rebalanceTimeoutMs: 300_000,
+        rebalanceTimeoutMs: REBALANCE_TIMEOUT_MS,
         memberId: this.memberId,
         groupInstanceId: null,
         protocolType: 'consumer',
@@ -354,7 +371,10 @@ export class ClassicGroupMember implements GroupMember {
         this.memberId = '';
         continue;
       }
-      if (joined.errorCode !== 0) throw new KafkaApiError(joined.errorCode, null);
+      if (joined.errorCode !== 0) {
+        await retry(joined.errorCode);
+        continue;
+      }
       this.memberId = joined.memberId;
       this.generationId = joined.generationId;
       let assignments: { memberId: string; assignment: Uint8Array }[] = [];
@@ -381,7 +401,10 @@ export class ClassicGroupMember implements GroupMember {
         assignments,
       } as never);
       if (synced.errorCode === 27) continue;
-      if (synced.errorCode !== 0) throw new KafkaApiError(synced.errorCode, null);
+      if (synced.errorCode !== 0) {
+        await retry(synced.errorCode);
+        continue;
+      }
       this.assignment = consumerAssignmentPartitions(synced.assignment) ?? [];
       return;
     }
@@ -401,6 +424,9 @@ export class ClassicGroupMember implements GroupMember {
       groupInstanceId: null,
     });
     if (res.errorCode === 27) return false;
+    // The coordinator is moving or shutting down: beat again at the next poll (AbstractCoordinator marks it
+    // unknown and finds it again).
+    if (RETRIABLE_COORDINATOR_ERRORS.has(res.errorCode)) return true;
     if (res.errorCode === 22 || res.errorCode === 25) {
       this.generationId = -1;
       if (res.errorCode === 25) this.memberId = '';
@@ -526,9 +552,6 @@ function newMemberId(): string {
     if (!id.startsWith('-')) return id;
   }
 }
-
-/** Kafka's retriable coordinator errors (COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR). */
-const RETRIABLE_COORDINATOR_ERRORS = new Set([14, 15, 16]);
 
 /**
  * A member of a consumer group under Kafka 4's protocol (KIP-848; Kafka's `ConsumerMembershipManager`, in

@@ -5,6 +5,7 @@
 // messages" on stderr at the end.
 import { randomInt } from 'node:crypto';
 import type { CommandContext } from '../command-context.js';
+import { BrokerUnreachable } from '../topics/admin-client.js';
 import {
   autoCommitFailedLine,
   committedOffsets,
@@ -184,6 +185,25 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
   const code = await withBootstrap(
     opts.value('bootstrap-server'),
     async (client) => {
+      // A broker that restarts or drops the connection is connected to again, as Kafka's consumer does,
+      // with NetworkClient's warning for each attempt that fails, until it answers or Ctrl-C.
+      client.reconnectWhenLost({
+        notConnected: (where) =>
+          ctx.err(
+            `WARN [Consumer groupId=${groupId}] Connection to node -1 (${where}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)`,
+          ),
+        keepTrying: () => !interrupted && !timedOut(),
+      });
+      let lastRecordAt = Date.now();
+      // --timeout-ms: no record for that long ends the consumer, a broker away included.
+      const timedOut = () => timeoutMs >= 0 && Date.now() - lastRecordAt > timeoutMs;
+      const timeoutLines = () => {
+        // ConsumerWrapper.receive's TimeoutException, logged by process() before it stops.
+        ctx.err(
+          'ERROR Error processing message, terminating consumer process:  (org.apache.kafka.tools.consumer.ConsoleConsumer)',
+        );
+        ctx.err('org.apache.kafka.common.errors.TimeoutException');
+      };
       const positions = new Map<string, number>();
       let member: GroupMember | undefined;
       const startPositions = async () => {
@@ -223,7 +243,18 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
         await member.join();
       }
       await startPositions();
-      let lastRecordAt = Date.now();
+      // Closing commits and leaves; with the broker away after Ctrl-C or --timeout-ms, the commit's failure
+      // is the consumer's warning, not an error.
+      const close = async () => {
+        try {
+          await commit('Synchronous');
+          if (member !== undefined) await member.leave();
+        } catch (error) {
+          if (!(error instanceof BrokerUnreachable && (interrupted || timedOut()))) throw error;
+          if (member !== undefined && autoCommit)
+            ctx.err(autoCommitFailedLine('Synchronous', groupId, positions, error.message));
+        }
+      };
       let committedAt = Date.now();
       // A failed commit is Kafka's consumer's warning on stderr, and consuming goes on (the records after the
       // last good commit are read again by whoever owns the partition next).
@@ -258,12 +289,8 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
           // ConsoleConsumer.process flushes after each record: what was read shows at once, not at the end.
           ctx.flush?.();
           if (records.length > 0) lastRecordAt = Date.now();
-          else if (timeoutMs >= 0 && Date.now() - lastRecordAt > timeoutMs) {
-            // ConsumerWrapper.receive's TimeoutException, logged by process() before it stops.
-            ctx.err(
-              'ERROR Error processing message, terminating consumer process:  (org.apache.kafka.tools.consumer.ConsoleConsumer)',
-            );
-            ctx.err('org.apache.kafka.common.errors.TimeoutException');
+          else if (timedOut()) {
+            timeoutLines();
             break;
           }
           if (member !== undefined) {
@@ -278,9 +305,12 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
             }
           }
         }
+      } catch (error) {
+        // Ctrl-C or --timeout-ms while the broker was away ends the wait for it, not with an error.
+        if (!(error instanceof BrokerUnreachable && (interrupted || timedOut()))) throw error;
+        if (!interrupted) timeoutLines();
       } finally {
-        await commit('Synchronous');
-        if (member !== undefined) await member.leave();
+        await close();
       }
       return 0;
       // A JoinGroup waits for the group's rebalance: far longer than an admin request's 10 s.

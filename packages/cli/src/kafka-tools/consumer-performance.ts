@@ -5,6 +5,7 @@
 // --show-detailed-stats, a line every --reporting-interval.
 import { randomInt } from 'node:crypto';
 import type { CommandContext } from '../command-context.js';
+import { BrokerUnreachable } from '../topics/admin-client.js';
 import {
   autoCommitFailedLine,
   committedOffsets,
@@ -169,6 +170,18 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
     bootstrap,
     async (client) => {
       const startMs = Date.now();
+      // A broker that restarts is connected to again (NetworkClient's warning for each failed attempt) until
+      // --timeout passes with no record, which ends the test as a fetch that brings nothing does.
+      // (Until the first fetch, counted from the start: a join the broker drops is waited out as long.)
+      let lastConsumedTimeMs = startMs;
+      const waitedTooLong = () => Date.now() - lastConsumedTimeMs > recordFetchTimeoutMs;
+      client.reconnectWhenLost({
+        notConnected: (where) =>
+          ctx.err(
+            `WARN [Consumer groupId=${groupId}] Connection to node -1 (${where}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)`,
+          ),
+        keepTrying: () => !waitedTooLong(),
+      });
       let joinTimeMs = 0;
       let joinTimeMsInSingleRound = 0;
       await partitionCount(client, topic, false);
@@ -204,7 +217,7 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
       let lastMessagesRead = 0;
       let currentTimeMs = Date.now();
       let lastReportTimeMs = currentTimeMs;
-      let lastConsumedTimeMs = currentTimeMs;
+      lastConsumedTimeMs = currentTimeMs;
       let committedAt = currentTimeMs;
       let fetched: FetchedRecord[] = [];
       // A failed commit is Kafka's consumer's warning on stderr; the test goes on, as Java's does.
@@ -265,6 +278,8 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
             fetched = [];
           }
         }
+      } catch (error) {
+        if (!(error instanceof BrokerUnreachable && waitedTooLong())) throw error;
       } finally {
         // Closing commits and leaves; a failure there is reported, and the summary still printed.
         await commit('Synchronous').catch((e: Error) =>

@@ -21,19 +21,28 @@ export class BrokerUnreachable extends Error {
  * broker answers a connection's requests in the order they came, so answers are matched first in, first out.
  */
 export class AdminClient {
-  readonly #socket: Socket;
-  readonly #frames = new FrameDecoder();
+  #socket: Socket;
+  #frames = new FrameDecoder();
   readonly #pending: { resolve: (frame: Uint8Array) => void; reject: (error: Error) => void }[] = [];
   #correlationId = 0;
   #versions = new Map<number, { min: number; max: number }>();
   #failure: Error | undefined;
+  #reconnect: ReconnectPolicy | undefined;
+  #reconnecting: Promise<void> | undefined;
+  #closed = false;
 
   private constructor(
     socket: Socket,
+    private readonly host: string,
+    private readonly port: number,
     readonly where: string,
     readonly timeoutMs: number,
   ) {
     this.#socket = socket;
+    this.#attach(socket);
+  }
+
+  #attach(socket: Socket): void {
     socket.on('data', (chunk) => {
       this.#frames.push(chunk);
       for (let frame = this.#frames.next(); frame !== undefined; frame = this.#frames.next())
@@ -43,36 +52,70 @@ export class AdminClient {
       this.#failure ??= error;
       for (const p of this.#pending.splice(0)) p.reject(error);
     };
-    socket.on('error', (e) => fail(new BrokerUnreachable(`the connection to ${where} failed: ${e.message}`)));
-    socket.on('close', () => fail(new BrokerUnreachable(`${where} closed the connection`)));
+    socket.on('error', (e) =>
+      fail(new BrokerUnreachable(`the connection to ${this.where} failed: ${e.message}`)),
+    );
+    socket.on('close', () => fail(new BrokerUnreachable(`${this.where} closed the connection`)));
   }
 
-  static connect(host: string, port: number, timeoutMs = 10_000): Promise<AdminClient> {
+  static async connect(host: string, port: number, timeoutMs = 10_000): Promise<AdminClient> {
     const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-    return new Promise((resolve, reject) => {
-      const socket = createConnection({ host, port });
-      const timer = setTimeout(() => {
-        socket.destroy();
-        reject(new BrokerUnreachable(`no answer from ${where} within ${timeoutMs} ms`));
-      }, timeoutMs);
-      socket.once('connect', async () => {
-        clearTimeout(timer);
-        const client = new AdminClient(socket, where, timeoutMs);
-        try {
-          await client.#discoverVersions();
-          resolve(client);
-        } catch (error) {
-          client.close();
-          reject(error);
-        }
-      });
-      socket.once('error', (e: NodeJS.ErrnoException) => {
-        clearTimeout(timer);
-        const why =
-          e.code === 'ECONNREFUSED' ? 'connection refused: is klog serve running there?' : e.message;
-        reject(new BrokerUnreachable(`cannot reach a broker at ${where} (${why})`));
-      });
-    });
+    const client = new AdminClient(
+      await openSocket(host, port, where, timeoutMs),
+      host,
+      port,
+      where,
+      timeoutMs,
+    );
+    try {
+      await client.#discoverVersions();
+      return client;
+    } catch (error) {
+      client.close();
+      throw error;
+    }
+  }
+
+  /**
+   * From now on a request whose connection is lost (the broker restarted, the connection dropped or went
+   * silent) connects again and is sent again, as Kafka's NetworkClient reconnects: after
+   * reconnect.backoff.ms (50 ms), doubling to reconnect.backoff.max.ms (1 s), for as long as the policy
+   * says. Only for requests that may be sent twice: a consumer's (Fetch, heartbeats, commits).
+   */
+  reconnectWhenLost(policy: ReconnectPolicy): void {
+    this.#reconnect = policy;
+  }
+
+  async #connectAgain(lost: Error): Promise<void> {
+    const policy = this.#reconnect as ReconnectPolicy;
+    for (
+      let backoffMs = RECONNECT_BACKOFF_MS;
+      ;
+      backoffMs = Math.min(2 * backoffMs, RECONNECT_BACKOFF_MAX_MS)
+    ) {
+      if (this.#closed || !policy.keepTrying()) throw lost;
+      await new Promise((done) => setTimeout(done, backoffMs));
+      if (this.#closed || !policy.keepTrying()) throw lost;
+      let socket: Socket;
+      try {
+        socket = await openSocket(this.host, this.port, this.where, this.timeoutMs);
+      } catch (error) {
+        policy.notConnected(this.where, (error as Error).message);
+        continue;
+      }
+      this.#socket.removeAllListeners('close');
+      this.#socket.destroy();
+      this.#socket = socket;
+      this.#frames = new FrameDecoder();
+      this.#failure = undefined;
+      this.#attach(socket);
+      try {
+        await this.#discoverVersions();
+        return;
+      } catch (error) {
+        policy.notConnected(this.where, (error as Error).message);
+      }
+    }
   }
 
   async #discoverVersions(): Promise<void> {
@@ -97,9 +140,29 @@ export class AdminClient {
     return this.#versions.has(apiKey);
   }
 
-  /** `timeoutMs`: this request's own limit (a producer's request.timeout.ms), else the connection's. */
+  /**
+   * `timeoutMs`: this request's own limit (a producer's request.timeout.ms), else the connection's. With
+   * `reconnectWhenLost`, a lost connection is made again and the request sent again.
+   */
   async request<Req, Res>(codec: ApiCodec<Req, Res>, body: Req, timeoutMs = this.timeoutMs): Promise<Res> {
-    return this.#exchange(codec, this.versionOf(codec as ApiCodec<unknown, never>), body, timeoutMs);
+    for (;;) {
+      try {
+        return await this.#exchange(
+          codec,
+          this.versionOf(codec as ApiCodec<unknown, never>),
+          body,
+          timeoutMs,
+        );
+      } catch (error) {
+        if (!(error instanceof BrokerUnreachable) || this.#reconnect === undefined || this.#closed)
+          throw error;
+        // Requests in flight together share one reconnection.
+        this.#reconnecting ??= this.#connectAgain(error).finally(() => {
+          this.#reconnecting = undefined;
+        });
+        await this.#reconnecting;
+      }
+    }
   }
 
   /** The correlation id of the last request written (a client's log lines name it). */
@@ -177,7 +240,41 @@ export class AdminClient {
   }
 
   close(): void {
+    this.#closed = true;
     this.#socket.removeAllListeners('close');
     this.#socket.destroy();
   }
+}
+
+/** What a client that reconnects is told and asked (`AdminClient.reconnectWhenLost`). */
+export interface ReconnectPolicy {
+  /** An attempt to connect again failed (a tool prints NetworkClient's warning). */
+  notConnected(where: string, why: string): void;
+  /** Whether to try again (a tool stops trying once interrupted); when not, the request fails. */
+  keepTrying(): boolean;
+}
+
+/** Kafka's client defaults: reconnect.backoff.ms and reconnect.backoff.max.ms. */
+const RECONNECT_BACKOFF_MS = 50;
+const RECONNECT_BACKOFF_MAX_MS = 1000;
+
+/** A connected socket to `host:port`, or BrokerUnreachable saying why not. */
+function openSocket(host: string, port: number, where: string, timeoutMs: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = createConnection({ host, port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new BrokerUnreachable(`no answer from ${where} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.removeAllListeners('error');
+      resolve(socket);
+    });
+    socket.once('error', (e: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      const why = e.code === 'ECONNREFUSED' ? 'connection refused: is klog serve running there?' : e.message;
+      reject(new BrokerUnreachable(`cannot reach a broker at ${where} (${why})`));
+    });
+  });
 }

@@ -8,12 +8,24 @@ export const kafkaBin = join(root, 'packages/cli/kafka/bin');
 
 export type Server = { child: ChildProcess; port: number; exited: Promise<number | null> };
 
-/** `klog serve` as a process on a port the kernel picks, over `dataDir`, with no initial rebalance delay. */
-export function startServer(dataDir: string): Promise<Server> {
+/**
+ * `klog serve` as a process on `port` (by default one the kernel picks), over `dataDir`, with no initial
+ * rebalance delay.
+ */
+export function startServer(dataDir: string, port = 0): Promise<Server> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
-      [bin, 'serve', '--port', '0', '--data-dir', dataDir, '--group-initial-rebalance-delay-ms', '0'],
+      [
+        bin,
+        'serve',
+        '--port',
+        String(port),
+        '--data-dir',
+        dataDir,
+        '--group-initial-rebalance-delay-ms',
+        '0',
+      ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
     const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));

@@ -9,9 +9,9 @@ import { AdminClient } from '../../src/topics/admin-client.js';
 import { kafka, kafkaBin, type Server, startServer } from './tool-runner.js';
 
 /**
- * kafka-console-consumer.sh in a classic group whose coordinator removes it (an admin's LeaveGroup naming
- * its member id, as Admin.removeMembersFromConsumerGroup sends): the consumer does not commit outside its
- * generation, says so as Kafka's consumer does, joins again as a new member and goes on consuming.
+ * kafka-console-consumer.sh in a classic group when things go wrong around it, as Kafka's consumer takes
+ * them: its coordinator removes it (an admin's LeaveGroup naming its member id, as
+ * Admin.removeMembersFromConsumerGroup sends), or the broker stops and starts again.
  */
 const scratch = mkdtempSync(join(tmpdir(), 'klog-console-commits-'));
 let server: Server;
@@ -33,6 +33,14 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
+function consoleConsumer(group: string, args: string[]) {
+  return spawn(
+    join(kafkaBin, 'kafka-console-consumer.sh'),
+    ['--topic', 'events', '--group', group, '--from-beginning', ...args],
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '' } },
+  );
+}
+
 /** A running tool whose output is watched: `until` resolves when a predicate on what it printed holds. */
 function watch(child: ChildProcess) {
   const out = { stdout: '', stderr: '' };
@@ -53,8 +61,10 @@ function watch(child: ChildProcess) {
     check();
   });
   // A tool that exits while something is awaited fails the wait at once, with what it printed.
+  let closed: number | null | undefined;
   const exited = new Promise<number | null>((done) =>
     child.once('close', (code) => {
+      closed = code;
       for (const w of waiters.splice(0))
         w.fail(new Error(`exited ${code}; stdout:\n${out.stdout}\nstderr:\n${out.stderr}`));
       done(code);
@@ -63,6 +73,8 @@ function watch(child: ChildProcess) {
   const until = (test: () => boolean, what: string, ms = 60_000) =>
     new Promise<void>((done, fail) => {
       if (test()) return done();
+      if (closed !== undefined)
+        return fail(new Error(`exited ${closed}; stdout:\n${out.stdout}\nstderr:\n${out.stderr}`));
       const timer = setTimeout(
         () => fail(new Error(`no ${what} within ${ms} ms; stdout:\n${out.stdout}\nstderr:\n${out.stderr}`)),
         ms,
@@ -82,6 +94,16 @@ function watch(child: ChildProcess) {
   return { out, until, exited };
 }
 
+async function membersOn(port: number, group: string): Promise<string[]> {
+  const c = await AdminClient.connect('127.0.0.1', port);
+  try {
+    const res = await c.request(DescribeGroups, { groups: [group], includeAuthorizedOperations: false });
+    return (res.groups[0]?.members ?? []).map((m) => m.memberId);
+  } finally {
+    c.close();
+  }
+}
+
 async function membersOf(group: string): Promise<string[]> {
   const res = await admin.request(DescribeGroups, { groups: [group], includeAuthorizedOperations: false });
   return (res.groups[0]?.members ?? []).map((m) => m.memberId);
@@ -92,11 +114,7 @@ describe('kafka-console-consumer.sh when its group removes it', () => {
     expect(kafka('kafka-console-producer.sh', ['--topic', 'events', ...at], 'one\ntwo\nthree\n').status).toBe(
       0,
     );
-    const child = spawn(
-      join(kafkaBin, 'kafka-console-consumer.sh'),
-      ['--topic', 'events', '--group', 'removed', '--from-beginning', ...at],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '' } },
-    );
+    const child = consoleConsumer('removed', at);
     const tool = watch(child);
     try {
       await tool.until(() => tool.out.stdout === 'one\ntwo\nthree\n', 'three records');
@@ -134,5 +152,74 @@ describe('kafka-console-consumer.sh when its group removes it', () => {
     expect(tool.out.stderr).toContain('Processed a total of 7 messages');
     // Its close commits as the member it now is.
     expect((await committedOffsets(admin, 'removed')).get(tpKey('events', 0))).toBe(4);
+  }, 120_000);
+});
+
+describe('kafka-console-consumer.sh when the broker stops and starts again', () => {
+  it('warns while it cannot connect, connects again and goes on in the same group; Ctrl-C while the broker is away still ends it', async () => {
+    const dir = join(scratch, 'restarts');
+    let own = await startServer(dir);
+    const port = own.port;
+    const to = ['--bootstrap-server', `localhost:${port}`];
+    expect(
+      kafka('kafka-topics.sh', ['--create', '--topic', 'events', '--partitions', '1', ...to]).status,
+    ).toBe(0);
+    expect(kafka('kafka-console-producer.sh', ['--topic', 'events', ...to], 'a\nb\n').status).toBe(0);
+    const child = consoleConsumer('restarts', to);
+    const tool = watch(child);
+    const warning = `WARN [Consumer groupId=restarts] Connection to node -1 (localhost:${port}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)\n`;
+    try {
+      await tool.until(() => tool.out.stdout === 'a\nb\n', 'two records');
+      const [member] = await membersOn(port, 'restarts');
+      own.child.kill('SIGTERM');
+      await own.exited;
+      await tool.until(() => tool.out.stderr.includes(warning), "NetworkClient's warning");
+      own = await startServer(dir, port);
+      expect(kafka('kafka-console-producer.sh', ['--topic', 'events', ...to], 'c\n').status).toBe(0);
+      await tool.until(() => tool.out.stdout === 'a\nb\nc\n', 'the record produced after the restart');
+      // The same member, from the group the broker loaded again: no rejoin, nothing read twice.
+      expect(await membersOn(port, 'restarts')).toEqual([member]);
+
+      // Stopped again, and Ctrl-C while the consumer waits for it.
+      own.child.kill('SIGTERM');
+      await own.exited;
+      const warned = tool.out.stderr.split(warning).length;
+      await tool.until(() => tool.out.stderr.split(warning).length > warned, 'a second warning');
+    } finally {
+      child.kill('SIGINT');
+    }
+    expect(await tool.exited).toBe(130);
+    expect(tool.out.stderr).toContain(
+      "WARN [Consumer groupId=restarts] Synchronous auto-commit of offsets {events-0=OffsetAndMetadata{offset=3, leaderEpoch=null, metadata=''}} failed: ",
+    );
+    expect(tool.out.stderr.endsWith('Processed a total of 3 messages\n')).toBe(true);
+    // Started once more, the broker holds what the consumer committed while the broker was up: nothing
+    // unless an auto-commit (every 5 s) fell in that time, and never past what it printed.
+    own = await startServer(dir, port);
+    try {
+      const c = await AdminClient.connect('127.0.0.1', port);
+      const committed = (await committedOffsets(c, 'restarts')).get(tpKey('events', 0));
+      c.close();
+      expect([undefined, 2, 3]).toContain(committed);
+    } finally {
+      own.child.kill('SIGTERM');
+      await own.exited;
+    }
+  }, 120_000);
+
+  it('with --timeout-ms, a broker that stays away ends it as a timeout: TimeoutException, the count, exit 0', async () => {
+    const own = await startServer(join(scratch, 'timeout'));
+    const to = ['--bootstrap-server', `localhost:${own.port}`];
+    expect(kafka('kafka-console-producer.sh', ['--topic', 'events', ...to], 'only\n').status).toBe(0);
+    const tool = watch(consoleConsumer('timeout', ['--timeout-ms', '3000', ...to]));
+    await tool.until(() => tool.out.stdout === 'only\n', 'the record');
+    own.child.kill('SIGTERM');
+    await own.exited;
+    expect(await tool.exited).toBe(0);
+    expect(tool.out.stderr).toContain('could not be established. Node may not be available.');
+    expect(tool.out.stderr).toContain(
+      'ERROR Error processing message, terminating consumer process:  (org.apache.kafka.tools.consumer.ConsoleConsumer)\norg.apache.kafka.common.errors.TimeoutException\n',
+    );
+    expect(tool.out.stderr.endsWith('Processed a total of 1 messages\n')).toBe(true);
   }, 120_000);
 });
