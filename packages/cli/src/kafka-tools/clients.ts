@@ -330,8 +330,8 @@ export class ClassicGroupMember implements GroupMember {
 
   async join(): Promise<void> {
     // A coordinator that is loading, moving or shutting down (COORDINATOR_LOAD_IN_PROGRESS,
-    // COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR) is looked up again after retry.backoff.ms, as
-    // AbstractCoordinator does, for at most the rebalance timeout.
+    // COORDINATOR_NOT_AVAILABLE, NOT_COORDINATOR) is asked again after retry.backoff.ms, for at most the
+    // rebalance timeout (AbstractCoordinator also looks it up again; klog has one broker, the coordinator).
     const until = Date.now() + REBALANCE_TIMEOUT_MS;
     const retry = async (code: number) => {
       if (!RETRIABLE_COORDINATOR_ERRORS.has(code) || Date.now() > until) throw new KafkaApiError(code, null);
@@ -401,6 +401,13 @@ export class ClassicGroupMember implements GroupMember {
         assignments,
       } as never);
       if (synced.errorCode === 27) continue;
+      // The generation ended between JoinGroup and SyncGroup (ILLEGAL_GENERATION), or the member was
+      // removed (UNKNOWN_MEMBER_ID, a new id needed): join again, as joinGroupIfNeeded does.
+      if (synced.errorCode === 22 || synced.errorCode === 25) {
+        this.generationId = -1;
+        if (synced.errorCode === 25) this.memberId = '';
+        continue;
+      }
       if (synced.errorCode !== 0) {
         await retry(synced.errorCode);
         continue;
@@ -436,7 +443,7 @@ export class ClassicGroupMember implements GroupMember {
     return true;
   }
 
-  async commit(offsets: ReadonlyMap<string, number>): Promise<string | undefined> {
+  async commit(offsets: ReadonlyMap<string, number>): Promise<CommitFailure | undefined> {
     if (offsets.size === 0) return undefined;
     // ConsumerCoordinator.sendOffsetCommitRequest: a member out of its generation does not commit at all (the
     // broker would take generation -1 as an admin's commit and overwrite what the group's new owner commits).
@@ -472,30 +479,60 @@ export interface GroupMember {
   /** False when the member must commit and `join()` again: its assignment changed, or it was fenced. */
   heartbeat(): Promise<boolean>;
   /**
-   * Commits `offsets` (by tpKey) as this member; the message of the exception Kafka's consumer would raise
-   * when the commit failed, undefined when it succeeded or there was nothing to commit.
+   * Commits `offsets` (by tpKey) as this member; why it failed as Kafka's consumer would say, undefined
+   * when it succeeded or there was nothing to commit.
    */
-  commit(offsets: ReadonlyMap<string, number>): Promise<string | undefined>;
+  commit(offsets: ReadonlyMap<string, number>): Promise<CommitFailure | undefined>;
   leave(): Promise<void>;
 }
 
 /** CommitFailedException's message for a member outside any generation (ConsumerCoordinator.sendOffsetCommitRequest). */
-const NOT_IN_GROUP =
-  'Offset commit cannot be completed since the consumer is not part of an active group for auto partition assignment; it is likely that the consumer was kicked out of the group.';
+const NOT_IN_GROUP: CommitFailure = {
+  retriable: false,
+  message:
+    'Offset commit cannot be completed since the consumer is not part of an active group for auto partition assignment; it is likely that the consumer was kicked out of the group.',
+};
+
+/** Why a commit failed: the message of the exception Kafka's consumer raises, and whether it is retriable. */
+export interface CommitFailure {
+  readonly message: string;
+  /** RetriableCommitFailedException: an automatic commit says so only at debug level and tries again later. */
+  readonly retriable: boolean;
+}
+
+/** Codes ConsumerCoordinator.OffsetCommitResponseHandler raises as a RetriableCommitFailedException. */
+const RETRIABLE_COMMIT_ERRORS = new Set([3, 7, 14, 15, 16]);
 
 /**
- * The message of the exception Kafka's consumer raises for a commit's first failed partition
- * (ConsumerCoordinator.OffsetCommitResponseHandler): a rebalanced-away member's CommitFailedException, a
- * rebalance's RebalanceInProgressException, else the error's own. Undefined when no partition failed.
+ * What Kafka's consumer raises for a commit's first failed partition (ConsumerCoordinator.
+ * OffsetCommitResponseHandler): a rebalanced-away member's CommitFailedException, a rebalance's
+ * RebalanceInProgressException, a retriable one, else "Unexpected error in commit". Undefined when none failed.
  */
-export function commitFailure(errors: ReadonlyMap<string, number>): string | undefined {
+export function commitFailure(errors: ReadonlyMap<string, number>): CommitFailure | undefined {
   const [code] = errors.values();
   if (code === undefined) return undefined;
   if (code === 22 || code === 25)
-    return 'Commit cannot be completed since the group has already rebalanced and assigned the partitions to another member. This means that the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time message processing. You can address this either by increasing max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with max.poll.records.';
+    return {
+      retriable: false,
+      message:
+        'Commit cannot be completed since the group has already rebalanced and assigned the partitions to another member. This means that the time between subsequent calls to poll() was longer than the configured max.poll.interval.ms, which typically implies that the poll loop is spending too much time message processing. You can address this either by increasing max.poll.interval.ms or by reducing the maximum size of batches returned in poll() with max.poll.records.',
+    };
   if (code === 27)
-    return 'Offset commit cannot be completed since the consumer is undergoing a rebalance for auto partition assignment. You can try completing the rebalance by calling poll() and then retry the operation.';
-  return new KafkaApiError(code, null).message;
+    return {
+      retriable: false,
+      message:
+        'Offset commit cannot be completed since the consumer group is executing a rebalance at the moment. You can try completing the rebalance by calling poll() and then retry commit again',
+    };
+  if (RETRIABLE_COMMIT_ERRORS.has(code))
+    return {
+      retriable: true,
+      message:
+        'Offset commit failed with a retriable exception. You should retry committing the latest consumed offsets.',
+    };
+  return {
+    retriable: false,
+    message: `Unexpected error in commit: ${new KafkaApiError(code, null).message}`,
+  };
 }
 
 /**
@@ -506,7 +543,7 @@ export function commitFailure(errors: ReadonlyMap<string, number>): string | und
  */
 export function autoCommitFailedLine(
   kind: 'Asynchronous' | 'Synchronous',
-  groupId: string,
+  consumer: { readonly clientId: string; readonly groupId: string },
   offsets: ReadonlyMap<string, number>,
   message: string,
 ): string {
@@ -518,7 +555,7 @@ export function autoCommitFailedLine(
     ({ tp: [t, p], offset }) =>
       `${t}-${p}=OffsetAndMetadata{offset=${offset}, leaderEpoch=null, metadata=''}`,
   );
-  return `WARN [Consumer groupId=${groupId}] ${kind} auto-commit of offsets {${parts.join(', ')}} failed: ${message} (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)`;
+  return `WARN [Consumer clientId=${consumer.clientId}, groupId=${consumer.groupId}] ${kind} auto-commit of offsets {${parts.join(', ')}} failed: ${message} (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)`;
 }
 
 /** ConsumerConfig's group.protocol, case-insensitive: classic (Kafka 4.1's default) or consumer (KIP-848). */
@@ -618,7 +655,7 @@ export class ConsumerProtocolMember implements GroupMember {
     return Math.max(0, this.#lastHeartbeat + this.#intervalMs - Date.now());
   }
 
-  async commit(offsets: ReadonlyMap<string, number>): Promise<string | undefined> {
+  async commit(offsets: ReadonlyMap<string, number>): Promise<CommitFailure | undefined> {
     // A fenced member (epoch 0 until it rejoins) has lost its partitions and commits nothing, as
     // ConsumerMembershipManager drops them without a commit.
     if (offsets.size === 0 || this.memberEpoch <= 0) return undefined;

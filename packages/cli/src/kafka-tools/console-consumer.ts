@@ -59,6 +59,9 @@ export const CONSOLE_CONSUMER_OPTIONS = optionTable(`
   unsupported: a system-test hook of Kafka's
 `);
 
+/** KafkaConsumer.close()'s default timeout (DEFAULT_CLOSE_TIMEOUT_MS). */
+const CLOSE_TIMEOUT_MS = 30_000;
+
 const CONSUMER_SETTINGS = new Set([
   'group.id',
   'auto.offset.reset',
@@ -185,18 +188,25 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
   const code = await withBootstrap(
     opts.value('bootstrap-server'),
     async (client) => {
-      // A broker that restarts or drops the connection is connected to again, as Kafka's consumer does,
-      // with NetworkClient's warning for each attempt that fails, until it answers or Ctrl-C.
-      client.reconnectWhenLost({
-        notConnected: (where) =>
-          ctx.err(
-            `WARN [Consumer groupId=${groupId}] Connection to node -1 (${where}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)`,
-          ),
-        keepTrying: () => !interrupted && !timedOut(),
-      });
+      const consumer = { clientId: settings.get('client.id') ?? 'console-consumer', groupId };
       let lastRecordAt = Date.now();
       // --timeout-ms: no record for that long ends the consumer, a broker away included.
       const timedOut = () => timeoutMs >= 0 && Date.now() - lastRecordAt > timeoutMs;
+      // KafkaConsumer.close's default timeout: a broker away at the end is waited for this long.
+      let closingSince: number | undefined;
+      const givenUp = () =>
+        interrupted ||
+        timedOut() ||
+        (closingSince !== undefined && Date.now() - closingSince > CLOSE_TIMEOUT_MS);
+      // A broker that restarts or drops the connection is connected to again, as Kafka's consumer does,
+      // with NetworkClient's warning for each attempt that fails, until it answers or the consumer gives up.
+      client.reconnectWhenLost({
+        notConnected: (address) =>
+          ctx.err(
+            `WARN [Consumer clientId=${consumer.clientId}, groupId=${groupId}] Connection to node -1 (${address}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)`,
+          ),
+        keepTrying: () => !givenUp(),
+      });
       const timeoutLines = () => {
         // ConsumerWrapper.receive's TimeoutException, logged by process() before it stops.
         ctx.err(
@@ -237,33 +247,35 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
           }
         }
       };
-      if (partition === undefined) {
-        await partitionCount(client, topic, false);
-        member = newGroupMember(groupProtocol, client, groupId, [topic]);
-        await member.join();
-      }
-      await startPositions();
-      // Closing commits and leaves; with the broker away after Ctrl-C or --timeout-ms, the commit's failure
-      // is the consumer's warning, not an error.
-      const close = async () => {
-        try {
-          await commit('Synchronous');
-          if (member !== undefined) await member.leave();
-        } catch (error) {
-          if (!(error instanceof BrokerUnreachable && (interrupted || timedOut()))) throw error;
-          if (member !== undefined && autoCommit)
-            ctx.err(autoCommitFailedLine('Synchronous', groupId, positions, error.message));
-        }
-      };
       let committedAt = Date.now();
       // A failed commit is Kafka's consumer's warning on stderr, and consuming goes on (the records after the
-      // last good commit are read again by whoever owns the partition next).
+      // last good commit are read again by whoever owns the partition next). ConsumerCoordinator says a
+      // retriable failure of an asynchronous auto-commit only at debug level: the next one tries again.
       const commit = async (kind: 'Asynchronous' | 'Synchronous') => {
         if (member === undefined || !autoCommit) return;
         const failed = await member.commit(positions);
-        if (failed !== undefined) ctx.err(autoCommitFailedLine(kind, groupId, positions, failed));
+        if (failed !== undefined && !(failed.retriable && kind === 'Asynchronous'))
+          ctx.err(autoCommitFailedLine(kind, consumer, positions, failed.message));
+      };
+      // KafkaConsumer.close: commit, then leave, each given up on with the broker away (no line of its own:
+      // NetworkClient's warnings have said so).
+      const close = async () => {
+        closingSince = Date.now();
+        for (const step of [() => commit('Synchronous'), () => member?.leave()]) {
+          try {
+            await step();
+          } catch (error) {
+            if (!(error instanceof BrokerUnreachable && givenUp())) throw error;
+          }
+        }
       };
       try {
+        if (partition === undefined) {
+          await partitionCount(client, topic, false);
+          member = newGroupMember(groupProtocol, client, groupId, [topic]);
+          await member.join();
+        }
+        await startPositions();
         while ((maxMessages === -1 || processed < maxMessages) && !interrupted) {
           const wanted = [...positions].map(([k, offset]) => {
             const [t, p] = k.split('\u0000') as [string, string];
@@ -299,7 +311,8 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
               committedAt = Date.now();
             }
             if (!(await member.heartbeat())) {
-              await commit('Synchronous');
+              // ConsumerCoordinator.onJoinPrepare commits asynchronously before the rejoin.
+              await commit('Asynchronous');
               await member.join();
               await startPositions();
             }

@@ -175,10 +175,11 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
       // (Until the first fetch, counted from the start: a join the broker drops is waited out as long.)
       let lastConsumedTimeMs = startMs;
       const waitedTooLong = () => Date.now() - lastConsumedTimeMs > recordFetchTimeoutMs;
+      const consumer = { clientId: props.get('client.id') ?? 'perf-consumer-client', groupId };
       client.reconnectWhenLost({
-        notConnected: (where) =>
+        notConnected: (address) =>
           ctx.err(
-            `WARN [Consumer groupId=${groupId}] Connection to node -1 (${where}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)`,
+            `WARN [Consumer clientId=${consumer.clientId}, groupId=${groupId}] Connection to node -1 (${address}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)`,
           ),
         keepTrying: () => !waitedTooLong(),
       });
@@ -220,10 +221,22 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
       lastConsumedTimeMs = currentTimeMs;
       let committedAt = currentTimeMs;
       let fetched: FetchedRecord[] = [];
-      // A failed commit is Kafka's consumer's warning on stderr; the test goes on, as Java's does.
+      // A failed commit is Kafka's consumer's warning on stderr (a retriable failure of an asynchronous one
+      // only at debug level); the test goes on, as Java's does.
       const commit = async (kind: 'Asynchronous' | 'Synchronous') => {
         const failed = await member.commit(positions);
-        if (failed !== undefined) ctx.err(autoCommitFailedLine(kind, groupId, positions, failed));
+        if (failed !== undefined && !(failed.retriable && kind === 'Asynchronous'))
+          ctx.err(autoCommitFailedLine(kind, consumer, positions, failed.message));
+      };
+      // KafkaConsumer.close: commit, then leave, each given up on with the broker away past --timeout.
+      const close = async () => {
+        for (const step of [() => commit('Synchronous'), () => member.leave()]) {
+          try {
+            await step();
+          } catch (error) {
+            if (!(error instanceof BrokerUnreachable)) throw error;
+          }
+        }
       };
       try {
         while (messagesRead < numMessages && currentTimeMs - lastConsumedTimeMs <= recordFetchTimeoutMs) {
@@ -273,7 +286,8 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
             committedAt = currentTimeMs;
           }
           if (!(await member.heartbeat())) {
-            await commit('Synchronous');
+            // ConsumerCoordinator.onJoinPrepare commits asynchronously before the rejoin.
+            await commit('Asynchronous');
             await join();
             fetched = [];
           }
@@ -281,11 +295,7 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
       } catch (error) {
         if (!(error instanceof BrokerUnreachable && waitedTooLong())) throw error;
       } finally {
-        // Closing commits and leaves; a failure there is reported, and the summary still printed.
-        await commit('Synchronous').catch((e: Error) =>
-          ctx.err(autoCommitFailedLine('Synchronous', groupId, positions, e.message)),
-        );
-        await member.leave().catch(() => {});
+        await close();
       }
       if (messagesRead < numMessages)
         ctx.out(

@@ -15,6 +15,12 @@ export class BrokerUnreachable extends Error {
 }
 
 /**
+ * A connection that was made and is gone (closed, failed, or out of step after an answer that never came):
+ * what `reconnectWhenLost` connects again for. A broker that cannot serve a request is not one.
+ */
+export class ConnectionLost extends BrokerUnreachable {}
+
+/**
  * The little Kafka client `klog topics` needs: one connection, each API in the highest version both sides
  * have (asked with ApiVersions v0, which every broker answers) — so it works against `klog serve` and
  * against a Kafka broker alike. Requests may overlap (the perf tools keep several Produce in flight): a
@@ -39,8 +45,12 @@ export class AdminClient {
     readonly timeoutMs: number,
   ) {
     this.#socket = socket;
+    this.#javaAddress = `${host}/${socket.remoteAddress ?? host}:${port}`;
     this.#attach(socket);
   }
+
+  /** The broker's address as Java's InetSocketAddress prints it: host/ip:port (NetworkClient's lines). */
+  readonly #javaAddress: string;
 
   #attach(socket: Socket): void {
     socket.on('data', (chunk) => {
@@ -53,9 +63,9 @@ export class AdminClient {
       for (const p of this.#pending.splice(0)) p.reject(error);
     };
     socket.on('error', (e) =>
-      fail(new BrokerUnreachable(`the connection to ${this.where} failed: ${e.message}`)),
+      fail(new ConnectionLost(`the connection to ${this.where} failed: ${e.message}`)),
     );
-    socket.on('close', () => fail(new BrokerUnreachable(`${this.where} closed the connection`)));
+    socket.on('close', () => fail(new ConnectionLost(`${this.where} closed the connection`)));
   }
 
   static async connect(host: string, port: number, timeoutMs = 10_000): Promise<AdminClient> {
@@ -86,7 +96,7 @@ export class AdminClient {
     this.#reconnect = policy;
   }
 
-  async #connectAgain(lost: Error): Promise<void> {
+  async #connectAgain(lost: ConnectionLost): Promise<void> {
     const policy = this.#reconnect as ReconnectPolicy;
     for (
       let backoffMs = RECONNECT_BACKOFF_MS;
@@ -100,20 +110,29 @@ export class AdminClient {
       try {
         socket = await openSocket(this.host, this.port, this.where, this.timeoutMs);
       } catch (error) {
-        policy.notConnected(this.where, (error as Error).message);
+        policy.notConnected(this.#javaAddress, (error as Error).message);
         continue;
       }
-      this.#socket.removeAllListeners('close');
+      // Closed meanwhile: the new socket must not keep the process alive.
+      if (this.#closed) {
+        socket.destroy();
+        throw lost;
+      }
+      // Nothing of the old connection is left to answer, or to be answered, on the new one.
+      for (const p of this.#pending.splice(0)) p.reject(lost);
+      this.#socket.removeAllListeners();
       this.#socket.destroy();
       this.#socket = socket;
       this.#frames = new FrameDecoder();
+      this.#versions = new Map();
       this.#failure = undefined;
       this.#attach(socket);
       try {
         await this.#discoverVersions();
         return;
       } catch (error) {
-        policy.notConnected(this.where, (error as Error).message);
+        if (!(error instanceof ConnectionLost)) throw error;
+        policy.notConnected(this.#javaAddress, error.message);
       }
     }
   }
@@ -146,16 +165,12 @@ export class AdminClient {
    */
   async request<Req, Res>(codec: ApiCodec<Req, Res>, body: Req, timeoutMs = this.timeoutMs): Promise<Res> {
     for (;;) {
+      // Outside the retry: a broker that does not serve the API is an answer, not a lost connection.
+      const version = this.versionOf(codec as ApiCodec<unknown, never>);
       try {
-        return await this.#exchange(
-          codec,
-          this.versionOf(codec as ApiCodec<unknown, never>),
-          body,
-          timeoutMs,
-        );
+        return await this.#exchange(codec, version, body, timeoutMs);
       } catch (error) {
-        if (!(error instanceof BrokerUnreachable) || this.#reconnect === undefined || this.#closed)
-          throw error;
+        if (!(error instanceof ConnectionLost) || this.#reconnect === undefined || this.#closed) throw error;
         // Requests in flight together share one reconnection.
         this.#reconnecting ??= this.#connectAgain(error).finally(() => {
           this.#reconnecting = undefined;
@@ -194,7 +209,7 @@ export class AdminClient {
     const frame = await new Promise<Uint8Array>((resolve, reject) => {
       const timer = setTimeout(() => {
         // An answer that never came leaves the connection out of step: nothing after it can be matched.
-        const late = new BrokerUnreachable(
+        const late = new ConnectionLost(
           `no answer from ${this.where} to ${codec.name} within ${timeoutMs} ms`,
         );
         this.#failure ??= late;
@@ -248,8 +263,8 @@ export class AdminClient {
 
 /** What a client that reconnects is told and asked (`AdminClient.reconnectWhenLost`). */
 export interface ReconnectPolicy {
-  /** An attempt to connect again failed (a tool prints NetworkClient's warning). */
-  notConnected(where: string, why: string): void;
+  /** An attempt to connect again failed (a tool prints NetworkClient's warning); `address` as host/ip:port. */
+  notConnected(address: string, why: string): void;
   /** Whether to try again (a tool stops trying once interrupted); when not, the request fails. */
   keepTrying(): boolean;
 }

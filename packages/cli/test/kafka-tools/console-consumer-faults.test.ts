@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -127,12 +128,12 @@ describe('kafka-console-consumer.sh when its group removes it', () => {
       } as never);
       expect(left.errorCode).toBe(0);
 
-      // Its next heartbeat is UNKNOWN_MEMBER_ID: the commit before the rejoin is refused in the consumer
-      // (the broker would take generation -1 as an admin's commit), and Kafka's warning says so.
-      await tool.until(() => tool.out.stderr.includes('auto-commit of offsets'), 'commit warning');
-      expect(tool.out.stderr).toContain(
-        "WARN [Consumer groupId=removed] Synchronous auto-commit of offsets {events-0=OffsetAndMetadata{offset=3, leaderEpoch=null, metadata=''}} failed: Offset commit cannot be completed since the consumer is not part of an active group for auto partition assignment; it is likely that the consumer was kicked out of the group. (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)\n",
-      );
+      // Its next heartbeat is UNKNOWN_MEMBER_ID: the commit before the rejoin (asynchronous, as
+      // ConsumerCoordinator.onJoinPrepare's) is refused in the consumer, since the broker would take
+      // generation -1 as an admin's commit, and Kafka's warning says so.
+      const refused =
+        "WARN [Consumer clientId=console-consumer, groupId=removed] Asynchronous auto-commit of offsets {events-0=OffsetAndMetadata{offset=3, leaderEpoch=null, metadata=''}} failed: Offset commit cannot be completed since the consumer is not part of an active group for auto partition assignment; it is likely that the consumer was kicked out of the group. (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)\n";
+      await tool.until(() => tool.out.stderr.includes(refused), 'the commit warning');
       expect((await committedOffsets(admin, 'removed')).get(tpKey('events', 0))).toBeUndefined();
 
       // It joins again under a new member id and, with nothing committed, reads from the earliest again.
@@ -158,7 +159,14 @@ describe('kafka-console-consumer.sh when its group removes it', () => {
 describe('kafka-console-consumer.sh when the broker stops and starts again', () => {
   it('warns while it cannot connect, connects again and goes on in the same group; Ctrl-C while the broker is away still ends it', async () => {
     const dir = join(scratch, 'restarts');
-    let own = await startServer(dir);
+    // A port below Linux's ephemeral range (32768 and up), so that no client's own end takes it while the
+    // broker is down; another taken one is tried.
+    let own: Server | undefined;
+    for (let attempt = 0; own === undefined; attempt++)
+      own = await startServer(dir, 20_000 + randomInt(10_000)).catch((e) => {
+        if (attempt >= 5) throw e;
+        return undefined;
+      });
     const port = own.port;
     const to = ['--bootstrap-server', `localhost:${port}`];
     expect(
@@ -167,7 +175,7 @@ describe('kafka-console-consumer.sh when the broker stops and starts again', () 
     expect(kafka('kafka-console-producer.sh', ['--topic', 'events', ...to], 'a\nb\n').status).toBe(0);
     const child = consoleConsumer('restarts', to);
     const tool = watch(child);
-    const warning = `WARN [Consumer groupId=restarts] Connection to node -1 (localhost:${port}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)\n`;
+    const warning = `WARN [Consumer clientId=console-consumer, groupId=restarts] Connection to node -1 (localhost/127.0.0.1:${port}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)\n`;
     try {
       await tool.until(() => tool.out.stdout === 'a\nb\n', 'two records');
       const [member] = await membersOn(port, 'restarts');
@@ -189,9 +197,8 @@ describe('kafka-console-consumer.sh when the broker stops and starts again', () 
       child.kill('SIGINT');
     }
     expect(await tool.exited).toBe(130);
-    expect(tool.out.stderr).toContain(
-      "WARN [Consumer groupId=restarts] Synchronous auto-commit of offsets {events-0=OffsetAndMetadata{offset=3, leaderEpoch=null, metadata=''}} failed: ",
-    );
+    // Its closing commit is given up on without a line of its own (KafkaConsumer.close logs that at debug).
+    expect(tool.out.stderr).not.toContain('auto-commit of offsets');
     expect(tool.out.stderr.endsWith('Processed a total of 3 messages\n')).toBe(true);
     // Started once more, the broker holds what the consumer committed while the broker was up: nothing
     // unless an auto-commit (every 5 s) fell in that time, and never past what it printed.
@@ -211,11 +218,17 @@ describe('kafka-console-consumer.sh when the broker stops and starts again', () 
     const own = await startServer(join(scratch, 'timeout'));
     const to = ['--bootstrap-server', `localhost:${own.port}`];
     expect(kafka('kafka-console-producer.sh', ['--topic', 'events', ...to], 'only\n').status).toBe(0);
-    const tool = watch(consoleConsumer('timeout', ['--timeout-ms', '3000', ...to]));
-    await tool.until(() => tool.out.stdout === 'only\n', 'the record');
-    own.child.kill('SIGTERM');
-    await own.exited;
-    expect(await tool.exited).toBe(0);
+    const child = consoleConsumer('timeout', ['--timeout-ms', '6000', ...to]);
+    const tool = watch(child);
+    try {
+      await tool.until(() => tool.out.stdout === 'only\n', 'the record');
+      // Killed: its connections reset at once, well inside the consumer's 6 s.
+      own.child.kill('SIGKILL');
+      await own.exited;
+      expect(await tool.exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
     expect(tool.out.stderr).toContain('could not be established. Node may not be available.');
     expect(tool.out.stderr).toContain(
       'ERROR Error processing message, terminating consumer process:  (org.apache.kafka.tools.consumer.ConsoleConsumer)\norg.apache.kafka.common.errors.TimeoutException\n',

@@ -126,21 +126,27 @@ describe("the pieces of Kafka's clients the tools carry", () => {
 
   it("a failed auto-commit: the exception Kafka's consumer raises for the first failed partition, and its warning line", () => {
     expect(commitFailure(new Map())).toBeUndefined();
-    expect(commitFailure(new Map([[tpKey('t', 0), 22]]))).toMatch(
+    expect(commitFailure(new Map([[tpKey('t', 0), 22]]))?.message).toMatch(
       /^Commit cannot be completed since the group has already rebalanced and assigned the partitions to another member\./,
     );
-    expect(commitFailure(new Map([[tpKey('t', 0), 27]]))).toMatch(/undergoing a rebalance/);
-    expect(commitFailure(new Map([[tpKey('t', 1), 3]]))).toBe(
-      'This server does not host this topic-partition.',
-    );
+    expect(commitFailure(new Map([[tpKey('t', 0), 27]]))).toEqual({
+      retriable: false,
+      message: expect.stringMatching(/executing a rebalance at the moment/),
+    });
+    expect(commitFailure(new Map([[tpKey('t', 1), 16]]))).toEqual({
+      retriable: true,
+      message:
+        'Offset commit failed with a retriable exception. You should retry committing the latest consumed offsets.',
+    });
+    expect(commitFailure(new Map([[tpKey('t', 1), 58]]))?.message).toMatch(/^Unexpected error in commit: /);
     // Offsets in java.util.HashMap's order of TopicPartition keys, not as given: t-0's hashCode 1077 falls
     // in bucket 5 of 16, t-1's 1108 in bucket 4.
     const offsets = new Map([
       [tpKey('t', 0), 5],
       [tpKey('t', 1), 7],
     ]);
-    expect(autoCommitFailedLine('Asynchronous', 'g', offsets, 'why')).toBe(
-      "WARN [Consumer groupId=g] Asynchronous auto-commit of offsets {t-1=OffsetAndMetadata{offset=7, leaderEpoch=null, metadata=''}, t-0=OffsetAndMetadata{offset=5, leaderEpoch=null, metadata=''}} failed: why (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)",
+    expect(autoCommitFailedLine('Asynchronous', { clientId: 'c', groupId: 'g' }, offsets, 'why')).toBe(
+      "WARN [Consumer clientId=c, groupId=g] Asynchronous auto-commit of offsets {t-1=OffsetAndMetadata{offset=7, leaderEpoch=null, metadata=''}, t-0=OffsetAndMetadata{offset=5, leaderEpoch=null, metadata=''}} failed: why (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)",
     );
   });
 });

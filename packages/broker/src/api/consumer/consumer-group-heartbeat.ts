@@ -89,7 +89,8 @@ function handleConsumerGroupHeartbeat(
     ctx.limited.log(
       'warn',
       refused.code === 'UNSUPPORTED_ASSIGNOR' ? 'unsupported-assignor' : 'invalid-heartbeat',
-      `group ${request.groupId}: member ${request.memberId || '(none)'} epoch ${request.memberEpoch} refused, ${refused.code}: ${refused.message}`,
+      // The ids are the client's: quoted and cut short, as the request summary prints them.
+      `group ${JSON.stringify(request.groupId.slice(0, 100))}: member ${JSON.stringify(request.memberId.slice(0, 100))} epoch ${request.memberEpoch} refused, ${refused.code}: ${refused.message}`,
     );
     return errorResponse(refused.code, refused.message);
   }

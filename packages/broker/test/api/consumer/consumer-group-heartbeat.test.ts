@@ -72,21 +72,24 @@ describe('ConsumerGroupHeartbeat and ConsumerGroupDescribe on the wire', () => {
   it('a refused heartbeat is fatal to the client, so the broker logs it: one line per interval, with the member and the reason', async () => {
     // A broker of its own: the line is limited per kind of refusal across the broker, and the tests above refuse too.
     const own = await startBroker();
-    const c = await RawClient.connect(own.port);
-    // librdkafka 2.15.1's race (FINDINGS): epoch 0 without a rebalance timeout, sent twice in a row.
-    const bad = join({ groupId: 'racy', memberId: 'BBBBBBBBBBBBBBBBBBBBBB', rebalanceTimeoutMs: -1 });
-    for (let i = 0; i < 2; i++) {
-      const r = await ask(c, ConsumerGroupHeartbeat, 1, bad);
-      expect(r).toMatchObject({
-        errorCode: ErrorCode.INVALID_REQUEST,
-        errorMessage: 'RebalanceTimeoutMs must be provided in first request.',
-      });
+    try {
+      const c = await RawClient.connect(own.port);
+      // librdkafka 2.15.1's race (FINDINGS): epoch 0 without a rebalance timeout, sent twice in a row.
+      const bad = join({ groupId: 'racy', memberId: 'BBBBBBBBBBBBBBBBBBBBBB', rebalanceTimeoutMs: -1 });
+      for (let i = 0; i < 2; i++) {
+        const r = await ask(c, ConsumerGroupHeartbeat, 1, bad);
+        expect(r).toMatchObject({
+          errorCode: ErrorCode.INVALID_REQUEST,
+          errorMessage: 'RebalanceTimeoutMs must be provided in first request.',
+        });
+      }
+      expect(own.lines.filter((l) => l.includes('refused'))).toEqual([
+        'warn: group "racy": member "BBBBBBBBBBBBBBBBBBBBBB" epoch 0 refused, INVALID_REQUEST: RebalanceTimeoutMs must be provided in first request.',
+      ]);
+      c.close();
+    } finally {
+      await own.stop();
     }
-    expect(own.lines.filter((l) => l.includes('refused'))).toEqual([
-      'warn: group racy: member BBBBBBBBBBBBBBBBBBBBBB epoch 0 refused, INVALID_REQUEST: RebalanceTimeoutMs must be provided in first request.',
-    ]);
-    c.close();
-    await own.stop();
   });
 
   it('a member joins at epoch 1, ConsumerGroupDescribe shows it; a classic or unknown group is GROUP_ID_NOT_FOUND', async () => {
