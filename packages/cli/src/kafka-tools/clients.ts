@@ -404,8 +404,7 @@ export class ClassicGroupMember implements GroupMember {
       // The generation ended between JoinGroup and SyncGroup (ILLEGAL_GENERATION), or the member was
       // removed (UNKNOWN_MEMBER_ID, a new id needed): join again, as joinGroupIfNeeded does.
       if (synced.errorCode === 22 || synced.errorCode === 25) {
-        this.generationId = -1;
-        if (synced.errorCode === 25) this.memberId = '';
+        this.#leaveGeneration(synced.errorCode);
         continue;
       }
       if (synced.errorCode !== 0) {
@@ -435,12 +434,17 @@ export class ClassicGroupMember implements GroupMember {
     // unknown and finds it again).
     if (RETRIABLE_COORDINATOR_ERRORS.has(res.errorCode)) return true;
     if (res.errorCode === 22 || res.errorCode === 25) {
-      this.generationId = -1;
-      if (res.errorCode === 25) this.memberId = '';
+      this.#leaveGeneration(res.errorCode);
       return false;
     }
     if (res.errorCode !== 0) throw new KafkaApiError(res.errorCode, null);
     return true;
+  }
+
+  /** ILLEGAL_GENERATION ends the generation; UNKNOWN_MEMBER_ID the member id too, so a rejoin asks anew. */
+  #leaveGeneration(code: 22 | 25): void {
+    this.generationId = -1;
+    if (code === 25) this.memberId = '';
   }
 
   async commit(offsets: ReadonlyMap<string, number>): Promise<CommitFailure | undefined> {
@@ -556,6 +560,38 @@ export function autoCommitFailedLine(
       `${t}-${p}=OffsetAndMetadata{offset=${offset}, leaderEpoch=null, metadata=''}`,
   );
   return `WARN [Consumer clientId=${consumer.clientId}, groupId=${consumer.groupId}] ${kind} auto-commit of offsets {${parts.join(', ')}} failed: ${message} (org.apache.kafka.clients.consumer.internals.ConsumerCoordinator)`;
+}
+
+/**
+ * The WARN lines of Kafka's consumer that the consumer tools print on stderr, for one consumer: NetworkClient's
+ * failed connection, ConsumerCoordinator's failed auto-commit.
+ */
+export class ConsumerWarnings {
+  constructor(
+    private readonly err: (line: string) => void,
+    readonly clientId: string,
+    readonly groupId: string,
+  ) {}
+
+  /** NetworkClient's line for an attempt to connect that failed (`address` as host/ip:port). */
+  readonly notConnected = (address: string): void =>
+    this.err(
+      `WARN [Consumer clientId=${this.clientId}, groupId=${this.groupId}] Connection to node -1 (${address}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)`,
+    );
+
+  /**
+   * An auto-commit of `offsets` as `member`, its failure said as ConsumerCoordinator says it: a retriable
+   * failure of an asynchronous one only at debug level (the next one tries again), so not here.
+   */
+  async autoCommit(
+    member: GroupMember,
+    kind: 'Asynchronous' | 'Synchronous',
+    offsets: ReadonlyMap<string, number>,
+  ): Promise<void> {
+    const failed = await member.commit(offsets);
+    if (failed !== undefined && !(failed.retriable && kind === 'Asynchronous'))
+      this.err(autoCommitFailedLine(kind, this, offsets, failed.message));
+  }
 }
 
 /** ConsumerConfig's group.protocol, case-insensitive: classic (Kafka 4.1's default) or consumer (KIP-848). */

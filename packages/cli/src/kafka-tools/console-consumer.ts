@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import type { CommandContext } from '../command-context.js';
 import { BrokerUnreachable } from '../topics/admin-client.js';
 import {
-  autoCommitFailedLine,
+  ConsumerWarnings,
   committedOffsets,
   type FetchedRecord,
   fetchOnce,
@@ -188,7 +188,11 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
   const code = await withBootstrap(
     opts.value('bootstrap-server'),
     async (client) => {
-      const consumer = { clientId: settings.get('client.id') ?? 'console-consumer', groupId };
+      const warnings = new ConsumerWarnings(
+        (line) => ctx.err(line),
+        settings.get('client.id') ?? 'console-consumer',
+        groupId,
+      );
       let lastRecordAt = Date.now();
       // --timeout-ms: no record for that long ends the consumer, a broker away included.
       const timedOut = () => timeoutMs >= 0 && Date.now() - lastRecordAt > timeoutMs;
@@ -200,13 +204,7 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
         (closingSince !== undefined && Date.now() - closingSince > CLOSE_TIMEOUT_MS);
       // A broker that restarts or drops the connection is connected to again, as Kafka's consumer does,
       // with NetworkClient's warning for each attempt that fails, until it answers or the consumer gives up.
-      client.reconnectWhenLost({
-        notConnected: (address) =>
-          ctx.err(
-            `WARN [Consumer clientId=${consumer.clientId}, groupId=${groupId}] Connection to node -1 (${address}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)`,
-          ),
-        keepTrying: () => !givenUp(),
-      });
+      client.reconnectWhenLost({ notConnected: warnings.notConnected, keepTrying: () => !givenUp() });
       const timeoutLines = () => {
         // ConsumerWrapper.receive's TimeoutException, logged by process() before it stops.
         ctx.err(
@@ -249,13 +247,9 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
       };
       let committedAt = Date.now();
       // A failed commit is Kafka's consumer's warning on stderr, and consuming goes on (the records after the
-      // last good commit are read again by whoever owns the partition next). ConsumerCoordinator says a
-      // retriable failure of an asynchronous auto-commit only at debug level: the next one tries again.
+      // last good commit are read again by whoever owns the partition next).
       const commit = async (kind: 'Asynchronous' | 'Synchronous') => {
-        if (member === undefined || !autoCommit) return;
-        const failed = await member.commit(positions);
-        if (failed !== undefined && !(failed.retriable && kind === 'Asynchronous'))
-          ctx.err(autoCommitFailedLine(kind, consumer, positions, failed.message));
+        if (member !== undefined && autoCommit) await warnings.autoCommit(member, kind, positions);
       };
       // KafkaConsumer.close: commit, then leave, each given up on with the broker away (no line of its own:
       // NetworkClient's warnings have said so).

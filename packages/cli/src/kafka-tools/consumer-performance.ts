@@ -7,7 +7,7 @@ import { randomInt } from 'node:crypto';
 import type { CommandContext } from '../command-context.js';
 import { BrokerUnreachable } from '../topics/admin-client.js';
 import {
-  autoCommitFailedLine,
+  ConsumerWarnings,
   committedOffsets,
   type FetchedRecord,
   fetchOnce,
@@ -175,14 +175,12 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
       // (Until the first fetch, counted from the start: a join the broker drops is waited out as long.)
       let lastConsumedTimeMs = startMs;
       const waitedTooLong = () => Date.now() - lastConsumedTimeMs > recordFetchTimeoutMs;
-      const consumer = { clientId: props.get('client.id') ?? 'perf-consumer-client', groupId };
-      client.reconnectWhenLost({
-        notConnected: (address) =>
-          ctx.err(
-            `WARN [Consumer clientId=${consumer.clientId}, groupId=${groupId}] Connection to node -1 (${address}) could not be established. Node may not be available. (org.apache.kafka.clients.NetworkClient)`,
-          ),
-        keepTrying: () => !waitedTooLong(),
-      });
+      const warnings = new ConsumerWarnings(
+        (line) => ctx.err(line),
+        props.get('client.id') ?? 'perf-consumer-client',
+        groupId,
+      );
+      client.reconnectWhenLost({ notConnected: warnings.notConnected, keepTrying: () => !waitedTooLong() });
       let joinTimeMs = 0;
       let joinTimeMsInSingleRound = 0;
       await partitionCount(client, topic, false);
@@ -221,13 +219,8 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
       lastConsumedTimeMs = currentTimeMs;
       let committedAt = currentTimeMs;
       let fetched: FetchedRecord[] = [];
-      // A failed commit is Kafka's consumer's warning on stderr (a retriable failure of an asynchronous one
-      // only at debug level); the test goes on, as Java's does.
-      const commit = async (kind: 'Asynchronous' | 'Synchronous') => {
-        const failed = await member.commit(positions);
-        if (failed !== undefined && !(failed.retriable && kind === 'Asynchronous'))
-          ctx.err(autoCommitFailedLine(kind, consumer, positions, failed.message));
-      };
+      // A failed commit is Kafka's consumer's warning on stderr; the test goes on, as Java's does.
+      const commit = (kind: 'Asynchronous' | 'Synchronous') => warnings.autoCommit(member, kind, positions);
       // KafkaConsumer.close: commit, then leave, each given up on with the broker away past --timeout.
       const close = async () => {
         for (const step of [() => commit('Synchronous'), () => member.leave()]) {
