@@ -13,7 +13,7 @@ import { checkDynamicBrokerConfig } from './config/dynamic-broker-config.js';
 import { checkGroupConfig, consumerGroupOverrides } from './config/group-config.js';
 import { TopicConfigStore } from './config/topic-config-store.js';
 import { TopicConfigs } from './config/topic-configs.js';
-import { GroupCoordinator } from './group/group-coordinator.js';
+import { type ConsumerGroupMigrationPolicy, GroupCoordinator } from './group/group-coordinator.js';
 import { OFFSETS_TOPIC, OffsetsTopic } from './group/offsets-topic.js';
 import { SystemTimer } from './group/timer.js';
 import { FetchPurgatory } from './log/fetch-purgatory.js';
@@ -126,6 +126,7 @@ export class Broker {
           consumerGroupHeartbeatIntervalMs: config.groupConsumerHeartbeatIntervalMs,
           consumerGroupAssignors: config.groupConsumerAssignors.split(','),
           consumerGroupMaxSize: config.groupConsumerMaxSize,
+          consumerGroupMigrationPolicy: config.groupConsumerMigrationPolicy as ConsumerGroupMigrationPolicy,
         },
         (topic, partition) => {
           try {

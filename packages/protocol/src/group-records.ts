@@ -340,3 +340,25 @@ export function decodeConsumerProtocolAssignment(bytes: Uint8Array): ConsumerPro
   );
   return { version, assignedPartitions, userData: lenientNullableBytes(r, 'userData') };
 }
+
+/**
+ * Writes a `ConsumerProtocolAssignment` as `ConsumerProtocol.serializeAssignment(assignment, version)` does:
+ * the version capped at 3 (the highest Kafka defines; a negative one is refused), then the partitions and
+ * the user data (null: length -1). The broker writes one when it answers a classic member of a consumer
+ * group, or downgrades such a group, at the version of the member's own subscription.
+ */
+export function encodeConsumerProtocolAssignment(
+  assignment: Omit<ConsumerProtocolAssignment, 'version'>,
+  version: number,
+): Uint8Array {
+  if (version < 0) throw new RangeError(`ConsumerProtocolAssignment version ${version} is negative`);
+  const w = new Writer(64);
+  w.int16(Math.min(version, 3), 'version');
+  w.arrayLength(assignment.assignedPartitions.length, 'assignedPartitions');
+  for (const tp of assignment.assignedPartitions) {
+    w.string(tp.topic, 'assignedPartitions[].topic');
+    w.arrayLength(tp.partitions.length, 'assignedPartitions[].partitions');
+    for (const p of tp.partitions) w.int32(p, 'assignedPartitions[].partitions[]');
+  }
+  return w.nullableBytes(assignment.userData, 'userData').toBytes();
+}

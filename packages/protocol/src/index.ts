@@ -57,6 +57,7 @@ export {
   decodeGroupMetadataValue,
   decodeOffsetCommitValue,
   decodeOffsetsRecordKey,
+  encodeConsumerProtocolAssignment,
   encodeGroupMetadataKey,
   encodeGroupMetadataValue,
   encodeOffsetCommitKey,

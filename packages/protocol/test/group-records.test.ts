@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   consumerAssignmentPartitions,
   consumerSubscriptionTopics,
+  decodeConsumerProtocolAssignment,
   decodeGroupMetadataValue,
   decodeOffsetCommitValue,
   decodeOffsetsRecordKey,
+  encodeConsumerProtocolAssignment,
   encodeGroupMetadataKey,
   encodeGroupMetadataValue,
   encodeOffsetCommitKey,
@@ -170,5 +172,16 @@ describe('__consumer_offsets records in Kafka 4.1 formats', () => {
     expect(consumerAssignmentPartitions(asg)).toEqual([{ topic: 'a', partitions: [0, 3] }]);
     expect(consumerAssignmentPartitions(new Uint8Array(0))).toEqual([]);
     expect(consumerAssignmentPartitions(Uint8Array.from([0, 0, 0, 0, 0, 9]))).toBeUndefined();
+  });
+
+  it("ConsumerProtocolAssignment written as ConsumerProtocol.serializeAssignment: the member's version capped at 3", () => {
+    const assignment = { assignedPartitions: [{ topic: 'a', partitions: [0, 3] }], userData: null };
+    // INT16 version, INT32 count, STRING topic, INT32 count + INT32 partitions, NULLABLE_BYTES user data (-1).
+    expect(hex(encodeConsumerProtocolAssignment(assignment, 1))).toBe(
+      '0001' + '00000001' + '000161' + '00000002' + '00000000' + '00000003' + 'ffffffff',
+    );
+    const v7 = encodeConsumerProtocolAssignment(assignment, 7);
+    expect(decodeConsumerProtocolAssignment(v7)).toEqual({ version: 3, ...assignment });
+    expect(() => encodeConsumerProtocolAssignment(assignment, -1)).toThrow(RangeError);
   });
 });

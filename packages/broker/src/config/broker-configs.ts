@@ -387,8 +387,9 @@ export const BROKER_CONFIGS = [
     validator: { kind: 'oneOf', values: ['disabled', 'downgrade', 'upgrade', 'bidirectional'] },
     defaultValue: 'bidirectional',
     // Kafka's GroupMetadataManager converts an empty group either way under any policy; the policy governs
-    // non-empty groups (online upgrade and downgrade), which klog does not convert yet: it refuses them.
-    doc: 'which way a non-empty group may change protocol online (klog: refused for now, as disabled)',
+    // non-empty groups: online upgrade (a consumer-protocol member joins a classic group) and downgrade
+    // (the last consumer-protocol member leaves a group of classic members).
+    doc: 'which way a non-empty group may change protocol online',
   },
   {
     name: 'offsets.retention.minutes',

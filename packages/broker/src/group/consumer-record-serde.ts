@@ -36,6 +36,8 @@ const mutable = (tps: TopicPartitions) =>
 /** A typed record as the key and value bytes Kafka 4.1 writes (a null value stays a tombstone). */
 export function encodeConsumerGroupRecord(r: ConsumerGroupRecord): OffsetsRecord {
   switch (r.type) {
+    case 2:
+      return { key: r.key, value: r.value };
     case 3:
       return {
         key: encodeConsumerGroupMetadataKey(r.group),

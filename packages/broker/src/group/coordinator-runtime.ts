@@ -42,7 +42,14 @@ export interface CoordinatorResult<T> {
 }
 
 /** The operations whose appends can fail, each with its own answer (the keys of the table below). */
-export type AppendOp = 'join' | 'sync' | 'commit' | 'offsetDelete' | 'deleteGroups' | 'expireOffsets';
+export type AppendOp =
+  | 'join'
+  | 'sync'
+  | 'leave'
+  | 'commit'
+  | 'offsetDelete'
+  | 'deleteGroups'
+  | 'expireOffsets';
 
 /**
  * The one table from an append's error to the error an operation answers. klog's answers, which its tests

@@ -1,3 +1,5 @@
+import type { ConsumerGroupMigrationPolicy } from './group-conversion.js';
+
 /**
  * The group coordinator's settings, as Kafka's `GroupCoordinatorConfig` holds them (the broker resolves them
  * from its `group.*` and `offset*` configs and hands them in).
@@ -33,6 +35,12 @@ export interface GroupCoordinatorConfig {
   readonly consumerGroupAssignors: readonly string[];
   /** Kafka's `group.consumer.max.size` (Integer.MAX_VALUE there): members of one consumer group; klog bounds it as `groupMaxSize`. */
   readonly consumerGroupMaxSize: number;
+  /**
+   * Kafka's `group.consumer.migration.policy`: whether a non-empty classic group becomes a consumer group
+   * when a consumer-protocol member joins (upgrade), and a consumer group a classic group when its last
+   * consumer-protocol member leaves (downgrade). Empty groups change protocol under any policy.
+   */
+  readonly consumerGroupMigrationPolicy: ConsumerGroupMigrationPolicy;
 }
 
 export const DEFAULT_GROUP_CONFIG: GroupCoordinatorConfig = {
@@ -48,4 +56,5 @@ export const DEFAULT_GROUP_CONFIG: GroupCoordinatorConfig = {
   consumerGroupHeartbeatIntervalMs: 5000,
   consumerGroupAssignors: ['uniform', 'range'],
   consumerGroupMaxSize: 1000,
+  consumerGroupMigrationPolicy: 'bidirectional',
 };

@@ -39,13 +39,15 @@ import {
   GroupMetadataManager,
   type ListedGroup,
 } from './group-metadata-manager.js';
-import type {
-  ConsumerGroup,
-  ConsumerGroupHeartbeatRequest,
-  ConsumerGroupHeartbeatResponse,
-  DescribedConsumerGroup,
-  RequestContext,
-  TopicsImage,
+import {
+  type ConsumerGroup,
+  ConsumerGroupError,
+  type ConsumerGroupHeartbeatRequest,
+  type ConsumerGroupHeartbeatResponse,
+  type ConsumerGroupResult,
+  type DescribedConsumerGroup,
+  type RequestContext,
+  type TopicsImage,
 } from './modern/index.js';
 import {
   type CommitInput,
@@ -70,6 +72,7 @@ export {
   GroupLogError,
   type OffsetsRecord,
 } from './coordinator-runtime.js';
+export type { ConsumerGroupMigrationPolicy } from './group-conversion.js';
 export { DEFAULT_GROUP_CONFIG, type GroupCoordinatorConfig } from './group-coordinator-config.js';
 export type { ConsumerGroupConfigLookup, DescribedGroup, ListedGroup } from './group-metadata-manager.js';
 export type {
@@ -153,22 +156,30 @@ export class GroupCoordinator {
   // The classic protocol: JoinGroup, SyncGroup, Heartbeat, LeaveGroup.
 
   /**
-   * Kafka's `classicGroupJoin` beside a consumer group of the same id: an empty one is deleted first
-   * (`maybeDeleteEmptyConsumerGroup`: its tombstones written) and the join goes on as classic; a
-   * non-empty one refuses with INCONSISTENT_GROUP_PROTOCOL, where Kafka 4.1 would take the member into
-   * the consumer group (`classicGroupJoinToConsumerGroup`, not built in klog).
+   * Kafka's `classicGroupJoin`: a non-empty consumer group takes the member in as a classic member
+   * (`classicGroupJoinToConsumerGroup`); an empty one is deleted first (`maybeDeleteEmptyConsumerGroup`:
+   * its tombstones written) and the join goes on as classic.
    */
   join(input: JoinGroupInput): Promise<JoinResult> {
     if (this.#closed) return Promise.resolve(joinError('NOT_COORDINATOR', input.memberId));
     const consumer = this.#groups.consumerGroup(input.groupId);
     if (consumer !== undefined) {
       if (!consumer.isEmpty()) {
-        this.#refusals.log(
-          'info',
-          'JoinGroup INCONSISTENT_GROUP_PROTOCOL',
-          `group ${input.groupId}: JoinGroup refused with INCONSISTENT_GROUP_PROTOCOL: it is a consumer group (KIP-848) with ${consumer.members.size} member(s); klog takes no classic member into one`,
+        // The checks GroupCoordinatorService makes before any group is looked at.
+        const c = this.#config;
+        if (
+          input.sessionTimeoutMs < c.groupMinSessionTimeoutMs ||
+          input.sessionTimeoutMs > c.groupMaxSessionTimeoutMs
+        )
+          return Promise.resolve(joinError('INVALID_SESSION_TIMEOUT', input.memberId));
+        const result = this.#groups.classicMembers.join(consumer, input);
+        if (result.response.errorCode !== 'NONE')
+          this.#logRefusal('JoinGroup', input.groupId, result.response.errorCode);
+        return Promise.resolve(
+          this.#writeConsumer(input.groupId, result, () =>
+            joinError('COORDINATOR_NOT_AVAILABLE', input.memberId),
+          ),
         );
-        return Promise.resolve(joinError('INCONSISTENT_GROUP_PROTOCOL', input.memberId));
       }
       const records = consumer.createGroupTombstoneRecords().map(encodeConsumerGroupRecord);
       if (!this.write(input.groupId, { records, response: true }, () => false))
@@ -178,16 +189,27 @@ export class GroupCoordinator {
     return this.#groups.classic.join(input);
   }
 
+  /** Kafka's `classicGroupSync`: a consumer group's classic member gets its assignment from the broker. */
   sync(input: SyncGroupInput): Promise<SyncResult> {
     if (this.#closed) return Promise.resolve(syncError('NOT_COORDINATOR'));
-    if (this.#refuseClassicToConsumerGroup('SyncGroup', input.groupId))
-      return Promise.resolve(syncError('UNKNOWN_MEMBER_ID'));
+    const consumer = this.#groups.consumerGroup(input.groupId);
+    if (consumer !== undefined) {
+      const result = this.#groups.classicMembers.sync(consumer, input);
+      if (result.errorCode !== 'NONE') this.#logRefusal('SyncGroup', input.groupId, result.errorCode);
+      return Promise.resolve(result);
+    }
     return this.#groups.classic.sync(input);
   }
 
   heartbeat(input: HeartbeatInput): ErrorName {
     if (this.#closed) return 'NOT_COORDINATOR';
-    if (this.#refuseClassicToConsumerGroup('Heartbeat', input.groupId)) return 'UNKNOWN_MEMBER_ID';
+    const consumer = this.#groups.consumerGroup(input.groupId);
+    if (consumer !== undefined) {
+      const error = this.#groups.classicMembers.heartbeat(consumer, input);
+      if (error !== 'NONE' && error !== 'REBALANCE_IN_PROGRESS')
+        this.#logRefusal('Heartbeat', input.groupId, error);
+      return error;
+    }
     return this.#groups.classic.heartbeat(input);
   }
 
@@ -196,24 +218,48 @@ export class GroupCoordinator {
     members: readonly { memberId: string; groupInstanceId: string | null }[],
   ): LeaveGroupResult {
     if (this.#closed) return { errorCode: 'NOT_COORDINATOR', members: [] };
-    if (this.#refuseClassicToConsumerGroup('LeaveGroup', groupId))
-      return { errorCode: 'UNKNOWN_MEMBER_ID', members: [] };
+    const consumer = this.#groups.consumerGroup(groupId);
+    if (consumer !== undefined) {
+      const result = this.#groups.classicMembers.leave(consumer, members);
+      for (const m of result.response.members)
+        if (m.errorCode !== 'NONE') this.#logRefusal('LeaveGroup', groupId, m.errorCode);
+      return this.#writeConsumer(groupId, result, (e) => ({
+        errorCode: appendErrorToResponseError('leave', e),
+        members: [],
+      }));
+    }
     return this.#groups.classic.leave(groupId, members);
   }
 
   /**
-   * A classic Heartbeat, SyncGroup or LeaveGroup to a consumer group: Kafka 4.1 routes it to the group's
-   * classic members (`classicGroupHeartbeatToConsumerGroup` and its siblings); klog's consumer groups have
-   * none, so the member is unknown (UNKNOWN_MEMBER_ID), with one log line.
+   * A consumer group's op result written: its records encoded, appended and replayed, then what it does
+   * once written (Kafka's `appendFuture`); an append that fails changes nothing and answers `onAppendError`.
    */
-  #refuseClassicToConsumerGroup(api: string, groupId: string): boolean {
-    if (this.#groups.consumerGroup(groupId) === undefined) return false;
+  #writeConsumer<T>(groupId: string, result: ConsumerGroupResult<T>, onAppendError: (e: ErrorName) => T): T {
+    let written = true;
+    const response = this.write(
+      groupId,
+      { records: result.records.map(encodeConsumerGroupRecord), response: result.response },
+      (e) => {
+        written = false;
+        return onAppendError(e);
+      },
+    );
+    if (written) result.onWritten?.();
+    return response;
+  }
+
+  /**
+   * A classic request a consumer group refused: one line per API and error, rate-limited (a client retries).
+   * MEMBER_ID_REQUIRED and REBALANCE_IN_PROGRESS are the protocol's own steps, not refusals.
+   */
+  #logRefusal(api: string, groupId: string, error: ErrorName): void {
+    if (error === 'MEMBER_ID_REQUIRED' || error === 'REBALANCE_IN_PROGRESS') return;
     this.#refusals.log(
       'info',
-      `${api} UNKNOWN_MEMBER_ID`,
-      `group ${groupId}: ${api} refused with UNKNOWN_MEMBER_ID: it is a consumer group (KIP-848), which has no classic members in klog`,
+      `${api} ${error}`,
+      `group ${groupId}: ${api} refused with ${error} (a consumer group, to which the request came as from a classic member)`,
     );
-    return true;
   }
 
   // The consumer protocol (KIP-848): ConsumerGroupHeartbeat, ConsumerGroupDescribe.
@@ -230,49 +276,56 @@ export class GroupCoordinator {
     if (this.#closed)
       return { kind: 'error', code: 'NOT_COORDINATOR', message: 'The coordinator is closed.' };
     // Kafka's `getOrMaybeCreateConsumerGroup` when the id names a classic group: a join (epoch 0) to an
-    // empty one deletes it (`maybeDeleteEmptyClassicGroup`, its tombstone first in the same write).
+    // empty one deletes it (`maybeDeleteEmptyClassicGroup`, its tombstone first in the same write); to a
+    // non-empty one converts it, members and all, when the migration policy allows (online upgrade).
     const records: OffsetsRecord[] = [];
     const classic = this.#groups.group(req.groupId);
+    let converted: ConsumerGroup | undefined;
     if (classic !== undefined) {
-      if (req.memberEpoch !== 0 || !classic.isEmpty()) {
-        const message = this.#notConvertible(classic, req.memberEpoch);
+      try {
+        if (req.memberEpoch !== 0)
+          throw new ConsumerGroupError('GROUP_ID_NOT_FOUND', `Group ${req.groupId} is not a consumer group.`);
+        if (classic.isEmpty()) this.#groups.createGroupTombstoneRecords(req.groupId, records);
+        else {
+          const conversion = this.#groups.convertToConsumerGroup(classic);
+          records.push(...conversion.records);
+          converted = conversion.group;
+        }
+      } catch (e) {
+        if (!(e instanceof ConsumerGroupError)) throw e;
         this.#refusals.log(
           'info',
           'ConsumerGroupHeartbeat GROUP_ID_NOT_FOUND',
-          `group ${req.groupId}: ConsumerGroupHeartbeat refused with GROUP_ID_NOT_FOUND: ${message}`,
+          `group ${req.groupId}: ConsumerGroupHeartbeat refused with GROUP_ID_NOT_FOUND: ${e.message}`,
         );
-        return { kind: 'error', code: 'GROUP_ID_NOT_FOUND', message };
+        return { kind: 'error', code: e.code, message: e.message };
       }
-      this.#groups.createGroupTombstoneRecords(req.groupId, records);
     }
-    const result = this.#groups.consumer.heartbeat(req, ctx);
+    const result = this.#groups.consumer.heartbeat(req, ctx, converted);
     if (result.response.kind === 'error') return result.response;
     records.push(...result.records.map(encodeConsumerGroupRecord));
-    if (classic !== undefined)
-      this.onEvent(`group ${req.groupId}: converted the empty classic group to a consumer group`);
-    return this.write(
+    let written = true;
+    const response = this.write(
       req.groupId,
       { records, response: result.response },
-      (e): ConsumerGroupHeartbeatResponse => ({
-        kind: 'error',
-        code: 'COORDINATOR_NOT_AVAILABLE',
-        message: `The group's records could not be written: ${e}.`,
-      }),
+      (e): ConsumerGroupHeartbeatResponse => {
+        written = false;
+        return {
+          kind: 'error',
+          code: 'COORDINATOR_NOT_AVAILABLE',
+          message: `The group's records could not be written: ${e}.`,
+        };
+      },
     );
-  }
-
-  /**
-   * Why a classic group is not made a consumer group, in Kafka's words: a heartbeat past the join is
-   * "not a consumer group"; a join to a non-empty group would be Kafka's online upgrade
-   * (`validateOnlineUpgrade`), which klog does not build, so it answers as Kafka does under
-   * `group.consumer.migration.policy=disabled`, or for a group that does not use the consumer protocol.
-   */
-  #notConvertible(classic: ClassicGroup, memberEpoch: number): string {
-    const id = classic.groupId;
-    if (memberEpoch !== 0) return `Group ${id} is not a consumer group.`;
-    if (classic.protocolType() !== 'consumer')
-      return `Cannot upgrade classic group ${id} to consumer group because the group does not use the consumer embedded protocol.`;
-    return `Cannot upgrade classic group ${id} to consumer group because online upgrade is disabled.`;
+    if (!written) return response;
+    result.onWritten?.();
+    if (converted !== undefined)
+      this.onEvent(
+        `group ${req.groupId}: converted the classic group to a consumer group (${classic!.members.size} classic member(s) kept)`,
+      );
+    else if (classic !== undefined)
+      this.onEvent(`group ${req.groupId}: converted the empty classic group to a consumer group`);
+    return response;
   }
 
   /** Kafka's `consumerGroupDescribe`, one answer per group id asked. */

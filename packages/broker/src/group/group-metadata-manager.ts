@@ -10,9 +10,18 @@ import { ClassicGroupOps, joinError, syncError } from './classic/classic-group-o
 import { encodeConsumerGroupRecord } from './consumer-record-serde.js';
 import type { CoordinatorWriter, OffsetsRecord } from './coordinator-runtime.js';
 import type { Group } from './group.js';
+import {
+  classicGroupRecordFromConsumer,
+  consumerGroupRecordsFromClassic,
+  onlineDowngradeRefusal,
+  onlineUpgradeRefusal,
+} from './group-conversion.js';
 import type { GroupCoordinatorConfig } from './group-coordinator-config.js';
 import {
-  type ConsumerGroup,
+  ClassicMemberOps,
+  ConsumerGroup,
+  ConsumerGroupError,
+  type ConsumerGroupMember,
   ConsumerGroupOps,
   type ConsumerGroupRecord,
   replayConsumerGroupRecord,
@@ -77,13 +86,15 @@ export class GroupMetadataManager {
   readonly classic: ClassicGroupOps;
   /** ConsumerGroupHeartbeat and ConsumerGroupDescribe of consumer groups, and their timers. */
   readonly consumer: ConsumerGroupOps;
+  /** JoinGroup, SyncGroup, Heartbeat, LeaveGroup of classic members of consumer groups. */
+  readonly classicMembers: ClassicMemberOps;
 
   constructor(
     private readonly timer: CoordinatorTimer,
     runtime: CoordinatorWriter,
-    config: GroupCoordinatorConfig,
+    private readonly config: GroupCoordinatorConfig,
     newId: () => string,
-    onEvent: (line: string) => void,
+    private readonly onEvent: (line: string) => void,
     image: TopicsImage = EMPTY_TOPICS_IMAGE,
     groupConfig: ConsumerGroupConfigLookup = () => ({}),
   ) {
@@ -99,16 +110,92 @@ export class GroupMetadataManager {
       },
       image,
       // A timer's fence goes through the runtime as any write: encoded, appended, then replayed.
-      write: (groupId, records) => {
-        runtime.write(
+      write: (groupId, records, onWritten) => {
+        const written = runtime.write(
           groupId,
-          { records: records.map(encodeConsumerGroupRecord), response: undefined },
-          () => {},
+          { records: records.map(encodeConsumerGroupRecord), response: true },
+          () => false,
         );
+        if (written) onWritten?.();
       },
       groupConfig,
       log: onEvent,
+      maybeDowngrade: (group, fenced) => this.#maybeDowngrade(group, fenced),
     });
+    this.classicMembers = new ClassicMemberOps(this.consumer);
+    this.#image = image;
+  }
+
+  readonly #image: TopicsImage;
+
+  /**
+   * Kafka's `convertToConsumerGroup`, when a consumer-protocol member joins a non-empty classic group
+   * (`getOrMaybeCreateConsumerGroup`): throws GROUP_ID_NOT_FOUND with Kafka's reason when the policy or the
+   * group does not allow it. Returns the records (the classic tombstone, then the consumer group's), and
+   * the consumer group they replay into, for the joining member's heartbeat to work on in the same write.
+   * The classic members waiting in a rebalance are told REBALANCE_IN_PROGRESS, to join again; each member
+   * is given its session timeout (a timer that finds no consumer group, if the write fails, does nothing).
+   */
+  convertToConsumerGroup(classic: ClassicGroup): { records: OffsetsRecord[]; group: ConsumerGroup } {
+    const refusal = onlineUpgradeRefusal(
+      classic,
+      this.config.consumerGroupMigrationPolicy,
+      this.config.consumerGroupMaxSize,
+    );
+    if (refusal !== undefined) throw new ConsumerGroupError('GROUP_ID_NOT_FOUND', refusal);
+    const typed = consumerGroupRecordsFromClassic(classic, this.#image);
+    const converted = new Map<string, ConsumerGroup>();
+    for (const r of typed) replayConsumerGroupRecord(converted, r);
+    const group = converted.get(classic.groupId) ?? new ConsumerGroup(classic.groupId);
+    for (const m of classic.members.values()) {
+      m.awaitingJoin?.(joinError('REBALANCE_IN_PROGRESS', m.memberId));
+      m.awaitingJoin = undefined;
+      m.awaitingSync?.(syncError('REBALANCE_IN_PROGRESS'));
+      m.awaitingSync = undefined;
+    }
+    for (const m of group.members.values())
+      this.consumer.scheduleSessionTimeout(group.groupId, m.memberId, m);
+    return {
+      records: [newGroupMetadataTombstoneRecord(classic.groupId), ...typed.map(encodeConsumerGroupRecord)],
+      group,
+    };
+  }
+
+  /**
+   * Kafka's downgrade when members are fenced (`consumerGroupFenceMembers`): if only classic members are
+   * left and the policy allows it, the consumer group's tombstones and a classic group's record; once
+   * written, the classic members' heartbeats are watched and a rebalance starts, which they join.
+   */
+  #maybeDowngrade(
+    group: ConsumerGroup,
+    fenced: readonly ConsumerGroupMember[],
+  ): { record: ConsumerGroupRecord; onWritten: () => void } | undefined {
+    const refusal = onlineDowngradeRefusal(
+      group,
+      fenced,
+      this.config.consumerGroupMigrationPolicy,
+      this.config.groupMaxSize,
+    );
+    if (refusal === null) return undefined;
+    if (refusal !== undefined) {
+      this.onEvent(`group ${group.groupId}: ${refusal}`);
+      return undefined;
+    }
+    const groupId = group.groupId;
+    return {
+      record: classicGroupRecordFromConsumer(group, fenced, this.#image, this.timer.now()),
+      onWritten: () => {
+        const classic = this.#groups.get(groupId);
+        if (classic === undefined) return;
+        this.onEvent(`group ${groupId}: converted the consumer group to a classic group`);
+        for (const m of classic.members.values())
+          this.classic.scheduleHeartbeat(classic, m, m.sessionTimeoutMs);
+        this.classic.prepareRebalance(
+          classic,
+          `Downgrade group ${groupId} from consumer to classic for member leaving.`,
+        );
+      },
+    };
   }
 
   consumerGroup(groupId: string): ConsumerGroup | undefined {

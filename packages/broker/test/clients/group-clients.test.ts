@@ -257,3 +257,74 @@ describe('consumer groups with real clients, group.protocol=consumer (KIP-848)',
   it('@platformatic/kafka consume() with groupProtocol: consumer (autocommit every 100 ms)', () =>
     scenario('platformatic-consumer'));
 });
+
+/**
+ * One group, both protocols, as Kafka 4.1's default `group.consumer.migration.policy=bidirectional` runs it:
+ * a KafkaJS consumer (classic protocol, eager) has the group; an @platformatic/kafka consumer of the
+ * consumer protocol joins, and the group becomes a consumer group with the KafkaJS consumer kept as its
+ * classic member (online upgrade); they share the partitions; the consumer-protocol member leaves, and the
+ * group becomes a classic group again, the KafkaJS consumer taking all (online downgrade). Every message
+ * read; duplicates: none but @platformatic/kafka's own double delivery of a partition it kept (above).
+ */
+describe('one group, both protocols: online upgrade and downgrade', { timeout: LONG_TIMEOUT_MS }, () => {
+  it('KafkaJS (classic) and @platformatic/kafka (groupProtocol: consumer) in one group', async () => {
+    const topic = 'orders-mixed';
+    const group = 'billing-mixed';
+    const admin = kafkajs(b.port).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic, numPartitions: PARTITIONS }] });
+    await admin.disconnect();
+    const consumers: GroupConsumer[] = [];
+    try {
+      const classic = GroupConsumer.start('kafkajs', 'classic', b.port, topic, group);
+      consumers.push(classic);
+      await classic.until(() => owns(classic, ALL), 'the KafkaJS consumer to own every partition');
+      let end = await produce(topic, 'a');
+      await classic.until(() => committedTo(group, topic, end), 'the KafkaJS consumer to read batch a');
+
+      const modern = GroupConsumer.start('platformatic-consumer', 'modern', b.port, topic, group);
+      consumers.push(modern);
+      await waitFor(
+        [classic, modern],
+        () => split(classic, modern),
+        `the two to share the partitions; the broker's lines:\n${groupLines(group)}`,
+      );
+      expect(
+        b.lines.some((l) => l.includes(`group ${group}: converted the classic group to a consumer group`)),
+      ).toBe(true);
+      const described = b.broker.groups.consumerGroupDescribe([group])[0]!;
+      expect(described.kind === 'ok' && described.members.map((m) => m.memberType).sort()).toEqual([0, 1]);
+      end = await produce(topic, 'b');
+      await waitFor([classic, modern], () => committedTo(group, topic, end), 'the two to read batch b');
+      expect(new Set(modern.records.map((r) => r.partition))).toEqual(new Set(modern.assigned));
+
+      await modern.stop();
+      await classic.until(
+        () => owns(classic, ALL),
+        `the KafkaJS consumer to own every partition again; the broker's lines:\n${groupLines(group)}`,
+      );
+      expect(
+        b.lines.some((l) => l.includes(`group ${group}: converted the consumer group to a classic group`)),
+      ).toBe(true);
+      expect(b.broker.groups.group(group)?.protocolType()).toBe('consumer');
+      end = await produce(topic, 'c');
+      await classic.until(() => committedTo(group, topic, end), 'the KafkaJS consumer to read batch c');
+      await classic.stop();
+
+      const read = consumers.flatMap((c) => c.records);
+      const keys = read.map((r) => r.key);
+      expect(new Set(keys)).toEqual(
+        new Set(['a', 'b', 'c'].flatMap((p) => Array.from({ length: BATCH }, (_, i) => `${p}-${i}`))),
+      );
+      for (const r of read.filter((r, i) => keys.indexOf(r.key) !== i)) {
+        const all = read.filter((o) => o.key === r.key);
+        expect(all.map((o) => `${o.by} ${o.partition}:${o.offset}`)).toEqual([
+          `modern ${r.partition}:${r.offset}`,
+          `modern ${r.partition}:${r.offset}`,
+        ]);
+      }
+    } finally {
+      for (const c of consumers) if (c.exitCode === null) await c.kill();
+    }
+  });
+});

@@ -439,3 +439,84 @@ describe('klog dump-log --offsets-decoder on the segment a consumer-protocol gro
     );
   });
 });
+
+describe('kafka-console-consumer.sh of both protocols in one group (online upgrade, Kafka 4.1’s default policy)', {
+  timeout: 180_000,
+}, () => {
+  it('a classic console consumer, then a consumer-protocol one: the group becomes a consumer group, UPGRADED false and true, each record read once', async () => {
+    expect(
+      kafka('kafka-topics.sh', ['--create', '--topic', 'mixed', '--partitions', '3', ...at]).status,
+    ).toBe(0);
+    const consumer = (extra: string[]) =>
+      started('kafka-console-consumer.sh', [
+        '--topic',
+        'mixed',
+        '--group',
+        'both',
+        ...extra,
+        '--property',
+        'print.partition=true',
+        '--timeout-ms',
+        '15000',
+        ...at,
+      ]);
+    const members = () => {
+      const lines = kafka('kafka-consumer-groups.sh', [
+        '--describe',
+        '--group',
+        'both',
+        '--members',
+        '--verbose',
+        ...at,
+      ])
+        .stdout.split('\n')
+        .filter(Boolean);
+      return { header: lines[0] ?? '', rows: lines.slice(1).map((l) => cells(lines[0]!, l)) };
+    };
+    const classic = consumer([]);
+    // The classic member has the group (a classic group: no epochs) before the other one comes.
+    for (let i = 0; i < 300 && members().rows[0]?.['#PARTITIONS'] !== '3'; i++);
+    expect(members().rows).toMatchObject([{ '#PARTITIONS': '3', 'CURRENT-EPOCH': '-' }]);
+    const modern = consumer(['--consumer-property', 'group.protocol=consumer']);
+    let state: Record<string, string> = {};
+    for (let i = 0; i < 300 && !(state.STATE === 'Stable' && state['#MEMBERS'] === '2'); i++) {
+      const lines = kafka('kafka-consumer-groups.sh', [
+        '--describe',
+        '--group',
+        'both',
+        '--state',
+        ...at,
+      ]).stdout.split('\n');
+      state = lines.length > 2 && lines[2] !== '' ? cells(lines[1]!, lines[2]!) : {};
+    }
+    expect(state).toMatchObject({ STATE: 'Stable', '#MEMBERS': '2' });
+    // Kafka's ConsumerGroupCommand shows UPGRADED when the group has members of both protocols.
+    const described = members();
+    expect(described.header).toMatch(/ UPGRADED$/);
+    expect(described.rows.map((r) => r.UPGRADED).sort()).toEqual(['false', 'true']);
+    expect(described.rows.map((r) => Number(r['#PARTITIONS'])).sort()).toEqual([1, 2]);
+    expect(ok(['--list', '--type']).stdout).toMatch(/^both +Consumer +$/m);
+
+    const input = Array.from({ length: 30 }, (_, i) => `k${i}:v${i}`).join('\n');
+    const produced = kafka(
+      'kafka-console-producer.sh',
+      ['--topic', 'mixed', '--property', 'parse.key=true', '--property', 'key.separator=:', ...at],
+      `${input}\n`,
+    );
+    expect(produced.status).toBe(0);
+    const [a, b] = await Promise.all([classic, modern]);
+    const read = (r: { stdout: string }) =>
+      r.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t') as [string, string]);
+    const byClassic = read(a!);
+    const byModern = read(b!);
+    expect([...byClassic, ...byModern].map(([, v]) => v).sort()).toEqual(
+      Array.from({ length: 30 }, (_, i) => `v${i}`).sort(),
+    );
+    expect(byClassic.length).toBeGreaterThan(0);
+    expect(byModern.length).toBeGreaterThan(0);
+    for (const r of [a!, b!]) expect(r.stderr).toMatch(/Processed a total of \d+ messages/);
+  });
+});

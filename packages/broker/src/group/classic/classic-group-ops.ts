@@ -299,6 +299,11 @@ export class ClassicGroupOps {
     return this.#updateMemberThenRebalanceOrCompleteJoin(group, member, input, 'static member rejoined');
   }
 
+  /** Kafka's `prepareRebalance`, for a group downgraded from the consumer protocol: its members must rejoin. */
+  prepareRebalance(group: ClassicGroup, reason: string): void {
+    this.#prepareRebalance(group, reason);
+  }
+
   #maybePrepareRebalanceOrCompleteJoin(group: ClassicGroup, reason: string): void {
     if (group.canRebalance()) this.#prepareRebalance(group, reason);
     else if (group.is('PreparingRebalance')) this.#maybeCompleteJoinPhase(group);

@@ -4,9 +4,15 @@
  */
 export type { TopicPartitions } from './assignment.js';
 export { fromTopicPartitions, toTopicPartitions } from './assignment.js';
+export {
+  ClassicMemberOps,
+  consumerProtocolAssignmentBytes,
+  supportsClassicProtocols,
+} from './consumer/classic-member-ops.js';
 export { ConsumerGroup, type ConsumerGroupState } from './consumer/consumer-group.js';
 export type { ClassicMemberMetadata, ConsumerGroupMember } from './consumer/consumer-group-member.js';
 export {
+  type ClassicDowngrade,
   type ConsumerGroupConfig,
   type ConsumerGroupHeartbeatRequest,
   type ConsumerGroupHeartbeatResponse,
@@ -16,8 +22,10 @@ export {
   type DescribedAssignment,
   type DescribedConsumerGroup,
   type DescribedMember,
+  groupJoinTimeoutKey,
   groupRebalanceTimeoutKey,
   groupSessionTimeoutKey,
+  groupSyncTimeoutKey,
   JOIN_GROUP_MEMBER_EPOCH,
   LEAVE_GROUP_MEMBER_EPOCH,
   LEAVE_GROUP_STATIC_MEMBER_EPOCH,

@@ -14,6 +14,7 @@ import {
   OffsetCommit,
   OffsetFetch,
   SyncGroup,
+  Writer,
 } from '@klog/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from '../../support/broker.js';
@@ -21,8 +22,9 @@ import { createTopicsRaw, RawClient } from '../../support/raw-client.js';
 
 /**
  * Both protocols in one broker, over raw frames: ListGroups and DescribeGroups report a consumer group as
- * Kafka 4.1 does, an empty group changes protocol both ways, and a non-empty one refuses the other
- * protocol with Kafka's error and one broker log line.
+ * Kafka 4.1 does, an empty group changes protocol both ways; under migration policy `disabled` a non-empty
+ * one keeps its protocol (the online conversions are consumer-group-migration.test.ts), and a consumer
+ * group refuses what is not a classic member of it, with Kafka's error and one broker log line.
  */
 let b: TestBroker;
 let c: RawClient;
@@ -36,15 +38,31 @@ afterAll(async () => {
   await b.stop();
 });
 
-async function ask<Req, Res>(codec: ApiCodec<Req, Res>, version: number, body: Req): Promise<Res> {
-  c.send(encodeRequest(codec as ApiCodec<Req, unknown>, version, 1, 'mixed', body));
-  return decodeResponse(codec as ApiCodec<unknown, Res>, version, await c.next()).body;
+async function askOn<Req, Res>(
+  client: RawClient,
+  codec: ApiCodec<Req, Res>,
+  version: number,
+  body: Req,
+): Promise<Res> {
+  client.send(encodeRequest(codec as ApiCodec<Req, unknown>, version, 1, 'mixed', body));
+  return decodeResponse(codec as ApiCodec<unknown, Res>, version, await client.next()).body;
 }
+
+const ask = <Req, Res>(codec: ApiCodec<Req, Res>, version: number, body: Req) =>
+  askOn(c, codec, version, body);
 
 const MEMBER = 'mmmmmmmmmmmmmmmmmmmmmm';
 
-function cgh(groupId: string, over: Partial<ConsumerGroupHeartbeatRequest> = {}) {
-  return ask(ConsumerGroupHeartbeat, 1, {
+/** A Java consumer's `ConsumerProtocolSubscription` v0 for the topic `six`. */
+const SUBSCRIPTION = new Writer()
+  .int16(0, 'version')
+  .arrayLength(1, 'topics')
+  .string('six', 'topic')
+  .nullableBytes(null, 'userData')
+  .toBytes();
+
+function cgh(groupId: string, over: Partial<ConsumerGroupHeartbeatRequest> = {}, client = c) {
+  return askOn(client, ConsumerGroupHeartbeat, 1, {
     groupId,
     memberId: MEMBER,
     memberEpoch: 0,
@@ -60,18 +78,18 @@ function cgh(groupId: string, over: Partial<ConsumerGroupHeartbeatRequest> = {})
 }
 
 /** A classic member joins (JoinGroup v5, the member id asked for first): the group is not empty after. */
-async function classicJoin(groupId: string) {
+async function classicJoin(groupId: string, client = c, metadata: Uint8Array = new Uint8Array(0)) {
   const join = {
     groupId,
     sessionTimeoutMs: 30_000,
     rebalanceTimeoutMs: 30_000,
     groupInstanceId: null,
     protocolType: 'consumer',
-    protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
+    protocols: [{ name: 'range', metadata }],
   };
-  const first = await ask(JoinGroup, 5, { ...join, memberId: '' });
+  const first = await askOn(client, JoinGroup, 5, { ...join, memberId: '' });
   expect(first.errorCode).toBe(ErrorCode.MEMBER_ID_REQUIRED);
-  return ask(JoinGroup, 5, { ...join, memberId: first.memberId });
+  return askOn(client, JoinGroup, 5, { ...join, memberId: first.memberId });
 }
 
 const listGroups = (typesFilter: string[] = [], statesFilter: string[] = []) =>
@@ -188,29 +206,72 @@ describe('an empty group changes protocol', () => {
   });
 });
 
-describe('a non-empty group refuses the other protocol, with one log line', () => {
+describe('under group.consumer.migration.policy=disabled a non-empty group keeps its protocol', () => {
+  let plain: TestBroker;
+  let client: RawClient;
+  beforeAll(async () => {
+    plain = await startBroker({ groupInitialRebalanceDelayMs: 0, groupConsumerMigrationPolicy: 'disabled' });
+    await createTopicsRaw(plain.port, [{ name: 'six', partitions: 6 }]);
+    client = await RawClient.connect(plain.port);
+  });
+  afterAll(async () => {
+    client.close();
+    await plain.stop();
+  });
+  const askPlain = <Req, Res>(codec: ApiCodec<Req, Res>, version: number, body: Req) =>
+    askOn(client, codec, version, body);
+  const cghPlain = (groupId: string, over: Partial<ConsumerGroupHeartbeatRequest> = {}) =>
+    cgh(groupId, over, client);
+  const classicJoinPlain = (groupId: string) => classicJoin(groupId, client, SUBSCRIPTION);
+  const groupsOf = async (groupId: string) =>
+    (await askPlain(ListGroups, 5, { statesFilter: [], typesFilter: [] })).groups.filter(
+      (g) => g.groupId === groupId,
+    );
+
   it("ConsumerGroupHeartbeat to a non-empty classic group: GROUP_ID_NOT_FOUND with Kafka's message", async () => {
-    expect((await classicJoin('busy-classic')).errorCode).toBe(0);
-    const r = await cgh('busy-classic');
+    expect((await classicJoinPlain('busy-classic')).errorCode).toBe(0);
+    const r = await cghPlain('busy-classic');
     expect(r.errorCode).toBe(ErrorCode.GROUP_ID_NOT_FOUND);
     expect(r.errorMessage).toBe(
       'Cannot upgrade classic group busy-classic to consumer group because online upgrade is disabled.',
     );
     expect(
-      linesWith('group busy-classic: ConsumerGroupHeartbeat refused with GROUP_ID_NOT_FOUND'),
+      plain.lines.filter((l) =>
+        l.includes('group busy-classic: ConsumerGroupHeartbeat refused with GROUP_ID_NOT_FOUND'),
+      ),
     ).toHaveLength(1);
     // Past the join (epoch > 0): the group is not a consumer group.
-    const later = await cgh('busy-classic', { memberEpoch: 1 });
+    const later = await cghPlain('busy-classic', { memberEpoch: 1 });
     expect(later).toMatchObject({
       errorCode: ErrorCode.GROUP_ID_NOT_FOUND,
       errorMessage: 'Group busy-classic is not a consumer group.',
     });
-    expect((await listGroups()).groups.filter((g) => g.groupId === 'busy-classic')).toMatchObject([
-      { groupType: 'classic' },
-    ]);
+    expect(await groupsOf('busy-classic')).toMatchObject([{ groupType: 'classic' }]);
   });
 
-  it('JoinGroup to a non-empty consumer group: INCONSISTENT_GROUP_PROTOCOL', async () => {
+  it('a classic member still joins a consumer group, and the group stays one when the consumer-protocol member leaves', async () => {
+    expect((await cghPlain('stays')).memberEpoch).toBe(1);
+    const joined = await classicJoinPlain('stays');
+    expect(joined).toMatchObject({ errorCode: 0, generationId: 2 });
+    expect((await cghPlain('stays', { memberEpoch: -1, topicPartitions: null })).errorCode).toBe(0);
+    expect(await groupsOf('stays')).toMatchObject([{ groupType: 'consumer' }]);
+    expect(
+      plain.lines.filter((l) =>
+        l.includes(
+          'group stays: Cannot downgrade consumer group stays to classic group because the online downgrade is disabled.',
+        ),
+      ),
+    ).toHaveLength(1);
+    const d = await askPlain(ConsumerGroupDescribe, 1, {
+      groupIds: ['stays'],
+      includeAuthorizedOperations: false,
+    });
+    expect(d.groups[0]!.members.map((m) => [m.memberId, m.memberType])).toEqual([[joined.memberId, 0]]);
+  });
+});
+
+describe('a consumer group refuses what is not one of its classic members, with one log line', () => {
+  it('JoinGroup with another embedded protocol than consumer: INCONSISTENT_GROUP_PROTOCOL', async () => {
     expect((await cgh('busy-consumer')).memberEpoch).toBe(1);
     const r = await ask(JoinGroup, 5, {
       groupId: 'busy-consumer',
@@ -218,7 +279,7 @@ describe('a non-empty group refuses the other protocol, with one log line', () =
       sessionTimeoutMs: 30_000,
       rebalanceTimeoutMs: 30_000,
       groupInstanceId: null,
-      protocolType: 'consumer',
+      protocolType: 'connect',
       protocols: [{ name: 'range', metadata: new Uint8Array(0) }],
     });
     expect(r.errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
@@ -228,7 +289,7 @@ describe('a non-empty group refuses the other protocol, with one log line', () =
     expect((await listGroups(['consumer'])).groups.map((g) => g.groupId)).toContain('busy-consumer');
   });
 
-  it('classic Heartbeat, SyncGroup and LeaveGroup to a consumer group: UNKNOWN_MEMBER_ID', async () => {
+  it('classic Heartbeat, SyncGroup and LeaveGroup from a consumer-protocol member: UNKNOWN_MEMBER_ID', async () => {
     const heartbeatToRouted = { groupId: 'routed', generationId: 1, memberId: MEMBER, groupInstanceId: null };
     expect((await cgh('routed')).memberEpoch).toBe(1);
     const hb = await ask(Heartbeat, 3, heartbeatToRouted);
@@ -246,7 +307,8 @@ describe('a non-empty group refuses the other protocol, with one log line', () =
       memberId: '',
       members: [{ memberId: MEMBER, groupInstanceId: null }],
     });
-    expect(leave.errorCode).toBe(ErrorCode.UNKNOWN_MEMBER_ID);
+    expect(leave.errorCode).toBe(0);
+    expect(leave.members.map((m) => m.errorCode)).toEqual([ErrorCode.UNKNOWN_MEMBER_ID]);
     for (const api of ['Heartbeat', 'SyncGroup', 'LeaveGroup'])
       expect(linesWith(`group routed: ${api} refused with UNKNOWN_MEMBER_ID`)).toHaveLength(1);
     // The member is still in its consumer group.

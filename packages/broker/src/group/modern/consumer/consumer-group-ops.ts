@@ -13,7 +13,12 @@ import { buildTargetAssignment } from '../target-assignment-builder.js';
 import { computeGroupHash } from '../topic-metadata-hash.js';
 import type { TopicsImage } from '../topics-image.js';
 import { ConsumerGroup } from './consumer-group.js';
-import { type ConsumerGroupMember, isReconciledTo, sameStrings } from './consumer-group-member.js';
+import {
+  type ClassicMemberMetadata,
+  type ConsumerGroupMember,
+  isReconciledTo,
+  sameStrings,
+} from './consumer-group-member.js';
 import {
   type ConsumerGroupRecord,
   newConsumerGroupCurrentAssignmentRecord,
@@ -73,10 +78,23 @@ export type ConsumerGroupHeartbeatResponse =
     }
   | { readonly kind: 'error'; readonly code: ConsumerGroupErrorName; readonly message: string };
 
-/** Kafka's `CoordinatorResult`: records to append (then replay), and the answer. */
+/**
+ * Kafka's `CoordinatorResult`: records to append (then replay), the answer, and what to do once the records
+ * are written (Kafka's `appendFuture`: a classic member's timers, a downgraded group's rebalance).
+ */
 export interface ConsumerGroupResult<T> {
   readonly records: readonly ConsumerGroupRecord[];
   readonly response: T;
+  readonly onWritten?: () => void;
+}
+
+/**
+ * A downgrade to a classic group (Kafka's `convertToClassicGroup`), built by the group manager that knows
+ * both kinds: the classic group's GroupMetadata record, and what to start once it is written.
+ */
+export interface ClassicDowngrade {
+  readonly record: ConsumerGroupRecord;
+  readonly onWritten: () => void;
 }
 
 export type DescribedConsumerGroup =
@@ -107,7 +125,7 @@ export interface DescribedMember {
   readonly subscribedTopicRegex: string | null;
   readonly assignment: DescribedAssignment;
   readonly targetAssignment: DescribedAssignment;
-  /** 1: consumer protocol (klog has no classic members in consumer groups). */
+  /** 0: a classic member (JoinGroup/SyncGroup/Heartbeat), 1: the consumer protocol. */
   readonly memberType: 0 | 1;
 }
 
@@ -119,8 +137,16 @@ export interface ConsumerGroupOpsDeps {
   readonly timer: CoordinatorTimer;
   readonly config: ConsumerGroupConfig;
   readonly image: TopicsImage;
-  /** Appends and replays records a timer produced (a fence); the runtime's write. */
-  readonly write: (groupId: string, records: readonly ConsumerGroupRecord[]) => void;
+  /** Appends and replays records a timer produced (a fence), then runs `onWritten`; the runtime's write. */
+  readonly write: (groupId: string, records: readonly ConsumerGroupRecord[], onWritten?: () => void) => void;
+  /**
+   * Kafka's `validateOnlineDowngradeWithFencedMembers` and `convertToClassicGroup`: when only classic members
+   * would be left, the group manager may turn the group into a classic one (undefined: it stays).
+   */
+  readonly maybeDowngrade?: (
+    group: ConsumerGroup,
+    fenced: readonly ConsumerGroupMember[],
+  ) => ClassicDowngrade | undefined;
   /** Kafka's per-group `consumer.session.timeout.ms` / `consumer.heartbeat.interval.ms` overrides. */
   readonly groupConfig?: (groupId: string) => { sessionTimeoutMs?: number; heartbeatIntervalMs?: number };
   readonly newMemberId?: () => string;
@@ -130,12 +156,14 @@ export interface ConsumerGroupOpsDeps {
 /** Kafka's `REGEX_BATCH_REFRESH_INTERVAL_MS`: regexes are resolved again at most this often per group. */
 export const REGEX_BATCH_REFRESH_INTERVAL_MS = 10_000;
 
-/** Kafka's timer keys (GMM L5966, L5970), and its executor's key for a group's regex refresh. */
+/** Kafka's timer keys (GMM L5966, L5970, and the classic members' join and sync keys), and its executor's key for a group's regex refresh. */
 export const groupRegexRefreshKey = (groupId: string) => `${groupId}-regex`;
 export const groupSessionTimeoutKey = (groupId: string, memberId: string) =>
   `session-timeout-${groupId}-${memberId}`;
 export const groupRebalanceTimeoutKey = (groupId: string, memberId: string) =>
   `rebalance-timeout-${groupId}-${memberId}`;
+export const groupJoinTimeoutKey = (groupId: string, memberId: string) => `join-${groupId}-${memberId}`;
+export const groupSyncTimeoutKey = (groupId: string, memberId: string) => `sync-${groupId}-${memberId}`;
 
 /**
  * The consumer-group (KIP-848) half of Kafka's `GroupMetadataManager`: `consumerGroupHeartbeat`
@@ -150,14 +178,29 @@ export class ConsumerGroupOps {
     this.#d = deps;
   }
 
+  /** What the classic members' operations (classic-member-ops.ts) share with these. */
+  get deps(): ConsumerGroupOpsDeps {
+    return this.#d;
+  }
+
+  /** A new member id, as Kafka's `Uuid.randomUuid().toString()`. */
+  newMemberId(): string {
+    return (this.#d.newMemberId ?? newMemberId)();
+  }
+
+  /**
+   * `base`: the group to work on when it is not in the map yet, a classic group converted in this same
+   * write (Kafka's `convertToConsumerGroup`, whose records come first).
+   */
   heartbeat(
     req: ConsumerGroupHeartbeatRequest,
     ctx: RequestContext,
+    base?: ConsumerGroup,
   ): ConsumerGroupResult<ConsumerGroupHeartbeatResponse> {
     try {
       if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH)
         return this.#leave(req);
-      return this.#heartbeat(req, ctx);
+      return this.#heartbeat(req, ctx, base);
     } catch (e) {
       if (e instanceof ConsumerGroupError)
         return { records: [], response: { kind: 'error', code: e.code, message: e.message } };
@@ -165,7 +208,7 @@ export class ConsumerGroupOps {
     }
   }
 
-  #group(groupId: string): ConsumerGroup {
+  group(groupId: string): ConsumerGroup {
     const g = this.#d.groups.get(groupId);
     if (g === undefined) throw new ConsumerGroupError('GROUP_ID_NOT_FOUND', `Group ${groupId} not found.`);
     return g;
@@ -174,13 +217,16 @@ export class ConsumerGroupOps {
   #heartbeat(
     req: ConsumerGroupHeartbeatRequest,
     ctx: RequestContext,
+    base: ConsumerGroup | undefined,
   ): ConsumerGroupResult<ConsumerGroupHeartbeatResponse> {
     const records: ConsumerGroupRecord[] = [];
     const create = req.memberEpoch === JOIN_GROUP_MEMBER_EPOCH;
     // A new group exists only once its records replay; until then the op works on an empty one.
     const group =
-      this.#d.groups.get(req.groupId) ?? (create ? new ConsumerGroup(req.groupId) : this.#group(req.groupId));
-    const memberId = req.memberId === '' ? (this.#d.newMemberId ?? newMemberId)() : req.memberId;
+      base ??
+      this.#d.groups.get(req.groupId) ??
+      (create ? new ConsumerGroup(req.groupId) : this.group(req.groupId));
+    const memberId = req.memberId === '' ? this.newMemberId() : req.memberId;
     if (!group.members.has(memberId) && group.members.size >= this.#d.config.maxSize)
       throw new ConsumerGroupError(
         'GROUP_MAX_SIZE_REACHED',
@@ -198,7 +244,12 @@ export class ConsumerGroupOps {
       if (create) {
         if (existing === undefined) member = group.getOrMaybeCreateMember(memberId, true);
         else {
-          if (existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH)
+          // A classic member's instance id is taken over at once (Kafka checks the release only between
+          // two members of the consumer protocol).
+          if (
+            existing.classicMemberMetadata === null &&
+            existing.memberEpoch !== LEAVE_GROUP_STATIC_MEMBER_EPOCH
+          )
             throw new ConsumerGroupError(
               'UNRELEASED_INSTANCE_ID',
               `Static member ${memberId} with instance id ${req.instanceId} cannot join the group because the instance id is owned by ${existing.memberId} member.`,
@@ -206,16 +257,7 @@ export class ConsumerGroupOps {
           // The new id takes over the old one's assignment (Kafka's replaceMember).
           member = { ...existing, memberId, memberEpoch: 0, previousMemberEpoch: 0 };
           replaced = existing;
-          records.push(...removeMemberRecords(group.groupId, existing.memberId));
-          records.push(newConsumerGroupMemberSubscriptionRecord(group.groupId, member));
-          records.push(
-            newConsumerGroupTargetAssignmentRecord(
-              group.groupId,
-              memberId,
-              group.targetAssignmentOf(existing.memberId),
-            ),
-          );
-          records.push(newConsumerGroupCurrentAssignmentRecord(group.groupId, member));
+          records.push(...replaceMemberRecords(group, existing, member));
         }
       } else {
         if (existing === undefined)
@@ -248,6 +290,53 @@ export class ConsumerGroupOps {
       clientHost: ctx.clientHost,
       classicMemberMetadata: null,
     };
+    const reconciled = this.subscribeAndReconcile(
+      group,
+      member,
+      updated,
+      replaced,
+      req.topicPartitions,
+      records,
+    );
+    this.scheduleSessionTimeout(group.groupId, memberId, reconciled);
+    if (create && !group.members.has(memberId))
+      this.#d.log?.(`group ${group.groupId}: member ${memberId} joins (consumer protocol)`);
+
+    const full =
+      req.rebalanceTimeoutMs !== -1 &&
+      (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) &&
+      req.topicPartitions !== null;
+    const sendAssignment =
+      req.memberEpoch === 0 ||
+      full ||
+      !assignmentEquals(member.assignedPartitions, reconciled.assignedPartitions);
+    return {
+      records,
+      response: {
+        kind: 'ok',
+        memberId,
+        memberEpoch: reconciled.memberEpoch,
+        heartbeatIntervalMs: this.#heartbeatIntervalMs(group.groupId),
+        assignment: sendAssignment ? toTopicPartitions(reconciled.assignedPartitions) : null,
+      },
+    };
+  }
+
+  /**
+   * Steps 1-3 of Kafka's `consumerGroupHeartbeat` and `classicGroupJoinToConsumerGroup`, shared by both
+   * protocols' members: the changed subscription written and the group epoch bumped (L3637), the target
+   * assignment computed when the epoch moved past it (L3715), and the member reconciled one step towards
+   * it (L3460). Adds the records to `records` and returns the reconciled member.
+   */
+  subscribeAndReconcile(
+    group: ConsumerGroup,
+    member: ConsumerGroupMember,
+    updated: ConsumerGroupMember,
+    replaced: ConsumerGroupMember | undefined,
+    owned: TopicPartitions | null,
+    records: ConsumerGroupRecord[],
+  ): ConsumerGroupMember {
+    const memberId = updated.memberId;
     if (updated.serverAssignor !== null && !this.#d.config.assignors.includes(updated.serverAssignor))
       throw new ConsumerGroupError(
         'UNSUPPORTED_ASSIGNOR',
@@ -320,11 +409,14 @@ export class ConsumerGroupOps {
           if (e !== -1 && replaced !== undefined && ownsPartition(replaced, t, p)) return -1;
           return e;
         },
-        ownedTopicPartitions: req.topicPartitions,
+        ownedTopicPartitions: owned,
       });
       if (currentAssignmentChanged(updated, reconciled)) {
         records.push(newConsumerGroupCurrentAssignmentRecord(group.groupId, reconciled));
-        if (reconciled.state === MemberState.UNREVOKED_PARTITIONS)
+        // A classic member has join and sync timers instead (Kafka: "only join timer and sync timer").
+        if (reconciled.classicMemberMetadata !== null) {
+          // nothing: its JoinGroup and SyncGroup timers watch it
+        } else if (reconciled.state === MemberState.UNREVOKED_PARTITIONS)
           this.#scheduleRebalanceTimeout(
             group.groupId,
             memberId,
@@ -334,28 +426,7 @@ export class ConsumerGroupOps {
         else this.#d.timer.cancel(groupRebalanceTimeoutKey(group.groupId, memberId));
       }
     }
-    this.#scheduleSessionTimeout(group.groupId, memberId);
-    if (create && !group.members.has(memberId))
-      this.#d.log?.(`group ${group.groupId}: member ${memberId} joins (consumer protocol)`);
-
-    const full =
-      req.rebalanceTimeoutMs !== -1 &&
-      (req.subscribedTopicNames !== null || req.subscribedTopicRegex !== null) &&
-      req.topicPartitions !== null;
-    const sendAssignment =
-      req.memberEpoch === 0 ||
-      full ||
-      !assignmentEquals(member.assignedPartitions, reconciled.assignedPartitions);
-    return {
-      records,
-      response: {
-        kind: 'ok',
-        memberId,
-        memberEpoch: reconciled.memberEpoch,
-        heartbeatIntervalMs: this.#heartbeatIntervalMs(group.groupId),
-        assignment: sendAssignment ? toTopicPartitions(reconciled.assignedPartitions) : null,
-      },
-    };
+    return reconciled;
   }
 
   /**
@@ -455,7 +526,7 @@ export class ConsumerGroupOps {
 
   /** Kafka's `consumerGroupLeave` (L3904): -1 fences the member, -2 keeps a static member's place. */
   #leave(req: ConsumerGroupHeartbeatRequest): ConsumerGroupResult<ConsumerGroupHeartbeatResponse> {
-    const group = this.#group(req.groupId);
+    const group = this.group(req.groupId);
     const interval = 0;
     const ok = (memberEpoch: number, memberId: string): ConsumerGroupHeartbeatResponse => ({
       kind: 'ok',
@@ -467,7 +538,7 @@ export class ConsumerGroupOps {
     if (req.instanceId === null) {
       const member = group.getOrMaybeCreateMember(req.memberId, false);
       this.#d.log?.(`group ${group.groupId}: member ${member.memberId} left (epoch -1)`);
-      return { records: this.fenceMembers(group, [member]), response: ok(req.memberEpoch, req.memberId) };
+      return { ...this.fenceMembers(group, [member]), response: ok(req.memberEpoch, req.memberId) };
     }
     const member = group.staticMember(req.instanceId);
     if (member === undefined)
@@ -485,15 +556,26 @@ export class ConsumerGroupOps {
         response: ok(LEAVE_GROUP_STATIC_MEMBER_EPOCH, member.memberId),
       };
     }
-    return { records: this.fenceMembers(group, [member]), response: ok(req.memberEpoch, req.memberId) };
+    return { ...this.fenceMembers(group, [member]), response: ok(req.memberEpoch, req.memberId) };
   }
 
   /**
    * Kafka's `consumerGroupFenceMembers` (L4049): tombstones of each member's 8, 7 and 5 records, of a regex
    * no one else uses, and always a group-epoch bump (with the hash of what is left) so the others rebalance.
    */
-  fenceMembers(group: ConsumerGroup, fenced: readonly ConsumerGroupMember[]): ConsumerGroupRecord[] {
-    if (fenced.length === 0) return [];
+  fenceMembers(
+    group: ConsumerGroup,
+    fenced: readonly ConsumerGroupMember[],
+  ): { records: ConsumerGroupRecord[]; onWritten?: () => void } {
+    if (fenced.length === 0) return { records: [] };
+    for (const m of fenced) this.#cancelTimers(group.groupId, m.memberId);
+    // Only classic members left: the group may become a classic group (Kafka's `consumerGroupFenceMembers`).
+    const downgrade = this.#d.maybeDowngrade?.(group, fenced);
+    if (downgrade !== undefined)
+      return {
+        records: [...group.createGroupTombstoneRecords(), downgrade.record],
+        onWritten: downgrade.onWritten,
+      };
     const records: ConsumerGroupRecord[] = [];
     for (const m of fenced) records.push(...removeMemberRecords(group.groupId, m.memberId));
     const gone = new Set(fenced.map((m) => m.memberId));
@@ -512,15 +594,14 @@ export class ConsumerGroupOps {
       records.push(newConsumerGroupRegularExpressionTombstone(group.groupId, re));
     const hash = computeGroupHash(group.subscribedTopicNames(left), this.#d.image);
     records.push(newConsumerGroupEpochRecord(group.groupId, group.groupEpoch + 1, hash));
-    for (const m of fenced) this.#cancelTimers(group.groupId, m.memberId);
-    return records;
+    return { records };
   }
 
   /** Kafka's `onLoaded` (L5837) for consumer groups: session timers for all, rebalance timers for UNREVOKED. */
   onLoaded(): void {
     for (const g of this.#d.groups.values())
       for (const m of g.members.values()) {
-        this.#scheduleSessionTimeout(g.groupId, m.memberId);
+        this.scheduleSessionTimeout(g.groupId, m.memberId);
         if (m.state === MemberState.UNREVOKED_PARTITIONS)
           this.#scheduleRebalanceTimeout(g.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
       }
@@ -554,13 +635,16 @@ export class ConsumerGroupOps {
           subscribedTopicRegex: m.subscribedTopicRegex,
           assignment: described(m.assignedPartitions),
           targetAssignment: described(g.targetAssignmentOf(m.memberId)),
-          memberType: 1,
+          memberType: m.classicMemberMetadata === null ? 1 : 0,
         })),
       };
     });
   }
 
-  #sessionTimeoutMs(groupId: string): number {
+  /** A classic member keeps the session timeout of its JoinGroup; the others get the group's. */
+  #sessionTimeoutMs(groupId: string, member: ConsumerGroupMember | undefined): number {
+    const classic = member?.classicMemberMetadata?.sessionTimeoutMs;
+    if (classic !== undefined) return classic;
     return this.#d.groupConfig?.(groupId).sessionTimeoutMs ?? this.#d.config.sessionTimeoutMs;
   }
 
@@ -569,14 +653,15 @@ export class ConsumerGroupOps {
   }
 
   /** On expiry the member is fenced (GMM L4304, L4334). */
-  #scheduleSessionTimeout(groupId: string, memberId: string): void {
-    const ms = this.#sessionTimeoutMs(groupId);
+  scheduleSessionTimeout(groupId: string, memberId: string, member?: ConsumerGroupMember): void {
+    const ms = this.#sessionTimeoutMs(groupId, member ?? this.#d.groups.get(groupId)?.members.get(memberId));
     this.#d.timer.schedule(groupSessionTimeoutKey(groupId, memberId), ms, () => {
       const g = this.#d.groups.get(groupId);
       const m = g?.members.get(memberId);
       if (g === undefined || m === undefined) return;
       this.#d.log?.(`group ${groupId}: member ${memberId} expired (no heartbeat within ${ms} ms), fenced`);
-      this.#d.write(groupId, this.fenceMembers(g, [m]));
+      const fence = this.fenceMembers(g, [m]);
+      this.#d.write(groupId, fence.records, fence.onWritten);
     });
   }
 
@@ -594,13 +679,39 @@ export class ConsumerGroupOps {
       this.#d.log?.(
         `group ${groupId}: member ${memberId} did not revoke its partitions within ${rebalanceTimeoutMs} ms, fenced`,
       );
-      this.#d.write(groupId, this.fenceMembers(g, [m]));
+      const fence = this.fenceMembers(g, [m]);
+      this.#d.write(groupId, fence.records, fence.onWritten);
+    });
+  }
+
+  /**
+   * A timer that fences the member if it fires (Kafka's `consumerGroupFenceMemberOperation`): a classic
+   * member's join and sync timeouts; `ifAbsent` keeps one already running.
+   */
+  scheduleFence(
+    key: string,
+    groupId: string,
+    memberId: string,
+    ms: number,
+    why: string,
+    ifAbsent = false,
+  ): void {
+    if (ifAbsent && this.#d.timer.isScheduled(key)) return;
+    this.#d.timer.schedule(key, ms, () => {
+      const g = this.#d.groups.get(groupId);
+      const m = g?.members.get(memberId);
+      if (g === undefined || m === undefined) return;
+      this.#d.log?.(`group ${groupId}: member ${memberId} fenced: ${why}`);
+      const fence = this.fenceMembers(g, [m]);
+      this.#d.write(groupId, fence.records, fence.onWritten);
     });
   }
 
   #cancelTimers(groupId: string, memberId: string): void {
     this.#d.timer.cancel(groupSessionTimeoutKey(groupId, memberId));
     this.#d.timer.cancel(groupRebalanceTimeoutKey(groupId, memberId));
+    this.#d.timer.cancel(groupJoinTimeoutKey(groupId, memberId));
+    this.#d.timer.cancel(groupSyncTimeoutKey(groupId, memberId));
   }
 
   /** Cancels the timers of a removed group's members (the runtime calls it after a type 3 tombstone). */
@@ -608,6 +719,24 @@ export class ConsumerGroupOps {
     for (const id of group.members.keys()) this.#cancelTimers(group.groupId, id);
     this.#d.timer.cancel(groupRegexRefreshKey(group.groupId));
   }
+}
+
+/** Kafka's `replaceMember`: the old id's records removed, the new one's written with the old one's target. */
+export function replaceMemberRecords(
+  group: ConsumerGroup,
+  existing: ConsumerGroupMember,
+  member: ConsumerGroupMember,
+): ConsumerGroupRecord[] {
+  return [
+    ...removeMemberRecords(group.groupId, existing.memberId),
+    newConsumerGroupMemberSubscriptionRecord(group.groupId, member),
+    newConsumerGroupTargetAssignmentRecord(
+      group.groupId,
+      member.memberId,
+      group.targetAssignmentOf(existing.memberId),
+    ),
+    newConsumerGroupCurrentAssignmentRecord(group.groupId, member),
+  ];
 }
 
 /** Kafka's `GMM.removeMember` (L4260): current, target and subscription tombstones, in that order. */
@@ -640,7 +769,7 @@ function throwIfMemberEpochIsInvalid(
     );
 }
 
-function throwIfInstanceIdIsFenced(
+export function throwIfInstanceIdIsFenced(
   m: ConsumerGroupMember,
   receivedMemberId: string,
   instanceId: string,
@@ -674,7 +803,24 @@ function subscriptionChanged(a: ConsumerGroupMember, b: ConsumerGroupMember): bo
     a.clientId !== b.clientId ||
     a.clientHost !== b.clientHost ||
     !sameStrings(a.subscribedTopicNames, b.subscribedTopicNames) ||
-    a.classicMemberMetadata !== b.classicMemberMetadata
+    !sameClassicMemberMetadata(a.classicMemberMetadata, b.classicMemberMetadata)
+  );
+}
+
+/** Kafka's `ClassicMemberMetadata.equals`: the session timeout and every protocol, name and bytes, in order. */
+function sameClassicMemberMetadata(
+  a: ClassicMemberMetadata | null,
+  b: ClassicMemberMetadata | null,
+): boolean {
+  if (a === null || b === null) return a === b;
+  return (
+    a.sessionTimeoutMs === b.sessionTimeoutMs &&
+    a.supportedProtocols.length === b.supportedProtocols.length &&
+    a.supportedProtocols.every(
+      (p, i) =>
+        p.name === b.supportedProtocols[i]!.name &&
+        Buffer.from(p.metadata).equals(b.supportedProtocols[i]!.metadata),
+    )
   );
 }
 

@@ -22,6 +22,10 @@ export function replayConsumerGroupRecord(
     return g;
   };
   switch (record.type) {
+    case 2:
+      throw new ConsumerGroupIllegalStateError(
+        `A classic GroupMetadata record of group ${record.group} is replayed by the coordinator, not as a consumer group record.`,
+      );
     case 3: {
       if (record.value !== null) {
         const g = group();

@@ -46,6 +46,12 @@ export interface ConsumerGroupRegularExpressionValue {
 }
 
 export type ConsumerGroupRecord =
+  /**
+   * A classic group's GroupMetadata record (key type 2), already encoded: the one classic record a consumer
+   * group's op writes, when a downgrade turns the group into a classic one (Kafka's `convertToClassicGroup`).
+   * The coordinator replays it as the classic record it is.
+   */
+  | { readonly type: 2; readonly group: string; readonly key: Uint8Array; readonly value: Uint8Array }
   | { readonly type: 3; readonly group: string; readonly value: ConsumerGroupMetadataValue | null }
   /** ConsumerGroupPartitionMetadata: read (value content unused) and tombstoned, never written by Kafka 4.1. */
   | { readonly type: 4; readonly group: string; readonly value: object | null }
