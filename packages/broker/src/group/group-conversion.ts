@@ -144,15 +144,17 @@ export function onlineDowngradeRefusal(
   fenced: readonly ConsumerGroupMember[],
   policy: ConsumerGroupMigrationPolicy,
   classicGroupMaxSize: number,
+  /** `validateOnlineDowngradeWithReplacedMember`: the fenced member's place is taken by a classic one. */
+  replacing = false,
 ): string | null | undefined {
   const gone = new Set(fenced.map((m) => m.memberId));
   const left = [...group.members.values()].filter((m) => !gone.has(m.memberId));
-  if (left.length === 0 || left.some((m) => m.classicMemberMetadata === null)) return null;
+  if ((!replacing && left.length === 0) || left.some((m) => m.classicMemberMetadata === null)) return null;
   // Kafka's `allMembersUseClassicProtocolExcept`: the ones leaving are the consumer protocol's.
   if (fenced.some((m) => m.classicMemberMetadata !== null)) return null;
   if (!isDowngradeEnabled(policy))
     return `Cannot downgrade consumer group ${group.groupId} to classic group because the online downgrade is disabled.`;
-  if (left.length > classicGroupMaxSize)
+  if (left.length + (replacing ? 1 : 0) > classicGroupMaxSize)
     return `Cannot downgrade consumer group ${group.groupId} to classic group because its group size is greater than classic group max size.`;
   return undefined;
 }
@@ -175,14 +177,17 @@ export function classicGroupRecordFromConsumer(
   fenced: readonly ConsumerGroupMember[],
   image: TopicsImage,
   nowMs: number,
+  /** A classic static member that replaces the fenced one, with what it owns after its join. */
+  joining?: ConsumerGroupMember,
 ): ConsumerGroupRecord {
   const gone = new Set(fenced.map((m) => m.memberId));
   const classic = new ClassicGroup(group.groupId, nowMs);
   classic.generationId = group.groupEpoch;
   classic.setProtocolType('consumer');
   classic.state = 'Stable';
-  for (const m of group.members.values()) {
-    if (gone.has(m.memberId)) continue;
+  const members = [...group.members.values()].filter((m) => !gone.has(m.memberId));
+  if (joining !== undefined) members.push(joining);
+  for (const m of members) {
     const meta = m.classicMemberMetadata!;
     classic.add(
       new ClassicGroupMember(
@@ -203,7 +208,7 @@ export function classicGroupRecordFromConsumer(
     assignments.set(
       m.memberId,
       consumerProtocolAssignmentBytes(
-        owns(group.members.get(m.memberId)!),
+        owns(m.memberId === joining?.memberId ? joining : group.members.get(m.memberId)!),
         image,
         m.metadata(classic.protocolName) ?? EMPTY_BYTES,
       ),

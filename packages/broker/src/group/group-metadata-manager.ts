@@ -121,6 +121,8 @@ export class GroupMetadataManager {
       groupConfig,
       log: onEvent,
       maybeDowngrade: (group, fenced) => this.#maybeDowngrade(group, fenced),
+      maybeDowngradeOnReplace: (group, replaced, joining, rebalance) =>
+        this.#maybeDowngrade(group, [replaced], joining, rebalance),
     });
     this.classicMembers = new ClassicMemberOps(this.consumer);
     this.#image = image;
@@ -169,12 +171,15 @@ export class GroupMetadataManager {
   #maybeDowngrade(
     group: ConsumerGroup,
     fenced: readonly ConsumerGroupMember[],
+    joining?: ConsumerGroupMember,
+    rebalance = true,
   ): { record: ConsumerGroupRecord; onWritten: () => void } | undefined {
     const refusal = onlineDowngradeRefusal(
       group,
       fenced,
       this.config.consumerGroupMigrationPolicy,
       this.config.groupMaxSize,
+      joining !== undefined,
     );
     if (refusal === null) return undefined;
     if (refusal !== undefined) {
@@ -183,17 +188,21 @@ export class GroupMetadataManager {
     }
     const groupId = group.groupId;
     return {
-      record: classicGroupRecordFromConsumer(group, fenced, this.#image, this.timer.now()),
+      record: classicGroupRecordFromConsumer(group, fenced, this.#image, this.timer.now(), joining),
       onWritten: () => {
         const classic = this.#groups.get(groupId);
         if (classic === undefined) return;
         this.onEvent(`group ${groupId}: converted the consumer group to a classic group`);
         for (const m of classic.members.values())
           this.classic.scheduleHeartbeat(classic, m, m.sessionTimeoutMs);
-        this.classic.prepareRebalance(
-          classic,
-          `Downgrade group ${groupId} from consumer to classic for member leaving.`,
-        );
+        // A static member that took another's place with the same subscription goes on as it was.
+        if (rebalance)
+          this.classic.prepareRebalance(
+            classic,
+            joining === undefined
+              ? `Downgrade group ${groupId} from consumer to classic for member leaving.`
+              : `Downgrade group ${groupId} from consumer to classic for static member replacement with different subscription.`,
+          );
       },
     };
   }

@@ -294,6 +294,65 @@ describe('the last consumer-protocol member leaves: the group becomes a classic 
   });
 });
 
+describe('a classic static member takes the place of the last consumer-protocol member: the group becomes classic', () => {
+  async function staticJoin(groupId: string, instanceId: string, topics: string[]) {
+    return ask(JoinGroup, 5, {
+      groupId,
+      memberId: '',
+      sessionTimeoutMs: 30_000,
+      rebalanceTimeoutMs: 30_000,
+      groupInstanceId: instanceId,
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: subscription(topics) }],
+    });
+  }
+
+  it('same subscription, everyone where the target says: a Stable classic group, the new member keeps the partitions', async () => {
+    const g = 'down-static';
+    const m = await cgh(g, { instanceId: 'i1' });
+    expect(m.memberEpoch).toBe(1);
+    // It leaves as a static member does (epoch -2): its place and partitions are kept for its return.
+    expect((await cgh(g, { instanceId: 'i1', memberEpoch: -2, topicPartitions: null })).errorCode).toBe(0);
+    const joined = await staticJoin(g, 'i1', ['six']);
+    expect(joined).toMatchObject({ errorCode: 0, generationId: 1, leader: '' });
+    expect(joined.memberId).not.toBe(MEMBER);
+    expect(await groupType(g)).toMatchObject({ groupType: 'classic', groupState: 'Stable' });
+    expect(linesWith(`group ${g}: converted the consumer group to a classic group`)).toHaveLength(1);
+    const synced = await sync(g, joined.memberId, 1);
+    expect(synced.errorCode).toBe(0);
+    expect(partitionsOf(synced.assignment)).toHaveLength(6);
+    expect(await heartbeat(g, joined.memberId, 1)).toBe(ErrorCode.NONE);
+  });
+
+  it('another subscription: the classic group rebalances and the new member leads it', async () => {
+    const g = 'down-static-sub';
+    expect((await cgh(g, { instanceId: 'i1' })).memberEpoch).toBe(1);
+    expect((await cgh(g, { instanceId: 'i1', memberEpoch: -2, topicPartitions: null })).errorCode).toBe(0);
+    const joined = await staticJoin(g, 'i1', ['six', 'other']);
+    expect(joined.errorCode).toBe(0);
+    expect(await groupType(g)).toMatchObject({ groupType: 'classic', groupState: 'PreparingRebalance' });
+    const rejoined = await ask(JoinGroup, 5, {
+      groupId: g,
+      memberId: joined.memberId,
+      sessionTimeoutMs: 30_000,
+      rebalanceTimeoutMs: 30_000,
+      groupInstanceId: 'i1',
+      protocolType: 'consumer',
+      protocols: [{ name: 'range', metadata: subscription(['six', 'other']) }],
+    });
+    expect(rejoined).toMatchObject({ errorCode: 0, generationId: 2, leader: joined.memberId });
+  });
+
+  it('a consumer-protocol member still in the group: the classic static member joins the consumer group', async () => {
+    const g = 'stay-static';
+    expect((await cgh(g, { instanceId: 'i1' })).memberEpoch).toBe(1);
+    expect((await cgh(g, { memberId: 'other-member-0000000000', instanceId: null })).errorCode).toBe(0);
+    expect((await cgh(g, { instanceId: 'i1', memberEpoch: -2, topicPartitions: null })).errorCode).toBe(0);
+    expect((await staticJoin(g, 'i1', ['six'])).errorCode).toBe(0);
+    expect(await groupType(g)).toMatchObject({ groupType: 'consumer' });
+  });
+});
+
 describe('a consumer-protocol member joins a non-empty classic group: the group becomes a consumer group (upgrade)', () => {
   it('members, assignments and offsets kept; the classic member rejoins and the partitions are shared; a restart keeps it', async () => {
     const g = 'up-live';

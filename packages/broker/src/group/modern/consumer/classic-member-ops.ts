@@ -27,7 +27,7 @@ import { ConsumerGroupError } from '../errors.js';
 import { MemberState } from '../member-state.js';
 import type { TopicsImage } from '../topics-image.js';
 import type { ConsumerGroup } from './consumer-group.js';
-import type { ConsumerGroupMember } from './consumer-group-member.js';
+import { type ConsumerGroupMember, isReconciledTo, sameStrings } from './consumer-group-member.js';
 import {
   type ConsumerGroupOps,
   type ConsumerGroupResult,
@@ -127,6 +127,30 @@ export class ClassicMemberOps {
     }
     const reconciled = this.ops.subscribeAndReconcile(group, member, updated, replaced, owned, records);
     if (joining) d.log?.(`group ${group.groupId}: member ${reconciled.memberId} joins (classic protocol)`);
+    // The static member it replaced was the last of the consumer protocol: the group becomes classic. Kafka
+    // rebalances the classic group only when the subscription changed; klog also when a member is not where
+    // its target is (waiting for partitions, or with some to give up), which no classic Heartbeat would
+    // otherwise tell it once the group is classic and Stable.
+    const downgrade =
+      replaced === undefined
+        ? undefined
+        : d.maybeDowngradeOnReplace?.(
+            group,
+            replaced,
+            reconciled,
+            !sameStrings(replaced.subscribedTopicNames, updated.subscribedTopicNames) ||
+              !isReconciledTo(reconciled, group.assignmentEpoch) ||
+              [...group.members.values()].some(
+                (m) => m.memberId !== replaced.memberId && !isReconciledTo(m, group.assignmentEpoch),
+              ),
+          );
+    if (downgrade !== undefined) {
+      const tombstones = group.createGroupTombstoneRecords({
+        from: replaced!.memberId,
+        to: reconciled.memberId,
+      });
+      records.push(...tombstones, downgrade.record);
+    }
 
     const protocolName = input.protocols[0]!.name;
     const response: JoinResult = {
@@ -141,6 +165,7 @@ export class ClassicMemberOps {
     };
     const groupId = group.groupId;
     const id = reconciled.memberId;
+    if (downgrade !== undefined) return { records, response, onWritten: downgrade.onWritten };
     return {
       records,
       response,

@@ -147,6 +147,17 @@ export interface ConsumerGroupOpsDeps {
     group: ConsumerGroup,
     fenced: readonly ConsumerGroupMember[],
   ) => ClassicDowngrade | undefined;
+  /**
+   * Kafka's `validateOnlineDowngradeWithReplacedMember`: a classic static member took the place of the last
+   * consumer-protocol member; `joining` is the new member as reconciled, `rebalance` whether its
+   * subscription differs from the one it replaced.
+   */
+  readonly maybeDowngradeOnReplace?: (
+    group: ConsumerGroup,
+    replaced: ConsumerGroupMember,
+    joining: ConsumerGroupMember,
+    rebalance: boolean,
+  ) => ClassicDowngrade | undefined;
   /** Kafka's per-group `consumer.session.timeout.ms` / `consumer.heartbeat.interval.ms` overrides. */
   readonly groupConfig?: (groupId: string) => { sessionTimeoutMs?: number; heartbeatIntervalMs?: number };
   readonly newMemberId?: () => string;

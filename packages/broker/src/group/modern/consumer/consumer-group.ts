@@ -266,10 +266,14 @@ export class ConsumerGroup {
     return member.classicMemberMetadata !== null ? 'ILLEGAL_GENERATION' : 'STALE_MEMBER_EPOCH';
   }
 
-  /** Kafka's `ConsumerGroup.createGroupTombstoneRecords` (L731–760), in its order. */
-  createGroupTombstoneRecords(): ConsumerGroupRecord[] {
+  /**
+   * Kafka's `ConsumerGroup.createGroupTombstoneRecords` (L731–760), in its order; `replaced`: the
+   * `createGroupTombstoneRecordsWithReplacedMember` variant, for records that already replaced one member's
+   * id with another's (the new id is tombstoned in the old one's place).
+   */
+  createGroupTombstoneRecords(replaced?: { from: string; to: string }): ConsumerGroupRecord[] {
     const g = this.groupId;
-    const ids = [...this.members.keys()];
+    const ids = [...this.members.keys()].map((id) => (id === replaced?.from ? replaced.to : id));
     return [
       ...ids.map((id) => newConsumerGroupCurrentAssignmentTombstoneRecord(g, id)),
       ...ids.map((id) => newConsumerGroupTargetAssignmentTombstoneRecord(g, id)),
