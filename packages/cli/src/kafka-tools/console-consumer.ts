@@ -177,6 +177,8 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
   const autoCommit = explicitGroup !== undefined && (settings.get('enable.auto.commit') ?? 'true') === 'true';
   const reset = opts.has('from-beginning') ? 'earliest' : (settings.get('auto.offset.reset') ?? 'latest');
 
+  // ConsoleConsumer's default client.id: the broker's logs and the group's members show it.
+  const clientId = settings.get('client.id') ?? 'console-consumer';
   let processed = 0;
   // Ctrl-C: Kafka's shutdown hook wakes the consumer, which commits, leaves its group and prints its count;
   // the JVM then exits as a process stopped by SIGINT does (130). A second Ctrl-C stops at once.
@@ -188,11 +190,7 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
   const code = await withBootstrap(
     opts.value('bootstrap-server'),
     async (client) => {
-      const warnings = new ConsumerWarnings(
-        (line) => ctx.err(line),
-        settings.get('client.id') ?? 'console-consumer',
-        groupId,
-      );
+      const warnings = new ConsumerWarnings((line) => ctx.err(line), clientId, groupId);
       let lastRecordAt = Date.now();
       // --timeout-ms: no record for that long ends the consumer, a broker away included.
       const timedOut = () => timeoutMs >= 0 && Date.now() - lastRecordAt > timeoutMs;
@@ -323,6 +321,7 @@ export async function kafkaConsoleConsumer(args: readonly string[], ctx: Command
       // A JoinGroup waits for the group's rebalance: far longer than an admin request's 10 s.
     },
     330_000,
+    clientId,
   );
   process.off('SIGINT', onInterrupt);
   ctx.err(`Processed a total of ${processed} messages`);

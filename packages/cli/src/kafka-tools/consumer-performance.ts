@@ -166,6 +166,8 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
     );
   }
 
+  // ConsumerPerformance's default client.id: the broker's logs and the group's members show it.
+  const clientId = props.get('client.id') ?? 'perf-consumer-client';
   return withBootstrap(
     bootstrap,
     async (client) => {
@@ -175,11 +177,7 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
       // (Until the first fetch, counted from the start: a join the broker drops is waited out as long.)
       let lastConsumedTimeMs = startMs;
       const waitedTooLong = () => Date.now() - lastConsumedTimeMs > recordFetchTimeoutMs;
-      const warnings = new ConsumerWarnings(
-        (line) => ctx.err(line),
-        props.get('client.id') ?? 'perf-consumer-client',
-        groupId,
-      );
+      const warnings = new ConsumerWarnings((line) => ctx.err(line), clientId, groupId);
       client.reconnectWhenLost({ notConnected: warnings.notConnected, keepTrying: () => !waitedTooLong() });
       let joinTimeMs = 0;
       let joinTimeMsInSingleRound = 0;
@@ -307,5 +305,6 @@ export async function kafkaConsumerPerfTest(args: readonly string[], ctx: Comman
     },
     // A JoinGroup waits for the group's rebalance: far longer than an admin request's 10 s.
     330_000,
+    clientId,
   );
 }

@@ -92,15 +92,19 @@ export class UncaughtJavaException extends Error {
   }
 }
 
-/** `--bootstrap-server a:9092,b:9092`: the first broker that answers. */
-export async function connectBootstrap(text: string | undefined, timeoutMs?: number): Promise<AdminClient> {
+/** `--bootstrap-server a:9092,b:9092`: the first broker that answers, its requests sent as `clientId`. */
+export async function connectBootstrap(
+  text: string | undefined,
+  timeoutMs?: number,
+  clientId?: string,
+): Promise<AdminClient> {
   if (text === undefined) throw new ToolUsageError('--bootstrap-server must be specified');
   let last: unknown;
   for (const server of text.split(',').map((s) => s.trim())) {
     const m = /^(\[[^\]]+\]|[^:\s]+):(\d+)$/.exec(server);
     if (m === null) throw new ToolUsageError(`Invalid url in bootstrap.servers: ${server}`);
     try {
-      return await AdminClient.connect(m[1]!.replace(/^\[|\]$/g, ''), Number(m[2]), timeoutMs);
+      return await AdminClient.connect(m[1]!.replace(/^\[|\]$/g, ''), Number(m[2]), timeoutMs, clientId);
     } catch (error) {
       last = error;
     }
@@ -112,8 +116,9 @@ export async function withBootstrap<T>(
   text: string | undefined,
   f: (client: AdminClient) => Promise<T>,
   timeoutMs?: number,
+  clientId?: string,
 ): Promise<T> {
-  const client = await connectBootstrap(text, timeoutMs);
+  const client = await connectBootstrap(text, timeoutMs, clientId);
   try {
     return await f(client);
   } finally {

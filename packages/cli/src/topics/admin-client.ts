@@ -43,6 +43,8 @@ export class AdminClient {
     private readonly port: number,
     readonly where: string,
     readonly timeoutMs: number,
+    /** The request header's client id: the broker's logs and a group's member list show it. */
+    readonly clientId: string,
   ) {
     this.#socket = socket;
     this.#javaAddress = `${host}/${socket.remoteAddress ?? host}:${port}`;
@@ -68,7 +70,12 @@ export class AdminClient {
     socket.on('close', () => fail(new ConnectionLost(`${this.where} closed the connection`)));
   }
 
-  static async connect(host: string, port: number, timeoutMs = 10_000): Promise<AdminClient> {
+  static async connect(
+    host: string,
+    port: number,
+    timeoutMs = 10_000,
+    clientId = 'klog-topics',
+  ): Promise<AdminClient> {
     const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
     const client = new AdminClient(
       await openSocket(host, port, where, timeoutMs),
@@ -76,6 +83,7 @@ export class AdminClient {
       port,
       where,
       timeoutMs,
+      clientId,
     );
     try {
       await client.#discoverVersions();
@@ -189,7 +197,7 @@ export class AdminClient {
   post<Req, Res>(codec: ApiCodec<Req, Res>, body: Req): void {
     if (this.#failure !== undefined) throw this.#failure;
     const version = this.versionOf(codec as ApiCodec<unknown, never>);
-    this.#socket.write(encodeRequest(codec, version, ++this.#correlationId, 'klog-topics', body));
+    this.#socket.write(encodeRequest(codec, version, ++this.#correlationId, this.clientId, body));
   }
 
   /** Resolves once everything written so far has left for the kernel (the socket's buffer is empty). */
@@ -226,7 +234,7 @@ export class AdminClient {
           reject(e);
         },
       });
-      this.#socket.write(encodeRequest(codec, version, correlationId, 'klog-topics', body));
+      this.#socket.write(encodeRequest(codec, version, correlationId, this.clientId, body));
     });
     const decoded = decodeResponse(codec, version, frame);
     if (decoded.correlationId !== correlationId) {

@@ -495,6 +495,8 @@ describe('kafka-console-consumer.sh of both protocols in one group (online upgra
     expect(described.header).toMatch(/ UPGRADED$/);
     expect(described.rows.map((r) => r.UPGRADED).sort()).toEqual(['false', 'true']);
     expect(described.rows.map((r) => Number(r['#PARTITIONS'])).sort()).toEqual([1, 2]);
+    // ConsoleConsumer's client.id, as Kafka's tool sends it.
+    expect(described.rows.map((r) => r['CLIENT-ID'])).toEqual(['console-consumer', 'console-consumer']);
     expect(ok(['--list', '--type']).stdout).toMatch(/^both +Consumer +$/m);
 
     const input = Array.from({ length: 30 }, (_, i) => `k${i}:v${i}`).join('\n');
