@@ -60,8 +60,10 @@ export function onlineUpgradeRefusal(
  * subscription (topics, rack) and its last assignment, which becomes its target too, Stable at the classic
  * generation as member, group and assignment epoch; its JoinGroup's session timeout and protocols are kept
  * as its classic metadata. A member that has no assignment yet (it joined in a rebalance not finished)
- * starts with none. Throws GROUP_ID_NOT_FOUND when a member's embedded protocol does not decode, or when an
- * assignment carries user data (a custom client-side assignor, which the broker cannot run).
+ * starts with none, where Kafka fails to read the empty bytes and keeps the group classic ("malformed"):
+ * klog upgrades such a group, whose members join again anyway. Throws GROUP_ID_NOT_FOUND when a member's
+ * embedded protocol does not decode, or when an assignment carries user data (a custom client-side
+ * assignor, which the broker cannot run); UNKNOWN_SERVER_ERROR when two members were given one partition.
  */
 export function consumerGroupRecordsFromClassic(
   classic: ClassicGroup,
@@ -124,6 +126,21 @@ export function consumerGroupRecordsFromClassic(
       },
     });
   }
+  // A classic leader may have given one partition to two members (the broker never checks its assignment);
+  // a consumer group cannot hold that (Kafka's `updateMember` throws, and the heartbeat fails).
+  const owner = new Map<string, string>();
+  for (const m of members)
+    for (const [topicId, ps] of m.assignedPartitions)
+      for (const p of ps) {
+        const key = `${image.topicName(topicId)}-${p}`;
+        const other = owner.get(key);
+        if (other !== undefined)
+          throw new ConsumerGroupError(
+            'UNKNOWN_SERVER_ERROR',
+            `Cannot upgrade classic group ${id} to consumer group because partition ${key} is assigned to both ${other} and ${m.memberId}.`,
+          );
+        owner.set(key, m.memberId);
+      }
   const subscribed = new Set(members.flatMap((m) => m.subscribedTopicNames));
   return [
     ...members.map((m) => newConsumerGroupMemberSubscriptionRecord(id, m)),

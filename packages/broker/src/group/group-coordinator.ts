@@ -295,8 +295,8 @@ export class GroupCoordinator {
         if (!(e instanceof ConsumerGroupError)) throw e;
         this.#refusals.log(
           'info',
-          'ConsumerGroupHeartbeat GROUP_ID_NOT_FOUND',
-          `group ${req.groupId}: ConsumerGroupHeartbeat refused with GROUP_ID_NOT_FOUND: ${e.message}`,
+          `ConsumerGroupHeartbeat ${e.code}`,
+          `group ${req.groupId}: ConsumerGroupHeartbeat refused with ${e.code}: ${e.message}`,
         );
         return { kind: 'error', code: e.code, message: e.message };
       }

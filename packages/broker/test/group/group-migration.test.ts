@@ -1,9 +1,10 @@
-import { Writer } from '@klog/protocol';
+import { decodeConsumerProtocolAssignment, encodeConsumerProtocolAssignment, Writer } from '@klog/protocol';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { GroupCoordinator, JoinGroupInput } from '../../src/group/group-coordinator.js';
+import { MemberState } from '../../src/group/modern/index.js';
 import { tempDir } from '../support/broker.js';
 import { full, heartbeat, open } from './consumer-group-harness.js';
-import { FakeImage } from './modern/harness.js';
+import { byName, FakeImage, heartbeatRequest, TEST_CLIENT } from './modern/harness.js';
 
 /**
  * The online migration's timers and records, on the coordinator with a fake clock over real
@@ -88,7 +89,8 @@ describe('timers of a classic member in a consumer group', () => {
       } else expect(hb).toBe('NONE');
     }
     const group = coordinator.consumerGroup('g')!;
-    expect(group.members.get(id)!.assignedPartitions.size).toBe(1);
+    // Its half of the 4 partitions, reached by rejoining when told to.
+    expect([...group.members.get(id)!.assignedPartitions.values()].reduce((n, ps) => n + ps.size, 0)).toBe(2);
     const epoch = group.groupEpoch;
     // Silent past its own 10 s session timeout (the group's would be 45 s): fenced.
     timer.advance(8_000);
@@ -162,7 +164,7 @@ describe('the conversions, written and loaded back', () => {
         memberId: id,
         groupInstanceId: null,
       });
-      if (i === 0) await syncAt(coordinator, id, joined.generationId);
+      if (i === 0) expect((await syncAt(coordinator, id, joined.generationId)).errorCode).toBe('NONE');
     }
     expect(coordinator.consumerGroup('g')).toBeUndefined();
     const classic = coordinator.group('g')!;
@@ -177,8 +179,20 @@ describe('the conversions, written and loaded back', () => {
     const loaded = again.coordinator.group('g')!;
     expect(again.coordinator.consumerGroup('g')).toBeUndefined();
     expect(loaded.state).toBe('Stable');
-    expect(loaded.protocolName).toBe('range');
-    expect([...loaded.members.keys()]).toEqual([id]);
+    expect([loaded.protocolName, loaded.generationId, loaded.leaderId]).toEqual([
+      'range',
+      classic.generationId,
+      id,
+    ]);
+    const m = loaded.members.get(id)!;
+    expect([m.sessionTimeoutMs, m.rebalanceTimeoutMs, Buffer.from(m.metadata('range')!)]).toEqual([
+      10_000,
+      20_000,
+      Buffer.from(SUBSCRIPTION),
+    ]);
+    // What it owned when the group became classic (it never got past its unreleased partitions: nothing).
+    expect(Buffer.from(m.assignment)).toEqual(Buffer.from(classic.members.get(id)!.assignment));
+    expect(decodeConsumerProtocolAssignment(m.assignment).assignedPartitions).toEqual([]);
     again.coordinator.close();
     again.log.close();
   });
@@ -202,6 +216,25 @@ describe('the conversions, written and loaded back', () => {
       [joined.memberId, 1, 10_000],
       ['a', 2, null],
     ]);
+    // The whole of each member, and the group's target, come back from the log as they were in memory.
+    const snapshot = (g: NonNullable<ReturnType<GroupCoordinator['consumerGroup']>>) =>
+      JSON.stringify(
+        [...g.members.values()].map((m) => ({
+          ...m,
+          assignedPartitions: [...m.assignedPartitions].map(([t, ps]) => [t, [...ps]]),
+          partitionsPendingRevocation: [...m.partitionsPendingRevocation].map(([t, ps]) => [t, [...ps]]),
+          classicMemberMetadata: m.classicMemberMetadata && {
+            ...m.classicMemberMetadata,
+            supportedProtocols: m.classicMemberMetadata.supportedProtocols.map((p) => [
+              p.name,
+              Buffer.from(p.metadata).toString('hex'),
+            ]),
+          },
+          target: [...g.targetAssignmentOf(m.memberId)].map(([t, ps]) => [t, [...ps]]),
+        })),
+      );
+    const inMemory = snapshot(before);
+    expect(inMemory).toContain(Buffer.from(SUBSCRIPTION).toString('hex'));
     coordinator.close();
     log.close();
     const again = open(dir, image);
@@ -214,7 +247,8 @@ describe('the conversions, written and loaded back', () => {
         m.classicMemberMetadata?.sessionTimeoutMs ?? null,
       ]),
     ).toEqual(members);
-    expect(loaded.groupEpoch).toBe(before.groupEpoch);
+    expect(snapshot(loaded)).toBe(inMemory);
+    expect([loaded.groupEpoch, loaded.assignmentEpoch]).toEqual([before.groupEpoch, before.assignmentEpoch]);
     again.coordinator.close();
     again.log.close();
   });
@@ -234,5 +268,189 @@ describe('the conversions, written and loaded back', () => {
     heartbeat(coordinator, { memberId: 'a', ...full });
     expect(await waiting).toMatchObject({ errorCode: 'REBALANCE_IN_PROGRESS' });
     expect(coordinator.consumerGroup('g')!.members.size).toBe(3);
+  });
+
+  it("a classic group waiting for its leader's SyncGroup: the waiting SyncGroup is answered REBALANCE_IN_PROGRESS", async () => {
+    const { coordinator } = setup();
+    const leader = await coordinator.join(classicJoin(''));
+    await syncAt(coordinator, leader.memberId, 1);
+    const follower = coordinator.join(classicJoin(''));
+    // The leader rejoins; the follower's join completes with it, and the follower syncs first and waits.
+    const rejoined = await coordinator.join(classicJoin(leader.memberId));
+    const f = await follower;
+    expect([rejoined.generationId, f.generationId]).toEqual([2, 2]);
+    const waiting = syncAt(coordinator, f.memberId, 2);
+    heartbeat(coordinator, { memberId: 'a', ...full });
+    expect((await waiting).errorCode).toBe('REBALANCE_IN_PROGRESS');
+  });
+
+  it('two members given one partition by a classic leader: the upgrade fails with UNKNOWN_SERVER_ERROR, nothing thrown', async () => {
+    const { coordinator, lines } = setup();
+    const leader = await coordinator.join(classicJoin(''));
+    await syncAt(coordinator, leader.memberId, 1);
+    const follower = coordinator.join(classicJoin(''));
+    await coordinator.join(classicJoin(leader.memberId));
+    const f = await follower;
+    const both = encodeConsumerProtocolAssignment(
+      { assignedPartitions: [{ topic: 't', partitions: [0, 1] }], userData: null },
+      0,
+    );
+    const followerSync = syncAt(coordinator, f.memberId, 2);
+    await coordinator.sync({
+      groupId: 'g',
+      generationId: 2,
+      memberId: leader.memberId,
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
+      assignments: [
+        { memberId: leader.memberId, assignment: both },
+        { memberId: f.memberId, assignment: both },
+      ],
+    });
+    expect((await followerSync).errorCode).toBe('NONE');
+    const r = coordinator.consumerGroupHeartbeat(
+      heartbeatRequest({ groupId: 'g', memberId: 'a', ...full }),
+      TEST_CLIENT,
+    );
+    expect(r).toMatchObject({ kind: 'error', code: 'UNKNOWN_SERVER_ERROR' });
+    expect(r.kind === 'error' && r.message).toMatch(/partition t-0 is assigned to both/);
+    expect(coordinator.group('g')?.state).toBe('Stable');
+    expect(
+      lines.filter((l) => l.includes('ConsumerGroupHeartbeat refused with UNKNOWN_SERVER_ERROR')),
+    ).toHaveLength(1);
+  });
+});
+
+describe('what a classic member brings', () => {
+  it('JoinGroup v0 has no rebalance timeout: its session timeout is taken, not -1', async () => {
+    const { coordinator, timer } = setup();
+    heartbeat(coordinator, { memberId: 'a', ...full });
+    const joined = await coordinator.join(classicJoin('', { rebalanceTimeoutMs: -1 }));
+    expect(coordinator.consumerGroup('g')!.members.get(joined.memberId)!.rebalanceTimeoutMs).toBe(10_000);
+    expect((await syncAt(coordinator, joined.memberId, joined.generationId)).errorCode).toBe('NONE');
+    // Told to rejoin (a third member moved the group epoch): it has its rebalance timeout to do so.
+    heartbeat(coordinator, { memberId: 'c', ...full });
+    const hb = () =>
+      coordinator.heartbeat({
+        groupId: 'g',
+        generationId: joined.generationId,
+        memberId: joined.memberId,
+        groupInstanceId: null,
+      });
+    expect(hb()).toBe('REBALANCE_IN_PROGRESS');
+    timer.advance(1);
+    expect(coordinator.consumerGroup('g')!.members.has(joined.memberId)).toBe(true);
+  });
+
+  it('a cooperative member (owned partitions in its subscription) revokes before the partitions move', async () => {
+    const { coordinator, image } = setup();
+    const subscription = (owned: number[]) => {
+      const w = new Writer().int16(1, 'version').arrayLength(1, 'topics').string('t', 'topic');
+      w.nullableBytes(null, 'userData').arrayLength(owned.length > 0 ? 1 : 0, 'ownedPartitions');
+      if (owned.length > 0) {
+        w.string('t', 'topic').arrayLength(owned.length, 'partitions');
+        for (const p of owned) w.int32(p, 'partition');
+      }
+      return w.toBytes();
+    };
+    const join = (memberId: string, owned: number[]) =>
+      coordinator.join(
+        classicJoin(memberId, { protocols: [{ name: 'cooperative-sticky', metadata: subscription(owned) }] }),
+      );
+    const first = await join('', []);
+    const x = first.memberId;
+    // A classic group's leader assigns; here it is alone: it takes all 4.
+    const mine = encodeConsumerProtocolAssignment(
+      { assignedPartitions: [{ topic: 't', partitions: [0, 1, 2, 3] }], userData: null },
+      1,
+    );
+    await coordinator.sync({
+      groupId: 'g',
+      generationId: 1,
+      memberId: x,
+      groupInstanceId: null,
+      protocolType: null,
+      protocolName: null,
+      assignments: [{ memberId: x, assignment: mine }],
+    });
+    // Upgrade: the consumer member waits for the partitions the classic member owns.
+    const a = heartbeat(coordinator, { memberId: 'a', ...full });
+    expect(a.assignment).toEqual([]);
+    expect(coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: x, groupInstanceId: null })).toBe(
+      'REBALANCE_IN_PROGRESS',
+    );
+    // It rejoins still owning all 4: it keeps its 2, and must give up the other 2 first.
+    const j = await join(x, [0, 1, 2, 3]);
+    expect(j.generationId).toBe(1);
+    const kept = decodeConsumerProtocolAssignment((await syncAt(coordinator, x, 1)).assignment);
+    expect(kept.version).toBe(1);
+    const keptPartitions = kept.assignedPartitions[0]!.partitions;
+    expect(keptPartitions).toHaveLength(2);
+    const group = coordinator.consumerGroup('g')!;
+    expect(group.members.get(x)!.state).toBe(MemberState.UNREVOKED_PARTITIONS);
+    expect(
+      heartbeat(coordinator, { memberId: 'a', memberEpoch: a.memberEpoch, topicPartitions: [] }).assignment,
+    ).toBeNull();
+    // Revoked: it rejoins owning only what it kept; now the other 2 go to the consumer member.
+    expect(coordinator.heartbeat({ groupId: 'g', generationId: 1, memberId: x, groupInstanceId: null })).toBe(
+      'REBALANCE_IN_PROGRESS',
+    );
+    expect((await join(x, keptPartitions)).generationId).toBe(2);
+    const theirs = heartbeat(coordinator, { memberId: 'a', memberEpoch: a.memberEpoch, topicPartitions: [] });
+    expect(byName(image, theirs.assignment)).toEqual({
+      t: [0, 1, 2, 3].filter((p) => !keptPartitions.includes(p)),
+    });
+  });
+});
+
+describe('timers after the conversions', () => {
+  it('a member back in a consumer group after a downgrade is not fenced by a timer of its first stay', async () => {
+    const { coordinator, timer } = setup();
+    heartbeat(coordinator, { memberId: 'a', ...full });
+    const joined = await coordinator.join(classicJoin(''));
+    const x = joined.memberId;
+    await syncAt(coordinator, x, joined.generationId);
+    // A second consumer member moves the epoch: x is told to rejoin, and its join timer (20 s) starts.
+    heartbeat(coordinator, { memberId: 'c', ...full });
+    expect(
+      coordinator.heartbeat({
+        groupId: 'g',
+        generationId: joined.generationId,
+        memberId: x,
+        groupInstanceId: null,
+      }),
+    ).toBe('REBALANCE_IN_PROGRESS');
+    // Both consumer members leave: the group is classic; x rejoins it and leads generation 3.
+    for (const id of ['a', 'c'])
+      coordinator.consumerGroupHeartbeat(
+        heartbeatRequest({ groupId: 'g', memberId: id, memberEpoch: -1 }),
+        TEST_CLIENT,
+      );
+    expect(coordinator.group('g')?.state).toBe('PreparingRebalance');
+    const rejoined = await coordinator.join(classicJoin(x));
+    await syncAt(coordinator, x, rejoined.generationId);
+    // A consumer member comes back: the group is a consumer group again, x in it at its generation.
+    heartbeat(coordinator, { memberId: 'd', ...full });
+    expect(coordinator.consumerGroup('g')!.members.has(x)).toBe(true);
+    // Told to rejoin again 5 s later, x takes 16 s of its 20 s to do so, heartbeating meanwhile: the join
+    // timer of its first stay (due at 20 s from the start) must not be the one that counts.
+    let now = 0;
+    for (const t of [5, 10, 15, 21]) {
+      timer.advance((t - now) * 1000);
+      now = t;
+      const gen = coordinator.consumerGroup('g')!.members.get(x)?.memberEpoch;
+      expect(gen, `x fenced before ${t} s`).toBeDefined();
+      expect(
+        coordinator.heartbeat({ groupId: 'g', generationId: gen!, memberId: x, groupInstanceId: null }),
+      ).toBe('REBALANCE_IN_PROGRESS');
+      heartbeat(coordinator, {
+        memberId: 'd',
+        memberEpoch: coordinator.consumerGroup('g')!.members.get('d')!.memberEpoch,
+        topicPartitions: [],
+      });
+    }
+    expect((await coordinator.join(classicJoin(x))).errorCode).toBe('NONE');
+    expect(coordinator.consumerGroup('g')!.members.has(x)).toBe(true);
   });
 });

@@ -2,8 +2,9 @@
  * ConsumerGroupHeartbeat (key 68, versions 0-1, as Kafka 4.1): the consumer group protocol (KIP-848). The
  * request is checked first as Kafka's `GroupCoordinatorService.consumerGroupHeartbeat` does
  * (`throwIfConsumerGroupHeartbeatRequestIsInvalid`: INVALID_REQUEST with its message, UNSUPPORTED_ASSIGNOR),
- * then the coordinator's engine (group/modern/) answers. Gaps: no rack-aware assignment (klog has no racks),
- * no classic members inside a consumer group, a regex is a JavaScript RegExp matched whole, not RE2J.
+ * then the coordinator's engine (group/modern/) answers; a join to a non-empty classic group upgrades it
+ * (group/group-conversion.ts). Gaps: no rack-aware assignment (klog has no racks), a regex is a JavaScript
+ * RegExp matched whole, not RE2J.
  */
 import {
   ConsumerGroupHeartbeat,

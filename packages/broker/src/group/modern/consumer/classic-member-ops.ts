@@ -81,6 +81,9 @@ export class ClassicMemberOps {
     }
     const subscription = decodeSubscription(input.protocols);
     const records: ConsumerGroupRecord[] = [];
+    // JoinGroup v0 has no rebalance timeout: Kafka's JoinGroupRequest takes the session timeout for it.
+    const rebalanceTimeoutMs =
+      input.rebalanceTimeoutMs < 0 ? input.sessionTimeoutMs : input.rebalanceTimeoutMs;
 
     // The member: dynamic, or static (a new id takes over the old one's place and assignment).
     let member: ConsumerGroupMember;
@@ -109,8 +112,7 @@ export class ClassicMemberOps {
       ...member,
       instanceId: input.groupInstanceId ?? member.instanceId,
       rackId: subscription.rackId ?? member.rackId,
-      rebalanceTimeoutMs:
-        input.rebalanceTimeoutMs === -1 ? member.rebalanceTimeoutMs : input.rebalanceTimeoutMs,
+      rebalanceTimeoutMs: rebalanceTimeoutMs,
       subscribedTopicNames: [...new Set(subscription.topics)].sort(),
       clientId: input.clientId,
       clientHost: input.clientHost,
@@ -165,7 +167,8 @@ export class ClassicMemberOps {
     };
     const groupId = group.groupId;
     const id = reconciled.memberId;
-    if (downgrade !== undefined) return { records, response, onWritten: downgrade.onWritten };
+    if (downgrade !== undefined)
+      return { records, response, onWritten: this.ops.afterDowngrade(group, downgrade) };
     return {
       records,
       response,
@@ -176,7 +179,7 @@ export class ClassicMemberOps {
           groupSyncTimeoutKey(groupId, id),
           groupId,
           id,
-          input.rebalanceTimeoutMs === -1 ? input.sessionTimeoutMs : input.rebalanceTimeoutMs,
+          rebalanceTimeoutMs,
           'the member failed to sync within timeout.',
         );
       },

@@ -585,7 +585,7 @@ export class ConsumerGroupOps {
     if (downgrade !== undefined)
       return {
         records: [...group.createGroupTombstoneRecords(), downgrade.record],
-        onWritten: downgrade.onWritten,
+        onWritten: this.afterDowngrade(group, downgrade),
       };
     const records: ConsumerGroupRecord[] = [];
     for (const m of fenced) records.push(...removeMemberRecords(group.groupId, m.memberId));
@@ -716,6 +716,19 @@ export class ConsumerGroupOps {
       const fence = this.fenceMembers(g, [m]);
       this.#d.write(groupId, fence.records, fence.onWritten);
     });
+  }
+
+  /**
+   * Once a downgrade is written: the consumer group's member timers stop (members keep their ids in the
+   * classic group, and a stale join or sync timer would fence one after an upgrade back), then the classic
+   * group's start.
+   */
+  afterDowngrade(group: ConsumerGroup, downgrade: ClassicDowngrade): () => void {
+    const ids = [...group.members.keys()];
+    return () => {
+      for (const id of ids) this.#cancelTimers(group.groupId, id);
+      downgrade.onWritten();
+    };
   }
 
   #cancelTimers(groupId: string, memberId: string): void {
