@@ -8,6 +8,7 @@
  */
 import { decodeConsumerProtocolAssignment, decodeConsumerProtocolSubscription } from '@klog/protocol';
 import { ClassicGroup, ClassicGroupMember, EMPTY_BYTES } from './classic/classic-group.js';
+import type { ConsumerGroupMigrationPolicy } from './group-coordinator-config.js';
 import {
   type ConsumerGroup,
   ConsumerGroupError,
@@ -24,9 +25,6 @@ import {
   type TopicsImage,
 } from './modern/index.js';
 import { newGroupMetadataRecord } from './record-helpers.js';
-
-/** Kafka's `ConsumerGroupMigrationPolicy`. */
-export type ConsumerGroupMigrationPolicy = 'disabled' | 'downgrade' | 'upgrade' | 'bidirectional';
 
 export function isUpgradeEnabled(policy: ConsumerGroupMigrationPolicy): boolean {
   return policy === 'upgrade' || policy === 'bidirectional';

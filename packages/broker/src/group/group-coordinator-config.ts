@@ -1,4 +1,5 @@
-import type { ConsumerGroupMigrationPolicy } from './group-conversion.js';
+/** Kafka's `ConsumerGroupMigrationPolicy` (`group.consumer.migration.policy`). */
+export type ConsumerGroupMigrationPolicy = 'disabled' | 'downgrade' | 'upgrade' | 'bidirectional';
 
 /**
  * The group coordinator's settings, as Kafka's `GroupCoordinatorConfig` holds them (the broker resolves them

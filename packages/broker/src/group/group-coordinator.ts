@@ -72,8 +72,11 @@ export {
   GroupLogError,
   type OffsetsRecord,
 } from './coordinator-runtime.js';
-export type { ConsumerGroupMigrationPolicy } from './group-conversion.js';
-export { DEFAULT_GROUP_CONFIG, type GroupCoordinatorConfig } from './group-coordinator-config.js';
+export {
+  type ConsumerGroupMigrationPolicy,
+  DEFAULT_GROUP_CONFIG,
+  type GroupCoordinatorConfig,
+} from './group-coordinator-config.js';
 export type { ConsumerGroupConfigLookup, DescribedGroup, ListedGroup } from './group-metadata-manager.js';
 export type {
   ConsumerGroupHeartbeatRequest,
