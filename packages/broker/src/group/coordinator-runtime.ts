@@ -39,6 +39,11 @@ export interface CoordinatorResult<T> {
    * in-memory group the operation changed itself (the record is replayed only at load). Default true.
    */
   readonly replayRecords?: boolean;
+  /**
+   * Run once the records are written and replayed (Kafka's `appendFuture`; also when there are none):
+   * timers a write starts, a downgraded group's rebalance. Not run when the append fails.
+   */
+  readonly onWritten?: (() => void) | undefined;
 }
 
 /** The operations whose appends can fail, each with its own answer (the keys of the table below). */
@@ -85,7 +90,10 @@ export class CoordinatorRuntime implements CoordinatorWriter {
   ) {}
 
   write<T>(groupId: string, result: CoordinatorResult<T>, onAppendError: (code: ErrorName) => T): T {
-    if (result.records.length === 0) return result.response;
+    if (result.records.length === 0) {
+      result.onWritten?.();
+      return result.response;
+    }
     try {
       this.log.append(groupId, result.records);
     } catch (error) {
@@ -94,6 +102,7 @@ export class CoordinatorRuntime implements CoordinatorWriter {
       return onAppendError(error.code);
     }
     if (result.replayRecords !== false) for (const r of result.records) this.replay(r);
+    result.onWritten?.();
     return result.response;
   }
 }

@@ -17,6 +17,7 @@ import { createLogger } from '../logging/logger.js';
 import type { ClassicGroup, JoinResult, SyncResult } from './classic/classic-group.js';
 import {
   type HeartbeatInput,
+  invalidJoinRequest,
   type JoinGroupInput,
   joinError,
   type LeaveGroupResult,
@@ -168,13 +169,8 @@ export class GroupCoordinator {
     const consumer = this.#groups.consumerGroup(input.groupId);
     if (consumer !== undefined) {
       if (!consumer.isEmpty()) {
-        // The checks GroupCoordinatorService makes before any group is looked at.
-        const c = this.#config;
-        if (
-          input.sessionTimeoutMs < c.groupMinSessionTimeoutMs ||
-          input.sessionTimeoutMs > c.groupMaxSessionTimeoutMs
-        )
-          return Promise.resolve(joinError('INVALID_SESSION_TIMEOUT', input.memberId));
+        const invalid = invalidJoinRequest(input, this.#config);
+        if (invalid !== undefined) return Promise.resolve(joinError(invalid, input.memberId));
         const result = this.#groups.classicMembers.join(consumer, input);
         if (result.response.errorCode !== 'NONE')
           this.#logRefusal('JoinGroup', input.groupId, result.response.errorCode);
@@ -239,17 +235,11 @@ export class GroupCoordinator {
    * once written (Kafka's `appendFuture`); an append that fails changes nothing and answers `onAppendError`.
    */
   #writeConsumer<T>(groupId: string, result: ConsumerGroupResult<T>, onAppendError: (e: ErrorName) => T): T {
-    let written = true;
-    const response = this.write(
+    return this.write(
       groupId,
-      { records: result.records.map(encodeConsumerGroupRecord), response: result.response },
-      (e) => {
-        written = false;
-        return onAppendError(e);
-      },
+      { ...result, records: result.records.map(encodeConsumerGroupRecord) },
+      onAppendError,
     );
-    if (written) result.onWritten?.();
-    return response;
   }
 
   /**
@@ -307,28 +297,24 @@ export class GroupCoordinator {
     const result = this.#groups.consumer.heartbeat(req, ctx, converted);
     if (result.response.kind === 'error') return result.response;
     records.push(...result.records.map(encodeConsumerGroupRecord));
-    let written = true;
-    const response = this.write(
+    const onWritten = () => {
+      result.onWritten?.();
+      if (converted !== undefined)
+        this.onEvent(
+          `group ${req.groupId}: converted the classic group to a consumer group (${classic!.members.size} classic member(s) kept)`,
+        );
+      else if (classic !== undefined)
+        this.onEvent(`group ${req.groupId}: converted the empty classic group to a consumer group`);
+    };
+    return this.write(
       req.groupId,
-      { records, response: result.response },
-      (e): ConsumerGroupHeartbeatResponse => {
-        written = false;
-        return {
-          kind: 'error',
-          code: 'COORDINATOR_NOT_AVAILABLE',
-          message: `The group's records could not be written: ${e}.`,
-        };
-      },
+      { records, response: result.response, onWritten },
+      (e): ConsumerGroupHeartbeatResponse => ({
+        kind: 'error',
+        code: 'COORDINATOR_NOT_AVAILABLE',
+        message: `The group's records could not be written: ${e}.`,
+      }),
     );
-    if (!written) return response;
-    result.onWritten?.();
-    if (converted !== undefined)
-      this.onEvent(
-        `group ${req.groupId}: converted the classic group to a consumer group (${classic!.members.size} classic member(s) kept)`,
-      );
-    else if (classic !== undefined)
-      this.onEvent(`group ${req.groupId}: converted the empty classic group to a consumer group`);
-    return response;
   }
 
   /** Kafka's `consumerGroupDescribe`, one answer per group id asked. */

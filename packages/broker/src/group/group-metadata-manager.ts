@@ -111,12 +111,11 @@ export class GroupMetadataManager {
       image,
       // A timer's fence goes through the runtime as any write: encoded, appended, then replayed.
       write: (groupId, records, onWritten) => {
-        const written = runtime.write(
+        runtime.write(
           groupId,
-          { records: records.map(encodeConsumerGroupRecord), response: true },
-          () => false,
+          { records: records.map(encodeConsumerGroupRecord), response: undefined, onWritten },
+          () => {},
         );
-        if (written) onWritten?.();
       },
       groupConfig,
       log: onEvent,

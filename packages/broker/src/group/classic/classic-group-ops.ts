@@ -79,6 +79,23 @@ export function syncError(errorCode: ErrorName): SyncResult {
   return { errorCode, protocolType: null, protocolName: null, assignment: EMPTY_BYTES };
 }
 
+/**
+ * The checks Kafka's `GroupCoordinatorService.joinGroup` makes before any group is looked at, for a join to
+ * a group of either kind: a group id, and a session timeout within group.min/max.session.timeout.ms.
+ */
+export function invalidJoinRequest(
+  input: JoinGroupInput,
+  c: Pick<GroupCoordinatorConfig, 'groupMinSessionTimeoutMs' | 'groupMaxSessionTimeoutMs'>,
+): ErrorName | undefined {
+  if (input.groupId === '') return 'INVALID_GROUP_ID';
+  if (
+    input.sessionTimeoutMs < c.groupMinSessionTimeoutMs ||
+    input.sessionTimeoutMs > c.groupMaxSessionTimeoutMs
+  )
+    return 'INVALID_SESSION_TIMEOUT';
+  return undefined;
+}
+
 function metadataBytes(protocols: readonly Protocol[]): number {
   let n = 0;
   for (const p of protocols) n += p.metadata.length + p.name.length;
@@ -100,14 +117,9 @@ export class ClassicGroupOps {
   // JoinGroup
 
   join(input: JoinGroupInput): Promise<JoinResult> {
-    if (input.groupId === '') return Promise.resolve(joinError('INVALID_GROUP_ID', input.memberId));
+    const invalid = invalidJoinRequest(input, this.config);
+    if (invalid !== undefined) return Promise.resolve(joinError(invalid, input.memberId));
     const c = this.config;
-    if (
-      input.sessionTimeoutMs < c.groupMinSessionTimeoutMs ||
-      input.sessionTimeoutMs > c.groupMaxSessionTimeoutMs
-    ) {
-      return Promise.resolve(joinError('INVALID_SESSION_TIMEOUT', input.memberId));
-    }
     let group = this.groups.get(input.groupId);
     if (group === undefined) {
       if (input.memberId !== '') return Promise.resolve(joinError('UNKNOWN_MEMBER_ID', input.memberId));

@@ -2,13 +2,10 @@ import { rmSync } from 'node:fs';
 import {
   type ApiCodec,
   ConsumerGroupDescribe,
-  ConsumerGroupHeartbeat,
   type ConsumerGroupHeartbeatRequest,
   decodeConsumerProtocolAssignment,
-  decodeResponse,
   ErrorCode,
   encodeConsumerProtocolAssignment,
-  encodeRequest,
   Heartbeat,
   JoinGroup,
   LeaveGroup,
@@ -16,10 +13,16 @@ import {
   OffsetCommit,
   OffsetFetch,
   SyncGroup,
-  Writer,
 } from '@klog/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from '../../support/broker.js';
+import {
+  askOn,
+  consumerGroupHeartbeat,
+  consumerSubscription,
+  MEMBER,
+  type OwnedPartitions,
+} from '../../support/group-requests.js';
 import { createTopicsRaw, RawClient } from '../../support/raw-client.js';
 
 /**
@@ -44,56 +47,27 @@ afterAll(async () => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-async function ask<Req, Res>(codec: ApiCodec<Req, Res>, version: number, body: Req): Promise<Res> {
-  c.send(encodeRequest(codec as ApiCodec<Req, unknown>, version, 1, 'migration', body));
-  return decodeResponse(codec as ApiCodec<unknown, Res>, version, await c.next()).body;
-}
+const ask = <Req, Res>(codec: ApiCodec<Req, Res>, version: number, body: Req) =>
+  askOn(c, codec, version, body);
+const cgh = (groupId: string, over: Partial<ConsumerGroupHeartbeatRequest> = {}) =>
+  consumerGroupHeartbeat(c, groupId, over);
 
-const MEMBER = 'mmmmmmmmmmmmmmmmmmmmmm';
-
-function cgh(groupId: string, over: Partial<ConsumerGroupHeartbeatRequest> = {}) {
-  return ask(ConsumerGroupHeartbeat, 1, {
-    groupId,
-    memberId: MEMBER,
-    memberEpoch: 0,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: 30_000,
-    subscribedTopicNames: ['six'],
-    subscribedTopicRegex: null,
-    serverAssignor: null,
-    topicPartitions: [],
-    ...over,
-  });
-}
-
-type Owned = { topic: string; partitions: number[] }[];
-
-/** A Java consumer's `ConsumerProtocolSubscription` v1: its topics, no user data, what it owns. */
-function subscription(topics: string[], owned: Owned = []): Uint8Array {
-  const w = new Writer().int16(1, 'version').arrayLength(topics.length, 'topics');
-  for (const t of topics) w.string(t, 'topic');
-  w.nullableBytes(null, 'userData').arrayLength(owned.length, 'ownedPartitions');
-  for (const o of owned) {
-    w.string(o.topic, 'topic').arrayLength(o.partitions.length, 'partitions');
-    for (const p of o.partitions) w.int32(p, 'partition');
-  }
-  return w.toBytes();
-}
-
+/** A classic member's JoinGroup v5 to the topic `six` (static with `instanceId`), its protocols in order. */
 function join(
   groupId: string,
   memberId: string,
-  owned: Owned = [],
+  owned: OwnedPartitions = [],
   protocols = ['range', 'cooperative-sticky'],
+  instanceId: string | null = null,
+  topics = ['six'],
 ) {
-  const metadata = subscription(['six'], owned);
+  const metadata = consumerSubscription(topics, 1, owned);
   return ask(JoinGroup, 5, {
     groupId,
     memberId,
     sessionTimeoutMs: 30_000,
     rebalanceTimeoutMs: 30_000,
-    groupInstanceId: null,
+    groupInstanceId: instanceId,
     protocolType: 'consumer',
     protocols: protocols.map((name) => ({ name, metadata })),
   });
@@ -236,7 +210,7 @@ describe('a classic member in a consumer group', () => {
       rebalanceTimeoutMs: 30_000,
       groupInstanceId: null,
       protocolType: 'connect',
-      protocols: [{ name: 'range', metadata: subscription(['six']) }],
+      protocols: [{ name: 'range', metadata: consumerSubscription(['six']) }],
     });
     expect(other.errorCode).toBe(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
   });
@@ -295,17 +269,8 @@ describe('the last consumer-protocol member leaves: the group becomes a classic 
 });
 
 describe('a classic static member takes the place of the last consumer-protocol member: the group becomes classic', () => {
-  async function staticJoin(groupId: string, instanceId: string, topics: string[]) {
-    return ask(JoinGroup, 5, {
-      groupId,
-      memberId: '',
-      sessionTimeoutMs: 30_000,
-      rebalanceTimeoutMs: 30_000,
-      groupInstanceId: instanceId,
-      protocolType: 'consumer',
-      protocols: [{ name: 'range', metadata: subscription(topics) }],
-    });
-  }
+  const staticJoin = (groupId: string, instanceId: string, topics: string[]) =>
+    join(groupId, '', [], ['range'], instanceId, topics);
 
   it('same subscription, everyone where the target says: a Stable classic group, the new member keeps the partitions', async () => {
     const g = 'down-static';
@@ -331,15 +296,7 @@ describe('a classic static member takes the place of the last consumer-protocol 
     const joined = await staticJoin(g, 'i1', ['six', 'other']);
     expect(joined.errorCode).toBe(0);
     expect(await groupType(g)).toMatchObject({ groupType: 'classic', groupState: 'PreparingRebalance' });
-    const rejoined = await ask(JoinGroup, 5, {
-      groupId: g,
-      memberId: joined.memberId,
-      sessionTimeoutMs: 30_000,
-      rebalanceTimeoutMs: 30_000,
-      groupInstanceId: 'i1',
-      protocolType: 'consumer',
-      protocols: [{ name: 'range', metadata: subscription(['six', 'other']) }],
-    });
+    const rejoined = await join(g, joined.memberId, [], ['range'], 'i1', ['six', 'other']);
     expect(rejoined).toMatchObject({ errorCode: 0, generationId: 2, leader: joined.memberId });
   });
 

@@ -1,12 +1,9 @@
 import {
   type ApiCodec,
   ConsumerGroupDescribe,
-  ConsumerGroupHeartbeat,
   type ConsumerGroupHeartbeatRequest,
   DescribeGroups,
-  decodeResponse,
   ErrorCode,
-  encodeRequest,
   Heartbeat,
   JoinGroup,
   LeaveGroup,
@@ -14,10 +11,10 @@ import {
   OffsetCommit,
   OffsetFetch,
   SyncGroup,
-  Writer,
 } from '@klog/protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type TestBroker } from '../../support/broker.js';
+import { askOn, consumerGroupHeartbeat, consumerSubscription, MEMBER } from '../../support/group-requests.js';
 import { createTopicsRaw, RawClient } from '../../support/raw-client.js';
 
 /**
@@ -38,44 +35,14 @@ afterAll(async () => {
   await b.stop();
 });
 
-async function askOn<Req, Res>(
-  client: RawClient,
-  codec: ApiCodec<Req, Res>,
-  version: number,
-  body: Req,
-): Promise<Res> {
-  client.send(encodeRequest(codec as ApiCodec<Req, unknown>, version, 1, 'mixed', body));
-  return decodeResponse(codec as ApiCodec<unknown, Res>, version, await client.next()).body;
-}
-
 const ask = <Req, Res>(codec: ApiCodec<Req, Res>, version: number, body: Req) =>
   askOn(c, codec, version, body);
 
-const MEMBER = 'mmmmmmmmmmmmmmmmmmmmmm';
-
 /** A Java consumer's `ConsumerProtocolSubscription` v0 for the topic `six`. */
-const SUBSCRIPTION = new Writer()
-  .int16(0, 'version')
-  .arrayLength(1, 'topics')
-  .string('six', 'topic')
-  .nullableBytes(null, 'userData')
-  .toBytes();
+const SUBSCRIPTION = consumerSubscription(['six'], 0);
 
-function cgh(groupId: string, over: Partial<ConsumerGroupHeartbeatRequest> = {}, client = c) {
-  return askOn(client, ConsumerGroupHeartbeat, 1, {
-    groupId,
-    memberId: MEMBER,
-    memberEpoch: 0,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: 30_000,
-    subscribedTopicNames: ['six'],
-    subscribedTopicRegex: null,
-    serverAssignor: null,
-    topicPartitions: [],
-    ...over,
-  });
-}
+const cgh = (groupId: string, over: Partial<ConsumerGroupHeartbeatRequest> = {}, client = c) =>
+  consumerGroupHeartbeat(client, groupId, over);
 
 /** A classic member joins (JoinGroup v5, the member id asked for first): the group is not empty after. */
 async function classicJoin(groupId: string, client = c, metadata: Uint8Array = new Uint8Array(0)) {
